@@ -1,0 +1,95 @@
+/* source.h - tram sources: where trams come from (thesis 4.1, TramSource).
+ *
+ * One interface for every source: pending() says whether a tram can be taken
+ * now without blocking, get() takes it, reset() rewinds (files) and at_end()
+ * says nothing more will ever come.  Sources plug into a GMainContext with
+ * attach(): socket sources read whenever data arrive, at a priority above
+ * processing and drawing, and queue parsed trams; file sources read lazily in
+ * large blocks when get() needs more.  Bad lines are reported to the ViperDiag
+ * and skipped; every tram line (good or bad) is counted in lines_read.
+ *
+ * Each file and each socket connection is a *channel* (ViperChannels): a
+ * FIFO whose name prefixes diagnostics and which numbers a PROC's trams when
+ * the paradigm carries no sequence numbers (spec picl.md section 2).
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include "tram.h"
+#include "diag.h"
+
+G_BEGIN_DECLS
+
+/* ---- channels ------------------------------------------------------------ */
+
+typedef struct _ViperChannels ViperChannels;
+
+ViperChannels *viper_channels_new (void);
+void viper_channels_free (ViperChannels *c);
+guint32 viper_channels_add (ViperChannels *c, const char *name);
+const char *viper_channels_name (const ViperChannels *c, guint32 id);
+guint32 viper_channels_count (const ViperChannels *c);
+/* Implicit sequence number: 1, 2, ... per (channel, proc). */
+gint64 viper_channels_next_seq (ViperChannels *c, guint32 channel, gint64 proc);
+/* Forget the implicit counters (reset of the replay). */
+void viper_channels_reset_seq (ViperChannels *c);
+
+/* ---- sources ------------------------------------------------------------- */
+
+typedef struct _ViperTramSource ViperTramSource;
+typedef struct _ViperTramSourceClass ViperTramSourceClass;
+
+/* Called (from the main loop) when trams became pending, a connection opened or
+ * closed, or the source reached its end. */
+typedef void (*ViperSourceReadyFunc) (ViperTramSource *src, gpointer user_data);
+
+struct _ViperTramSourceClass {
+  const char *kind;                                        /* "file", "stdin", "listen" */
+  gboolean (*pending) (ViperTramSource *src);
+  ViperTram *(*get) (ViperTramSource *src);                /* NULL when nothing pending */
+  gboolean (*reset) (ViperTramSource *src, GError **error);
+  gboolean (*at_end) (ViperTramSource *src);
+  void (*attach) (ViperTramSource *src, GMainContext *ctx);
+  void (*destroy) (ViperTramSource *src);
+};
+
+struct _ViperTramSource {
+  const ViperTramSourceClass *klass;
+  char *name;                   /* path, "-", or the listen address */
+  ViperTramPool *pool;          /* not owned */
+  ViperDiag *diag;              /* not owned */
+  ViperChannels *channels;      /* not owned */
+  guint64 lines_read;           /* tram lines seen (not comments), good or bad */
+  guint64 bytes_read;
+  ViperSourceReadyFunc ready;
+  gpointer ready_data;
+};
+
+static inline gboolean viper_tram_pending (ViperTramSource *s) { return s->klass->pending (s); }
+static inline ViperTram *viper_get_tram (ViperTramSource *s) { return s->klass->get (s); }
+gboolean viper_tram_source_reset (ViperTramSource *s, GError **error);
+gboolean viper_tram_source_at_end (ViperTramSource *s);
+void viper_tram_source_attach (ViperTramSource *s, GMainContext *ctx);
+void viper_tram_source_set_ready_func (ViperTramSource *s, ViperSourceReadyFunc f, gpointer data);
+void viper_tram_source_free (ViperTramSource *s);
+
+/* A trace file ("-" = standard input, which cannot be reset). */
+ViperTramSource *viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
+                                        ViperChannels *channels, GError **error);
+
+/* Listen on "tcp:HOST:PORT", "tcp:PORT", "tcp:" (default 127.0.0.1:7405) or
+ * "unix:PATH".  Any number of connections; each one is a channel named
+ * "tcp:HOST:PORT#N" / "unix:PATH#N" (N counts connections from 1). */
+ViperTramSource *viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *diag,
+                                          ViperChannels *channels, GError **error);
+/* For listeners: connections open now, accepted so far, and the monotonic
+ * time (g_get_monotonic_time) of the last byte or connection event. */
+guint viper_listen_source_open_connections (ViperTramSource *s);
+guint viper_listen_source_total_connections (ViperTramSource *s);
+gint64 viper_listen_source_last_activity (ViperTramSource *s);
+/* The bound address (useful with port 0): "tcp:127.0.0.1:40123". */
+const char *viper_listen_source_address (ViperTramSource *s);
+
+#define VIPER_DEFAULT_PORT 7405
+
+G_END_DECLS

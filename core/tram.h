@@ -1,0 +1,122 @@
+/* tram.h - one trace event ("tram": trace message), and the pool trams live in.
+ *
+ * A tram is one PICL 2.0 line (../shared/spec/picl.md section 1):
+ *     REC EV TIME PROC PROCESS NDATA [DTYPE D1 .. Dn]
+ * Trams are the unit every layer passes around, so they are allocated from a
+ * ViperTramPool (size-classed slabs with free lists), never with one malloc
+ * each.  A tram is one contiguous block: this header, then NDATA int64 data
+ * fields (when DTYPE is 2), then the raw line text (NUL-terminated), which is
+ * kept so that --run-out can print the line as it was read.
+ *
+ * The engine's bookkeeping fields (state, links, dependency counters) live in
+ * the header too: a tram in flight costs one block and no side tables.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define VIPER_MAX_LINE 65536          /* longest accepted line, not counting its end */
+#define VIPER_DTYPE_INT 2             /* the only data format Viper interprets */
+#define VIPER_DTYPE_OTHER G_MININT32  /* any other format: data kept as raw text only */
+#define VIPER_TYPE_UNKNOWN 0xffffu    /* (REC, EV) not in the paradigm's table */
+
+/* Life cycle of a tram in the run construction (thesis 5.1.2). */
+typedef enum {
+  VIPER_TRAM_NEW = 0,       /* parsed, not yet in a sequence list */
+  VIPER_TRAM_INITIAL,       /* in its sequence list, a predecessor is missing */
+  VIPER_TRAM_QUEUED,        /* every predecessor has arrived (above the cut) */
+  VIPER_TRAM_INTEGRATED,    /* assigned to a primitive list (or to none: one-tram list) */
+  VIPER_TRAM_READY,         /* predecessors transferred, waiting in the merge heap */
+  VIPER_TRAM_TRANSFERRED,   /* merged into the run */
+} ViperTramState;
+
+typedef struct _ViperTram ViperTram;
+
+struct _ViperTram {
+  double time;              /* TIME as read: the generating clock, never trusted for order */
+  double adjusted;          /* adjusted time stamp, set when the tram is transferred */
+  gint64 rec;               /* record type */
+  gint64 ev;                /* event type */
+  gint64 proc;              /* processor / module / device; -1 = program manager */
+  gint64 process;           /* process within the processor */
+  gint64 seq;               /* sequence number in its module (explicit D1 or implicit) */
+
+  /* engine bookkeeping (core/run.c); zero when fresh */
+  ViperTram *next;          /* successor in a queue or list owned by the engine */
+  gpointer prim;            /* the primitive list it belongs to, if any */
+  ViperTram *waiters;       /* first tram whose cross-dependency is this one */
+  ViperTram *waiter_next;   /* next tram waiting for the same tram as this one */
+
+  guint32 ndata;            /* number of data fields */
+  gint32 dtype;             /* VIPER_DTYPE_INT, or VIPER_DTYPE_OTHER (data only in raw) */
+  guint32 raw_len;          /* length of the raw line, without line end */
+  guint32 data_off;         /* byte offset in raw where DTYPE starts (0 when ndata == 0) */
+  guint32 line;             /* line number in its channel, for diagnostics */
+  guint32 channel;          /* id of the channel (file, connection) it came from */
+  guint16 type;             /* index in the paradigm's tram table, VIPER_TYPE_UNKNOWN */
+  guint16 size_class;       /* pool bookkeeping */
+  guint8 state;             /* ViperTramState */
+  guint8 waits;             /* dependencies not yet transferred (engine) */
+  guint8 slot;              /* slot index in its primitive list (engine) */
+  guint8 flags;             /* VIPER_TRAM_F_* */
+  /* followed by: gint64 data[ndata] (if dtype == 2), then char raw[raw_len + 1] */
+};
+
+enum {
+  VIPER_TRAM_F_CLAIMED = 1 << 0,  /* filled a slot of a primitive list */
+  VIPER_TRAM_F_IGNORED = 1 << 1,  /* (REC, EV) unknown to the paradigm */
+  VIPER_TRAM_F_FREE = 1 << 2,     /* belongs to no primitive (one-tram list) */
+};
+
+/* Data fields as integers; NULL when dtype is not VIPER_DTYPE_INT. */
+static inline gint64 *
+viper_tram_data (const ViperTram *t)
+{
+  return t->dtype == VIPER_DTYPE_INT ? (gint64 *) (t + 1) : NULL;
+}
+
+/* Data field i (0-based) or def when absent or not an integer. */
+static inline gint64
+viper_tram_datum (const ViperTram *t, guint i, gint64 def)
+{
+  return (t->dtype == VIPER_DTYPE_INT && i < t->ndata) ? ((const gint64 *) (t + 1))[i] : def;
+}
+
+/* The raw line as read (no line end), NUL-terminated. */
+static inline const char *
+viper_tram_raw (const ViperTram *t)
+{
+  return (const char *) (t + 1) + (t->dtype == VIPER_DTYPE_INT ? t->ndata * sizeof (gint64) : 0);
+}
+
+/* ---- pool ---------------------------------------------------------------- */
+
+typedef struct _ViperTramPool ViperTramPool;
+
+ViperTramPool *viper_tram_pool_new (void);
+void viper_tram_pool_free (ViperTramPool *pool);
+/* A zeroed tram with room for ndata int64 fields (0 if dtype is not 2) and
+ * raw_len + 1 bytes of text. */
+ViperTram *viper_tram_pool_alloc (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
+void viper_tram_pool_release (ViperTramPool *pool, ViperTram *t);
+/* Bytes currently held by live trams (header + data + text, rounded to size class). */
+gsize viper_tram_pool_bytes_in_use (const ViperTramPool *pool);
+gsize viper_tram_pool_live (const ViperTramPool *pool);
+
+/* Copy a tram into pool (e.g. to keep it after its source releases it). */
+ViperTram *viper_tram_copy (ViperTramPool *pool, const ViperTram *t);
+
+/* ---- printing ------------------------------------------------------------ */
+
+/* Append the tram's line to out, without line end.  With use_adjusted the
+ * TIME field is the adjusted time (printed with the fewest digits that read
+ * back the same double); everything else is the raw text, with runs of blanks
+ * normalised to one space and leading/trailing blanks removed. */
+void viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out);
+/* Format a double with the fewest significant digits (<= 17) that read back
+ * exactly; buf must hold 32 bytes.  Returns buf. */
+char *viper_format_double (double v, char *buf);
+
+G_END_DECLS

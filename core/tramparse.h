@@ -1,0 +1,70 @@
+/* tramparse.h - the hand-written PICL 2.0 line scanner (spec picl.md section 1).
+ *
+ * viper_tram_scan() classifies one line (without its '\n'; a trailing '\r' is
+ * allowed and ignored) as a tram, a comment/blank line, or bad input with the
+ * 1-based byte column and a reason.  It does not allocate: the fields go into
+ * a caller-owned ViperTramFields whose data array holds VIPER_MAX_DATA values.
+ * viper_tram_from_fields() then copies the line into a pooled tram.
+ */
+#pragma once
+
+#include "tram.h"
+
+G_BEGIN_DECLS
+
+/* A 65,536-byte line holds at most this many data fields. */
+#define VIPER_MAX_DATA (VIPER_MAX_LINE / 2 + 1)
+
+typedef enum {
+  VIPER_LINE_TRAM,
+  VIPER_LINE_COMMENT,       /* blank, or first non-blank character is '#' */
+  VIPER_LINE_BAD,
+} ViperLineKind;
+
+typedef struct {
+  guint column;             /* 1-based byte column of the offending field or character */
+  char reason[160];         /* e.g. "NDATA is 4 but 3 data fields follow" */
+} ViperParseError;
+
+typedef struct {
+  double time;
+  gint64 rec, ev, proc, process;
+  guint32 ndata;
+  gint32 dtype;             /* VIPER_DTYPE_INT or VIPER_DTYPE_OTHER */
+  guint32 data_off;         /* offset of DTYPE in the line */
+  guint32 len;              /* line length without '\r' */
+  gint64 *data;             /* VIPER_MAX_DATA entries, owned by the caller */
+} ViperTramFields;
+
+ViperTramFields *viper_tram_fields_new (void);
+void viper_tram_fields_free (ViperTramFields *f);
+
+ViperLineKind viper_tram_scan (const char *line, gsize len, ViperTramFields *f, ViperParseError *err);
+ViperTram *viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line);
+
+/* Scan and allocate in one go; returns NULL for comments and bad lines (kind says which). */
+ViperTram *viper_tram_parse (ViperTramPool *pool, ViperTramFields *scratch, const char *line, gsize len,
+                             ViperLineKind *kind, ViperParseError *err);
+
+/* ---- splitting a byte stream into lines ---------------------------------- */
+
+/* Splits bytes into lines across chunk boundaries.  Lines longer than
+ * VIPER_MAX_LINE are reported (once, with their line number) and skipped up to
+ * their '\n' without buffering them: memory stays bounded by VIPER_MAX_LINE. */
+typedef struct _ViperLineSplitter ViperLineSplitter;
+
+/* line: without '\n' (a '\r' may remain: the scanner ignores it). */
+typedef void (*ViperLineFunc) (const char *line, gsize len, guint64 lineno, gpointer user_data);
+/* A line that could not be delivered (too long, or cut off at close). */
+typedef void (*ViperLineErrorFunc) (guint64 lineno, guint column, const char *reason, gpointer user_data);
+
+ViperLineSplitter *viper_line_splitter_new (ViperLineFunc on_line, ViperLineErrorFunc on_error, gpointer user_data);
+void viper_line_splitter_free (ViperLineSplitter *s);
+void viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len);
+/* End of stream.  A pending partial line is delivered as a line when
+ * partial_is_line (files), else reported as cut off (socket connections). */
+void viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line);
+void viper_line_splitter_reset (ViperLineSplitter *s);
+guint64 viper_line_splitter_lines (const ViperLineSplitter *s);
+
+G_END_DECLS
