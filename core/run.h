@@ -1,0 +1,85 @@
+/* run.h - causal reconstruction of a consistent run (thesis chapter 5).
+ *
+ * Trams go in one at a time with viper_run_insert(), in whatever order they
+ * arrive.  Per module (PROC) a sequence list holds them INITIAL until every
+ * predecessor has arrived, then QUEUED.  Each list claims its QUEUED trams in
+ * sequence order into primitive lists driven by the paradigm's profiles
+ * (core/paradigm.h): a START opens a primitive and posts one expectation per
+ * slot, keyed by (sequence list, match class, key1, key2); a SLOT tram takes
+ * the oldest expectation with its key (message channels are FIFO, so the
+ * oldest is the right one, thesis 5.1.1).  A tram becomes ready when it is
+ * claimed, its sequence predecessor is transferred and the tram its slot
+ * waits for (cross-dependency) is transferred; ready trams leave with
+ * viper_run_transfer_next(), smallest adjusted time first.
+ *
+ * Adjusted time (thesis 5.2, DESIGN.md):
+ *   t' = max(t + offset[m], t' of the sequence predecessor and the cross-dependency)
+ *   if t' - t > offset[m] then offset[m] = t' - t;  offset[m] *= decay
+ * The execution clock is the largest t' transferred so far.
+ */
+#pragma once
+
+#include "tram.h"
+#include "diag.h"
+#include "paradigm.h"
+#include "source.h"
+
+G_BEGIN_DECLS
+
+typedef struct _ViperRun ViperRun;
+
+typedef struct {
+  guint64 read;             /* every tram line: transferred + pending + rejected */
+  guint64 transferred;
+  guint64 pending;
+  guint64 rejected;
+  guint64 ignored;          /* transferred trams whose (REC, EV) the paradigm does not know */
+  guint64 inconsistent;     /* filled in by the model */
+} ViperCounts;
+
+typedef struct {
+  gint64 proc;
+  char *waiting_for;        /* "seq 14 of proc 2", "partner tram S_INRQ RECEIVED from proc 0 (inglb of proc 3)" */
+  guint64 trams;            /* pending trams held up in this list */
+} ViperStuck;
+
+/* model: optional, used for group members (VIPER_FROM_EACH_MEMBER). */
+ViperRun *viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTramPool *pool,
+                         ViperChannels *channels, ViperDiag *diag, double decay);
+void viper_run_free (ViperRun *run);
+
+/* Take a parsed tram (ownership passes to the run).  Returns FALSE when it is
+ * rejected as bad input (reported to the diag, counted, released). */
+gboolean viper_run_insert (ViperRun *run, ViperTram *tram);
+/* Count n bad lines the sources rejected (read and rejected). */
+void viper_run_count_rejected (ViperRun *run, guint64 n);
+
+/* The ready tram with the smallest adjusted time, or NULL.  Peek does not
+ * transfer; transfer_next does (updating offsets and the clock).  The tram
+ * returned by transfer_next stays valid until the next call that changes the
+ * run (insert, transfer_next, reset, free). */
+const ViperTram *viper_run_peek (ViperRun *run);
+const ViperTram *viper_run_transfer_next (ViperRun *run);
+
+double viper_run_clock (const ViperRun *run);          /* -inf before the first transfer */
+double viper_run_offset (const ViperRun *run, gint64 proc);
+double viper_run_decay (const ViperRun *run);
+void viper_run_counts (const ViperRun *run, ViperCounts *out);
+const ViperParadigm *viper_run_paradigm (const ViperRun *run);
+
+/* Modules (PROCs) seen so far, in increasing order. */
+GArray *viper_run_procs (const ViperRun *run);   /* of gint64; free with g_array_unref */
+/* Per-PROC count of trams inserted (accepted). */
+guint64 viper_run_proc_count (const ViperRun *run, gint64 proc);
+
+/* Why pending trams cannot leave: one entry per held-up sequence list. */
+GArray *viper_run_stuck (const ViperRun *run);          /* of ViperStuck; free with viper_stuck_array_free */
+void viper_stuck_array_free (GArray *stuck);
+
+/* Forget everything (trams, lists, offsets, clock, counts). */
+void viper_run_reset (ViperRun *run);
+
+/* Memory held by trams in flight (pool bytes) - for benchmarks. */
+gsize viper_run_bytes_in_flight (const ViperRun *run);
+
+G_END_DECLS
