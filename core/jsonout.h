@@ -12,6 +12,7 @@ typedef struct {
   guint depth;
   gboolean need_comma[64];
   gboolean pretty;
+  gboolean after_key;
 } ViperJson;
 
 void viper_json_init (ViperJson *j, GString *out, gboolean pretty);

@@ -50,7 +50,7 @@ typedef struct {
   const char *name;         /* e.g. "S_INRQ START" */
   ViperTramRole role;
   gint8 profile;            /* START: index into profiles */
-  guint8 match_class;       /* SLOT: which class of slot it fills (0 = its own type index) */
+  guint8 match_class;       /* SLOT: which class of slot it fills (nonzero; slots name the same class) */
   gint8 key1_field;         /* SLOT: data field that must equal the slot's key1 (the caller id) */
   gint8 key2_field;         /* SLOT: data field that must equal the slot's key2, or NO_FIELD */
   guint8 min_ndata;         /* fewer data fields: bad input (the paradigm's own rule) */

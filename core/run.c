@@ -1,0 +1,995 @@
+/* run.c - causal reconstruction: sequence lists, primitive builders, merge.
+ *
+ * The pipeline of one sequence list L, in sequence order:
+ *
+ *   [transferred] head .. [claimed] .. claim .. [QUEUED, unclaimed] .. tail   [INITIAL above the cut]
+ *
+ * Claiming (the thesis's primitive builder, 5.1.2) walks L's queue in order.
+ * A START opens a primitive list and posts an *expectation* for each further
+ * slot under the key (list, match class, key1, key2); a SLOT tram takes the
+ * oldest expectation under its own key.  Messages between two modules never
+ * overtake (thesis Figure 28), so "oldest" is the right one and matching is
+ * O(1) per tram: no buffer is ever scanned.  When no expectation exists yet
+ * the cursor stalls on that tram and the bucket remembers L; posting the
+ * expectation later resumes L.  Stalling costs nothing: the tram could not
+ * leave before its own sequence predecessor anyway.
+ *
+ * Transfer: only the head of a list can leave.  It is ready when claimed and
+ * its cross-dependency (the tram of the slot it waits for) is transferred;
+ * then its adjusted time t' = max(t + offset, t' of its predecessors) is fixed
+ * and it enters a min-heap on t'.  viper_run_transfer_next() pops the heap,
+ * updates the offset (raise to t' - t if needed, then multiply by decay) and
+ * the clock, and wakes the trams that waited for it.  A primitive remembers
+ * the adjusted time of its transferred slots so a late partner tram still
+ * finds its dependency's time after that tram has been released.
+ */
+#include <math.h>
+#include <string.h>
+#include "run.h"
+#include "seqlist.h"
+#include "model.h"
+
+#define MAX_MEMBERS 1024
+
+/* ---- primitives ------------------------------------------------------------ */
+
+typedef struct {
+  ViperTram *tram;          /* while filled and not transferred */
+  ViperTram *waiters;       /* trams that wait for this entry before it is filled */
+  double adjusted;
+  gint64 list;              /* the sequence list this entry is expected from */
+  guint8 slot;              /* profile slot */
+  guint8 filled;
+  guint8 transferred;
+} PrimEntry;
+
+typedef struct _Prim Prim;
+struct _Prim {
+  Prim *prev, *next;        /* all live primitives, for cleanup */
+  const ViperProfile *profile;
+  gint64 caller;
+  gint64 caller_seq;
+  guint16 caller_type;
+  guint refs;               /* unconsumed expectations + entries not yet transferred */
+  guint n_entries;
+  guint16 slot_entry[32];   /* first entry of each profile slot */
+  PrimEntry entries[];
+};
+
+/* An open slot waiting for its tram. */
+typedef struct _Expect Expect;
+struct _Expect {
+  Expect *next;
+  Prim *prim;
+  guint16 entry;
+};
+
+/* All that is known under one key: expectations (FIFO), the latest reply
+ * expectation, and the list whose claim cursor waits here. */
+typedef struct {
+  gint64 list, k1, k2;
+  guint32 cls;
+} BucketKey;
+
+typedef struct {
+  BucketKey key;
+  Expect *head, *tail;
+  Prim *reply_prim;         /* VIPER_FROM_REPLY: latest wins */
+  guint16 reply_entry;
+  ViperSeqList *stalled;
+} Bucket;
+
+struct _ViperRun {
+  const ViperParadigm *paradigm;
+  const ViperModel *model;
+  ViperTramPool *pool;
+  ViperChannels *channels;
+  ViperDiag *diag;
+  double decay;
+
+  GHashTable *lists;        /* proc -> ViperSeqList* */
+  ViperSeqList *last_list;  /* lookup cache */
+  GHashTable *buckets;      /* BucketKey* -> Bucket* */
+  Prim *prims;              /* live primitives */
+  Expect *free_expects;
+
+  GPtrArray *heap;          /* ready trams, min on (adjusted, proc, seq) */
+  GPtrArray *resume;        /* lists whose claim cursor can move again */
+  ViperTram *last_out;      /* returned by transfer_next, released on the next call */
+
+  double clock;
+  ViperCounts counts;
+};
+
+static guint
+bucket_hash (gconstpointer p)
+{
+  const BucketKey *k = p;
+  guint64 h = (guint64) k->list * 0x9E3779B97F4A7C15ull;
+  h ^= (guint64) k->k1 * 0xC2B2AE3D27D4EB4Full + (h >> 29);
+  h ^= (guint64) k->k2 * 0x165667B19E3779F9ull + (h >> 31);
+  h ^= (guint64) k->cls * 0x27D4EB2F165667C5ull;
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+bucket_equal (gconstpointer a, gconstpointer b)
+{
+  const BucketKey *x = a, *y = b;
+  return x->list == y->list && x->k1 == y->k1 && x->k2 == y->k2 && x->cls == y->cls;
+}
+
+static Bucket *
+bucket_get (ViperRun *run, const BucketKey *key, gboolean create)
+{
+  Bucket *b = g_hash_table_lookup (run->buckets, key);
+  if (!b && create)
+    {
+      b = g_new0 (Bucket, 1);
+      b->key = *key;
+      g_hash_table_insert (run->buckets, &b->key, b);
+    }
+  return b;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static const ViperTramType *
+tram_type (const ViperRun *run, const ViperTram *t)
+{
+  return t->type == VIPER_TYPE_UNKNOWN ? NULL : &run->paradigm->types[t->type];
+}
+
+/* Slots and SLOT tram types meet on their match class (nonzero). */
+static guint32
+type_class (const ViperRun *run, guint16 type_index)
+{
+  return run->paradigm->types[type_index].match_class;
+}
+
+static guint32
+slot_class (const ViperRun *run, const ViperSlot *s, guint16 start_type)
+{
+  (void) run;
+  (void) start_type;
+  return s->match_class;
+}
+
+static ViperSeqList *
+list_get (ViperRun *run, gint64 proc, gboolean create)
+{
+  if (run->last_list && run->last_list->proc == proc)
+    return run->last_list;
+  ViperSeqList *l = g_hash_table_lookup (run->lists, &proc);
+  if (!l && create)
+    {
+      l = g_new (ViperSeqList, 1);
+      viper_seqlist_init (l, proc);
+      g_hash_table_insert (run->lists, &l->proc, l);
+    }
+  if (l)
+    run->last_list = l;
+  return l;
+}
+
+static void
+release_tram (ViperTram *t, gpointer data)
+{
+  viper_tram_pool_release (data, t);
+}
+
+/* ---- heap ------------------------------------------------------------------ */
+
+static gboolean
+heap_less (const ViperTram *a, const ViperTram *b)
+{
+  if (a->adjusted != b->adjusted)
+    return a->adjusted < b->adjusted;
+  if (a->proc != b->proc)
+    return a->proc < b->proc;
+  return a->seq < b->seq;
+}
+
+static void
+heap_push (ViperRun *run, ViperTram *t)
+{
+  GPtrArray *h = run->heap;
+  g_ptr_array_add (h, t);
+  guint i = h->len - 1;
+  while (i > 0)
+    {
+      guint p = (i - 1) / 2;
+      if (!heap_less (h->pdata[i], h->pdata[p]))
+        break;
+      gpointer tmp = h->pdata[i];
+      h->pdata[i] = h->pdata[p];
+      h->pdata[p] = tmp;
+      i = p;
+    }
+}
+
+static ViperTram *
+heap_pop (ViperRun *run)
+{
+  GPtrArray *h = run->heap;
+  if (h->len == 0)
+    return NULL;
+  ViperTram *top = h->pdata[0];
+  h->pdata[0] = h->pdata[h->len - 1];
+  g_ptr_array_set_size (h, h->len - 1);
+  guint i = 0, n = h->len;
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+      if (l < n && heap_less (h->pdata[l], h->pdata[m]))
+        m = l;
+      if (r < n && heap_less (h->pdata[r], h->pdata[m]))
+        m = r;
+      if (m == i)
+        break;
+      gpointer tmp = h->pdata[i];
+      h->pdata[i] = h->pdata[m];
+      h->pdata[m] = tmp;
+      i = m;
+    }
+  return top;
+}
+
+/* ---- readiness ------------------------------------------------------------- */
+
+/* t is the head of l: if claimed and not waiting, fix its adjusted time and
+ * let it into the heap. */
+static void
+maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
+{
+  if (t != l->head || t->waits || !(t->flags & VIPER_TRAM_F_CLAIMED) || t->state == VIPER_TRAM_READY)
+    return;
+  double adj = t->time + l->offset;
+  if (t->adjusted > adj)         /* holds the max of the predecessors' t' */
+    adj = t->adjusted;
+  t->adjusted = adj;
+  t->state = VIPER_TRAM_READY;
+  heap_push (run, t);
+}
+
+static void
+wake_waiters (ViperRun *run, ViperTram *first, double adjusted)
+{
+  for (ViperTram *w = first; w;)
+    {
+      ViperTram *n = w->waiter_next;
+      w->waiter_next = NULL;
+      if (w->adjusted < adjusted)
+        w->adjusted = adjusted;
+      w->waits--;
+      if (!w->waits)
+        maybe_ready (run, list_get (run, w->proc, FALSE), w);
+      w = n;
+    }
+}
+
+/* ---- primitives: creation, filling ------------------------------------------ */
+
+static Expect *
+expect_new (ViperRun *run, Prim *p, guint entry)
+{
+  Expect *e = run->free_expects;
+  if (e)
+    run->free_expects = e->next;
+  else
+    e = g_new (Expect, 1);
+  e->next = NULL;
+  e->prim = p;
+  e->entry = (guint16) entry;
+  p->refs++;
+  return e;
+}
+
+static void
+expect_free (ViperRun *run, Expect *e)
+{
+  e->next = run->free_expects;
+  run->free_expects = e;
+}
+
+static void
+prim_unref (ViperRun *run, Prim *p)
+{
+  if (--p->refs)
+    return;
+  if (p->prev)
+    p->prev->next = p->next;
+  else
+    run->prims = p->next;
+  if (p->next)
+    p->next->prev = p->prev;
+  g_free (p);
+}
+
+/* Put the tram t into entry e of primitive p. */
+static void
+fill_entry (ViperRun *run, Prim *p, guint e, ViperTram *t)
+{
+  (void) run;
+  PrimEntry *pe = &p->entries[e];
+  pe->filled = 1;
+  pe->tram = t;
+  t->prim = p;
+  t->slot = (guint16) e;
+  t->flags |= VIPER_TRAM_F_CLAIMED;
+  t->state = VIPER_TRAM_INTEGRATED;
+  /* whoever waited for this entry now waits for the tram */
+  if (pe->waiters)
+    {
+      ViperTram *w = pe->waiters;
+      while (w->waiter_next)
+        w = w->waiter_next;
+      w->waiter_next = t->waiters;
+      t->waiters = pe->waiters;
+      pe->waiters = NULL;
+    }
+  const ViperSlot *s = &p->profile->slots[pe->slot];
+  if (s->after != VIPER_NO_SLOT)
+    {
+      PrimEntry *dep = &p->entries[p->slot_entry[s->after]];
+      if (dep->transferred)
+        {
+          if (t->adjusted < dep->adjusted)
+            t->adjusted = dep->adjusted;
+        }
+      else
+        {
+          t->waits++;
+          ViperTram **chain = dep->filled ? &dep->tram->waiters : &dep->waiters;
+          t->waiter_next = *chain;
+          *chain = t;
+        }
+    }
+}
+
+static void
+post_expect (ViperRun *run, const BucketKey *key, Prim *p, guint entry, gboolean reply)
+{
+  Bucket *b = bucket_get (run, key, TRUE);
+  if (reply)
+    {
+      if (b->reply_prim)
+        prim_unref (run, b->reply_prim);
+      b->reply_prim = p;
+      b->reply_entry = (guint16) entry;
+      p->refs++;
+    }
+  else
+    {
+      Expect *e = expect_new (run, p, entry);
+      if (b->tail)
+        b->tail->next = e;
+      else
+        b->head = e;
+      b->tail = e;
+    }
+  if (b->stalled)
+    {
+      ViperSeqList *l = b->stalled;
+      b->stalled = NULL;
+      l->stalled = FALSE;
+      g_ptr_array_add (run->resume, l);
+    }
+}
+
+static BucketKey
+entry_key (ViperRun *run, Prim *p, guint e, const ViperTram *start)
+{
+  const ViperSlot *s = &p->profile->slots[p->entries[e].slot];
+  BucketKey k;
+  k.list = p->entries[e].list;
+  k.cls = slot_class (run, s, start->type);
+  k.k1 = s->key1_caller ? p->caller : 0;
+  k.k2 = s->key2_start_field != VIPER_NO_FIELD ? viper_tram_datum (start, (guint) s->key2_start_field, 0) : 0;
+  return k;
+}
+
+/* A START was claimed: build its primitive and post the expectations. */
+static void
+open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
+{
+  const ViperProfile *prof = &run->paradigm->profiles[tt->profile];
+  gint64 partner = prof->partner_field >= 0 ? viper_tram_datum (start, (guint) prof->partner_field, start->proc)
+                                            : start->proc;
+  gint64 members[MAX_MEMBERS];
+  guint n_members = 0;
+  gboolean need_members = FALSE;
+  for (guint s = 1; s < prof->n_slots; s++)
+    if (prof->slots[s].from == VIPER_FROM_EACH_MEMBER)
+      need_members = TRUE;
+  if (need_members)
+    {
+      if (run->model && run->model->klass->group_members)
+        n_members = run->model->klass->group_members (run->model, partner, members, MAX_MEMBERS);
+      if (n_members == 0)
+        {
+          members[0] = partner;
+          n_members = 1;
+        }
+    }
+  guint n = 0;
+  for (guint s = 0; s < prof->n_slots; s++)
+    n += prof->slots[s].from == VIPER_FROM_EACH_MEMBER ? n_members : 1;
+
+  Prim *p = g_malloc0 (sizeof (Prim) + n * sizeof (PrimEntry));
+  p->profile = prof;
+  p->caller = start->proc;
+  p->caller_seq = start->seq;
+  p->caller_type = start->type;
+  p->n_entries = n;
+  p->refs = n;
+  p->next = run->prims;
+  if (run->prims)
+    run->prims->prev = p;
+  run->prims = p;
+
+  guint e = 0;
+  for (guint s = 0; s < prof->n_slots && s < G_N_ELEMENTS (p->slot_entry); s++)
+    {
+      const ViperSlot *sl = &prof->slots[s];
+      p->slot_entry[s] = (guint16) e;
+      guint count = sl->from == VIPER_FROM_EACH_MEMBER ? n_members : 1;
+      for (guint i = 0; i < count; i++, e++)
+        {
+          p->entries[e].slot = (guint8) s;
+          p->entries[e].adjusted = -INFINITY;
+          switch (sl->from)
+            {
+            case VIPER_FROM_CALLER: p->entries[e].list = start->proc; break;
+            case VIPER_FROM_PARTNER: p->entries[e].list = partner; break;
+            case VIPER_FROM_EACH_MEMBER: p->entries[e].list = members[i]; break;
+            case VIPER_FROM_REPLY: p->entries[e].list = G_MININT64; break;   /* known when a member answers */
+            default: break;
+            }
+        }
+    }
+  fill_entry (run, p, 0, start);
+  for (e = 1; e < n; e++)
+    {
+      const ViperSlot *sl = &prof->slots[p->entries[e].slot];
+      if (sl->from == VIPER_FROM_REPLY)
+        continue;               /* posted when its request slot is filled */
+      BucketKey k = entry_key (run, p, e, start);
+      post_expect (run, &k, p, e, FALSE);
+    }
+}
+
+/* A tram filled a request slot: post the reply expectation in its list. */
+static void
+post_replies (ViperRun *run, Prim *p, guint e_filled, const ViperTram *start_or_null)
+{
+  const ViperProfile *prof = p->profile;
+  guint8 slot = p->entries[e_filled].slot;
+  for (guint s = 1; s < prof->n_slots; s++)
+    {
+      const ViperSlot *sl = &prof->slots[s];
+      if (sl->from != VIPER_FROM_REPLY || sl->ref != (gint8) slot)
+        continue;
+      guint e = p->slot_entry[s];
+      if (p->entries[e].filled)
+        continue;
+      BucketKey k;
+      k.list = p->entries[e_filled].list;
+      k.cls = slot_class (run, sl, p->caller_type);
+      k.k1 = sl->key1_caller ? p->caller : 0;
+      k.k2 = 0;
+      if (sl->key2_start_field != VIPER_NO_FIELD && start_or_null)
+        k.k2 = viper_tram_datum (start_or_null, (guint) sl->key2_start_field, 0);
+      post_expect (run, &k, p, e, TRUE);
+    }
+}
+
+/* Claim t (the claim cursor of l).  FALSE = stall: its primitive is not known yet. */
+static gboolean
+claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
+{
+  const ViperTramType *tt = tram_type (run, t);
+  if (!tt || tt->role == VIPER_ROLE_FREE)
+    {
+      t->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
+      t->state = VIPER_TRAM_INTEGRATED;
+      return TRUE;
+    }
+  if (tt->role == VIPER_ROLE_START)
+    {
+      open_primitive (run, t, tt);
+      return TRUE;
+    }
+  BucketKey k;
+  k.list = l->proc;
+  k.cls = type_class (run, t->type);
+  k.k1 = tt->key1_field != VIPER_NO_FIELD ? viper_tram_datum (t, (guint) tt->key1_field, 0) : 0;
+  k.k2 = tt->key2_field != VIPER_NO_FIELD ? viper_tram_datum (t, (guint) tt->key2_field, 0) : 0;
+  Bucket *b = bucket_get (run, &k, FALSE);
+  if (b && b->head)
+    {
+      Expect *e = b->head;
+      b->head = e->next;
+      if (!b->head)
+        b->tail = NULL;
+      Prim *p = e->prim;
+      guint entry = e->entry;
+      expect_free (run, e);
+      if (p->entries[entry].filled)
+        {
+          /* cannot happen with well-formed profiles; keep the tram moving */
+          prim_unref (run, p);
+          t->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
+          t->state = VIPER_TRAM_INTEGRATED;
+          return TRUE;
+        }
+      fill_entry (run, p, entry, t);
+      post_replies (run, p, entry, NULL);
+      prim_unref (run, p);      /* the expectation's reference */
+      return TRUE;
+    }
+  if (b && b->reply_prim)
+    {
+      Prim *p = b->reply_prim;
+      guint entry = b->reply_entry;
+      b->reply_prim = NULL;
+      if (!p->entries[entry].filled)
+        {
+          p->entries[entry].list = l->proc;
+          fill_entry (run, p, entry, t);
+          prim_unref (run, p);
+          return TRUE;
+        }
+      prim_unref (run, p);
+    }
+  if (tt->key1_field == VIPER_NO_FIELD)
+    {
+      /* A caller-side slot with no open primitive in its own list: none can
+       * ever come (its START would precede it here).  A one-tram list. */
+      t->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
+      t->state = VIPER_TRAM_INTEGRATED;
+      return TRUE;
+    }
+  b = bucket_get (run, &k, TRUE);
+  b->stalled = l;
+  l->stalled = TRUE;
+  return FALSE;
+}
+
+static void
+advance_claims (ViperRun *run, ViperSeqList *l)
+{
+  while (l->claim && !l->stalled)
+    {
+      ViperTram *t = l->claim;
+      if (!claim (run, l, t))
+        break;
+      l->claim = t->next;
+      maybe_ready (run, l, t);
+    }
+}
+
+static void
+resume_list (ViperRun *run, ViperSeqList *l)
+{
+  advance_claims (run, l);
+}
+
+static void
+drain_resume (ViperRun *run)
+{
+  while (run->resume->len)
+    {
+      ViperSeqList *l = g_ptr_array_steal_index_fast (run->resume, run->resume->len - 1);
+      resume_list (run, l);
+    }
+}
+
+/* ---- public API ------------------------------------------------------------ */
+
+ViperRun *
+viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTramPool *pool,
+               ViperChannels *channels, ViperDiag *diag, double decay)
+{
+  g_return_val_if_fail (paradigm && pool, NULL);
+  ViperRun *run = g_new0 (ViperRun, 1);
+  run->paradigm = paradigm;
+  run->model = model;
+  run->pool = pool;
+  run->channels = channels;
+  run->diag = diag;
+  run->decay = CLAMP (decay, 0.0, 1.0);
+  run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
+  run->buckets = g_hash_table_new_full (bucket_hash, bucket_equal, NULL, g_free);
+  run->heap = g_ptr_array_new ();
+  run->resume = g_ptr_array_new ();
+  run->clock = -INFINITY;
+  return run;
+}
+
+static void
+clear_all (ViperRun *run)
+{
+  if (run->last_out)
+    {
+      viper_tram_pool_release (run->pool, run->last_out);
+      run->last_out = NULL;
+    }
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, run->lists);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      viper_seqlist_clear (v, release_tram, run->pool);
+      g_free (v);
+    }
+  g_hash_table_remove_all (run->lists);
+  run->last_list = NULL;
+  g_hash_table_iter_init (&it, run->buckets);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      Bucket *b = v;
+      for (Expect *e = b->head; e;)
+        {
+          Expect *n = e->next;
+          g_free (e);
+          e = n;
+        }
+    }
+  g_hash_table_remove_all (run->buckets);
+  while (run->free_expects)
+    {
+      Expect *n = run->free_expects->next;
+      g_free (run->free_expects);
+      run->free_expects = n;
+    }
+  while (run->prims)
+    {
+      Prim *n = run->prims->next;
+      g_free (run->prims);
+      run->prims = n;
+    }
+  g_ptr_array_set_size (run->heap, 0);
+  g_ptr_array_set_size (run->resume, 0);
+  run->clock = -INFINITY;
+  memset (&run->counts, 0, sizeof run->counts);
+}
+
+void
+viper_run_free (ViperRun *run)
+{
+  if (!run)
+    return;
+  clear_all (run);
+  g_hash_table_destroy (run->lists);
+  g_hash_table_destroy (run->buckets);
+  g_ptr_array_free (run->heap, TRUE);
+  g_ptr_array_free (run->resume, TRUE);
+  g_free (run);
+}
+
+void
+viper_run_reset (ViperRun *run)
+{
+  clear_all (run);
+}
+
+/* Column (1-based) of data field i in the raw line, for diagnostics. */
+static guint
+data_column (const ViperTram *t, guint i)
+{
+  const char *raw = viper_tram_raw (t);
+  guint pos = t->data_off;
+  if (!t->ndata || pos >= t->raw_len)
+    return t->raw_len + 1;
+  /* skip DTYPE, then i fields */
+  for (guint f = 0; f <= i; f++)
+    {
+      while (pos < t->raw_len && raw[pos] != ' ' && raw[pos] != '\t')
+        pos++;
+      while (pos < t->raw_len && (raw[pos] == ' ' || raw[pos] == '\t'))
+        pos++;
+    }
+  return pos + 1;
+}
+
+static gboolean
+reject (ViperRun *run, ViperTram *t, guint column, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+reject (ViperRun *run, ViperTram *t, guint column, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *reason = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (run->diag)
+    viper_diag_bad (run->diag, run->channels ? viper_channels_name (run->channels, t->channel) : "-",
+                    t->line, column, "%s", reason);
+  g_free (reason);
+  run->counts.rejected++;
+  viper_tram_pool_release (run->pool, t);
+  return FALSE;
+}
+
+gboolean
+viper_run_insert (ViperRun *run, ViperTram *t)
+{
+  run->counts.read++;
+  if (run->last_out)
+    {
+      viper_tram_pool_release (run->pool, run->last_out);
+      run->last_out = NULL;
+    }
+  t->type = viper_paradigm_type_index (run->paradigm, t->rec, t->ev);
+  const ViperTramType *tt = tram_type (run, t);
+  if (tt && t->ndata < tt->min_ndata)
+    return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
+                   tt->name, tt->min_ndata, t->ndata);
+  if (run->paradigm->explicit_seq)
+    {
+      if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
+        return reject (run, t, t->ndata ? data_column (t, 0) : t->raw_len + 1,
+                       "missing sequence number (D1)");
+      t->seq = viper_tram_data (t)[0];
+      if (t->seq < 1)
+        return reject (run, t, data_column (t, 0), "sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
+    }
+  else
+    t->seq = run->channels ? viper_channels_next_seq (run->channels, t->channel, t->proc)
+                           : (gint64) viper_run_proc_count (run, t->proc) + 1;
+  if (!tt)
+    t->flags |= VIPER_TRAM_F_IGNORED;
+  t->adjusted = -INFINITY;
+  t->waits = 0;
+  t->waiters = t->waiter_next = NULL;
+  t->prim = NULL;
+  t->flags &= (guint8) ~(VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE);
+
+  ViperSeqList *l = list_get (run, t->proc, TRUE);
+  ViperTram *first = NULL;
+  switch (viper_seqlist_insert (l, t, &first))
+    {
+    case VIPER_SEQ_DUPLICATE:
+      return reject (run, t, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
+                     "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
+                     t->seq, t->proc);
+    case VIPER_SEQ_INITIAL:
+    case VIPER_SEQ_QUEUED:
+      break;
+    }
+  l->inserted++;
+  l->in_flight++;
+  if (first)
+    {
+      advance_claims (run, l);
+      drain_resume (run);
+    }
+  return TRUE;
+}
+
+void
+viper_run_count_rejected (ViperRun *run, guint64 n)
+{
+  run->counts.read += n;
+  run->counts.rejected += n;
+}
+
+const ViperTram *
+viper_run_peek (ViperRun *run)
+{
+  return run->heap->len ? run->heap->pdata[0] : NULL;
+}
+
+const ViperTram *
+viper_run_transfer_next (ViperRun *run)
+{
+  if (run->last_out)
+    {
+      viper_tram_pool_release (run->pool, run->last_out);
+      run->last_out = NULL;
+    }
+  ViperTram *t = heap_pop (run);
+  if (!t)
+    return NULL;
+  ViperSeqList *l = list_get (run, t->proc, FALSE);
+  g_assert (l && l->head == t);
+
+  /* clock-offset decay (thesis 5.2) */
+  double gap = t->adjusted - t->time;
+  if (gap > l->offset)
+    l->offset = gap;
+  l->offset *= run->decay;
+  if (t->adjusted > run->clock)
+    run->clock = t->adjusted;
+  t->state = VIPER_TRAM_TRANSFERRED;
+  run->counts.transferred++;
+  if (t->flags & VIPER_TRAM_F_IGNORED)
+    run->counts.ignored++;
+  l->in_flight--;
+
+  /* leave the list; the successor inherits our t' as a lower bound */
+  l->head = t->next;
+  if (!l->head)
+    l->tail = NULL;
+  if (l->claim == t)
+    l->claim = t->next;
+  t->next = NULL;
+
+  if (t->prim)
+    {
+      Prim *p = t->prim;
+      PrimEntry *pe = &p->entries[t->slot];
+      pe->transferred = 1;
+      pe->adjusted = t->adjusted;
+      pe->tram = NULL;
+      t->prim = NULL;
+      prim_unref (run, p);
+    }
+  ViperTram *waiters = t->waiters;
+  t->waiters = NULL;
+  if (l->head)
+    {
+      if (l->head->adjusted < t->adjusted)
+        l->head->adjusted = t->adjusted;
+      maybe_ready (run, l, l->head);
+    }
+  wake_waiters (run, waiters, t->adjusted);
+  run->last_out = t;
+  return t;
+}
+
+double
+viper_run_clock (const ViperRun *run)
+{
+  return run->clock;
+}
+
+double
+viper_run_offset (const ViperRun *run, gint64 proc)
+{
+  ViperSeqList *l = g_hash_table_lookup (run->lists, &proc);
+  return l ? l->offset : 0.0;
+}
+
+double
+viper_run_decay (const ViperRun *run)
+{
+  return run->decay;
+}
+
+const ViperParadigm *
+viper_run_paradigm (const ViperRun *run)
+{
+  return run->paradigm;
+}
+
+void
+viper_run_counts (const ViperRun *run, ViperCounts *out)
+{
+  *out = run->counts;
+  out->pending = run->counts.read - run->counts.transferred - run->counts.rejected;
+}
+
+static gint
+cmp_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+GArray *
+viper_run_procs (const ViperRun *run)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, run->lists);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_array_append_val (a, ((ViperSeqList *) v)->proc);
+  g_array_sort (a, cmp_i64);
+  return a;
+}
+
+guint64
+viper_run_proc_count (const ViperRun *run, gint64 proc)
+{
+  ViperSeqList *l = g_hash_table_lookup (run->lists, &proc);
+  return l ? l->inserted : 0;
+}
+
+gsize
+viper_run_bytes_in_flight (const ViperRun *run)
+{
+  return viper_tram_pool_bytes_in_use (run->pool);
+}
+
+/* ---- stuck diagnostics --------------------------------------------------- */
+
+static const char *
+type_name (const ViperRun *run, guint16 type, char *buf, gsize n)
+{
+  if (type != VIPER_TYPE_UNKNOWN && run->paradigm->types[type].name)
+    return run->paradigm->types[type].name;
+  g_snprintf (buf, n, "tram type %u", type);
+  return buf;
+}
+
+/* The tram type that fills a slot (first one of its class), for messages. */
+static const char *
+slot_type_name (const ViperRun *run, const ViperSlot *s, char *buf, gsize n)
+{
+  for (guint i = 0; i < run->paradigm->n_types; i++)
+    if (run->paradigm->types[i].role == VIPER_ROLE_SLOT && type_class (run, (guint16) i) == s->match_class)
+      return run->paradigm->types[i].name;
+  g_snprintf (buf, n, "slot class %u", s->match_class);
+  return buf;
+}
+
+static char *
+explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
+{
+  char b1[64], b2[64];
+  if (!(h->flags & VIPER_TRAM_F_CLAIMED))
+    {
+      const ViperTramType *tt = tram_type (run, h);
+      gint64 k1 = tt && tt->key1_field != VIPER_NO_FIELD ? viper_tram_datum (h, (guint) tt->key1_field, 0) : 0;
+      return g_strdup_printf ("the primitive of %s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT
+                              " (no matching start from proc %" G_GINT64_FORMAT " yet)",
+                              type_name (run, h->type, b1, sizeof b1), h->seq, l->proc, k1);
+    }
+  if (h->waits && h->prim)
+    {
+      const Prim *p = h->prim;
+      const ViperSlot *s = &p->profile->slots[p->entries[h->slot].slot];
+      const PrimEntry *dep = &p->entries[p->slot_entry[s->after]];
+      const ViperSlot *ds = &p->profile->slots[dep->slot];
+      if (dep->filled && dep->tram)
+        return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
+                                type_name (run, dep->tram->type, b1, sizeof b1), dep->tram->seq, dep->tram->proc,
+                                p->profile->name, p->caller);
+      if (dep->slot == 0)
+        return g_strdup_printf ("start of %s of proc %" G_GINT64_FORMAT, p->profile->name, p->caller);
+      if (dep->list == G_MININT64)
+        return g_strdup_printf ("partner tram %s from any member (%s of proc %" G_GINT64_FORMAT ")",
+                                slot_type_name (run, ds, b2, sizeof b2), p->profile->name, p->caller);
+      return g_strdup_printf ("partner tram %s from proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
+                              slot_type_name (run, ds, b2, sizeof b2), dep->list, p->profile->name, p->caller);
+    }
+  return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT,
+                          type_name (run, h->type, b1, sizeof b1), h->seq, l->proc);
+}
+
+GArray *
+viper_run_stuck (const ViperRun *run)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (ViperStuck));
+  GArray *procs = viper_run_procs (run);
+  for (guint i = 0; i < procs->len; i++)
+    {
+      gint64 proc = g_array_index (procs, gint64, i);
+      const ViperSeqList *l = g_hash_table_lookup (run->lists, &proc);
+      if (!l->in_flight)
+        continue;
+      ViperStuck s = { .proc = proc, .trams = l->in_flight };
+      if (l->head && l->head->state != VIPER_TRAM_READY)
+        s.waiting_for = explain_head (run, l, l->head);
+      else if (l->head)
+        s.waiting_for = g_strdup ("nothing (ready to transfer)");
+      else
+        s.waiting_for = g_strdup_printf ("seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT, l->next_seq, proc);
+      g_array_append_val (out, s);
+    }
+  g_array_unref (procs);
+  return out;
+}
+
+void
+viper_stuck_array_free (GArray *stuck)
+{
+  if (!stuck)
+    return;
+  for (guint i = 0; i < stuck->len; i++)
+    g_free (g_array_index (stuck, ViperStuck, i).waiting_for);
+  g_array_unref (stuck);
+}

@@ -1,0 +1,405 @@
+/* scheduler.c - the replay loop shared by the GUI and viper-replay.
+ *
+ * Sources are polled round-robin so one busy connection cannot starve the
+ * others.  A line a source rejected is counted in the run as read and
+ * rejected (lines_read grows without a tram coming out), which keeps
+ * read = transferred + pending + rejected exact at every stop.
+ */
+#include <math.h>
+#include "scheduler.h"
+
+typedef struct {
+  ViperTransferHook fn;
+  gpointer data;
+} Hook;
+
+typedef struct {
+  ViperTramSource *src;
+  guint64 trams_got;        /* trams taken from it */
+  guint64 lines_seen;       /* its lines_read when last looked at */
+} SourceSlot;
+
+struct _ViperScheduler {
+  ViperRun *run;
+  ViperModel *model;
+  ViperChannels *channels;
+  ViperDiag *diag;
+  GArray *sources;          /* of SourceSlot */
+  guint rr;                 /* round-robin position */
+  GArray *hooks;            /* of Hook */
+  ViperSchedNotify notify;
+  gpointer notify_data;
+
+  ViperSchedState state;
+  double breakpoint;
+  guint64 step_limit;       /* remaining steps before a stop, 0 = none */
+  guint64 steps_done;
+  ViperStopReason last_stop;
+
+  double last_read_time;
+  gint64 last_read_proc;
+  gboolean have_last_read;
+
+  GMainContext *ctx;
+  GSource *idle;
+};
+
+ViperScheduler *
+viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, ViperDiag *diag)
+{
+  ViperScheduler *s = g_new0 (ViperScheduler, 1);
+  s->run = run;
+  s->model = model;
+  s->channels = channels;
+  s->diag = diag;
+  s->sources = g_array_new (FALSE, TRUE, sizeof (SourceSlot));
+  s->hooks = g_array_new (FALSE, FALSE, sizeof (Hook));
+  s->breakpoint = NAN;
+  s->state = VIPER_SCHED_IDLE;
+  return s;
+}
+
+void
+viper_scheduler_free (ViperScheduler *s)
+{
+  if (!s)
+    return;
+  if (s->idle)
+    {
+      g_source_destroy (s->idle);
+      g_source_unref (s->idle);
+    }
+  for (guint i = 0; i < s->sources->len; i++)
+    viper_tram_source_free (g_array_index (s->sources, SourceSlot, i).src);
+  g_array_unref (s->sources);
+  g_array_unref (s->hooks);
+  g_free (s);
+}
+
+static void ensure_idle (ViperScheduler *s);
+
+static void
+source_ready (ViperTramSource *src, gpointer data)
+{
+  (void) src;
+  ViperScheduler *s = data;
+  if (s->state != VIPER_SCHED_IDLE)
+    ensure_idle (s);
+}
+
+void
+viper_scheduler_add_source (ViperScheduler *s, ViperTramSource *src)
+{
+  SourceSlot slot = { .src = src };
+  g_array_append_val (s->sources, slot);
+  viper_tram_source_set_ready_func (src, source_ready, s);
+  if (s->ctx)
+    viper_tram_source_attach (src, s->ctx);
+}
+
+guint
+viper_scheduler_n_sources (const ViperScheduler *s)
+{
+  return s->sources->len;
+}
+
+ViperTramSource *
+viper_scheduler_source (const ViperScheduler *s, guint i)
+{
+  return i < s->sources->len ? g_array_index (s->sources, SourceSlot, i).src : NULL;
+}
+
+void
+viper_scheduler_add_hook (ViperScheduler *s, ViperTransferHook hook, gpointer data)
+{
+  Hook h = { hook, data };
+  g_array_append_val (s->hooks, h);
+}
+
+void
+viper_scheduler_set_notify (ViperScheduler *s, ViperSchedNotify notify, gpointer data)
+{
+  s->notify = notify;
+  s->notify_data = data;
+}
+
+void
+viper_scheduler_set_breakpoint (ViperScheduler *s, double clock)
+{
+  s->breakpoint = clock;
+}
+
+double
+viper_scheduler_breakpoint (const ViperScheduler *s)
+{
+  return s->breakpoint;
+}
+
+void
+viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps)
+{
+  s->step_limit = steps;
+}
+
+ViperSchedState
+viper_scheduler_state (const ViperScheduler *s)
+{
+  return s->state;
+}
+
+static void
+set_stopped (ViperScheduler *s, ViperStopReason why)
+{
+  s->last_stop = why;
+  if (why != VIPER_STOP_WAITING && why != VIPER_STOP_NONE)
+    s->state = VIPER_SCHED_IDLE;
+  if (s->notify)
+    s->notify (s, why, s->notify_data);
+}
+
+void
+viper_scheduler_go (ViperScheduler *s)
+{
+  s->state = VIPER_SCHED_RUNNING;
+  ensure_idle (s);
+  if (s->notify)
+    s->notify (s, VIPER_STOP_NONE, s->notify_data);
+}
+
+void
+viper_scheduler_stop (ViperScheduler *s)
+{
+  if (s->state == VIPER_SCHED_IDLE)
+    return;
+  set_stopped (s, VIPER_STOP_USER);
+}
+
+void
+viper_scheduler_step (ViperScheduler *s)
+{
+  s->state = VIPER_SCHED_STEPPING;
+  ensure_idle (s);
+  if (s->notify)
+    s->notify (s, VIPER_STOP_NONE, s->notify_data);
+}
+
+gboolean
+viper_scheduler_reset (ViperScheduler *s, GError **error)
+{
+  gboolean ok = TRUE;
+  s->state = VIPER_SCHED_IDLE;
+  viper_run_reset (s->run);
+  if (s->model)
+    viper_model_reset (s->model);
+  if (s->channels)
+    viper_channels_reset_seq (s->channels);
+  for (guint i = 0; i < s->sources->len; i++)
+    {
+      SourceSlot *slot = &g_array_index (s->sources, SourceSlot, i);
+      GError *e = NULL;
+      if (!viper_tram_source_reset (slot->src, &e))
+        {
+          if (ok && error)
+            *error = e;
+          else
+            g_clear_error (&e);
+          ok = FALSE;
+        }
+      slot->trams_got = 0;
+      slot->lines_seen = slot->src->lines_read;
+    }
+  s->steps_done = 0;
+  s->have_last_read = FALSE;
+  s->last_stop = VIPER_STOP_NONE;
+  if (s->diag)
+    {
+      s->diag->bad = 0;
+      s->diag->stop_requested = FALSE;
+    }
+  return ok;
+}
+
+/* Account for lines the source read but rejected. */
+static void
+sync_rejected (ViperScheduler *s, SourceSlot *slot)
+{
+  guint64 lines = slot->src->lines_read;
+  if (lines > slot->lines_seen)
+    {
+      guint64 delta = lines - slot->lines_seen;
+      slot->lines_seen = lines;
+      /* lines that became trams are counted by viper_run_insert */
+      viper_run_count_rejected (s->run, delta);
+    }
+}
+
+/* Take one tram from some source; FALSE when none is pending now. */
+static gboolean
+read_one (ViperScheduler *s, gboolean *all_at_end)
+{
+  guint n = s->sources->len;
+  *all_at_end = TRUE;
+  for (guint k = 0; k < n; k++)
+    {
+      guint i = (s->rr + k) % n;
+      SourceSlot *slot = &g_array_index (s->sources, SourceSlot, i);
+      if (viper_tram_pending (slot->src))
+        {
+          ViperTram *t = viper_get_tram (slot->src);
+          if (t)
+            {
+              /* every tram line increments lines_read; ours is counted by insert */
+              slot->lines_seen++;
+              sync_rejected (s, slot);
+              slot->trams_got++;
+              s->last_read_time = t->time;
+              s->last_read_proc = t->proc;
+              s->have_last_read = TRUE;
+              viper_run_insert (s->run, t);
+              s->rr = (i + 1) % n;
+              *all_at_end = FALSE;
+              return TRUE;
+            }
+        }
+      sync_rejected (s, slot);
+      if (!viper_tram_source_at_end (slot->src))
+        *all_at_end = FALSE;
+    }
+  return FALSE;
+}
+
+ViperStopReason
+viper_scheduler_pump (ViperScheduler *s, guint budget)
+{
+  while (budget--)
+    {
+      if (s->diag && s->diag->stop_requested)
+        {
+          set_stopped (s, VIPER_STOP_STRICT);
+          return VIPER_STOP_STRICT;
+        }
+      const ViperTram *next = viper_run_peek (s->run);
+      if (next)
+        {
+          if (!isnan (s->breakpoint) && next->adjusted > s->breakpoint)
+            {
+              set_stopped (s, VIPER_STOP_BREAKPOINT);
+              return VIPER_STOP_BREAKPOINT;
+            }
+          const ViperTram *t = viper_run_transfer_next (s->run);
+          gboolean changed = s->model ? viper_model_apply (s->model, t) : TRUE;
+          for (guint i = 0; i < s->hooks->len; i++)
+            {
+              Hook *h = &g_array_index (s->hooks, Hook, i);
+              h->fn (t, changed, h->data);
+            }
+          if (changed)
+            {
+              s->steps_done++;
+              if (s->state == VIPER_SCHED_STEPPING)
+                {
+                  set_stopped (s, VIPER_STOP_STEP);
+                  return VIPER_STOP_STEP;
+                }
+              if (s->step_limit && --s->step_limit == 0)
+                {
+                  set_stopped (s, VIPER_STOP_STEP);
+                  return VIPER_STOP_STEP;
+                }
+            }
+          continue;
+        }
+      gboolean all_at_end;
+      if (read_one (s, &all_at_end))
+        continue;
+      if (all_at_end)
+        {
+          set_stopped (s, VIPER_STOP_END);
+          return VIPER_STOP_END;
+        }
+      s->last_stop = VIPER_STOP_WAITING;
+      return VIPER_STOP_WAITING;
+    }
+  return VIPER_STOP_NONE;
+}
+
+ViperStopReason
+viper_scheduler_run (ViperScheduler *s)
+{
+  if (s->state == VIPER_SCHED_IDLE)
+    s->state = VIPER_SCHED_RUNNING;
+  for (;;)
+    {
+      ViperStopReason r = viper_scheduler_pump (s, 4096);
+      if (r == VIPER_STOP_NONE)
+        continue;
+      if (r == VIPER_STOP_WAITING)
+        {
+          /* live sources: let the main context deliver more */
+          GMainContext *ctx = s->ctx ? s->ctx : g_main_context_default ();
+          g_main_context_iteration (ctx, TRUE);
+          continue;
+        }
+      return r;
+    }
+}
+
+/* Time-sliced processing in the main loop: ~8 ms of work per dispatch. */
+static gboolean
+idle_cb (gpointer data)
+{
+  ViperScheduler *s = data;
+  if (s->state == VIPER_SCHED_IDLE)
+    goto done;
+  gint64 until = g_get_monotonic_time () + 8000;
+  do
+    {
+      ViperStopReason r = viper_scheduler_pump (s, 256);
+      if (r != VIPER_STOP_NONE)
+        goto done;
+    }
+  while (g_get_monotonic_time () < until);
+  return G_SOURCE_CONTINUE;
+done:
+  g_source_unref (s->idle);
+  s->idle = NULL;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+ensure_idle (ViperScheduler *s)
+{
+  if (!s->ctx || s->idle)
+    return;
+  s->idle = g_idle_source_new ();
+  g_source_set_priority (s->idle, G_PRIORITY_DEFAULT_IDLE);
+  g_source_set_callback (s->idle, idle_cb, s, NULL);
+  g_source_attach (s->idle, s->ctx);
+}
+
+void
+viper_scheduler_attach (ViperScheduler *s, GMainContext *ctx)
+{
+  s->ctx = ctx ? ctx : g_main_context_default ();
+  for (guint i = 0; i < s->sources->len; i++)
+    viper_tram_source_attach (g_array_index (s->sources, SourceSlot, i).src, s->ctx);
+  if (s->state != VIPER_SCHED_IDLE)
+    ensure_idle (s);
+}
+
+ViperRun *viper_scheduler_get_run (const ViperScheduler *s) { return s->run; }
+ViperModel *viper_scheduler_get_model (const ViperScheduler *s) { return s->model; }
+guint64 viper_scheduler_steps_done (const ViperScheduler *s) { return s->steps_done; }
+ViperStopReason viper_scheduler_last_stop (const ViperScheduler *s) { return s->last_stop; }
+
+gboolean
+viper_scheduler_last_read (const ViperScheduler *s, double *time, gint64 *proc)
+{
+  if (!s->have_last_read)
+    return FALSE;
+  if (time)
+    *time = s->last_read_time;
+  if (proc)
+    *proc = s->last_read_proc;
+  return TRUE;
+}

@@ -1,0 +1,194 @@
+/* seqlist.c - sequence lists: the cut between arrived-in-order and early trams.
+ *
+ * The window is a ring of pointers indexed by seq modulo its capacity; it
+ * covers [next_seq, next_seq + cap).  A tram further ahead than the largest
+ * window goes to a hash and is pulled into place when the cut reaches it.
+ * When the tram at next_seq arrives, it and every consecutive successor that
+ * is already waiting move to the FIFO queue in one sweep.
+ */
+#include "seqlist.h"
+
+#define WIN_MAX (1u << 16)
+
+void
+viper_seqlist_init (ViperSeqList *l, gint64 proc)
+{
+  memset (l, 0, sizeof *l);
+  l->proc = proc;
+  l->next_seq = 1;
+}
+
+static void
+release_far (gpointer key, gpointer value, gpointer user)
+{
+  (void) key;
+  gpointer *cb = user;
+  ((void (*) (ViperTram *, gpointer)) cb[0]) (value, cb[1]);
+}
+
+void
+viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), gpointer data)
+{
+  for (ViperTram *t = l->head; t;)
+    {
+      ViperTram *n = t->next;
+      release (t, data);
+      t = n;
+    }
+  if (l->win)
+    for (guint i = 0; i < l->win_cap; i++)
+      if (l->win[i])
+        release (l->win[i], data);
+  if (l->far)
+    {
+      gpointer cb[2] = { (gpointer) release, data };
+      g_hash_table_foreach (l->far, release_far, cb);
+      g_hash_table_destroy (l->far);
+    }
+  g_free (l->win);
+  gint64 proc = l->proc;
+  viper_seqlist_init (l, proc);
+}
+
+guint
+viper_seqlist_initial (const ViperSeqList *l)
+{
+  return l->win_count + (l->far ? g_hash_table_size (l->far) : 0);
+}
+
+static void
+window_grow (ViperSeqList *l, guint64 need)
+{
+  guint cap = l->win_cap ? l->win_cap : 16;
+  while (cap <= need && cap < WIN_MAX)
+    cap <<= 1;
+  if (cap == l->win_cap)
+    return;
+  ViperTram **w = g_new0 (ViperTram *, cap);
+  for (guint i = 0; i < l->win_cap; i++)
+    if (l->win[i])
+      w[(guint64) l->win[i]->seq & (cap - 1)] = l->win[i];
+  g_free (l->win);
+  l->win = w;
+  l->win_cap = cap;
+}
+
+static void
+append (ViperSeqList *l, ViperTram *t, ViperTram **first)
+{
+  t->next = NULL;
+  t->state = VIPER_TRAM_QUEUED;
+  if (l->tail)
+    l->tail->next = t;
+  else
+    l->head = t;
+  l->tail = t;
+  if (!l->claim)
+    l->claim = t;
+  if (!*first)
+    *first = t;
+}
+
+/* Take the INITIAL tram for seq from the window or the far hash, if any. */
+static ViperTram *
+take_waiting (ViperSeqList *l, gint64 seq)
+{
+  if (l->win_cap)
+    {
+      ViperTram **slot = &l->win[(guint64) seq & (l->win_cap - 1)];
+      if (*slot && (*slot)->seq == seq)
+        {
+          ViperTram *t = *slot;
+          *slot = NULL;
+          l->win_count--;
+          return t;
+        }
+    }
+  if (l->far)
+    {
+      ViperTram *t = g_hash_table_lookup (l->far, &seq);
+      if (t)
+        {
+          g_hash_table_remove (l->far, &seq);
+          return t;
+        }
+    }
+  return NULL;
+}
+
+/* After the cut moved, bring far-ahead trams that now fit into the window. */
+static void
+refill_from_far (ViperSeqList *l)
+{
+  if (!l->far || g_hash_table_size (l->far) == 0 || !l->win_cap)
+    return;
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, l->far);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      ViperTram *t = v;
+      if ((guint64) (t->seq - l->next_seq) < l->win_cap)
+        {
+          ViperTram **slot = &l->win[(guint64) t->seq & (l->win_cap - 1)];
+          if (!*slot)
+            {
+              *slot = t;
+              l->win_count++;
+              g_hash_table_iter_remove (&it);
+            }
+        }
+    }
+}
+
+ViperSeqResult
+viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
+{
+  *first_queued = NULL;
+  gint64 seq = t->seq;
+  if (seq < l->next_seq)
+    return VIPER_SEQ_DUPLICATE;
+  if (seq > l->next_seq)
+    {
+      guint64 dist = (guint64) (seq - l->next_seq);
+      if (dist >= l->win_cap)
+        window_grow (l, dist);
+      if (dist < l->win_cap)
+        {
+          ViperTram **slot = &l->win[(guint64) seq & (l->win_cap - 1)];
+          if (*slot)
+            return VIPER_SEQ_DUPLICATE;
+          if (l->far && g_hash_table_contains (l->far, &seq))
+            return VIPER_SEQ_DUPLICATE;
+          *slot = t;
+          l->win_count++;
+        }
+      else
+        {
+          if (!l->far)
+            l->far = g_hash_table_new (g_int64_hash, g_int64_equal);
+          if (g_hash_table_contains (l->far, &seq))
+            return VIPER_SEQ_DUPLICATE;
+          g_hash_table_insert (l->far, &t->seq, t);
+        }
+      t->state = VIPER_TRAM_INITIAL;
+      return VIPER_SEQ_INITIAL;
+    }
+  /* seq == next_seq: it and its waiting successors pass the cut. */
+  if (l->far && g_hash_table_contains (l->far, &seq))
+    return VIPER_SEQ_DUPLICATE;
+  append (l, t, first_queued);
+  l->next_seq++;
+  gboolean had_far = l->far && g_hash_table_size (l->far) > 0;
+  while (l->win_count || (l->far && g_hash_table_size (l->far)))
+    {
+      ViperTram *n = take_waiting (l, l->next_seq);
+      if (!n)
+        break;
+      append (l, n, first_queued);
+      l->next_seq++;
+    }
+  if (had_far)
+    refill_from_far (l);
+  return VIPER_SEQ_QUEUED;
+}

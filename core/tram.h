@@ -57,9 +57,9 @@ struct _ViperTram {
   guint32 channel;          /* id of the channel (file, connection) it came from */
   guint16 type;             /* index in the paradigm's tram table, VIPER_TYPE_UNKNOWN */
   guint16 size_class;       /* pool bookkeeping */
+  guint16 slot;             /* entry index in its primitive list (engine) */
   guint8 state;             /* ViperTramState */
   guint8 waits;             /* dependencies not yet transferred (engine) */
-  guint8 slot;              /* slot index in its primitive list (engine) */
   guint8 flags;             /* VIPER_TRAM_F_* */
   /* followed by: gint64 data[ndata] (if dtype == 2), then char raw[raw_len + 1] */
 };

@@ -1,0 +1,80 @@
+/* scheduler.h - who does what when (thesis 4.1.2: idle / running / stepping).
+ *
+ * The scheduler owns the sources and drives run construction and the model.
+ * One loop step: if a tram is ready, transfer it and apply it to the model
+ * (unless it would pass the breakpoint); otherwise take one tram from a
+ * source and insert it.  Transferring everything ready before reading more is
+ * the minimal-delay policy, and it makes a replay from a file deterministic.
+ *
+ * Inside a GMainContext (attach): sources read at G_PRIORITY_HIGH, the
+ * scheduler processes in time-sliced batches at idle priority, so reading
+ * always wins and the UI stays responsive.  Headless callers use
+ * viper_scheduler_run() which loops until a stop condition.
+ */
+#pragma once
+
+#include "run.h"
+#include "model.h"
+#include "source.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VIPER_SCHED_IDLE,
+  VIPER_SCHED_RUNNING,
+  VIPER_SCHED_STEPPING,
+} ViperSchedState;
+
+typedef enum {
+  VIPER_STOP_NONE,
+  VIPER_STOP_BREAKPOINT,    /* the next transfer would move the clock past the breakpoint */
+  VIPER_STOP_STEP,          /* a step (one state change) or the step limit was reached */
+  VIPER_STOP_END,           /* every source is at its end and nothing is ready */
+  VIPER_STOP_WAITING,       /* nothing ready, sources may still deliver (live) */
+  VIPER_STOP_USER,          /* stop() */
+  VIPER_STOP_STRICT,        /* bad input under --strict */
+} ViperStopReason;
+
+typedef struct _ViperScheduler ViperScheduler;
+
+/* Called for every transferred tram after the model applied it. */
+typedef void (*ViperTransferHook) (const ViperTram *t, gboolean changed, gpointer data);
+/* Called when the scheduler state changes or it stops (GUI). */
+typedef void (*ViperSchedNotify) (ViperScheduler *s, ViperStopReason why, gpointer data);
+
+ViperScheduler *viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, ViperDiag *diag);
+void viper_scheduler_free (ViperScheduler *s);                 /* frees the sources too */
+void viper_scheduler_add_source (ViperScheduler *s, ViperTramSource *src);   /* takes ownership */
+guint viper_scheduler_n_sources (const ViperScheduler *s);
+ViperTramSource *viper_scheduler_source (const ViperScheduler *s, guint i);
+void viper_scheduler_add_hook (ViperScheduler *s, ViperTransferHook hook, gpointer data);
+void viper_scheduler_set_notify (ViperScheduler *s, ViperSchedNotify notify, gpointer data);
+
+/* NAN clears the breakpoint. */
+void viper_scheduler_set_breakpoint (ViperScheduler *s, double clock);
+double viper_scheduler_breakpoint (const ViperScheduler *s);
+/* Stop after this many more steps (state changes); 0 = no limit. */
+void viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps);
+
+ViperSchedState viper_scheduler_state (const ViperScheduler *s);
+void viper_scheduler_go (ViperScheduler *s);
+void viper_scheduler_stop (ViperScheduler *s);
+void viper_scheduler_step (ViperScheduler *s);
+/* Clear run and model, rewind the file sources.  FALSE if a source cannot rewind. */
+gboolean viper_scheduler_reset (ViperScheduler *s, GError **error);
+
+/* Do at most `budget` loop steps now; returns why it stopped (NONE = budget used up). */
+ViperStopReason viper_scheduler_pump (ViperScheduler *s, guint budget);
+/* Headless: loop until a stop condition other than budget (blocking reads on files). */
+ViperStopReason viper_scheduler_run (ViperScheduler *s);
+
+void viper_scheduler_attach (ViperScheduler *s, GMainContext *ctx);
+
+ViperRun *viper_scheduler_get_run (const ViperScheduler *s);
+ViperModel *viper_scheduler_get_model (const ViperScheduler *s);
+/* The last tram read from a source (its time stamp and module); FALSE before any. */
+gboolean viper_scheduler_last_read (const ViperScheduler *s, double *time, gint64 *proc);
+guint64 viper_scheduler_steps_done (const ViperScheduler *s);
+ViperStopReason viper_scheduler_last_stop (const ViperScheduler *s);
+
+G_END_DECLS
