@@ -245,8 +245,10 @@ maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
   if (t != l->head || t->waits || !(t->flags & VIPER_TRAM_F_CLAIMED) || t->state == VIPER_TRAM_READY)
     return;
   double adj = t->time + l->offset;
-  if (t->adjusted > adj)         /* holds the max of the predecessors' t' */
+  if (t->adjusted > adj)         /* holds the max of the cross-dependencies' t' */
     adj = t->adjusted;
+  if (l->last_adjusted > adj)    /* the sequence predecessor */
+    adj = l->last_adjusted;
   t->adjusted = adj;
   t->state = VIPER_TRAM_READY;
   heap_push (run, t);
@@ -828,12 +830,9 @@ viper_run_transfer_next (ViperRun *run)
     }
   ViperTram *waiters = t->waiters;
   t->waiters = NULL;
+  l->last_adjusted = t->adjusted;
   if (l->head)
-    {
-      if (l->head->adjusted < t->adjusted)
-        l->head->adjusted = t->adjusted;
-      maybe_ready (run, l, l->head);
-    }
+    maybe_ready (run, l, l->head);
   wake_waiters (run, waiters, t->adjusted);
   run->last_out = t;
   return t;

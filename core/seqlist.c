@@ -6,6 +6,7 @@
  * When the tram at next_seq arrives, it and every consecutive successor that
  * is already waiting move to the FIFO queue in one sweep.
  */
+#include <math.h>
 #include "seqlist.h"
 
 #define WIN_MAX (1u << 16)
@@ -16,6 +17,7 @@ viper_seqlist_init (ViperSeqList *l, gint64 proc)
   memset (l, 0, sizeof *l);
   l->proc = proc;
   l->next_seq = 1;
+  l->last_adjusted = -INFINITY;
 }
 
 static void

@@ -29,6 +29,7 @@ struct _ViperSeqList {
   gboolean stalled;         /* claim cursor waits for a primitive that does not exist yet */
 
   double offset;            /* clock offset (thesis 5.2) */
+  double last_adjusted;     /* t' of the last transferred tram (-inf before) */
   guint64 inserted;         /* trams accepted into this list */
   guint64 in_flight;        /* accepted, not yet transferred */
 };

@@ -1,0 +1,362 @@
+/* test-core-misc.c - damage set, JSON writer, model base history, scheduler
+ * (go / step / breakpoint / reset / rejected-line accounting) over an
+ * in-memory tram source. */
+#include <math.h>
+#include <string.h>
+#include "core/damage.h"
+#include "core/jsonout.h"
+#include "core/model.h"
+#include "core/scheduler.h"
+#include "core/tramparse.h"
+
+/* ---- damage ---------------------------------------------------------------- */
+
+static void
+test_damage_coalesces (void)
+{
+  ViperDamage *d = viper_damage_new ();
+  for (guint i = 0; i < 1000; i++)
+    viper_damage_add (d, VIPER_AREA_MODULE, 3, 0);
+  viper_damage_add (d, VIPER_AREA_VARIABLE, 3, 0);
+  viper_damage_add (d, VIPER_AREA_MODULE, 4, 0);
+  viper_damage_add (d, VIPER_AREA_MODULE, 3, 0);
+  g_assert_cmpuint (viper_damage_size (d), ==, 3);
+  g_assert_cmpuint (viper_damage_marks (d), ==, 1003);
+  g_assert_true (viper_damage_contains (d, VIPER_AREA_VARIABLE, 3, 0));
+  g_assert_false (viper_damage_contains (d, VIPER_AREA_VARIABLE, 3, 1));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (ViperArea));
+  viper_damage_take (d, out);
+  g_assert_cmpuint (out->len, ==, 3);
+  g_assert_cmpint (g_array_index (out, ViperArea, 0).kind, ==, VIPER_AREA_MODULE);
+  g_assert_cmpint (g_array_index (out, ViperArea, 0).a, ==, 3);
+  g_assert_cmpint (g_array_index (out, ViperArea, 2).a, ==, 4);
+  g_assert_true (viper_damage_empty (d));
+  viper_damage_add (d, VIPER_AREA_MODULE, 3, 0);
+  g_assert_cmpuint (viper_damage_size (d), ==, 1);
+  g_array_unref (out);
+  viper_damage_free (d);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void
+test_json_writer (void)
+{
+  GString *s = g_string_new (NULL);
+  ViperJson j;
+  viper_json_init (&j, s, FALSE);
+  viper_json_begin_object (&j);
+  viper_json_key (&j, "name");
+  viper_json_string (&j, "a\"b\\c\n\x01");
+  viper_json_key (&j, "n");
+  viper_json_int (&j, G_MININT64);
+  viper_json_key (&j, "x");
+  viper_json_double (&j, 0.1);
+  viper_json_key (&j, "inf");
+  viper_json_double (&j, INFINITY);
+  viper_json_key (&j, "list");
+  viper_json_begin_array (&j);
+  viper_json_int (&j, 1);
+  viper_json_bool (&j, TRUE);
+  viper_json_null (&j);
+  viper_json_begin_object (&j);
+  viper_json_end_object (&j);
+  viper_json_end_array (&j);
+  viper_json_key (&j, "empty");
+  viper_json_begin_array (&j);
+  viper_json_end_array (&j);
+  viper_json_end_object (&j);
+  g_assert_cmpstr (s->str, ==,
+                   "{\"name\":\"a\\\"b\\\\c\\n\\u0001\",\"n\":-9223372036854775808,\"x\":0.1,\"inf\":null,"
+                   "\"list\":[1,true,null,{}],\"empty\":[]}");
+  g_string_free (s, TRUE);
+}
+
+/* ---- a tiny paradigm and model for the scheduler ------------------------- */
+
+static const ViperTramType types[] = {
+  { 1, 1, "SET", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 2 },     /* SEQ VALUE */
+  { 1, 2, "NOP", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 1 },
+};
+
+static const ViperParadigm toy = {
+  .name = "toy", .explicit_seq = TRUE, .types = types, .n_types = G_N_ELEMENTS (types),
+};
+
+typedef struct {
+  ViperModel base;
+  gint64 value[4];
+} ToyModel;
+
+static gboolean
+toy_apply (ViperModel *m, const ViperTram *t)
+{
+  ToyModel *tm = (ToyModel *) m;
+  if (t->ev != 1 || t->proc < 0 || t->proc > 3)
+    return FALSE;
+  tm->value[t->proc] = viper_tram_datum (t, 1, 0);
+  viper_damage_add (m->damage, VIPER_AREA_MODULE, t->proc, 0);
+  ViperHistoryEntry e = { t->adjusted, t->adjusted, (gint32) t->proc, -1, (gint32) tm->value[t->proc], 0 };
+  viper_model_history_add (m, &e);
+  return TRUE;
+}
+
+static void
+toy_reset (ViperModel *m)
+{
+  memset (((ToyModel *) m)->value, 0, sizeof ((ToyModel *) m)->value);
+}
+
+static const ViperModelClass toy_class = { .apply = toy_apply, .reset = toy_reset };
+
+/* ---- an in-memory source: lines given up front, "bad" lines rejected ---- */
+
+typedef struct {
+  ViperTramSource base;
+  ViperTramFields *fields;
+  const char *const *lines;
+  guint n, next;
+  gboolean rewound;
+} MemSource;
+
+static gboolean
+mem_pending (ViperTramSource *s)
+{
+  MemSource *m = (MemSource *) s;
+  return m->next < m->n;
+}
+
+static ViperTram *
+mem_get (ViperTramSource *s)
+{
+  MemSource *m = (MemSource *) s;
+  while (m->next < m->n)
+    {
+      const char *line = m->lines[m->next++];
+      ViperLineKind kind;
+      ViperParseError err;
+      ViperTram *t = viper_tram_parse (s->pool, m->fields, line, strlen (line), &kind, &err);
+      if (kind == VIPER_LINE_COMMENT)
+        continue;
+      s->lines_read++;
+      if (!t)
+        {
+          viper_diag_bad (s->diag, "mem", m->next, err.column, "%s", err.reason);
+          continue;
+        }
+      t->line = m->next;
+      return t;
+    }
+  return NULL;
+}
+
+static gboolean
+mem_reset (ViperTramSource *s, GError **error)
+{
+  (void) error;
+  MemSource *m = (MemSource *) s;
+  m->next = 0;
+  m->rewound = TRUE;
+  s->lines_read = 0;
+  return TRUE;
+}
+
+static gboolean
+mem_at_end (ViperTramSource *s)
+{
+  MemSource *m = (MemSource *) s;
+  return m->next >= m->n;
+}
+
+static void
+mem_destroy (ViperTramSource *s)
+{
+  viper_tram_fields_free (((MemSource *) s)->fields);   /* the struct itself is freed by the core */
+}
+
+static const ViperTramSourceClass mem_class = {
+  .kind = "mem", .pending = mem_pending, .get = mem_get, .reset = mem_reset,
+  .at_end = mem_at_end, .destroy = mem_destroy,
+};
+
+static const char *const toy_lines[] = {
+  "1 1 10 0 0 2 2 1 5",
+  "1 1 20 1 0 2 2 1 6",
+  "# a comment",
+  "1 2 25 0 0 1 2 2",
+  "1 1 x 0 0 2 2 3 7",          /* bad TIME: rejected */
+  "1 1 30 0 0 2 2 3 8",
+  "1 1 40 1 0 2 2 2 9",
+  "1 1 50 0 0 2 2 4 10",
+};
+
+typedef struct {
+  ViperTramPool *pool;
+  ViperChannels *channels;
+  ViperDiag diag;
+  ToyModel *model;
+  ViperRun *run;
+  ViperScheduler *sched;
+  guint transferred;
+} Sched;
+
+static void
+count_hook (const ViperTram *t, gboolean changed, gpointer data)
+{
+  (void) t;
+  (void) changed;
+  ((Sched *) data)->transferred++;
+}
+
+static void
+sched_init (Sched *s)
+{
+  memset (s, 0, sizeof *s);
+  s->pool = viper_tram_pool_new ();
+  s->channels = viper_channels_new ();
+  viper_channels_add (s->channels, "mem");
+  viper_diag_init (&s->diag, NULL, NULL);
+  s->model = g_new0 (ToyModel, 1);
+  viper_model_init (&s->model->base, &toy_class, &toy, NULL);
+  s->run = viper_run_new (&toy, &s->model->base, s->pool, s->channels, &s->diag, 0.5);
+  s->sched = viper_scheduler_new (s->run, &s->model->base, s->channels, &s->diag);
+  MemSource *m = g_new0 (MemSource, 1);
+  m->base.klass = &mem_class;
+  m->base.pool = s->pool;
+  m->base.diag = &s->diag;
+  m->base.channels = s->channels;
+  m->fields = viper_tram_fields_new ();
+  m->lines = toy_lines;
+  m->n = G_N_ELEMENTS (toy_lines);
+  viper_scheduler_add_source (s->sched, &m->base);
+  viper_scheduler_add_hook (s->sched, count_hook, s);
+}
+
+static void
+sched_clear (Sched *s)
+{
+  viper_scheduler_free (s->sched);
+  viper_run_free (s->run);
+  viper_model_finish (&s->model->base);
+  g_free (s->model);
+  g_assert_cmpuint (viper_tram_pool_live (s->pool), ==, 0);
+  viper_tram_pool_free (s->pool);
+  viper_channels_free (s->channels);
+  viper_diag_clear (&s->diag);
+}
+
+static void
+test_scheduler_run_to_end (void)
+{
+  Sched s;
+  sched_init (&s);
+  g_assert_cmpint (viper_scheduler_run (s.sched), ==, VIPER_STOP_END);
+  ViperCounts c;
+  viper_run_counts (s.run, &c);
+  g_assert_cmpuint (c.read, ==, 7);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  g_assert_cmpuint (c.transferred, ==, 6);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (s.diag.bad, ==, 1);
+  g_assert_cmpint (s.model->value[0], ==, 10);
+  g_assert_cmpint (s.model->value[1], ==, 9);
+  g_assert_cmpfloat (s.model->base.clock, ==, 50.0);
+  g_assert_cmpuint (s.transferred, ==, 6);
+  sched_clear (&s);
+}
+
+static void
+test_scheduler_breakpoint_step_reset (void)
+{
+  Sched s;
+  sched_init (&s);
+  viper_scheduler_set_breakpoint (s.sched, 30.0);
+  g_assert_cmpint (viper_scheduler_run (s.sched), ==, VIPER_STOP_BREAKPOINT);
+  g_assert_cmpfloat (s.model->base.clock, ==, 30.0);     /* 40 would pass the breakpoint */
+  g_assert_cmpint (s.model->value[0], ==, 8);
+  g_assert_cmpint (s.model->value[1], ==, 6);
+
+  /* step: exactly one state change (the NOP does not count) */
+  viper_scheduler_set_breakpoint (s.sched, NAN);
+  guint64 before = s.model->base.changes;
+  viper_scheduler_step (s.sched);
+  g_assert_cmpint (viper_scheduler_pump (s.sched, 1000), ==, VIPER_STOP_STEP);
+  g_assert_cmpuint (s.model->base.changes, ==, before + 1);
+  g_assert_cmpint (s.model->value[1], ==, 9);
+  g_assert_cmpint (viper_scheduler_state (s.sched), ==, VIPER_SCHED_IDLE);
+
+  /* reset: back to the initial state, and the replay is identical */
+  GError *error = NULL;
+  g_assert_true (viper_scheduler_reset (s.sched, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (s.model->value[0], ==, 0);
+  ViperCounts c;
+  viper_run_counts (s.run, &c);
+  g_assert_cmpuint (c.read, ==, 0);
+  GArray *h1 = g_array_new (FALSE, FALSE, sizeof (ViperHistoryEntry));
+  g_assert_cmpint (viper_scheduler_run (s.sched), ==, VIPER_STOP_END);
+  g_array_append_vals (h1, s.model->base.history->data, s.model->base.history->len);
+  g_assert_true (viper_scheduler_reset (s.sched, NULL));
+  g_assert_cmpint (viper_scheduler_run (s.sched), ==, VIPER_STOP_END);
+  g_assert_cmpuint (h1->len, ==, s.model->base.history->len);
+  g_assert_cmpint (memcmp (h1->data, s.model->base.history->data, h1->len * sizeof (ViperHistoryEntry)), ==, 0);
+  viper_run_counts (s.run, &c);
+  g_assert_cmpuint (c.read, ==, 7);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  g_array_unref (h1);
+  sched_clear (&s);
+}
+
+static void
+test_scheduler_step_limit (void)
+{
+  Sched s;
+  sched_init (&s);
+  viper_scheduler_set_step_limit (s.sched, 2);
+  g_assert_cmpint (viper_scheduler_run (s.sched), ==, VIPER_STOP_STEP);
+  g_assert_cmpuint (s.model->base.changes, ==, 2);
+  sched_clear (&s);
+}
+
+static void
+test_history_window (void)
+{
+  ToyModel *m = g_new0 (ToyModel, 1);
+  viper_model_init (&m->base, &toy_class, &toy, NULL);
+  viper_model_set_history (&m->base, 100.0);
+  ViperTramPool *pool = viper_tram_pool_new ();
+  ViperTramFields *f = viper_tram_fields_new ();
+  for (guint i = 1; i <= 10000; i++)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "1 1 %u 0 0 2 2 %u %u", i, i, i);
+      ViperLineKind kind;
+      ViperParseError err;
+      ViperTram *t = viper_tram_parse (pool, f, line, strlen (line), &kind, &err);
+      t->adjusted = t->time;
+      viper_model_apply (&m->base, t);
+      viper_tram_pool_release (pool, t);
+    }
+  /* bounded by the window: at most the last 100 + one trimming chunk */
+  g_assert_cmpuint (m->base.history->len, <=, 100 + 1024 + 1);
+  g_assert_cmpuint (m->base.history->len + m->base.history_dropped, ==, 10000);
+  const ViperHistoryEntry *last = &g_array_index (m->base.history, ViperHistoryEntry, m->base.history->len - 1);
+  g_assert_cmpfloat (last->t0, ==, 10000.0);
+  viper_tram_fields_free (f);
+  viper_tram_pool_free (pool);
+  viper_model_finish (&m->base);
+  g_free (m);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/damage/coalesces", test_damage_coalesces);
+  g_test_add_func ("/json/writer", test_json_writer);
+  g_test_add_func ("/scheduler/run-to-end", test_scheduler_run_to_end);
+  g_test_add_func ("/scheduler/breakpoint-step-reset", test_scheduler_breakpoint_step_reset);
+  g_test_add_func ("/scheduler/step-limit", test_scheduler_step_limit);
+  g_test_add_func ("/model/history-window", test_history_window);
+  return g_test_run ();
+}

@@ -1,0 +1,573 @@
+/* test-run.c - the run construction engine on a small private paradigm that
+ * has Mona Lisa's shapes: inglb (request to a partner, reply back) and
+ * inrglb (request to every group member, one replies, ack, end).
+ *
+ * Every test feeds trams one at a time and transfers whatever is ready after
+ * each insert (the scheduler's policy), recording the run. */
+#include <math.h>
+#include <string.h>
+#include "core/run.h"
+#include "core/model.h"
+#include "core/tramparse.h"
+
+enum { C_RQ = 1, C_RP, C_RPRECV, C_END, C_IRQ, C_IRP, C_IRPRECV, C_ACK, C_IEND };
+
+static const ViperTramType types[] = {
+  { 1, 10, "S_RUNNING", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 1 },
+  { 2, 14, "INRQ START", VIPER_ROLE_START, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
+  { 4, 14, "INRQ RECEIVED", VIPER_ROLE_SLOT, 0, C_RQ, 1, VIPER_NO_FIELD, 3 },
+  { 5, 15, "INRP SEND", VIPER_ROLE_SLOT, 0, C_RP, 1, VIPER_NO_FIELD, 3 },
+  { 4, 15, "INRP RECEIVED", VIPER_ROLE_SLOT, 0, C_RPRECV, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
+  { 3, 14, "INRQ END", VIPER_ROLE_SLOT, 0, C_END, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
+  { 2, 18, "INRRQ START", VIPER_ROLE_START, 1, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
+  { 4, 18, "INRRQ RECEIVED", VIPER_ROLE_SLOT, 0, C_IRQ, 1, VIPER_NO_FIELD, 3 },
+  { 5, 19, "INRRP SEND", VIPER_ROLE_SLOT, 0, C_IRP, 1, VIPER_NO_FIELD, 3 },
+  { 4, 19, "INRRP RECEIVED", VIPER_ROLE_SLOT, 0, C_IRPRECV, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
+  { 5, 20, "ACK SEND", VIPER_ROLE_SLOT, 0, C_ACK, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
+  { 3, 18, "INRRQ END", VIPER_ROLE_SLOT, 0, C_IEND, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
+  { 1, 13, "M_EXPOSE", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 2 },
+};
+
+static const ViperSlot inglb_slots[] = {
+  { 0, VIPER_FROM_CALLER, VIPER_NO_SLOT, VIPER_NO_SLOT, VIPER_NO_FIELD, FALSE },
+  { C_RQ, VIPER_FROM_PARTNER, VIPER_NO_SLOT, 0, VIPER_NO_FIELD, TRUE },
+  { C_RP, VIPER_FROM_PARTNER, VIPER_NO_SLOT, VIPER_NO_SLOT, VIPER_NO_FIELD, TRUE },
+  { C_RPRECV, VIPER_FROM_CALLER, VIPER_NO_SLOT, 2, VIPER_NO_FIELD, FALSE },
+  { C_END, VIPER_FROM_CALLER, VIPER_NO_SLOT, VIPER_NO_SLOT, VIPER_NO_FIELD, FALSE },
+};
+
+static const ViperSlot inrglb_slots[] = {
+  { 0, VIPER_FROM_CALLER, VIPER_NO_SLOT, VIPER_NO_SLOT, VIPER_NO_FIELD, FALSE },
+  { C_IRQ, VIPER_FROM_EACH_MEMBER, VIPER_NO_SLOT, 0, VIPER_NO_FIELD, TRUE },
+  { C_IRP, VIPER_FROM_REPLY, 1, VIPER_NO_SLOT, VIPER_NO_FIELD, TRUE },
+  { C_IRPRECV, VIPER_FROM_CALLER, VIPER_NO_SLOT, 2, VIPER_NO_FIELD, FALSE },
+  { C_ACK, VIPER_FROM_CALLER, VIPER_NO_SLOT, VIPER_NO_SLOT, VIPER_NO_FIELD, FALSE },
+  { C_IEND, VIPER_FROM_CALLER, VIPER_NO_SLOT, VIPER_NO_SLOT, VIPER_NO_FIELD, FALSE },
+};
+
+static const ViperProfile profiles[] = {
+  { "inglb", 1, G_N_ELEMENTS (inglb_slots), inglb_slots },
+  { "inrglb", 1, G_N_ELEMENTS (inrglb_slots), inrglb_slots },
+};
+
+static const ViperParadigm test_paradigm = {
+  .name = "test-ml",
+  .explicit_seq = TRUE,
+  .types = types,
+  .n_types = G_N_ELEMENTS (types),
+  .profiles = profiles,
+  .n_profiles = G_N_ELEMENTS (profiles),
+};
+
+/* group 10 = modules 1, 2, 3 */
+static guint
+members (const ViperModel *m, gint64 group, gint64 *out, guint max)
+{
+  (void) m;
+  if (group != 10 || max < 3)
+    return 0;
+  out[0] = 1, out[1] = 2, out[2] = 3;
+  return 3;
+}
+
+static const ViperModelClass fake_class = { .group_members = members };
+
+typedef struct {
+  ViperTramPool *pool;
+  ViperTramFields *fields;
+  ViperChannels *channels;
+  ViperDiag diag;
+  ViperModel model;
+  ViperRun *run;
+  GPtrArray *out;           /* "proc:seq@adjusted" per transferred tram */
+  GArray *out_adj;          /* adjusted times */
+  GPtrArray *bad;
+  guint inserted;
+  GHashTable *when;         /* "proc:seq" -> insert count at transfer */
+} Fix;
+
+static void
+sink (ViperDiagKind kind, const char *msg, gpointer data)
+{
+  Fix *f = data;
+  if (kind == VIPER_DIAG_BAD_INPUT)
+    g_ptr_array_add (f->bad, g_strdup (msg));
+}
+
+static void
+fix_init (Fix *f, const ViperParadigm *p, double decay)
+{
+  memset (f, 0, sizeof *f);
+  f->pool = viper_tram_pool_new ();
+  f->fields = viper_tram_fields_new ();
+  f->channels = viper_channels_new ();
+  viper_channels_add (f->channels, "test.trc");
+  f->bad = g_ptr_array_new_with_free_func (g_free);
+  viper_diag_init (&f->diag, sink, f);
+  f->model.klass = &fake_class;
+  f->run = viper_run_new (p, &f->model, f->pool, f->channels, &f->diag, decay);
+  f->out = g_ptr_array_new_with_free_func (g_free);
+  f->out_adj = g_array_new (FALSE, FALSE, sizeof (double));
+  f->when = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void
+fix_clear (Fix *f)
+{
+  viper_run_free (f->run);
+  g_assert_cmpuint (viper_tram_pool_live (f->pool), ==, 0);
+  viper_tram_pool_free (f->pool);
+  viper_tram_fields_free (f->fields);
+  viper_channels_free (f->channels);
+  viper_diag_clear (&f->diag);
+  g_ptr_array_unref (f->out);
+  g_array_unref (f->out_adj);
+  g_ptr_array_unref (f->bad);
+  g_hash_table_destroy (f->when);
+}
+
+static void
+drain (Fix *f)
+{
+  const ViperTram *t;
+  while ((t = viper_run_transfer_next (f->run)))
+    {
+      g_ptr_array_add (f->out, g_strdup_printf ("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, t->proc, t->seq));
+      g_array_append_val (f->out_adj, t->adjusted);
+      g_hash_table_insert (f->when, g_strdup_printf ("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, t->proc, t->seq),
+                           GUINT_TO_POINTER (f->inserted));
+    }
+}
+
+static void
+feed (Fix *f, const char *line)
+{
+  ViperLineKind kind;
+  ViperParseError err;
+  ViperTram *t = viper_tram_parse (f->pool, f->fields, line, strlen (line), &kind, &err);
+  g_assert_nonnull (t);
+  t->line = ++f->inserted;
+  viper_run_insert (f->run, t);
+  drain (f);
+}
+
+static gint
+pos (Fix *f, const char *key)
+{
+  for (guint i = 0; i < f->out->len; i++)
+    if (g_str_equal (f->out->pdata[i], key))
+      return (gint) i;
+  return -1;
+}
+
+static double
+adj (Fix *f, const char *key)
+{
+  gint i = pos (f, key);
+  g_assert_cmpint (i, >=, 0);
+  return g_array_index (f->out_adj, double, i);
+}
+
+/* C = 0 calls inglb on P = 1; times lie (P's clock is 50 behind). */
+static const char *inglb_lines[] = {
+  "1 10 0 0 0 1 2 1",         /* 0:1 C starts */
+  "1 10 0 1 0 1 2 1",         /* 1:1 P starts */
+  "2 14 100 0 0 3 2 2 1 0",   /* 0:2 C inglb start */
+  "4 14 60 1 1 3 2 2 0 0",    /* 1:2 P request received (clock lies: 60 < 100) */
+  "1 13 70 1 0 2 2 3 0",      /* 1:3 P exposes */
+  "5 15 75 1 1 3 2 4 0 0",    /* 1:4 P reply sent */
+  "4 15 130 0 0 3 2 3 1 0",   /* 0:3 C reply received */
+  "3 14 131 0 0 3 2 4 1 0",   /* 0:4 C inglb end */
+};
+
+static void
+check_inglb_run (Fix *f)
+{
+  g_assert_cmpuint (f->out->len, ==, 8);
+  g_assert_cmpint (pos (f, "0:2"), <, pos (f, "1:2"));      /* request received after start */
+  g_assert_cmpint (pos (f, "1:4"), <, pos (f, "0:3"));      /* reply received after sent */
+  g_assert_cmpfloat (adj (f, "0:2"), <=, adj (f, "1:2"));
+  g_assert_cmpfloat (adj (f, "1:4"), <=, adj (f, "0:3"));
+  for (gint64 p = 0; p <= 1; p++)
+    for (gint s = 2; s <= 4; s++)
+      {
+        char a[16], b[16];
+        g_snprintf (a, sizeof a, "%" G_GINT64_FORMAT ":%d", p, s - 1);
+        g_snprintf (b, sizeof b, "%" G_GINT64_FORMAT ":%d", p, s);
+        g_assert_cmpint (pos (f, a), <, pos (f, b));
+        g_assert_cmpfloat (adj (f, a), <=, adj (f, b));
+      }
+  ViperCounts c;
+  viper_run_counts (f->run, &c);
+  g_assert_cmpuint (c.read, ==, 8);
+  g_assert_cmpuint (c.transferred, ==, 8);
+  g_assert_cmpuint (c.pending, ==, 0);
+}
+
+static void
+test_inglb_in_order (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 1.0);
+  for (guint i = 0; i < G_N_ELEMENTS (inglb_lines); i++)
+    feed (&f, inglb_lines[i]);
+  check_inglb_run (&f);
+  /* P's request receipt was pulled up to C's start: 60 -> 100, offset 40 kept (decay 1) */
+  g_assert_cmpfloat (adj (&f, "1:2"), ==, 100.0);
+  g_assert_cmpfloat (adj (&f, "1:3"), ==, 110.0);
+  g_assert_cmpfloat (viper_run_offset (f.run, 1), ==, 40.0);
+  g_assert_cmpfloat (viper_run_clock (f.run), ==, 131.0);
+  fix_clear (&f);
+}
+
+/* Every arrival order of the 8 trams that keeps each module's own order
+ * gives a consistent, complete run. */
+static void
+permute (guint *idx, guint n, guint k, guint *count)
+{
+  if (k == n)
+    {
+      /* keep per-module order: skip permutations that reorder a module */
+      static const gint line_proc[8] = { 0, 1, 0, 1, 1, 1, 0, 0 };
+      gint last[2] = { -1, -1 };
+      for (guint i = 0; i < n; i++)
+        {
+          gint proc = line_proc[idx[i]];
+          if ((gint) idx[i] < last[proc])
+            return;
+          last[proc] = (gint) idx[i];
+        }
+      Fix f;
+      fix_init (&f, &test_paradigm, 0.5);
+      for (guint i = 0; i < n; i++)
+        feed (&f, inglb_lines[idx[i]]);
+      check_inglb_run (&f);
+      fix_clear (&f);
+      (*count)++;
+      return;
+    }
+  for (guint i = k; i < n; i++)
+    {
+      guint t = idx[k]; idx[k] = idx[i]; idx[i] = t;
+      permute (idx, n, k + 1, count);
+      t = idx[k]; idx[k] = idx[i]; idx[i] = t;
+    }
+}
+
+static void
+test_inglb_all_fifo_orders (void)
+{
+  guint idx[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  guint count = 0;
+  permute (idx, 8, 0, &count);
+  g_assert_cmpuint (count, ==, 70);   /* C(8,4) interleavings of two lists of 4 */
+}
+
+/* Even with per-module order scrambled (sequence numbers restore it). */
+static void
+test_inglb_scrambled (void)
+{
+  GRand *r = g_rand_new_with_seed (7);
+  for (guint round = 0; round < 500; round++)
+    {
+      guint idx[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+      for (guint i = 7; i > 0; i--)
+        {
+          guint j = g_rand_int_range (r, 0, (gint32) i + 1);
+          guint t = idx[i]; idx[i] = idx[j]; idx[j] = t;
+        }
+      Fix f;
+      fix_init (&f, &test_paradigm, 0.5);
+      for (guint i = 0; i < 8; i++)
+        feed (&f, inglb_lines[idx[i]]);
+      check_inglb_run (&f);
+      fix_clear (&f);
+    }
+  g_rand_free (r);
+}
+
+/* inrglb over group 10 = {1,2,3}: member 2 replies; member 3 receives the
+ * request only after the caller has ended and started its next call. */
+static void
+test_inrglb_late_member (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.0);
+  feed (&f, "2 18 10 0 0 3 2 1 10 0");     /* 0:1 C inrglb start on group 10 */
+  feed (&f, "4 18 11 1 1 3 2 1 0 0");      /* 1:1 member 1 receives (hidden: no reply) */
+  feed (&f, "4 18 12 2 1 3 2 1 0 0");      /* 2:1 member 2 receives */
+  feed (&f, "5 19 13 2 1 3 2 2 0 0");      /* 2:2 member 2 replies */
+  feed (&f, "4 19 14 0 0 3 2 2 2 0");      /* 0:2 C reply received from 2 */
+  feed (&f, "5 20 15 0 1 3 2 3 10 0");     /* 0:3 C ack */
+  feed (&f, "3 18 16 0 0 3 2 4 2 0");      /* 0:4 C end */
+  feed (&f, "2 14 17 0 0 3 2 5 1 0");      /* 0:5 C next call: inglb on 1 */
+  g_assert_cmpuint (f.out->len, ==, 8);
+  feed (&f, "4 18 30 3 1 3 2 1 0 0");      /* 3:1 member 3 finally receives call 1 */
+  g_assert_cmpuint (f.out->len, ==, 9);
+  g_assert_cmpint (pos (&f, "3:1"), >, pos (&f, "0:1"));
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  fix_clear (&f);
+}
+
+/* The reply is matched to the request it answers, even when replies of two
+ * calls from different members arrive in the opposite order. */
+static void
+test_inrglb_reply_matching (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.0);
+  /* call 1 replied by member 1, call 2 by member 2; member 2's trams arrive first */
+  feed (&f, "4 18 21 2 1 3 2 1 0 0");      /* 2:1 member 2 receives call 1 (drops it) */
+  feed (&f, "4 18 31 2 1 3 2 2 0 0");      /* 2:2 member 2 receives call 2 */
+  feed (&f, "5 19 32 2 1 3 2 3 0 0");      /* 2:3 member 2 replies to call 2 */
+  g_assert_cmpuint (f.out->len, ==, 0);    /* no start yet */
+  feed (&f, "2 18 20 0 0 3 2 1 10 0");     /* 0:1 call 1 */
+  feed (&f, "4 18 22 1 1 3 2 1 0 0");      /* 1:1 member 1 receives call 1 */
+  feed (&f, "5 19 23 1 1 3 2 2 0 0");      /* 1:2 member 1 replies to call 1 */
+  feed (&f, "4 18 22 3 1 3 2 1 0 0");      /* 3:1 member 3 receives call 1 */
+  feed (&f, "4 18 32 3 1 3 2 2 0 0");      /* 3:2 member 3 receives call 2 */
+  feed (&f, "4 19 24 0 0 3 2 2 1 0");      /* 0:2 C reply received from 1 */
+  feed (&f, "5 20 25 0 1 3 2 3 10 0");     /* 0:3 ack */
+  feed (&f, "3 18 26 0 0 3 2 4 1 0");      /* 0:4 end */
+  feed (&f, "2 18 30 0 0 3 2 5 10 0");     /* 0:5 call 2 */
+  feed (&f, "4 19 34 0 0 3 2 6 2 0");      /* 0:6 reply received from 2 */
+  feed (&f, "5 20 35 0 1 3 2 7 10 0");
+  feed (&f, "3 18 36 0 0 3 2 8 2 0");
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (c.transferred, ==, 15);
+  /* call 2's request to member 2 was received after call 2 started */
+  g_assert_cmpint (pos (&f, "2:2"), >, pos (&f, "0:5"));
+  g_assert_cmpint (pos (&f, "2:3"), <, pos (&f, "0:6"));
+  g_assert_cmpint (pos (&f, "1:2"), <, pos (&f, "0:2"));
+  g_assert_cmpfloat (adj (&f, "2:2"), >=, adj (&f, "0:5"));
+  fix_clear (&f);
+}
+
+static void
+test_duplicate_and_bad_seq (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  feed (&f, "1 10 0 0 0 1 2 1");
+  ViperLineKind kind;
+  ViperParseError err;
+  const char *dup = "1 13 5 0 0 2 2 1 0";
+  ViperTram *t = viper_tram_parse (f.pool, f.fields, dup, strlen (dup), &kind, &err);
+  t->line = 2;
+  g_assert_false (viper_run_insert (f.run, t));
+  g_assert_cmpuint (f.bad->len, ==, 1);
+  g_assert_cmpstr (f.bad->pdata[0], ==, "test.trc:2:16: duplicate sequence number 1 for proc 0");
+  const char *zero = "1 13 5 0 0 2 2 0 0";
+  t = viper_tram_parse (f.pool, f.fields, zero, strlen (zero), &kind, &err);
+  t->line = 3;
+  g_assert_false (viper_run_insert (f.run, t));
+  g_assert_cmpstr (f.bad->pdata[1], ==, "test.trc:3:16: sequence number 0 is not positive");
+  const char *noseq = "1 10 5 4 0 0";
+  t = viper_tram_parse (f.pool, f.fields, noseq, strlen (noseq), &kind, &err);
+  t->line = 4;
+  g_assert_false (viper_run_insert (f.run, t));
+  g_assert_cmpstr (f.bad->pdata[2], ==, "test.trc:4:13: S_RUNNING needs at least 1 data fields, has 0");
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.read, ==, 4);
+  g_assert_cmpuint (c.rejected, ==, 3);
+  g_assert_cmpuint (c.transferred, ==, 1);
+  g_assert_cmpuint (c.pending, ==, 0);
+  fix_clear (&f);
+}
+
+/* A missing sequence number stalls exactly its dependants. */
+static void
+test_gap_stalls_dependants (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  for (guint i = 0; i < G_N_ELEMENTS (inglb_lines); i++)
+    if (i != 4)                  /* drop 1:3, P's expose */
+      feed (&f, inglb_lines[i]);
+  /* transferred: 0:1 1:1 0:2 1:2 ; stuck: 1:4 (gap), 0:3 waits for 1:4, 0:4 behind it */
+  g_assert_cmpuint (f.out->len, ==, 4);
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.pending, ==, 3);
+  g_assert_cmpuint (c.read, ==, c.transferred + c.pending + c.rejected);
+  GArray *stuck = viper_run_stuck (f.run);
+  g_assert_cmpuint (stuck->len, ==, 2);
+  ViperStuck *s0 = &g_array_index (stuck, ViperStuck, 0);
+  ViperStuck *s1 = &g_array_index (stuck, ViperStuck, 1);
+  g_assert_cmpint (s0->proc, ==, 0);
+  g_assert_cmpuint (s0->trams, ==, 2);
+  g_assert_cmpstr (s0->waiting_for, ==, "partner tram INRP SEND from proc 1 (inglb of proc 0)");
+  g_assert_cmpint (s1->proc, ==, 1);
+  g_assert_cmpuint (s1->trams, ==, 1);
+  g_assert_cmpstr (s1->waiting_for, ==, "seq 3 of proc 1");
+  viper_stuck_array_free (stuck);
+  /* the missing tram arrives: everything flows */
+  feed (&f, inglb_lines[4]);
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  check_inglb_run (&f);
+  fix_clear (&f);
+}
+
+static void
+test_unmatched_partner (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  feed (&f, "2 14 100 0 0 3 2 1 1 0");   /* C inglb on 1, P never receives */
+  feed (&f, "4 15 130 0 0 3 2 2 1 0");   /* C claims a reply */
+  feed (&f, "4 14 50 2 1 3 2 1 5 0");    /* proc 2 receives a request from 5, who never calls */
+  GArray *stuck = viper_run_stuck (f.run);
+  g_assert_cmpuint (stuck->len, ==, 2);
+  g_assert_cmpstr (g_array_index (stuck, ViperStuck, 0).waiting_for, ==,
+                   "partner tram INRP SEND from proc 1 (inglb of proc 0)");
+  g_assert_cmpstr (g_array_index (stuck, ViperStuck, 1).waiting_for, ==,
+                   "the primitive of INRQ RECEIVED seq 1 of proc 2 (no matching start from proc 5 yet)");
+  viper_stuck_array_free (stuck);
+  fix_clear (&f);
+}
+
+/* Minimal delay: each tram leaves at the first insert after which all its
+ * predecessors are in, never earlier, never later. */
+static void
+test_minimal_delay (void)
+{
+  /* arrival order chosen so several trams wait */
+  const guint order[] = { 6, 2, 7, 0, 5, 3, 1, 4 };
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  /* predecessors by line index: seq predecessor in own module + cross dependency */
+  const gint seqpred[] = { -1, -1, 0, 1, 3, 4, 2, 6 };
+  const gint cross[] = { -1, -1, -1, 2, -1, -1, 5, -1 };
+  guint arrived_at[8];
+  for (guint k = 0; k < 8; k++)
+    arrived_at[order[k]] = k + 1;
+  for (guint k = 0; k < 8; k++)
+    feed (&f, inglb_lines[order[k]]);
+  const char *keys[] = { "0:1", "1:1", "0:2", "1:2", "1:3", "1:4", "0:3", "0:4" };
+  guint expected[8];
+  for (guint i = 0; i < 8; i++)   /* lines are listed in a causal order */
+    {
+      expected[i] = arrived_at[i];
+      if (seqpred[i] >= 0)
+        expected[i] = MAX (expected[i], expected[seqpred[i]]);
+      if (cross[i] >= 0)
+        expected[i] = MAX (expected[i], expected[cross[i]]);
+    }
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpuint (GPOINTER_TO_UINT (g_hash_table_lookup (f.when, keys[i])), ==, expected[i]);
+  fix_clear (&f);
+}
+
+/* Clock-offset decay on a skewed pair (thesis 5.2, Figure 30). */
+static double
+offset_after (double decay, guint n_after)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, decay);
+  feed (&f, "2 14 100 0 0 3 2 1 1 0");     /* C requests at 100 */
+  feed (&f, "4 14 90 1 1 3 2 1 0 0");      /* P receives "at 90": pulled to 100, offset 10 */
+  for (guint i = 0; i < n_after; i++)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "1 13 %u 1 0 2 2 %u 0", 200 + 100 * i, 2 + i);
+      feed (&f, line);
+    }
+  double off = viper_run_offset (f.run, 1);
+  fix_clear (&f);
+  return off;
+}
+
+static void
+test_decay (void)
+{
+  g_assert_cmpfloat (offset_after (1.0, 0), ==, 10.0);
+  g_assert_cmpfloat (offset_after (1.0, 3), ==, 10.0);   /* misaligned clocks: offset kept */
+  g_assert_cmpfloat (offset_after (0.0, 0), ==, 0.0);    /* incident: forgotten at once */
+  g_assert_cmpfloat (offset_after (0.5, 0), ==, 5.0);
+  g_assert_cmpfloat (offset_after (0.5, 1), ==, 2.5);
+  g_assert_cmpfloat (offset_after (0.5, 2), ==, 1.25);
+  g_assert_cmpfloat (offset_after (0.0, 2), ==, 0.0);
+
+  /* decay 0: the next tram of P at 91 is at 91 (no offset) - but never before 100 */
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.0);
+  feed (&f, "2 14 100 0 0 3 2 1 1 0");
+  feed (&f, "4 14 90 1 1 3 2 1 0 0");
+  feed (&f, "1 13 91 1 0 2 2 2 0");
+  feed (&f, "1 13 120 1 0 2 2 3 0");
+  g_assert_cmpfloat (adj (&f, "1:1"), ==, 100.0);
+  g_assert_cmpfloat (adj (&f, "1:2"), ==, 100.0);       /* max(91 + 0, 100) */
+  g_assert_cmpfloat (adj (&f, "1:3"), ==, 120.0);
+  fix_clear (&f);
+  fix_init (&f, &test_paradigm, 1.0);
+  feed (&f, "2 14 100 0 0 3 2 1 1 0");
+  feed (&f, "4 14 90 1 1 3 2 1 0 0");
+  feed (&f, "1 13 91 1 0 2 2 2 0");
+  feed (&f, "1 13 120 1 0 2 2 3 0");
+  g_assert_cmpfloat (adj (&f, "1:2"), ==, 101.0);       /* 91 + 10: distances kept */
+  g_assert_cmpfloat (adj (&f, "1:3"), ==, 130.0);
+  fix_clear (&f);
+}
+
+static void
+test_far_ahead_sequence (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  /* seq 200000 arrives first, then 1..199999 */
+  feed (&f, "1 13 200000 0 0 2 2 200000 0");
+  for (guint s = 1; s < 200000; s++)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "1 13 %u 0 0 2 2 %u 0", s, s);
+      feed (&f, line);
+    }
+  g_assert_cmpuint (f.out->len, ==, 200000);
+  g_assert_cmpstr (f.out->pdata[199999], ==, "0:200000");
+  fix_clear (&f);
+}
+
+static void
+test_reset (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  for (guint i = 0; i < 5; i++)
+    feed (&f, inglb_lines[i]);
+  viper_run_reset (f.run);
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.read, ==, 0);
+  g_assert_true (isinf (viper_run_clock (f.run)));
+  g_ptr_array_set_size (f.out, 0);
+  g_array_set_size (f.out_adj, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (inglb_lines); i++)
+    feed (&f, inglb_lines[i]);
+  check_inglb_run (&f);
+  fix_clear (&f);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/run/inglb/in-order", test_inglb_in_order);
+  g_test_add_func ("/run/inglb/all-fifo-orders", test_inglb_all_fifo_orders);
+  g_test_add_func ("/run/inglb/scrambled", test_inglb_scrambled);
+  g_test_add_func ("/run/inrglb/late-member", test_inrglb_late_member);
+  g_test_add_func ("/run/inrglb/reply-matching", test_inrglb_reply_matching);
+  g_test_add_func ("/run/bad/duplicate-and-seq", test_duplicate_and_bad_seq);
+  g_test_add_func ("/run/stuck/gap", test_gap_stalls_dependants);
+  g_test_add_func ("/run/stuck/unmatched-partner", test_unmatched_partner);
+  g_test_add_func ("/run/minimal-delay", test_minimal_delay);
+  g_test_add_func ("/run/decay", test_decay);
+  g_test_add_func ("/run/seq/far-ahead", test_far_ahead_sequence);
+  g_test_add_func ("/run/reset", test_reset);
+  return g_test_run ();
+}
