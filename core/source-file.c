@@ -1,0 +1,484 @@
+/* source-file.c - trams from a trace file or from standard input.
+ *
+ * Reading: the file is read with plain read() in 1 MiB blocks into one buffer
+ * that is reused for the whole file, so memory is bounded by that buffer plus
+ * the line splitter's VIPER_MAX_LINE, whatever the size of the file (a 1 GB
+ * trace never sits in memory).  read() rather than mmap() because it works the
+ * same for regular files, pipes and terminals, and because a mapped file that
+ * shrinks under us would crash the process with SIGBUS.
+ *
+ * Laziness: get() and pending() parse only as far as the next tram.  The
+ * buffer is handed to the ViperLineSplitter one line at a time (up to and
+ * including the next '\n', found with memchr), so that each feed delivers at
+ * most one line and the queue between the splitter callback and get() holds
+ * at most one tram in the steady state.  The splitter still does the real
+ * work: joining lines across block boundaries, and skipping (with one report)
+ * lines longer than VIPER_MAX_LINE without buffering them.
+ *
+ * Regular files never block in any way that matters, so they are read
+ * synchronously from inside pending()/get(); pending() therefore answers
+ * exactly "get() would return a tram now".  Standard input (and any other
+ * non-seekable path, e.g. a FIFO) may block for ever: when the source is
+ * attached to a GMainContext, reading is done by a unix fd watch at
+ * G_PRIORITY_HIGH that performs one read() per wake-up and only while the
+ * buffer is empty.  That gives back-pressure for free: while the engine has
+ * not consumed the block already read, nothing more is read, and the writer
+ * of the pipe simply waits.  Without a main context the reads block, which is
+ * what a headless "viper-replay - < pipe" wants anyway.
+ *
+ * Only regular files can be rewound: reset() seeks to 0 and forgets the
+ * splitter state, so line numbers restart at 1.  The implicit per-PROC
+ * sequence counters are the engine's to reset (viper_channels_reset_seq).
+ */
+#include "core/source.h"
+#include "core/tramparse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib-unix.h>
+
+#define READ_BLOCK (1u << 20)
+
+typedef struct {
+  ViperTramSource base;
+  int fd;
+  gboolean is_stdin;
+  gboolean seekable;        /* a regular file: reset() allowed, reads never wait */
+  guint32 channel;
+  char *where;              /* name in diagnostics: the path, or "<stdin>" */
+
+  char *buf;                /* READ_BLOCK bytes */
+  gsize pos, len;           /* unparsed bytes are buf[pos, len) */
+  gboolean eof;             /* read() said end of file (or failed) */
+  gboolean finished;        /* splitter finished and TRACE_END reported */
+  gboolean started;         /* TRACE_START reported */
+
+  ViperLineSplitter *split;
+  ViperTramFields *scratch;
+  ViperTram *head, *tail;   /* parsed, not yet taken (linked through ->next) */
+
+  GMainContext *ctx;        /* set by attach() */
+  GSource *watch;           /* non-seekable input: armed only while buf is empty */
+  GSource *kick;            /* one-shot: tell the ready func to look at us */
+} FileSource;
+
+static void file_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data);
+static void file_on_error (guint64 lineno, guint column, const char *reason, gpointer user_data);
+
+static void
+file_push (FileSource *fs, ViperTram *t)
+{
+  t->next = NULL;
+  if (fs->tail)
+    fs->tail->next = t;
+  else
+    fs->head = t;
+  fs->tail = t;
+}
+
+static void
+file_drop_queue (FileSource *fs)
+{
+  while (fs->head)
+    {
+      ViperTram *t = fs->head;
+      fs->head = t->next;
+      t->next = NULL;
+      viper_tram_pool_release (fs->base.pool, t);
+    }
+  fs->tail = NULL;
+}
+
+static void
+file_new_splitter (FileSource *fs)
+{
+  /* A fresh splitter rather than viper_line_splitter_reset(): after finish()
+   * a new one is the state that is certain to count lines from 1 again. */
+  if (fs->split)
+    viper_line_splitter_free (fs->split);
+  fs->split = viper_line_splitter_new (file_on_line, file_on_error, fs);
+}
+
+static void
+file_report_bad (FileSource *fs, guint64 lineno, guint column, const char *reason)
+{
+  fs->base.lines_read++;
+  if (fs->base.diag)
+    viper_diag_bad (fs->base.diag, fs->where, lineno, column, "%s", reason);
+}
+
+static void
+file_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
+{
+  FileSource *fs = user_data;
+  ViperLineKind kind = VIPER_LINE_BAD;
+  ViperParseError err;
+  ViperTram *t;
+
+  memset (&err, 0, sizeof err);
+  t = viper_tram_parse (fs->base.pool, fs->scratch, line, len, &kind, &err);
+  if (kind == VIPER_LINE_COMMENT)
+    return;
+  if (kind == VIPER_LINE_BAD || t == NULL)
+    {
+      err.reason[sizeof err.reason - 1] = '\0';
+      file_report_bad (fs, lineno, err.column, err.reason[0] ? err.reason : "bad line");
+      return;
+    }
+  fs->base.lines_read++;
+  t->channel = fs->channel;
+  t->line = lineno > G_MAXUINT32 ? G_MAXUINT32 : (guint32) lineno;
+  file_push (fs, t);
+}
+
+static void
+file_on_error (guint64 lineno, guint column, const char *reason, gpointer user_data)
+{
+  file_report_bad (user_data, lineno, column, reason);
+}
+
+static gboolean
+file_kick_cb (gpointer user_data)
+{
+  FileSource *fs = user_data;
+
+  g_source_unref (fs->kick);
+  fs->kick = NULL;
+  if (fs->base.ready)
+    fs->base.ready (&fs->base, fs->base.ready_data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Have the ready func called from the main loop (never from inside get(),
+ * which the engine may be running in a loop of its own). */
+static void
+file_kick (FileSource *fs)
+{
+  if (fs->ctx == NULL || fs->kick != NULL)
+    return;
+  fs->kick = g_idle_source_new ();
+  g_source_set_priority (fs->kick, G_PRIORITY_DEFAULT);
+  g_source_set_callback (fs->kick, file_kick_cb, fs, NULL);
+  g_source_set_name (fs->kick, "viper file source ready");
+  g_source_attach (fs->kick, fs->ctx);
+}
+
+static void
+file_start (FileSource *fs)
+{
+  if (fs->started)
+    return;
+  fs->started = TRUE;
+  if (fs->base.diag)
+    viper_diag_event (fs->base.diag, VIPER_DIAG_TRACE_START, "%s: start of trace", fs->where);
+}
+
+/* One read() into the (empty) buffer.  Returns FALSE when nothing was read. */
+static gboolean
+file_read_block (FileSource *fs)
+{
+  gssize n;
+
+  file_start (fs);
+  fs->pos = fs->len = 0;
+  do
+    n = read (fs->fd, fs->buf, READ_BLOCK);
+  while (n < 0 && errno == EINTR);
+
+  if (n > 0)
+    {
+      fs->len = (gsize) n;
+      fs->base.bytes_read += (guint64) n;
+      return TRUE;
+    }
+  if (n < 0)
+    {
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return FALSE;   /* someone made the fd non-blocking: try again later */
+      /* Whatever was read stays good; the rest is lost and must be said. */
+      if (fs->base.diag)
+        viper_diag_event (fs->base.diag, VIPER_DIAG_WARNING, "%s: read error: %s",
+                          fs->where, g_strerror (errno));
+    }
+  fs->eof = TRUE;
+  return FALSE;
+}
+
+static void
+file_finish (FileSource *fs)
+{
+  /* In a file a last line without '\n' is a complete line (spec 1). */
+  viper_line_splitter_finish (fs->split, TRUE);
+  fs->finished = TRUE;
+  if (fs->base.diag)
+    viper_diag_event (fs->base.diag, VIPER_DIAG_TRACE_END,
+                      "%s: end of trace (%" G_GUINT64_FORMAT " lines, %" G_GUINT64_FORMAT " bytes)",
+                      fs->where, fs->base.lines_read, fs->base.bytes_read);
+  file_kick (fs);
+}
+
+static gboolean file_watch_cb (gint fd, GIOCondition cond, gpointer user_data);
+
+static void
+file_arm_watch (FileSource *fs)
+{
+  if (fs->watch != NULL || fs->ctx == NULL || fs->eof)
+    return;
+  fs->watch = g_unix_fd_source_new (fs->fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
+  g_source_set_priority (fs->watch, G_PRIORITY_HIGH);
+  g_source_set_callback (fs->watch, G_SOURCE_FUNC (file_watch_cb), fs, NULL);
+  g_source_set_name (fs->watch, "viper stdin reader");
+  g_source_attach (fs->watch, fs->ctx);
+}
+
+static gboolean
+file_watch_cb (gint fd, GIOCondition cond, gpointer user_data)
+{
+  FileSource *fs = user_data;
+  (void) fd;
+  (void) cond;
+
+  if (file_read_block (fs) || fs->eof)
+    {
+      /* Disarm until the engine has consumed this block (back-pressure). */
+      g_source_unref (fs->watch);
+      fs->watch = NULL;
+      if (fs->eof)
+        file_finish (fs);   /* kicks the ready func */
+      else if (fs->base.ready)
+        fs->base.ready (&fs->base, fs->base.ready_data);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/* Parse until a tram is queued or no more input is available right now. */
+static void
+file_fill (FileSource *fs)
+{
+  gboolean may_read = fs->seekable || fs->ctx == NULL;
+
+  while (fs->head == NULL && !fs->finished)
+    {
+      if (fs->pos < fs->len)
+        {
+          const char *p = fs->buf + fs->pos;
+          const char *nl = memchr (p, '\n', fs->len - fs->pos);
+          gsize n = nl ? (gsize) (nl - p) + 1 : fs->len - fs->pos;
+          fs->pos += n;
+          viper_line_splitter_feed (fs->split, p, n);
+        }
+      else if (fs->eof)
+        file_finish (fs);
+      else if (may_read)
+        {
+          if (!file_read_block (fs) && !fs->eof)
+            return;
+        }
+      else
+        {
+          file_start (fs);
+          file_arm_watch (fs);
+          return;
+        }
+    }
+}
+
+static gboolean
+file_pending (ViperTramSource *src)
+{
+  FileSource *fs = (FileSource *) src;
+  file_fill (fs);
+  return fs->head != NULL;
+}
+
+static ViperTram *
+file_get (ViperTramSource *src)
+{
+  FileSource *fs = (FileSource *) src;
+  ViperTram *t;
+
+  file_fill (fs);
+  t = fs->head;
+  if (t == NULL)
+    return NULL;
+  fs->head = t->next;
+  if (fs->head == NULL)
+    fs->tail = NULL;
+  t->next = NULL;
+  return t;
+}
+
+static gboolean
+file_at_end (ViperTramSource *src)
+{
+  FileSource *fs = (FileSource *) src;
+  return fs->finished && fs->head == NULL;
+}
+
+static gboolean
+file_reset (ViperTramSource *src, GError **error)
+{
+  FileSource *fs = (FileSource *) src;
+
+  if (!fs->seekable)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   fs->is_stdin ? "%s: standard input cannot be rewound"
+                                : "%s: not a regular file, cannot be rewound", fs->where);
+      return FALSE;
+    }
+  if (lseek (fs->fd, 0, SEEK_SET) != 0)
+    {
+      int e = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
+                   "%s: cannot rewind: %s", fs->where, g_strerror (e));
+      return FALSE;
+    }
+  file_drop_queue (fs);
+  file_new_splitter (fs);
+  fs->pos = fs->len = 0;
+  fs->eof = fs->finished = fs->started = FALSE;
+  /* The counters describe the current pass over the file. */
+  fs->base.lines_read = 0;
+  fs->base.bytes_read = 0;
+  file_kick (fs);
+  return TRUE;
+}
+
+static void
+file_attach (ViperTramSource *src, GMainContext *ctx)
+{
+  FileSource *fs = (FileSource *) src;
+
+  if (fs->watch)
+    {
+      g_source_destroy (fs->watch);
+      g_source_unref (fs->watch);
+      fs->watch = NULL;
+    }
+  if (fs->kick)
+    {
+      g_source_destroy (fs->kick);
+      g_source_unref (fs->kick);
+      fs->kick = NULL;
+    }
+  if (fs->ctx)
+    g_main_context_unref (fs->ctx);
+  fs->ctx = ctx ? g_main_context_ref (ctx) : g_main_context_ref_thread_default ();
+
+  if (fs->seekable)
+    file_kick (fs);           /* trams are there to be taken from the start */
+  else if (fs->pos < fs->len || fs->eof)
+    file_kick (fs);
+  else
+    {
+      file_start (fs);
+      file_arm_watch (fs);
+    }
+}
+
+static void
+file_destroy (ViperTramSource *src)
+{
+  FileSource *fs = (FileSource *) src;
+
+  if (fs->watch)
+    {
+      g_source_destroy (fs->watch);
+      g_source_unref (fs->watch);
+    }
+  if (fs->kick)
+    {
+      g_source_destroy (fs->kick);
+      g_source_unref (fs->kick);
+    }
+  if (fs->ctx)
+    g_main_context_unref (fs->ctx);
+  file_drop_queue (fs);
+  if (fs->split)
+    viper_line_splitter_free (fs->split);
+  if (fs->scratch)
+    viper_tram_fields_free (fs->scratch);
+  if (!fs->is_stdin && fs->fd >= 0)
+    close (fs->fd);
+  g_free (fs->buf);
+  g_free (fs->where);
+}
+
+static const ViperTramSourceClass file_class = {
+  .kind = "file",
+  .pending = file_pending,
+  .get = file_get,
+  .reset = file_reset,
+  .at_end = file_at_end,
+  .attach = file_attach,
+  .destroy = file_destroy,
+};
+
+static const ViperTramSourceClass stdin_class = {
+  .kind = "stdin",
+  .pending = file_pending,
+  .get = file_get,
+  .reset = file_reset,
+  .at_end = file_at_end,
+  .attach = file_attach,
+  .destroy = file_destroy,
+};
+
+ViperTramSource *
+viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
+                       ViperChannels *channels, GError **error)
+{
+  FileSource *fs;
+  struct stat st = { 0 };
+  gboolean is_stdin;
+  int fd;
+
+  g_return_val_if_fail (path != NULL && pool != NULL && channels != NULL, NULL);
+
+  is_stdin = strcmp (path, "-") == 0;
+  if (is_stdin)
+    fd = STDIN_FILENO;
+  else
+    {
+      do
+        fd = open (path, O_RDONLY | O_CLOEXEC);
+      while (fd < 0 && errno == EINTR);
+      if (fd < 0)
+        {
+          int e = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
+                       "cannot open '%s': %s", path, g_strerror (e));
+          return NULL;
+        }
+    }
+  if (fstat (fd, &st) != 0 || S_ISDIR (st.st_mode))
+    {
+      int e = S_ISDIR (st.st_mode) ? EISDIR : errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
+                   "cannot read '%s': %s", path, g_strerror (e));
+      if (!is_stdin)
+        close (fd);
+      return NULL;
+    }
+
+  fs = g_new0 (FileSource, 1);
+  fs->base.klass = is_stdin ? &stdin_class : &file_class;
+  fs->base.name = g_strdup (path);
+  fs->base.pool = pool;
+  fs->base.diag = diag;
+  fs->base.channels = channels;
+  fs->fd = fd;
+  fs->is_stdin = is_stdin;
+  fs->seekable = !is_stdin && S_ISREG (st.st_mode);
+  fs->where = g_strdup (is_stdin ? "<stdin>" : path);
+  fs->channel = viper_channels_add (channels, fs->where);
+  fs->buf = g_malloc (READ_BLOCK);
+  fs->scratch = viper_tram_fields_new ();
+  file_new_splitter (fs);
+  return &fs->base;
+}

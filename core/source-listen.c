@@ -1,0 +1,785 @@
+/* source-listen.c - trams from programs that connect to Viper (spec picl.md
+ * section 4): a listening TCP or Unix stream socket and any number of
+ * connections, each a FIFO channel.
+ *
+ * Everything runs in the GMainContext the source is attached to; there are no
+ * threads.  The listening socket and every connection have a GSocket source
+ * at G_PRIORITY_HIGH, above processing and drawing, because a monitored
+ * program blocks when its socket buffer fills: Viper must drain sockets first
+ * and replay later.  The price is that unconsumed trams accumulate: the queue
+ * is never capped (dropping trams would break the replay), so memory grows
+ * with the trams the engine has not taken yet.  What is bounded is everything
+ * else: one shared read buffer per source, and per connection only its line
+ * splitter, which holds at most VIPER_MAX_LINE bytes of a partial line and
+ * skips (with one report) longer runs without '\n', however much garbage a
+ * peer sends.
+ *
+ * Reading: sockets are non-blocking; a wake-up reads up to READS_PER_WAKEUP
+ * chunks of READ_CHUNK bytes, and stops early on a short read (the socket is
+ * drained) or EAGAIN.  The cap keeps one fast sender from starving the other
+ * connections: the main loop round-robins between ready sources.  Bytes go
+ * straight to the connection's ViperLineSplitter, whose callback parses each
+ * line and appends the tram to the source's single FIFO queue, so trams are
+ * queued in arrival order and each connection's order is preserved.
+ *
+ * Closing: end of stream or an error (ECONNRESET...) closes the connection
+ * with a report; a partial last line is bad input there (a socket's partial
+ * line is not a line, unlike a file's), reported with the connection's
+ * channel name, line and column.  Garbage bytes are just bad lines: reported,
+ * skipped, and the connection stays open.
+ *
+ * Unix sockets: a socket file left behind by a dead listener would make bind()
+ * fail, so an existing path is removed - but only if it is a socket and a
+ * connect() to it is refused (nobody listens there).  A regular file or a live
+ * listener at that path is an error, never deleted.  On close the socket file
+ * is removed if it is still the one this source created (same device and
+ * inode).
+ */
+#include "core/source.h"
+#include "core/tramparse.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <gio/gunixsocketaddress.h>
+
+#define READ_CHUNK (256u * 1024u)
+#define READS_PER_WAKEUP 8
+#define ACCEPT_RETRY_MS 100
+#define DEFAULT_HOST "127.0.0.1"
+
+typedef struct _ListenSource ListenSource;
+
+typedef struct {
+  ListenSource *ls;
+  GSocket *sock;
+  GSource *watch;
+  ViperLineSplitter *split;
+  guint32 channel;
+  const char *name;         /* owned by the ViperChannels */
+  guint64 lines;            /* tram lines (good or bad) on this connection */
+} Conn;
+
+struct _ListenSource {
+  ViperTramSource base;
+  GSocket *listener;
+  GSource *accept_watch;
+  GSource *accept_retry;    /* after a failing accept() (e.g. EMFILE) */
+  GMainContext *ctx;
+  char *address;            /* as bound: "tcp:127.0.0.1:40123", "unix:/path" */
+  char *unix_path;          /* socket file this source created, or NULL */
+  dev_t unix_dev;
+  ino_t unix_ino;
+
+  GPtrArray *conns;         /* Conn *, the open connections */
+  guint total;              /* connections accepted so far */
+  gint64 last_activity;
+
+  char *rbuf;               /* READ_CHUNK bytes, shared by all connections */
+  ViperTramFields *scratch;
+  ViperTram *head, *tail;   /* parsed, not yet taken (linked through ->next) */
+  gboolean notify;          /* something happened in this wake-up */
+};
+
+/* ---- addresses ------------------------------------------------------------ */
+
+static gboolean
+parse_port (const char *s, const char *address, guint16 *port, GError **error)
+{
+  guint64 v = 0;
+
+  if (*s == '\0')
+    {
+      *port = VIPER_DEFAULT_PORT;
+      return TRUE;
+    }
+  for (const char *p = s; *p; p++)
+    {
+      if (!g_ascii_isdigit (*p) || (v = v * 10 + (guint64) (*p - '0')) > 65535)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "bad port '%s' in address '%s' (expected 0 to 65535)", s, address);
+          return FALSE;
+        }
+    }
+  *port = (guint16) v;
+  return TRUE;
+}
+
+gboolean
+viper_listen_address_parse (const char *address, char **host, guint16 *port,
+                            char **unix_path, GError **error)
+{
+  g_return_val_if_fail (address != NULL, FALSE);
+  if (host)
+    *host = NULL;
+  if (unix_path)
+    *unix_path = NULL;
+  if (port)
+    *port = 0;
+
+  if (g_str_has_prefix (address, "unix:"))
+    {
+      const char *path = address + 5;
+      if (*path == '\0')
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "missing path in address '%s' (expected unix:PATH)", address);
+          return FALSE;
+        }
+      if (unix_path)
+        *unix_path = g_strdup (path);
+      return TRUE;
+    }
+
+  if (g_str_has_prefix (address, "tcp:"))
+    {
+      const char *rest = address + 4;
+      const char *port_str;
+      char *h;
+      guint16 p;
+      gboolean all_digits = *rest != '\0';
+
+      for (const char *q = rest; *q; q++)
+        all_digits = all_digits && g_ascii_isdigit (*q);
+
+      if (*rest == '\0' || all_digits)                    /* "tcp:" or "tcp:PORT" */
+        {
+          h = g_strdup (DEFAULT_HOST);
+          port_str = rest;
+        }
+      else if (*rest == '[')                              /* "tcp:[v6]:PORT" */
+        {
+          const char *close = strchr (rest, ']');
+          if (close == NULL || close == rest + 1 || (close[1] != '\0' && close[1] != ':'))
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "bad address '%s' (expected tcp:[IPV6]:PORT)", address);
+              return FALSE;
+            }
+          h = g_strndup (rest + 1, (gsize) (close - rest - 1));
+          port_str = close[1] ? close + 2 : close + 1;
+        }
+      else                                                /* "tcp:HOST[:PORT]" */
+        {
+          const char *colon = strrchr (rest, ':');
+          if (colon && memchr (rest, ':', (gsize) (colon - rest)) != NULL)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "bad address '%s' (an IPv6 host goes in brackets: tcp:[::1]:PORT)",
+                           address);
+              return FALSE;
+            }
+          if (colon)
+            {
+              h = colon == rest ? g_strdup (DEFAULT_HOST) : g_strndup (rest, (gsize) (colon - rest));
+              port_str = colon + 1;
+            }
+          else
+            {
+              h = g_strdup (rest);
+              port_str = "";
+            }
+        }
+      if (!parse_port (port_str, address, &p, error))
+        {
+          g_free (h);
+          return FALSE;
+        }
+      if (port)
+        *port = p;
+      if (host)
+        *host = h;
+      else
+        g_free (h);
+      return TRUE;
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               "unsupported address '%s' (expected tcp:HOST:PORT or unix:PATH)", address);
+  return FALSE;
+}
+
+/* ---- the tram queue --------------------------------------------------------- */
+
+static void
+queue_push (ListenSource *ls, ViperTram *t)
+{
+  t->next = NULL;
+  if (ls->tail)
+    ls->tail->next = t;
+  else
+    ls->head = t;
+  ls->tail = t;
+  ls->notify = TRUE;
+}
+
+static void
+conn_report_bad (Conn *c, guint64 lineno, guint column, const char *reason)
+{
+  c->lines++;
+  c->ls->base.lines_read++;
+  if (c->ls->base.diag)
+    viper_diag_bad (c->ls->base.diag, c->name, lineno, column, "%s", reason);
+}
+
+static void
+conn_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
+{
+  Conn *c = user_data;
+  ListenSource *ls = c->ls;
+  ViperLineKind kind = VIPER_LINE_BAD;
+  ViperParseError err;
+  ViperTram *t;
+
+  memset (&err, 0, sizeof err);
+  t = viper_tram_parse (ls->base.pool, ls->scratch, line, len, &kind, &err);
+  if (kind == VIPER_LINE_COMMENT)
+    return;
+  if (kind == VIPER_LINE_BAD || t == NULL)
+    {
+      err.reason[sizeof err.reason - 1] = '\0';
+      conn_report_bad (c, lineno, err.column, err.reason[0] ? err.reason : "bad line");
+      return;
+    }
+  c->lines++;
+  ls->base.lines_read++;
+  t->channel = c->channel;
+  t->line = lineno > G_MAXUINT32 ? G_MAXUINT32 : (guint32) lineno;
+  queue_push (ls, t);
+}
+
+static void
+conn_on_error (guint64 lineno, guint column, const char *reason, gpointer user_data)
+{
+  conn_report_bad (user_data, lineno, column, reason);
+}
+
+/* ---- connections -------------------------------------------------------------- */
+
+static gboolean conn_cb (GSocket *sock, GIOCondition cond, gpointer user_data);
+
+static void
+conn_arm (Conn *c)
+{
+  if (c->watch || c->ls->ctx == NULL)
+    return;
+  c->watch = g_socket_create_source (c->sock, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+  g_source_set_priority (c->watch, G_PRIORITY_HIGH);
+  g_source_set_callback (c->watch, G_SOURCE_FUNC (conn_cb), c, NULL);
+  g_source_set_name (c->watch, "viper connection reader");
+  g_source_attach (c->watch, c->ls->ctx);
+}
+
+static void
+conn_disarm (Conn *c)
+{
+  if (c->watch == NULL)
+    return;
+  g_source_destroy (c->watch);
+  g_source_unref (c->watch);
+  c->watch = NULL;
+}
+
+/* Close and forget a connection; error says why, if not a clean end. */
+static void
+conn_close (Conn *c, const GError *error)
+{
+  ListenSource *ls = c->ls;
+
+  /* A socket's partial last line is cut off, not a line (spec section 4). */
+  viper_line_splitter_finish (c->split, FALSE);
+  if (ls->base.diag)
+    {
+      if (error)
+        viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION,
+                          "connection %s closed (%" G_GUINT64_FORMAT " lines): %s",
+                          c->name, c->lines, error->message);
+      else
+        viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION,
+                          "connection %s closed (%" G_GUINT64_FORMAT " lines)", c->name, c->lines);
+    }
+  conn_disarm (c);
+  g_socket_close (c->sock, NULL);
+  g_object_unref (c->sock);
+  viper_line_splitter_free (c->split);
+  g_ptr_array_remove_fast (ls->conns, c);
+  g_free (c);
+  ls->last_activity = g_get_monotonic_time ();
+  ls->notify = TRUE;
+}
+
+/* Tell the owner, as the last thing a callback does (the ready func may
+ * well take every tram, or even free the source). */
+static void
+listen_notify (ListenSource *ls)
+{
+  if (!ls->notify)
+    return;
+  ls->notify = FALSE;
+  if (ls->base.ready)
+    ls->base.ready (&ls->base, ls->base.ready_data);
+}
+
+static gboolean
+conn_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
+{
+  Conn *c = user_data;
+  ListenSource *ls = c->ls;
+  (void) cond;
+
+  for (int i = 0; i < READS_PER_WAKEUP; i++)
+    {
+      GError *error = NULL;
+      gssize n = g_socket_receive (sock, ls->rbuf, READ_CHUNK, NULL, &error);
+
+      if (n > 0)
+        {
+          ls->base.bytes_read += (guint64) n;
+          ls->last_activity = g_get_monotonic_time ();
+          viper_line_splitter_feed (c->split, ls->rbuf, (gsize) n);
+          if ((gsize) n < READ_CHUNK)
+            break;              /* drained: the next wake-up will say when there is more */
+          continue;
+        }
+      if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_error_free (error);
+          break;
+        }
+      /* 0 = orderly end of stream; < 0 = reset or another error. */
+      conn_close (c, error);
+      g_clear_error (&error);
+      listen_notify (ls);
+      return G_SOURCE_REMOVE;
+    }
+  listen_notify (ls);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+conn_open (ListenSource *ls, GSocket *sock)
+{
+  Conn *c = g_new0 (Conn, 1);
+  char *name;
+
+  g_socket_set_blocking (sock, FALSE);
+  c->ls = ls;
+  c->sock = sock;
+  ls->total++;
+  name = g_strdup_printf ("%s#%u", ls->address, ls->total);
+  c->channel = viper_channels_add (ls->base.channels, name);
+  c->name = viper_channels_name (ls->base.channels, c->channel);
+  g_free (name);
+  c->split = viper_line_splitter_new (conn_on_line, conn_on_error, c);
+  g_ptr_array_add (ls->conns, c);
+  ls->last_activity = g_get_monotonic_time ();
+  ls->notify = TRUE;
+  if (ls->base.diag)
+    viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION, "connection %s opened", c->name);
+  conn_arm (c);
+}
+
+/* ---- the listening socket ------------------------------------------------------ */
+
+static gboolean accept_cb (GSocket *sock, GIOCondition cond, gpointer user_data);
+
+static void
+accept_arm (ListenSource *ls)
+{
+  if (ls->accept_watch || ls->accept_retry || ls->ctx == NULL)
+    return;
+  ls->accept_watch = g_socket_create_source (ls->listener, G_IO_IN, NULL);
+  g_source_set_priority (ls->accept_watch, G_PRIORITY_HIGH);
+  g_source_set_callback (ls->accept_watch, G_SOURCE_FUNC (accept_cb), ls, NULL);
+  g_source_set_name (ls->accept_watch, "viper listener");
+  g_source_attach (ls->accept_watch, ls->ctx);
+}
+
+static void
+accept_disarm (ListenSource *ls)
+{
+  if (ls->accept_watch)
+    {
+      g_source_destroy (ls->accept_watch);
+      g_source_unref (ls->accept_watch);
+      ls->accept_watch = NULL;
+    }
+  if (ls->accept_retry)
+    {
+      g_source_destroy (ls->accept_retry);
+      g_source_unref (ls->accept_retry);
+      ls->accept_retry = NULL;
+    }
+}
+
+static gboolean
+accept_retry_cb (gpointer user_data)
+{
+  ListenSource *ls = user_data;
+  g_source_unref (ls->accept_retry);
+  ls->accept_retry = NULL;
+  accept_arm (ls);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+accept_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
+{
+  ListenSource *ls = user_data;
+  (void) cond;
+
+  /* Bounded: a burst of connections is taken in slices, like reads. */
+  for (int i = 0; i < 64; i++)
+    {
+      GError *error = NULL;
+      GSocket *conn = g_socket_accept (sock, NULL, &error);
+
+      if (conn)
+        {
+          conn_open (ls, conn);
+          continue;
+        }
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_error_free (error);
+          break;
+        }
+      /* Out of descriptors or the like: the socket stays readable, so
+       * polling again at once would spin.  Say so and retry a bit later. */
+      if (ls->base.diag)
+        viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING, "%s: cannot accept a connection: %s",
+                          ls->address, error->message);
+      g_error_free (error);
+      g_source_unref (ls->accept_watch);
+      ls->accept_watch = NULL;
+      ls->accept_retry = g_timeout_source_new (ACCEPT_RETRY_MS);
+      g_source_set_callback (ls->accept_retry, accept_retry_cb, ls, NULL);
+      g_source_attach (ls->accept_retry, ls->ctx);
+      listen_notify (ls);
+      return G_SOURCE_REMOVE;
+    }
+  listen_notify (ls);
+  return G_SOURCE_CONTINUE;
+}
+
+static char *
+format_inet (GSocketAddress *sa)
+{
+  GInetSocketAddress *isa = G_INET_SOCKET_ADDRESS (sa);
+  GInetAddress *ia = g_inet_socket_address_get_address (isa);
+  char *host = g_inet_address_to_string (ia);
+  char *s;
+
+  if (g_inet_address_get_family (ia) == G_SOCKET_FAMILY_IPV6)
+    s = g_strdup_printf ("tcp:[%s]:%u", host, g_inet_socket_address_get_port (isa));
+  else
+    s = g_strdup_printf ("tcp:%s:%u", host, g_inet_socket_address_get_port (isa));
+  g_free (host);
+  return s;
+}
+
+static GSocket *
+bind_tcp (const char *address, const char *host, guint16 port, char **bound, GError **error)
+{
+  GInetAddress *ia = g_inet_address_new_from_string (host);
+  GSocketAddress *sa;
+  GSocket *sock;
+  GSocketAddress *local;
+
+  if (ia == NULL)
+    {
+      /* A name: resolve it once, at start-up, synchronously. */
+      GResolver *r = g_resolver_get_default ();
+      GError *e = NULL;
+      GList *list = g_resolver_lookup_by_name (r, host, NULL, &e);
+      g_object_unref (r);
+      if (list == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "cannot resolve '%s' in address '%s': %s",
+                       host, address, e ? e->message : "no address");
+          g_clear_error (&e);
+          return NULL;
+        }
+      ia = g_object_ref (list->data);
+      g_resolver_free_addresses (list);
+    }
+  sa = g_inet_socket_address_new (ia, port);
+  g_object_unref (ia);
+
+  sock = g_socket_new (g_socket_address_get_family (sa), G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  if (sock == NULL || !g_socket_bind (sock, sa, TRUE, error))
+    {
+      g_prefix_error (error, "cannot listen on '%s': ", address);
+      g_clear_object (&sock);
+      g_object_unref (sa);
+      return NULL;
+    }
+  g_object_unref (sa);
+  local = g_socket_get_local_address (sock, error);
+  if (local == NULL)
+    {
+      g_object_unref (sock);
+      return NULL;
+    }
+  *bound = format_inet (local);
+  g_object_unref (local);
+  return sock;
+}
+
+/* Remove a socket file nobody listens on any more; refuse everything else. */
+static gboolean
+clear_stale_socket (const char *path, const char *address, GError **error)
+{
+  struct stat st;
+  GSocket *probe;
+  GSocketAddress *sa;
+  GError *e = NULL;
+  gboolean alive;
+
+  if (lstat (path, &st) != 0)
+    return TRUE;                /* nothing there (or unreachable: bind will say) */
+  if (!S_ISSOCK (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                   "cannot listen on '%s': %s exists and is not a socket (not removing it)", address, path);
+      return FALSE;
+    }
+  probe = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL);
+  if (probe == NULL)
+    return TRUE;
+  sa = g_unix_socket_address_new (path);
+  alive = g_socket_connect (probe, sa, NULL, &e);
+  g_object_unref (sa);
+  g_socket_close (probe, NULL);
+  g_object_unref (probe);
+  if (alive)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE,
+                   "cannot listen on '%s': another program is listening there", address);
+      return FALSE;
+    }
+  if (g_error_matches (e, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+    (void) unlink (path);
+  g_clear_error (&e);
+  return TRUE;
+}
+
+static GSocket *
+bind_unix (ListenSource *ls, const char *address, const char *path, GError **error)
+{
+  GSocketAddress *sa;
+  GSocket *sock;
+  struct stat st;
+
+  if (!clear_stale_socket (path, address, error))
+    return NULL;
+  sock = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
+  if (sock == NULL)
+    return NULL;
+  sa = g_unix_socket_address_new (path);
+  if (!g_socket_bind (sock, sa, FALSE, error))
+    {
+      g_prefix_error (error, "cannot listen on '%s': ", address);
+      g_object_unref (sa);
+      g_object_unref (sock);
+      return NULL;
+    }
+  g_object_unref (sa);
+  if (lstat (path, &st) == 0)
+    {
+      ls->unix_path = g_strdup (path);
+      ls->unix_dev = st.st_dev;
+      ls->unix_ino = st.st_ino;
+    }
+  return sock;
+}
+
+/* ---- the source ------------------------------------------------------------------ */
+
+static gboolean
+listen_pending (ViperTramSource *src)
+{
+  return ((ListenSource *) src)->head != NULL;
+}
+
+static ViperTram *
+listen_get (ViperTramSource *src)
+{
+  ListenSource *ls = (ListenSource *) src;
+  ViperTram *t = ls->head;
+
+  if (t == NULL)
+    return NULL;
+  ls->head = t->next;
+  if (ls->head == NULL)
+    ls->tail = NULL;
+  t->next = NULL;
+  return t;
+}
+
+static gboolean
+listen_at_end (ViperTramSource *src)
+{
+  /* Peers may always come: when to stop is the caller's policy (--idle-exit). */
+  (void) src;
+  return FALSE;
+}
+
+static void
+listen_attach (ViperTramSource *src, GMainContext *ctx)
+{
+  ListenSource *ls = (ListenSource *) src;
+
+  accept_disarm (ls);
+  for (guint i = 0; i < ls->conns->len; i++)
+    conn_disarm (g_ptr_array_index (ls->conns, i));
+  if (ls->ctx)
+    g_main_context_unref (ls->ctx);
+  ls->ctx = ctx ? g_main_context_ref (ctx) : g_main_context_ref_thread_default ();
+  accept_arm (ls);
+  for (guint i = 0; i < ls->conns->len; i++)
+    conn_arm (g_ptr_array_index (ls->conns, i));
+}
+
+static void
+listen_destroy (ViperTramSource *src)
+{
+  ListenSource *ls = (ListenSource *) src;
+  struct stat st;
+
+  accept_disarm (ls);
+  /* Closing reports each connection (and any partial line it loses). */
+  while (ls->conns->len > 0)
+    conn_close (g_ptr_array_index (ls->conns, ls->conns->len - 1), NULL);
+  g_ptr_array_unref (ls->conns);
+  if (ls->listener)
+    {
+      g_socket_close (ls->listener, NULL);
+      g_object_unref (ls->listener);
+    }
+  if (ls->unix_path && lstat (ls->unix_path, &st) == 0
+      && st.st_dev == ls->unix_dev && st.st_ino == ls->unix_ino)
+    (void) unlink (ls->unix_path);
+  while (ls->head)
+    {
+      ViperTram *t = ls->head;
+      ls->head = t->next;
+      t->next = NULL;
+      viper_tram_pool_release (ls->base.pool, t);
+    }
+  if (ls->ctx)
+    g_main_context_unref (ls->ctx);
+  if (ls->scratch)
+    viper_tram_fields_free (ls->scratch);
+  g_free (ls->rbuf);
+  g_free (ls->unix_path);
+  g_free (ls->address);
+}
+
+static const ViperTramSourceClass listen_class = {
+  .kind = "listen",
+  .pending = listen_pending,
+  .get = listen_get,
+  .reset = NULL,            /* a live stream cannot be rewound */
+  .at_end = listen_at_end,
+  .attach = listen_attach,
+  .destroy = listen_destroy,
+};
+
+ViperTramSource *
+viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *diag,
+                         ViperChannels *channels, GError **error)
+{
+  ListenSource *ls;
+  char *host = NULL, *path = NULL, *bound = NULL;
+  guint16 port = 0;
+  GSocket *sock;
+
+  g_return_val_if_fail (address != NULL && pool != NULL && channels != NULL, NULL);
+
+  if (!viper_listen_address_parse (address, &host, &port, &path, error))
+    return NULL;
+
+  ls = g_new0 (ListenSource, 1);
+  if (path)
+    {
+      sock = bind_unix (ls, address, path, error);
+      bound = g_strdup_printf ("unix:%s", path);
+    }
+  else
+    sock = bind_tcp (address, host, port, &bound, error);
+  g_free (host);
+  g_free (path);
+
+  if (sock)
+    {
+      g_socket_set_listen_backlog (sock, 128);
+      if (!g_socket_listen (sock, error))
+        {
+          g_prefix_error (error, "cannot listen on '%s': ", address);
+          g_clear_object (&sock);
+        }
+    }
+  if (sock == NULL)
+    {
+      if (ls->unix_path)
+        (void) unlink (ls->unix_path);
+      g_free (ls->unix_path);
+      g_free (bound);
+      g_free (ls);
+      return NULL;
+    }
+  g_socket_set_blocking (sock, FALSE);
+
+  ls->base.klass = &listen_class;
+  ls->base.name = g_strdup (bound);
+  ls->base.pool = pool;
+  ls->base.diag = diag;
+  ls->base.channels = channels;
+  ls->listener = sock;
+  ls->address = bound;
+  ls->conns = g_ptr_array_new ();
+  ls->rbuf = g_malloc (READ_CHUNK);
+  ls->scratch = viper_tram_fields_new ();
+  ls->last_activity = g_get_monotonic_time ();
+  if (diag)
+    viper_diag_event (diag, VIPER_DIAG_TRACE_START, "listening on %s", bound);
+  return &ls->base;
+}
+
+static ListenSource *
+as_listen (ViperTramSource *s)
+{
+  g_return_val_if_fail (s != NULL && s->klass == &listen_class, NULL);
+  return (ListenSource *) s;
+}
+
+guint
+viper_listen_source_open_connections (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  return ls ? ls->conns->len : 0;
+}
+
+guint
+viper_listen_source_total_connections (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  return ls ? ls->total : 0;
+}
+
+gint64
+viper_listen_source_last_activity (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  return ls ? ls->last_activity : 0;
+}
+
+const char *
+viper_listen_source_address (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  return ls ? ls->address : NULL;
+}

@@ -1,0 +1,63 @@
+/* source.c - the generic side of ViperTramSource (thesis 4.1, TramSource).
+ *
+ * A source is a small vtable object: every kind (file/stdin in
+ * source-file.c, socket listener in source-listen.c) embeds ViperTramSource as
+ * the first member of its own struct and supplies a ViperTramSourceClass.
+ * pending() and get() are inline in source.h because the engine calls them
+ * once per tram; the rarer operations live here and fill in the defaults a
+ * kind may leave out, so that callers never test for NULL hooks.
+ *
+ * Ownership: viper_tram_source_free() calls the kind's destroy() (which
+ * releases its own resources, including trams still queued, back to the pool)
+ * and then frees the common part.  The pool, diag and channels are not owned
+ * and must outlive the source.
+ */
+#include "core/source.h"
+
+gboolean
+viper_tram_source_reset (ViperTramSource *s, GError **error)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  if (s->klass->reset == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: a %s source cannot be rewound", s->name, s->klass->kind);
+      return FALSE;
+    }
+  return s->klass->reset (s, error);
+}
+
+gboolean
+viper_tram_source_at_end (ViperTramSource *s)
+{
+  g_return_val_if_fail (s != NULL, TRUE);
+  /* A kind without an end (a listener) is never at its end by itself. */
+  return s->klass->at_end ? s->klass->at_end (s) : FALSE;
+}
+
+void
+viper_tram_source_attach (ViperTramSource *s, GMainContext *ctx)
+{
+  g_return_if_fail (s != NULL);
+  if (s->klass->attach)
+    s->klass->attach (s, ctx);
+}
+
+void
+viper_tram_source_set_ready_func (ViperTramSource *s, ViperSourceReadyFunc f, gpointer data)
+{
+  g_return_if_fail (s != NULL);
+  s->ready = f;
+  s->ready_data = data;
+}
+
+void
+viper_tram_source_free (ViperTramSource *s)
+{
+  if (s == NULL)
+    return;
+  if (s->klass->destroy)
+    s->klass->destroy (s);
+  g_free (s->name);
+  g_free (s);
+}

@@ -65,6 +65,10 @@ struct _ViperTramSource {
   gpointer ready_data;
 };
 
+/* get() hands the tram over: the caller releases it to the pool.  attach()
+ * with ctx NULL uses the thread-default main context.  A listener queues every
+ * tram it reads until it is taken (nothing is dropped), so its memory grows
+ * with the trams not yet consumed; everything else a source holds is bounded. */
 static inline gboolean viper_tram_pending (ViperTramSource *s) { return s->klass->pending (s); }
 static inline ViperTram *viper_get_tram (ViperTramSource *s) { return s->klass->get (s); }
 gboolean viper_tram_source_reset (ViperTramSource *s, GError **error);
@@ -91,5 +95,12 @@ gint64 viper_listen_source_last_activity (ViperTramSource *s);
 const char *viper_listen_source_address (ViperTramSource *s);
 
 #define VIPER_DEFAULT_PORT 7405
+
+/* Check a listen address without binding it (command lines, tests).  On
+ * success either *unix_path is set (unix:PATH) or *host and *port are (tcp:,
+ * with "tcp:" = 127.0.0.1:7405, "tcp:PORT" = 127.0.0.1:PORT, IPv6 hosts in
+ * brackets: "tcp:[::1]:PORT").  Any out-pointer may be NULL; free with g_free. */
+gboolean viper_listen_address_parse (const char *address, char **host, guint16 *port,
+                                     char **unix_path, GError **error);
 
 G_END_DECLS

@@ -1,0 +1,689 @@
+/* test-source-file.c - the file and stdin tram sources.
+ *
+ * Each test writes a trace into a fresh temporary directory, reads it back
+ * through the public API and checks what arrived (values, line numbers,
+ * channel) and what was reported (the diagnostics sink is captured, so the
+ * exact "PATH:LINE:COL: reason" form is checked).  The stdin tests replace
+ * file descriptor 0 with a pipe fed by a writer thread; they are driven by
+ * the main loop and conditions, never by sleeps.
+ */
+#include "core/source.h"
+#include "core/tramparse.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+/* ---- helpers ------------------------------------------------------------- */
+
+typedef struct {
+  GPtrArray *bad;            /* messages of VIPER_DIAG_BAD_INPUT */
+  guint starts, ends, warnings;
+} Capture;
+
+static void
+capture_sink (ViperDiagKind kind, const char *message, gpointer user_data)
+{
+  Capture *cap = user_data;
+  switch (kind)
+    {
+    case VIPER_DIAG_BAD_INPUT: g_ptr_array_add (cap->bad, g_strdup (message)); break;
+    case VIPER_DIAG_TRACE_START: cap->starts++; break;
+    case VIPER_DIAG_TRACE_END: cap->ends++; break;
+    case VIPER_DIAG_WARNING: cap->warnings++; break;
+    default: break;
+    }
+}
+
+typedef struct {
+  ViperTramPool *pool;
+  ViperChannels *channels;
+  ViperDiag diag;
+  Capture cap;
+  char *dir;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  f->pool = viper_tram_pool_new ();
+  f->channels = viper_channels_new ();
+  f->cap.bad = g_ptr_array_new_with_free_func (g_free);
+  viper_diag_init (&f->diag, capture_sink, &f->cap);
+  f->dir = g_dir_make_tmp ("viper-source-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  g_assert_cmpuint (viper_tram_pool_live (f->pool), ==, 0);   /* nothing leaked */
+  viper_diag_clear (&f->diag);
+  g_ptr_array_unref (f->cap.bad);
+  viper_channels_free (f->channels);
+  viper_tram_pool_free (f->pool);
+  g_assert_cmpint (g_rmdir (f->dir), ==, 0);
+  g_free (f->dir);
+}
+
+static char *
+write_trace (Fixture *f, const char *name, const char *text, gsize len)
+{
+  char *path = g_build_filename (f->dir, name, NULL);
+  GError *error = NULL;
+  g_file_set_contents (path, text, (gssize) len, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+typedef struct {
+  char *raw;
+  guint32 line, channel;
+  gint64 rec, ev, proc, d0;
+  double time;
+} Seen;
+
+static void
+seen_free (gpointer p)
+{
+  Seen *s = p;
+  g_free (s->raw);
+  g_free (s);
+}
+
+static Seen *
+seen_new (const ViperTram *t)
+{
+  Seen *s = g_new0 (Seen, 1);
+  s->raw = g_strdup (viper_tram_raw (t));
+  s->line = t->line;
+  s->channel = t->channel;
+  s->rec = t->rec;
+  s->ev = t->ev;
+  s->proc = t->proc;
+  s->time = t->time;
+  s->d0 = viper_tram_datum (t, 0, -999);
+  return s;
+}
+
+/* Everything a regular file source delivers, up to its end.  For a regular
+ * file pending() must be exactly "get() would give a tram". */
+static GPtrArray *
+read_all (ViperTramSource *src, ViperTramPool *pool, guint limit)
+{
+  GPtrArray *all = g_ptr_array_new_with_free_func (seen_free);
+
+  for (guint i = 0; i <= limit; i++)
+    {
+      gboolean pending = viper_tram_pending (src);
+      /* A tram that can be taken means the source is not at its end. */
+      g_assert_cmpint (viper_tram_source_at_end (src), ==, !pending);
+      ViperTram *t = viper_get_tram (src);
+      g_assert_cmpint (pending, ==, t != NULL);
+      if (t == NULL)
+        break;
+      g_ptr_array_add (all, seen_new (t));
+      viper_tram_pool_release (pool, t);
+    }
+  g_assert_true (viper_tram_source_at_end (src));
+  g_assert_null (viper_get_tram (src));
+  g_assert_false (viper_tram_pending (src));
+  return all;
+}
+
+static gboolean
+has_prefix_and_reason (const char *msg, const char *prefix)
+{
+  return g_str_has_prefix (msg, prefix) && strlen (msg) > strlen (prefix);
+}
+
+/* ---- a small trace: values, comments, bad lines, reset -------------------- */
+
+static const char small_trace[] =
+  "# a comment\n"                              /* 1 */
+  "-3 -21 1.5 0 0 4 2 100 7 1 0\n"             /* 2 tram */
+  "\n"                                         /* 3 blank */
+  "   \t# indented comment\n"                  /* 4 */
+  "-4 -21 2.0 0 0 0\r\n"                       /* 5 tram, CRLF */
+  "-3 -21 x 0 0 0\n"                           /* 6 bad: TIME at column 8 */
+  "1 2\n"                                      /* 7 bad: fields missing */
+  "-3 -52 3.25 1 0 3 2 7 0 0\n"                /* 8 tram */
+  "-3 -52 4 1 0 3 2 7 0\n"                     /* 9 bad: NDATA 3, 2 fields */
+  "5 6 7.5 2 0 1 2 42";                        /* 10 tram, no final newline */
+
+static void
+check_small (GPtrArray *all, guint32 channel)
+{
+  static const guint32 lines[] = { 2, 5, 8, 10 };
+  g_assert_cmpuint (all->len, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      Seen *s = all->pdata[i];
+      g_assert_cmpuint (s->line, ==, lines[i]);
+      g_assert_cmpuint (s->channel, ==, channel);
+    }
+  Seen *a = all->pdata[0], *b = all->pdata[1], *c = all->pdata[2], *d = all->pdata[3];
+  g_assert_cmpint (a->rec, ==, -3);
+  g_assert_cmpint (a->ev, ==, -21);
+  g_assert_cmpfloat (a->time, ==, 1.5);
+  g_assert_cmpint (a->proc, ==, 0);
+  g_assert_cmpint (a->d0, ==, 100);
+  g_assert_cmpstr (a->raw, ==, "-3 -21 1.5 0 0 4 2 100 7 1 0");
+  g_assert_cmpint (b->rec, ==, -4);
+  g_assert_cmpfloat (b->time, ==, 2.0);
+  g_assert_cmpint (c->proc, ==, 1);
+  g_assert_cmpfloat (c->time, ==, 3.25);
+  g_assert_cmpint (d->rec, ==, 5);
+  g_assert_cmpint (d->ev, ==, 6);
+  g_assert_cmpint (d->proc, ==, 2);
+  g_assert_cmpint (d->d0, ==, 42);
+  g_assert_cmpstr (d->raw, ==, "5 6 7.5 2 0 1 2 42");
+}
+
+static void
+test_small_and_reset (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  char *path = write_trace (f, "small.trace", small_trace, sizeof small_trace - 1);
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (src);
+  g_assert_cmpstr (src->name, ==, path);
+  g_assert_cmpuint (viper_channels_count (f->channels), ==, 1);
+  g_assert_cmpstr (viper_channels_name (f->channels, 0), ==, path);
+
+  GPtrArray *first = read_all (src, f->pool, 100);
+  check_small (first, 0);
+  g_assert_cmpuint (src->lines_read, ==, 7);           /* 4 good + 3 bad, no comments */
+  g_assert_cmpuint (src->bytes_read, ==, sizeof small_trace - 1);
+  g_assert_cmpuint (f->diag.bad, ==, 3);
+  g_assert_cmpuint (f->cap.bad->len, ==, 3);
+  char *p6 = g_strdup_printf ("%s:6:8: ", path);
+  char *p7 = g_strdup_printf ("%s:7:", path);
+  char *p9 = g_strdup_printf ("%s:9:", path);
+  g_assert_true (has_prefix_and_reason (f->cap.bad->pdata[0], p6));
+  g_assert_true (has_prefix_and_reason (f->cap.bad->pdata[1], p7));
+  g_assert_true (has_prefix_and_reason (f->cap.bad->pdata[2], p9));
+  g_assert_cmpuint (f->cap.starts, ==, 1);
+  g_assert_cmpuint (f->cap.ends, ==, 1);
+
+  /* Rewind: the same trams with the same line numbers, the same reports. */
+  g_assert_true (viper_tram_source_reset (src, &error));
+  g_assert_no_error (error);
+  g_assert_false (viper_tram_source_at_end (src));
+  GPtrArray *second = read_all (src, f->pool, 100);
+  check_small (second, 0);
+  g_assert_cmpuint (second->len, ==, first->len);
+  for (guint i = 0; i < first->len; i++)
+    {
+      Seen *x = first->pdata[i], *y = second->pdata[i];
+      g_assert_cmpstr (x->raw, ==, y->raw);
+      g_assert_cmpuint (x->line, ==, y->line);
+      g_assert_cmpint (x->d0, ==, y->d0);
+      g_assert_cmpfloat (x->time, ==, y->time);
+    }
+  g_assert_cmpuint (src->lines_read, ==, 7);
+  g_assert_cmpuint (f->diag.bad, ==, 6);
+  g_assert_cmpstr (f->cap.bad->pdata[3], ==, f->cap.bad->pdata[0]);
+  g_assert_cmpuint (viper_channels_count (f->channels), ==, 1);   /* same channel */
+  g_assert_cmpuint (f->cap.starts, ==, 2);
+  g_assert_cmpuint (f->cap.ends, ==, 2);
+
+  /* Reset in the middle of a pass, with trams parsed but not taken. */
+  ViperTram *t = viper_get_tram (src);
+  g_assert_null (t);                                    /* at end: nothing */
+  g_assert_true (viper_tram_source_reset (src, &error));
+  t = viper_get_tram (src);
+  g_assert_nonnull (t);
+  g_assert_cmpuint (t->line, ==, 2);
+  viper_tram_pool_release (f->pool, t);
+  g_assert_true (viper_tram_pending (src));
+  g_assert_true (viper_tram_source_reset (src, &error));
+  GPtrArray *third = read_all (src, f->pool, 100);
+  check_small (third, 0);
+
+  g_ptr_array_unref (first);
+  g_ptr_array_unref (second);
+  g_ptr_array_unref (third);
+  g_free (p6);
+  g_free (p7);
+  g_free (p9);
+  viper_tram_source_free (src);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_free (path);
+}
+
+/* ---- missing files, directories ---------------------------------------------- */
+
+static void
+test_open_errors (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  GError *error = NULL;
+  char *missing = g_build_filename (f->dir, "nope.trace", NULL);
+  ViperTramSource *src = viper_file_source_new (missing, f->pool, &f->diag, f->channels, &error);
+  g_assert_null (src);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, missing));
+  g_clear_error (&error);
+
+  src = viper_file_source_new (f->dir, f->pool, &f->diag, f->channels, &error);
+  g_assert_null (src);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_cmpuint (viper_channels_count (f->channels), ==, 0);
+  g_free (missing);
+
+  /* An empty file: at its end at once, start and end reported. */
+  char *empty = write_trace (f, "empty.trace", "", 0);
+  src = viper_file_source_new (empty, f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  g_assert_false (viper_tram_pending (src));
+  g_assert_null (viper_get_tram (src));
+  g_assert_true (viper_tram_source_at_end (src));
+  g_assert_cmpuint (f->cap.starts, ==, 1);
+  g_assert_cmpuint (f->cap.ends, ==, 1);
+  viper_tram_source_free (src);
+  g_unlink (empty);
+  g_free (empty);
+}
+
+/* ---- an over-long line straddling a read block ---------------------------------- */
+
+#define LONG_LINE 70000
+
+static void
+test_long_line (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  GString *text = g_string_new (NULL);
+  GArray *line_of = g_array_new (FALSE, FALSE, sizeof (guint32));   /* counter -> line */
+  guint32 line = 0, long_line = 0;
+  gint64 counter = 0;
+
+  /* Short lines up to just before 1 MiB, the long line across the 1 MiB read
+   * boundary, then short lines up to more than 3 MiB. */
+  while (text->len < 3u * 1024 * 1024 + 123)
+    {
+      if (long_line == 0 && text->len > 1024 * 1024 - 30000)
+        {
+          long_line = ++line;
+          g_string_append (text, "-3 -21 1.0 0 0 1 2 ");
+          for (gsize n = 19; n < LONG_LINE; n++)
+            g_string_append_c (text, (char) ('0' + n % 10));
+          g_string_append_c (text, '\n');
+          continue;
+        }
+      line++;
+      g_array_append_val (line_of, line);
+      g_string_append_printf (text, "-3 -21 %" G_GINT64_FORMAT ".25 %d 0 1 2 %" G_GINT64_FORMAT "\n",
+                              counter, (int) (counter % 7), counter);
+      counter++;
+    }
+  char *path = write_trace (f, "long.trace", text->str, text->len);
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+
+  GPtrArray *all = read_all (src, f->pool, (guint) counter + 10);
+  g_assert_cmpuint (all->len, ==, (guint) counter);
+  for (guint i = 0; i < all->len; i++)
+    {
+      Seen *s = all->pdata[i];
+      g_assert_cmpint (s->d0, ==, (gint64) i);
+      g_assert_cmpuint (s->line, ==, g_array_index (line_of, guint32, i));
+      g_assert_cmpint (s->proc, ==, (gint64) (i % 7));
+    }
+  g_assert_cmpuint (f->diag.bad, ==, 1);
+  char *prefix = g_strdup_printf ("%s:%u:", path, long_line);
+  g_assert_true (has_prefix_and_reason (f->cap.bad->pdata[0], prefix));
+  g_assert_cmpuint (src->lines_read, ==, (guint64) counter + 1);
+  g_assert_cmpuint (src->bytes_read, ==, text->len);
+
+  g_free (prefix);
+  g_ptr_array_unref (all);
+  g_array_unref (line_of);
+  g_string_free (text, TRUE);
+  viper_tram_source_free (src);
+  g_unlink (path);
+  g_free (path);
+}
+
+/* ---- a large file is streamed, not loaded ------------------------------------------- */
+
+static gsize
+rss_bytes (void)
+{
+  char *text = NULL;
+  gsize kb = 0;
+  if (g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
+    {
+      const char *p = strstr (text, "VmRSS:");
+      if (p)
+        kb = (gsize) g_ascii_strtoull (p + 6, NULL, 10);
+      g_free (text);
+    }
+  return kb * 1024;
+}
+
+static void
+test_large_file_bounded (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  const gsize target = 96u * 1024 * 1024;
+  char *path = g_build_filename (f->dir, "large.trace", NULL);
+  FILE *out = fopen (path, "w");
+  gsize written = 0;
+  guint64 n = 0;
+
+  g_assert_nonnull (out);
+  while (written < target)
+    {
+      int k = fprintf (out, "-3 -21 %" G_GUINT64_FORMAT ".5 %u 0 4 2 %" G_GUINT64_FORMAT " 7 1 0\n",
+                       n, (unsigned) (n % 16), n);
+      g_assert_cmpint (k, >, 0);
+      written += (gsize) k;
+      n++;
+    }
+  g_assert_cmpint (fclose (out), ==, 0);
+
+  if (rss_bytes () == 0)
+    {
+      g_test_skip ("no /proc/self/status");
+      g_unlink (path);
+      g_free (path);
+      return;
+    }
+
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  gsize base = rss_bytes (), peak = base;
+  guint64 got = 0;
+  ViperTram *t;
+  while ((t = viper_get_tram (src)) != NULL)
+    {
+      g_assert_cmpint (viper_tram_datum (t, 0, -1), ==, (gint64) got);
+      viper_tram_pool_release (f->pool, t);
+      if (++got % 65536 == 0)
+        peak = MAX (peak, rss_bytes ());
+    }
+  peak = MAX (peak, rss_bytes ());
+  g_assert_cmpuint (got, ==, n);
+  g_assert_true (viper_tram_source_at_end (src));
+  g_assert_cmpuint (src->bytes_read, ==, written);
+  /* A file 96 MiB long must cost a few MiB, not its size. */
+  g_test_message ("RSS growth while reading %" G_GSIZE_FORMAT " bytes: %" G_GSIZE_FORMAT " bytes",
+                  written, peak - base);
+  g_assert_cmpuint (peak - base, <, 32u * 1024 * 1024);
+  viper_tram_source_free (src);
+  g_unlink (path);
+  g_free (path);
+}
+
+/* ---- attached regular file: the ready func is kicked from the main loop -------------- */
+
+typedef struct {
+  Fixture *f;
+  GMainLoop *loop;
+  GPtrArray *seen;
+  guint readies;
+  gboolean timed_out;
+} Driven;
+
+static void
+driven_ready (ViperTramSource *src, gpointer user_data)
+{
+  Driven *d = user_data;
+  ViperTram *t;
+  d->readies++;
+  while ((t = viper_get_tram (src)) != NULL)
+    {
+      g_ptr_array_add (d->seen, seen_new (t));
+      viper_tram_pool_release (d->f->pool, t);
+    }
+  if (viper_tram_source_at_end (src))
+    g_main_loop_quit (d->loop);
+}
+
+static gboolean
+watchdog (gpointer user_data)
+{
+  Driven *d = user_data;
+  d->timed_out = TRUE;
+  g_main_loop_quit (d->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_attached_file (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  char *path = write_trace (f, "small.trace", small_trace, sizeof small_trace - 1);
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  Driven d = { f, g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (seen_free), 0, FALSE };
+
+  viper_tram_source_set_ready_func (src, driven_ready, &d);
+  viper_tram_source_attach (src, NULL);
+  guint dog = g_timeout_add_seconds (30, watchdog, &d);
+  g_main_loop_run (d.loop);
+  g_assert_false (d.timed_out);
+  g_source_remove (dog);
+  g_assert_cmpuint (d.readies, >=, 1);
+  check_small (d.seen, 0);
+
+  g_ptr_array_unref (d.seen);
+  g_main_loop_unref (d.loop);
+  viper_tram_source_free (src);
+  g_unlink (path);
+  g_free (path);
+}
+
+/* ---- standard input ----------------------------------------------------------------- */
+
+static void
+test_stdin_no_reset (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new ("-", f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (src->name, ==, "-");
+  g_assert_cmpstr (src->klass->kind, ==, "stdin");
+  g_assert_cmpstr (viper_channels_name (f->channels, 0), ==, "<stdin>");
+  g_assert_false (viper_tram_source_reset (src, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "<stdin>"));
+  g_clear_error (&error);
+  viper_tram_source_free (src);
+}
+
+#define STDIN_FIRST 1000
+#define STDIN_TOTAL 5000
+
+typedef struct {
+  int fd;
+  GMutex lock;
+  GCond cond;
+  gboolean go_on;            /* the main loop took the first part */
+  gboolean gave_up;          /* waited too long: the main loop was blocked */
+} Writer;
+
+static void
+write_lines (int fd, int from, int to)
+{
+  GString *s = g_string_new (NULL);
+  for (int i = from; i < to; i++)
+    g_string_append_printf (s, "-3 -21 %d 1 0 1 2 %d\n", i, i);
+  for (gsize off = 0; off < s->len;)
+    {
+      gssize n = write (fd, s->str + off, s->len - off);
+      if (n < 0 && errno == EINTR)
+        continue;
+      g_assert_cmpint (n, >, 0);
+      off += (gsize) n;
+    }
+  g_string_free (s, TRUE);
+}
+
+static gpointer
+stdin_writer (gpointer data)
+{
+  Writer *w = data;
+  gint64 deadline = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+
+  write_lines (w->fd, 0, STDIN_FIRST);
+  /* Wait until the main loop has taken every line so far: it can only do so
+   * if reading stdin did not block it.  The deadline turns a blocked main
+   * loop into a failed test instead of a hang. */
+  g_mutex_lock (&w->lock);
+  while (!w->go_on)
+    if (!g_cond_wait_until (&w->cond, &w->lock, deadline))
+      {
+        w->gave_up = TRUE;
+        break;
+      }
+  g_mutex_unlock (&w->lock);
+  write_lines (w->fd, STDIN_FIRST, STDIN_TOTAL);
+  close (w->fd);
+  return NULL;
+}
+
+typedef struct {
+  Fixture *f;
+  GMainLoop *loop;
+  Writer *w;
+  int got;
+  gboolean bad_order;
+  gboolean timed_out;
+} StdinRun;
+
+static void
+stdin_ready (ViperTramSource *src, gpointer user_data)
+{
+  StdinRun *r = user_data;
+  ViperTram *t;
+  while ((t = viper_get_tram (src)) != NULL)
+    {
+      if (viper_tram_datum (t, 0, -1) != r->got || t->line != (guint32) r->got + 1)
+        r->bad_order = TRUE;
+      r->got++;
+      viper_tram_pool_release (r->f->pool, t);
+    }
+  if (r->got == STDIN_FIRST)
+    {
+      g_mutex_lock (&r->w->lock);
+      r->w->go_on = TRUE;
+      g_cond_signal (&r->w->cond);
+      g_mutex_unlock (&r->w->lock);
+    }
+  if (viper_tram_source_at_end (src))
+    g_main_loop_quit (r->loop);
+}
+
+static gboolean
+stdin_watchdog (gpointer user_data)
+{
+  StdinRun *r = user_data;
+  r->timed_out = TRUE;
+  g_main_loop_quit (r->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_stdin_main_loop (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  int pipefd[2];
+  int saved = dup (STDIN_FILENO);
+  g_assert_cmpint (saved, >=, 0);
+  g_assert_cmpint (pipe (pipefd), ==, 0);
+  g_assert_cmpint (dup2 (pipefd[0], STDIN_FILENO), ==, STDIN_FILENO);
+  close (pipefd[0]);
+
+  Writer w = { .fd = pipefd[1] };
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new ("-", f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  StdinRun r = { f, g_main_loop_new (NULL, FALSE), &w, 0, FALSE, FALSE };
+  viper_tram_source_set_ready_func (src, stdin_ready, &r);
+  viper_tram_source_attach (src, NULL);
+  g_assert_false (viper_tram_pending (src));     /* nothing written yet: must not block */
+
+  GThread *th = g_thread_new ("stdin-writer", stdin_writer, &w);
+  guint dog = g_timeout_add_seconds (60, stdin_watchdog, &r);
+  g_main_loop_run (r.loop);
+  g_thread_join (th);
+  g_assert_false (r.timed_out);
+  g_source_remove (dog);
+
+  g_assert_false (w.gave_up);
+  g_assert_false (r.bad_order);
+  g_assert_cmpint (r.got, ==, STDIN_TOTAL);
+  g_assert_true (viper_tram_source_at_end (src));
+  g_assert_cmpuint (src->lines_read, ==, STDIN_TOTAL);
+  g_assert_cmpuint (f->cap.starts, ==, 1);
+  g_assert_cmpuint (f->cap.ends, ==, 1);
+
+  viper_tram_source_free (src);
+  g_main_loop_unref (r.loop);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
+  g_assert_cmpint (dup2 (saved, STDIN_FILENO), ==, STDIN_FILENO);
+  close (saved);
+}
+
+/* Not attached: plain blocking reads of a pipe are fine. */
+static void
+test_stdin_blocking (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  int pipefd[2];
+  int saved = dup (STDIN_FILENO);
+  g_assert_cmpint (pipe (pipefd), ==, 0);
+  g_assert_cmpint (dup2 (pipefd[0], STDIN_FILENO), ==, STDIN_FILENO);
+  close (pipefd[0]);
+  const char text[] = "1 2 3 4 5 0\n# c\nbad line\n1 2 3.5 4 5 1 2 9";
+  g_assert_cmpint (write (pipefd[1], text, sizeof text - 1), ==, (gssize) sizeof text - 1);
+  close (pipefd[1]);
+
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new ("-", f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  GPtrArray *all = read_all (src, f->pool, 10);
+  g_assert_cmpuint (all->len, ==, 2);
+  g_assert_cmpuint (((Seen *) all->pdata[1])->line, ==, 4);
+  g_assert_cmpint (((Seen *) all->pdata[1])->d0, ==, 9);
+  g_assert_cmpuint (f->cap.bad->len, ==, 1);
+  g_assert_true (g_str_has_prefix (f->cap.bad->pdata[0], "<stdin>:3:1: "));
+  g_ptr_array_unref (all);
+  viper_tram_source_free (src);
+  dup2 (saved, STDIN_FILENO);
+  close (saved);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(name, fn) g_test_add ("/source/file/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("small-and-reset", test_small_and_reset);
+  ADD ("open-errors", test_open_errors);
+  ADD ("long-line", test_long_line);
+  ADD ("large-file-bounded", test_large_file_bounded);
+  ADD ("attached", test_attached_file);
+  ADD ("stdin-no-reset", test_stdin_no_reset);
+  ADD ("stdin-main-loop", test_stdin_main_loop);
+  ADD ("stdin-blocking", test_stdin_blocking);
+#undef ADD
+  return g_test_run ();
+}
