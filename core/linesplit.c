@@ -1,0 +1,176 @@
+/* linesplit.c - cutting a byte stream into lines, in bounded memory.
+ *
+ * A line that lies entirely inside the chunk being fed is handed to on_line
+ * straight from the caller's bytes (memchr finds the '\n'): in a large
+ * buffered read that is every line but the one straddling the chunk end, so
+ * the common path copies nothing.  Only that straddling line is copied into
+ * the splitter's buffer, and the buffer never grows beyond VIPER_MAX_LINE + 1
+ * bytes (a maximal line plus the '\r' of a CRLF end, which is kept for the
+ * scanner to ignore and so is not counted against the limit).
+ *
+ * As soon as a line can no longer fit, it is reported once and the splitter
+ * switches to discarding bytes until the next '\n': a peer that sends a
+ * gigabyte without a newline costs one message and no memory.  Line numbers
+ * count every line, delivered or reported, from 1.
+ */
+#include "core/tramparse.h"
+
+#include <string.h>
+
+struct _ViperLineSplitter {
+  ViperLineFunc on_line;
+  ViperLineErrorFunc on_error;
+  gpointer user_data;
+  char *buf;                /* the pending partial line */
+  gsize buf_len, buf_cap;
+  guint64 lineno;           /* number of the line being assembled */
+  gboolean discarding;      /* inside a reported over-long line */
+};
+
+ViperLineSplitter *
+viper_line_splitter_new (ViperLineFunc on_line, ViperLineErrorFunc on_error, gpointer user_data)
+{
+  ViperLineSplitter *s = g_new0 (ViperLineSplitter, 1);
+  s->on_line = on_line;
+  s->on_error = on_error;
+  s->user_data = user_data;
+  s->lineno = 1;
+  return s;
+}
+
+void
+viper_line_splitter_free (ViperLineSplitter *s)
+{
+  if (!s)
+    return;
+  g_free (s->buf);
+  g_free (s);
+}
+
+/* Whether a line (or the start of one) of len bytes ending in last can still
+ * be accepted: the '\r' of a CRLF may be the 65,537th byte. */
+static inline gboolean
+fits (gsize len, char last)
+{
+  return len <= VIPER_MAX_LINE || (len == VIPER_MAX_LINE + 1 && last == '\r');
+}
+
+static void
+too_long (ViperLineSplitter *s)
+{
+  if (s->on_error)
+    s->on_error (s->lineno, VIPER_MAX_LINE + 1, "line is longer than 65536 bytes", s->user_data);
+}
+
+static void
+append (ViperLineSplitter *s, const char *p, gsize n)
+{
+  gsize need = s->buf_len + n;
+  if (need > s->buf_cap)
+    {
+      gsize cap = s->buf_cap ? s->buf_cap : 256;
+      while (cap < need)
+        cap *= 2;
+      s->buf_cap = MIN (cap, (gsize) VIPER_MAX_LINE + 1);
+      s->buf = g_realloc (s->buf, s->buf_cap);
+    }
+  memcpy (s->buf + s->buf_len, p, n);
+  s->buf_len = need;
+}
+
+void
+viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
+{
+  const char *p = data, *end = data + len;
+
+  while (p < end)
+    {
+      if (G_UNLIKELY (s->discarding))
+        {
+          const char *nl = memchr (p, '\n', (gsize) (end - p));
+          if (!nl)
+            return;
+          p = nl + 1;
+          s->discarding = FALSE;
+          s->lineno++;
+          continue;
+        }
+
+      const char *nl = memchr (p, '\n', (gsize) (end - p));
+      gsize n = (gsize) ((nl ? nl : end) - p);
+
+      if (s->buf_len)
+        {
+          /* completing (or extending) the line left over from the last chunk */
+          char last = n ? p[n - 1] : s->buf[s->buf_len - 1];
+          if (!fits (s->buf_len + n, last))
+            {
+              too_long (s);
+              s->buf_len = 0;
+              s->discarding = TRUE;
+              continue;       /* the discarding branch finds the same '\n' */
+            }
+          append (s, p, n);
+          if (!nl)
+            return;
+          s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
+          s->buf_len = 0;
+          s->lineno++;
+          p = nl + 1;
+          continue;
+        }
+
+      if (!nl)
+        {
+          if (!fits (n, p[n - 1]))
+            {
+              too_long (s);
+              s->discarding = TRUE;
+              return;
+            }
+          append (s, p, n);
+          return;
+        }
+
+      if (G_LIKELY (fits (n, n ? p[n - 1] : '\0')))
+        s->on_line (p, n, s->lineno, s->user_data);
+      else
+        too_long (s);
+      s->lineno++;
+      p = nl + 1;
+    }
+}
+
+void
+viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line)
+{
+  if (s->discarding)
+    {
+      /* already reported as too long: one message per line */
+      s->discarding = FALSE;
+      s->lineno++;
+      return;
+    }
+  if (!s->buf_len)
+    return;
+  if (partial_is_line)
+    s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
+  else if (s->on_error)
+    s->on_error (s->lineno, (guint) s->buf_len + 1, "connection closed in the middle of a line", s->user_data);
+  s->buf_len = 0;
+  s->lineno++;
+}
+
+void
+viper_line_splitter_reset (ViperLineSplitter *s)
+{
+  s->buf_len = 0;
+  s->discarding = FALSE;
+  s->lineno = 1;
+}
+
+guint64
+viper_line_splitter_lines (const ViperLineSplitter *s)
+{
+  return s->lineno - 1;
+}

@@ -1,0 +1,428 @@
+/* test-scan.c - the PICL line scanner: every rule of picl.md section 1, and
+ * the exact reason text and column of every kind of bad input. */
+#include "core/tramparse.h"
+
+#include <math.h>
+#include <string.h>
+
+static ViperTramFields *fields;
+
+/* The line goes into a heap block of exactly len bytes, with no NUL after
+ * it, so that under AddressSanitizer any read past the line is caught. */
+static ViperLineKind
+scan_len (const char *line, gsize len, ViperParseError *err)
+{
+  memset (err, 0, sizeof *err);
+  char *exact = g_malloc (len ? len : 1);
+  memcpy (exact, line, len);
+  ViperLineKind k = viper_tram_scan (exact, len, fields, err);
+  g_free (exact);
+  return k;
+}
+
+static ViperLineKind
+scan (const char *line, ViperParseError *err)
+{
+  return scan_len (line, strlen (line), err);
+}
+
+static void
+assert_tram (const char *line)
+{
+  ViperParseError err;
+  ViperLineKind k = scan (line, &err);
+  if (k != VIPER_LINE_TRAM)
+    g_error ("'%s' should be a tram, got kind %d: %u: %s", line, k, err.column, err.reason);
+}
+
+static void
+assert_bad_len (const char *line, gsize len, guint column, const char *reason)
+{
+  ViperParseError err;
+  ViperLineKind k = scan_len (line, len, &err);
+  if (k != VIPER_LINE_BAD)
+    g_error ("'%.*s' should be bad (%s), got kind %d", (int) MIN (len, 80), line, reason, k);
+  g_assert_cmpstr (err.reason, ==, reason);
+  g_assert_cmpuint (err.column, ==, column);
+}
+
+static void
+assert_bad (const char *line, guint column, const char *reason)
+{
+  assert_bad_len (line, strlen (line), column, reason);
+}
+
+/* ---- well-formed lines --------------------------------------------------- */
+
+static void
+test_picl_line (void)
+{
+  assert_tram ("-3 -21 0.00123456 3 0 4 2 128 7 5 0");
+  g_assert_cmpint (fields->rec, ==, -3);
+  g_assert_cmpint (fields->ev, ==, -21);
+  g_assert_cmpfloat (fields->time, ==, 0.00123456);
+  g_assert_cmpint (fields->proc, ==, 3);
+  g_assert_cmpint (fields->process, ==, 0);
+  g_assert_cmpuint (fields->ndata, ==, 4);
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_INT);
+  g_assert_cmpuint (fields->data_off, ==, 24);
+  g_assert_cmpuint (fields->len, ==, 35);
+  g_assert_cmpint (fields->data[0], ==, 128);
+  g_assert_cmpint (fields->data[1], ==, 7);
+  g_assert_cmpint (fields->data[2], ==, 5);
+  g_assert_cmpint (fields->data[3], ==, 0);
+}
+
+static void
+test_monalisa_line (void)
+{
+  assert_tram ("2 14 12100 2 0 3 2 17 0 0");
+  g_assert_cmpint (fields->rec, ==, 2);
+  g_assert_cmpint (fields->ev, ==, 14);
+  g_assert_cmpfloat (fields->time, ==, 12100.0);
+  g_assert_cmpint (fields->proc, ==, 2);
+  g_assert_cmpuint (fields->ndata, ==, 3);
+  g_assert_cmpint (fields->data[0], ==, 17);
+  g_assert_cmpint (fields->data[2], ==, 0);
+}
+
+static void
+test_ndata_zero (void)
+{
+  assert_tram ("-4 -21 2.5 -1 0 0");
+  g_assert_cmpint (fields->proc, ==, -1);
+  g_assert_cmpuint (fields->ndata, ==, 0);
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_INT);
+  g_assert_cmpuint (fields->data_off, ==, 0);
+  assert_tram ("-4 -21 2.5 -1 0 0   \t");
+  g_assert_cmpuint (fields->len, ==, 21);
+}
+
+static void
+test_time_formats (void)
+{
+  static const struct {
+    const char *text;
+    double value;
+  } cases[] = {
+    { "12100", 12100.0 }, { "0.00001", 0.00001 }, { "-2.75", -2.75 }, { "1.5e-3", 1.5e-3 },
+    { "+7", 7.0 }, { "1E3", 1000.0 }, { "1e+3", 1000.0 }, { "2.5E-2", 0.025 }, { "0", 0.0 },
+    { "0.1", 0.1 }, { "123456789012345678", 123456789012345678.0 },
+    { "9007199254740993", 9007199254740993.0 },
+    { "0.30000000000000004", 0.30000000000000004 },
+    { "0.1000000000000000000000000001", 0.1 },
+    { "1.7976931348623157e308", 1.7976931348623157e308 },
+    { "4.9406564584124654e-324", 4.9406564584124654e-324 },
+    { "1e-400", 0.0 },
+    { "000000000000000000000000012.5", 12.5 },
+    { "1e0000000000000000000000002", 100.0 },
+    { "123.456e-2", 1.23456 },
+    { "1234567890123456789012345", 1234567890123456789012345.0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      char *line = g_strdup_printf ("-3 -21 %s 3 0 0", cases[i].text);
+      assert_tram (line);
+      if (fields->time != cases[i].value)
+        g_error ("TIME %s: got %.17g, want %.17g", cases[i].text, fields->time, cases[i].value);
+      g_free (line);
+    }
+  assert_tram ("-3 -21 -0 3 0 0");
+  g_assert_true (fields->time == 0.0 && signbit (fields->time));
+  assert_tram ("-3 -21 -0.0e5 3 0 0");
+  g_assert_true (fields->time == 0.0 && signbit (fields->time));
+}
+
+static void
+test_int64_limits (void)
+{
+  assert_tram ("-9223372036854775808 9223372036854775807 1 -9223372036854775808 9223372036854775807 2 2 "
+               "-9223372036854775808 9223372036854775807");
+  g_assert_cmpint (fields->rec, ==, G_MININT64);
+  g_assert_cmpint (fields->ev, ==, G_MAXINT64);
+  g_assert_cmpint (fields->proc, ==, G_MININT64);
+  g_assert_cmpint (fields->process, ==, G_MAXINT64);
+  g_assert_cmpint (fields->data[0], ==, G_MININT64);
+  g_assert_cmpint (fields->data[1], ==, G_MAXINT64);
+
+  assert_tram ("+5 -0 1 0000000000000000000000000000042 -00000000000000000000000000000001 1 02 +3");
+  g_assert_cmpint (fields->rec, ==, 5);
+  g_assert_cmpint (fields->ev, ==, 0);
+  g_assert_cmpint (fields->proc, ==, 42);
+  g_assert_cmpint (fields->process, ==, -1);
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_INT);
+  g_assert_cmpint (fields->data[0], ==, 3);
+
+  assert_tram ("999999999999999999 -999999999999999999 1 1000000000000000000 -1000000000000000000 0");
+  g_assert_cmpint (fields->rec, ==, G_GINT64_CONSTANT (999999999999999999));
+  g_assert_cmpint (fields->ev, ==, -G_GINT64_CONSTANT (999999999999999999));
+  g_assert_cmpint (fields->proc, ==, G_GINT64_CONSTANT (1000000000000000000));
+  g_assert_cmpint (fields->process, ==, -G_GINT64_CONSTANT (1000000000000000000));
+
+  assert_bad ("9223372036854775808 0 1 0 0 0", 1, "REC overflows 64 bits");
+  assert_bad ("0 -9223372036854775809 1 0 0 0", 3, "EV overflows 64 bits");
+  assert_bad ("0 0 1 18446744073709551616 0 0", 7, "PROC overflows 64 bits");
+  assert_bad ("0 0 1 0 99999999999999999999999999 0", 9, "PROCESS overflows 64 bits");
+  assert_bad ("0 0 1 0 0 9223372036854775808", 11, "NDATA overflows 64 bits");
+  assert_bad ("0 0 1 0 0 1 2 9223372036854775808", 15, "data field 1 overflows 64 bits");
+  assert_bad ("0 0 1 0 0 2 2 1 -9223372036854775809", 17, "data field 2 overflows 64 bits");
+  assert_bad ("0 0 1 0 0 1 9223372036854775808 1", 13, "DTYPE overflows 64 bits");
+  /* a malformed long number is malformed first */
+  assert_bad ("12345678901234567890123x 0 1 0 0 0", 1, "REC is not an integer");
+}
+
+static void
+test_blanks_and_crlf (void)
+{
+  assert_tram ("  \t-3\t\t-21  1.5 \t 3 0 1\t2 9 \t ");
+  g_assert_cmpint (fields->ev, ==, -21);
+  g_assert_cmpfloat (fields->time, ==, 1.5);
+  g_assert_cmpint (fields->data[0], ==, 9);
+  g_assert_cmpuint (fields->data_off, ==, 24);
+
+  assert_tram ("-3 -21 1.5 3 0 1 2 9\r");
+  g_assert_cmpuint (fields->len, ==, 20);
+  g_assert_cmpint (fields->data[0], ==, 9);
+  /* only the one '\r' of the line end is ignored */
+  assert_bad ("-3 -21 1.5 3 0 1 2 9\r\r", 20, "data field 1 is not an integer");
+  assert_bad ("-3 -21\r 1.5 3 0 0", 4, "EV is not an integer");
+}
+
+static void
+test_comments (void)
+{
+  static const char *const comments[] = { "", " ", "\t \t", "\r", "  \r", "#", "# -3 -21 x", "   #x", "\t#\r" };
+  for (guint i = 0; i < G_N_ELEMENTS (comments); i++)
+    {
+      ViperParseError err;
+      g_assert_cmpint (scan (comments[i], &err), ==, VIPER_LINE_COMMENT);
+    }
+  /* '#' after the first field is not a comment */
+  assert_bad ("-3 # x", 4, "EV is not an integer");
+}
+
+static void
+test_quoted_dtype (void)
+{
+  const char *line = "-3 -911 1.5 0 0 3 \"%d %s %s\" 5 hello world";
+  assert_tram (line);
+  g_assert_cmpint (fields->rec, ==, -3);
+  g_assert_cmpint (fields->ev, ==, -911);
+  g_assert_cmpfloat (fields->time, ==, 1.5);
+  g_assert_cmpuint (fields->ndata, ==, 3);
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_OTHER);
+  g_assert_cmpuint (fields->data_off, ==, 18);
+  g_assert_cmpint (line[fields->data_off], ==, '"');
+
+  assert_tram ("-3 -911 1.5 0 0 1 \"\" word");
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_OTHER);
+  assert_tram ("-3 -911 1.5 0 0 2 \"%s\"\tx\"y \"z");
+  g_assert_cmpuint (fields->ndata, ==, 2);
+
+  assert_bad ("-3 -911 1.5 0 0 3 \"%d %s %s 5 hello world", 19, "unterminated quoted DTYPE");
+  assert_bad ("-3 -911 1.5 0 0 1 \"%d\"5", 19, "quoted DTYPE is not followed by a blank");
+  assert_bad ("-3 -911 1.5 0 0 3 \"%d %s %s\" 5 hello", 37, "NDATA is 3 but 2 data fields follow");
+  assert_bad ("-3 -911 1.5 0 0 3 \"%d %s %s\" 5 hello big world", 42, "NDATA is 3 but 4 data fields follow");
+}
+
+static void
+test_other_dtype (void)
+{
+  assert_tram ("1 2 3 4 5 2 7 abc 1.5");
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_OTHER);
+  g_assert_cmpuint (fields->ndata, ==, 2);
+  g_assert_cmpuint (fields->data_off, ==, 12);
+  assert_tram ("1 2 3 4 5 1 -2 x");
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_OTHER);
+  assert_tram ("1 2 3 4 5 1 02 7");
+  g_assert_cmpint (fields->dtype, ==, VIPER_DTYPE_INT);
+  assert_bad ("1 2 3 4 5 2 7 a b c", 19, "NDATA is 2 but 3 data fields follow");
+  assert_bad ("1 2 3 4 5 2 7 a", 16, "NDATA is 2 but 1 data field follows");
+  assert_bad ("1 2 3 4 5 1 x 7", 13, "DTYPE is not an integer or a quoted format");
+  assert_bad ("1 2 3 4 5 1 2.0 7", 13, "DTYPE is not an integer or a quoted format");
+}
+
+/* ---- bad input ----------------------------------------------------------- */
+
+static void
+test_missing_fields (void)
+{
+  assert_bad ("-3", 3, "missing field EV");
+  assert_bad ("-3 -21", 7, "missing field TIME");
+  assert_bad ("-3 -21 1.5", 11, "missing field PROC");
+  assert_bad ("-3 -21 1.5 3", 13, "missing field PROCESS");
+  assert_bad ("-3 -21 1.5 3 0", 15, "missing field NDATA");
+  assert_bad ("-3 -21 1.5 3 0 4", 17, "missing field DTYPE");
+  assert_bad ("-3 -21 1.5 3 0 4 \t", 19, "missing field DTYPE");
+  assert_bad ("-3 -21 1.5 3 0 4\r", 17, "missing field DTYPE");
+  assert_bad ("  -3  ", 7, "missing field EV");
+}
+
+static void
+test_not_numbers (void)
+{
+  assert_bad ("x -21 1 3 0 0", 1, "REC is not an integer");
+  assert_bad ("-3 2x 1 3 0 0", 4, "EV is not an integer");
+  assert_bad ("-3 - 1 3 0 0", 4, "EV is not an integer");
+  assert_bad ("-3 +-2 1 3 0 0", 4, "EV is not an integer");
+  assert_bad ("-3 0x10 1 3 0 0", 4, "EV is not an integer");
+  assert_bad ("-3 -21 1 p 0 0", 10, "PROC is not an integer");
+  assert_bad ("-3 -21 1 3 0.0 0", 12, "PROCESS is not an integer");
+  assert_bad ("-3 -21 1 3 0 x", 14, "NDATA is not an integer");
+  assert_bad ("-3 -21 1 3 0 2.", 14, "NDATA is not an integer");
+  assert_bad ("-3 -21 1 3 0 2 2 1 x", 20, "data field 2 is not an integer");
+  assert_bad ("-3 -21 1 3 0 2 2 1e3 2", 18, "data field 1 is not an integer");
+
+  static const char *const bad_times[] = {
+    "0x10", "inf", "-inf", "nan", "NaN", "infinity", "1.", ".5", "-.5", "1e", "1e+", "1e-", "--1", "+-1",
+    "1.5.2", "1,5", "1.5e3.2", "e5", "-", "+", "1ee5", "1.e5", "12a", "0x1p3", "1e5x",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad_times); i++)
+    {
+      char *line = g_strdup_printf ("-3 -21 %s 3 0 0", bad_times[i]);
+      assert_bad (line, 8, "TIME is not a decimal number");
+      g_free (line);
+    }
+  assert_bad ("-3 -21 1e400 3 0 0", 8, "TIME overflows a double");
+  assert_bad ("-3 -21 -1.8e308 3 0 0", 8, "TIME overflows a double");
+  assert_bad ("-3 -21 1e99999999999 3 0 0", 8, "TIME overflows a double");
+}
+
+static void
+test_ndata (void)
+{
+  assert_bad ("-3 -21 1 3 0 -1 2 5", 14, "NDATA is negative");
+  assert_bad ("-3 -21 1 3 0 -9223372036854775808", 14, "NDATA is negative");
+  assert_bad ("-3 -21 1 3 0 4 2 1 2 3", 23, "NDATA is 4 but 3 data fields follow");
+  assert_bad ("-3 -21 1 3 0 2 2 1  ", 21, "NDATA is 2 but 1 data field follows");
+  assert_bad ("-3 -21 1 3 0 1 2", 17, "NDATA is 1 but 0 data fields follow");
+  assert_bad ("-3 -21 1 3 0 2 2 1 2 3", 22, "NDATA is 2 but 3 data fields follow");
+  assert_bad ("-3 -21 1 3 0 1 2 1 x y", 20, "NDATA is 1 but 3 data fields follow");
+  assert_bad ("-3 -21 1 3 0 9999999999 2 1", 28, "NDATA is 9999999999 but 1 data field follows");
+  assert_bad ("-3 -21 1 3 0 0 2 5", 16, "NDATA is 0 but more fields follow");
+  assert_bad ("-3 -21 1 3 0 0 #", 16, "NDATA is 0 but more fields follow");
+}
+
+static void
+test_nul (void)
+{
+  static const char l1[] = "-3 -21 1\0 3 0 0";
+  assert_bad_len (l1, sizeof l1 - 1, 9, "line contains a NUL byte");
+  static const char l2[] = "\0-3 -21 1 3 0 0";
+  assert_bad_len (l2, sizeof l2 - 1, 1, "line contains a NUL byte");
+  static const char l3[] = "# comment \0 here";
+  assert_bad_len (l3, sizeof l3 - 1, 11, "line contains a NUL byte");
+  static const char l4[] = "-3 -911 1 0 0 2 \"%s\0\" a b";
+  assert_bad_len (l4, sizeof l4 - 1, 20, "line contains a NUL byte");
+  static const char l5[] = "-3 -911 1 0 0 2 \"%s";  /* unterminated, but the NUL is the news */
+  char buf[64];
+  memcpy (buf, l5, sizeof l5 - 1);
+  buf[sizeof l5 - 1] = '\0';
+  assert_bad_len (buf, sizeof l5, 20, "line contains a NUL byte");
+  static const char l6[] = "1 2 3 4 5 2 7 ab c\0d";
+  assert_bad_len (l6, sizeof l6 - 1, 19, "line contains a NUL byte");
+  /* a NUL after an error elsewhere is still what gets reported */
+  static const char l7[] = "x 2 3 4 5 0 \0";
+  assert_bad_len (l7, sizeof l7 - 1, 13, "line contains a NUL byte");
+  static const char l8[] = "1 2 3 4 5 1 2 7\0";
+  assert_bad_len (l8, sizeof l8 - 1, 16, "line contains a NUL byte");
+}
+
+static void
+test_line_length (void)
+{
+  /* " 0 0 0 0 0 32759 2" (18 bytes) + 32759 x " 0" = 65536 bytes: also the
+   * most data fields a line can hold */
+  GString *s = g_string_new (" 0 0 0 0 0 32759 2");
+  for (guint i = 0; i < 32759; i++)
+    g_string_append (s, " 0");
+  g_assert_cmpuint (s->len, ==, 65536);
+  s->str[s->len - 1] = '7';
+  assert_tram (s->str);
+  g_assert_cmpuint (fields->ndata, ==, 32759);
+  g_assert_cmpint (fields->data[32758], ==, 7);
+  g_assert_cmpuint (fields->len, ==, 65536);
+
+  g_string_append_c (s, '\r');
+  assert_tram (s->str);
+  g_assert_cmpuint (fields->len, ==, 65536);
+
+  g_string_truncate (s, 65536);
+  g_string_prepend_c (s, ' ');
+  g_assert_cmpuint (s->len, ==, 65537);
+  assert_bad (s->str, 65537, "line is longer than 65536 bytes");
+  g_string_append_c (s, '\r');
+  assert_bad (s->str, 65537, "line is longer than 65536 bytes");
+  g_string_free (s, TRUE);
+}
+
+static void
+test_from_fields (void)
+{
+  ViperTramPool *pool = viper_tram_pool_new ();
+  ViperLineKind kind;
+  ViperParseError err;
+  const char *line = " -3 -21 0.5 3 0 2 2 -7 8\r";
+  ViperTram *t = viper_tram_parse (pool, fields, line, strlen (line), &kind, &err);
+  g_assert_nonnull (t);
+  g_assert_cmpint (kind, ==, VIPER_LINE_TRAM);
+  g_assert_cmpint (t->rec, ==, -3);
+  g_assert_cmpint (t->ev, ==, -21);
+  g_assert_cmpfloat (t->time, ==, 0.5);
+  g_assert_cmpint (t->proc, ==, 3);
+  g_assert_cmpuint (t->ndata, ==, 2);
+  g_assert_cmpint (viper_tram_datum (t, 0, 0), ==, -7);
+  g_assert_cmpint (viper_tram_datum (t, 1, 0), ==, 8);
+  g_assert_cmpint (viper_tram_datum (t, 2, 99), ==, 99);
+  g_assert_cmpstr (viper_tram_raw (t), ==, " -3 -21 0.5 3 0 2 2 -7 8");
+  g_assert_cmpuint (t->raw_len, ==, 24);
+  g_assert_cmpuint (t->data_off, ==, 18);
+  g_assert_cmpint (t->state, ==, VIPER_TRAM_NEW);
+  g_assert_null (t->next);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 1);
+
+  const char *q = "-3 -911 1.5 0 0 3 \"%d %s %s\" 5 hello world";
+  ViperTram *u = viper_tram_parse (pool, fields, q, strlen (q), &kind, &err);
+  g_assert_nonnull (u);
+  g_assert_null (viper_tram_data (u));
+  g_assert_cmpint (viper_tram_datum (u, 0, -1), ==, -1);
+  g_assert_cmpstr (viper_tram_raw (u), ==, q);
+  g_assert_cmpstr (viper_tram_raw (u) + u->data_off, ==, "\"%d %s %s\" 5 hello world");
+
+  g_assert_null (viper_tram_parse (pool, fields, "# c", 3, &kind, &err));
+  g_assert_cmpint (kind, ==, VIPER_LINE_COMMENT);
+  g_assert_null (viper_tram_parse (pool, fields, "1 2", 3, &kind, &err));
+  g_assert_cmpint (kind, ==, VIPER_LINE_BAD);
+  g_assert_cmpstr (err.reason, ==, "missing field TIME");
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 2);
+
+  viper_tram_pool_release (pool, t);
+  viper_tram_pool_release (pool, u);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
+  viper_tram_pool_free (pool);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  fields = viper_tram_fields_new ();
+  g_test_add_func ("/scan/picl-line", test_picl_line);
+  g_test_add_func ("/scan/monalisa-line", test_monalisa_line);
+  g_test_add_func ("/scan/ndata-zero", test_ndata_zero);
+  g_test_add_func ("/scan/time-formats", test_time_formats);
+  g_test_add_func ("/scan/int64-limits", test_int64_limits);
+  g_test_add_func ("/scan/blanks-and-crlf", test_blanks_and_crlf);
+  g_test_add_func ("/scan/comments", test_comments);
+  g_test_add_func ("/scan/quoted-dtype", test_quoted_dtype);
+  g_test_add_func ("/scan/other-dtype", test_other_dtype);
+  g_test_add_func ("/scan/bad/missing-fields", test_missing_fields);
+  g_test_add_func ("/scan/bad/not-numbers", test_not_numbers);
+  g_test_add_func ("/scan/bad/ndata", test_ndata);
+  g_test_add_func ("/scan/bad/nul", test_nul);
+  g_test_add_func ("/scan/line-length", test_line_length);
+  g_test_add_func ("/scan/from-fields", test_from_fields);
+  int rc = g_test_run ();
+  viper_tram_fields_free (fields);
+  return rc;
+}

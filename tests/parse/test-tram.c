@@ -1,0 +1,327 @@
+/* test-tram.c - the tram pool, copying, printing, number formatting, and the
+ * diagnostics counter. */
+#include "core/diag.h"
+#include "core/tramparse.h"
+
+#include <float.h>
+#include <string.h>
+
+static gsize
+rounded (gsize ndata_ints, gsize raw_len)
+{
+  return (sizeof (ViperTram) + ndata_ints * 8 + raw_len + 1 + 15) / 16 * 16;
+}
+
+/* Everything zero but the pool's own bookkeeping. */
+static void
+assert_zeroed (const ViperTram *t, gsize body)
+{
+  ViperTram h = *t;
+  h.size_class = 0;
+  const guint8 *bytes = (const guint8 *) &h;
+  for (gsize i = 0; i < sizeof h; i++)
+    g_assert_cmpuint (bytes[i], ==, 0);
+  bytes = (const guint8 *) (t + 1);
+  for (gsize i = 0; i < body; i++)
+    g_assert_cmpuint (bytes[i], ==, 0);
+}
+
+static void
+test_pool_counters (void)
+{
+  ViperTramPool *pool = viper_tram_pool_new ();
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, 0);
+
+  ViperTram *a = viper_tram_pool_alloc (pool, 0, 10);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 1);
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, rounded (0, 10));
+  ViperTram *b = viper_tram_pool_alloc (pool, 4, 35);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 2);
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, rounded (0, 10) + rounded (4, 35));
+  ViperTram *big = viper_tram_pool_alloc (pool, 100, 5000);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 3);
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, rounded (0, 10) + rounded (4, 35) + rounded (100, 5000));
+
+  /* zeroed, whatever the block held before */
+  assert_zeroed (b, 4 * 8 + 36);
+  memset (b + 1, 0xab, 4 * 8 + 36);
+  b->rec = 77;
+  viper_tram_pool_release (pool, b);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 2);
+  ViperTram *c = viper_tram_pool_alloc (pool, 4, 35);
+  g_assert_true (c == b);   /* the freed block of the same class is reused */
+  g_assert_cmpint (c->rec, ==, 0);
+  assert_zeroed (c, 4 * 8 + 36);
+
+  /* a different length in the same 16-byte class reuses it too */
+  viper_tram_pool_release (pool, c);
+  ViperTram *d = viper_tram_pool_alloc (pool, 4, 36);
+  g_assert_true (d == b);
+
+  viper_tram_pool_release (pool, big);
+  viper_tram_pool_release (pool, a);
+  viper_tram_pool_release (pool, d);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, 0);
+
+  /* trams still alive when the pool goes, big ones included, are freed with it */
+  viper_tram_pool_alloc (pool, 0, 3000);
+  viper_tram_pool_alloc (pool, 0, 4000);
+  viper_tram_pool_alloc (pool, 0, 5);
+  viper_tram_pool_free (pool);
+}
+
+static void
+test_pool_many (void)
+{
+  ViperTramPool *pool = viper_tram_pool_new ();
+  GRand *r = g_rand_new_with_seed (7);
+  enum { N = 20000 };
+  ViperTram **t = g_new (ViperTram *, N);
+  guint32 *len = g_new (guint32, N);
+  gsize expect = 0;
+  for (guint i = 0; i < N; i++)
+    {
+      len[i] = (guint32) g_rand_int_range (r, 0, i % 50 == 0 ? 3000 : 300);
+      t[i] = viper_tram_pool_alloc (pool, 0, len[i]);
+      g_assert_cmpuint ((guintptr) t[i] % 16, ==, 0);
+      char *raw = (char *) (t[i] + 1);
+      memset (raw, 'a' + (int) (i % 26), len[i]);
+      t[i]->line = i;
+      expect += rounded (0, len[i]);
+    }
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, expect);
+  /* nothing overlaps: every block still holds what was written into it */
+  for (guint i = 0; i < N; i++)
+    {
+      g_assert_cmpuint (t[i]->line, ==, i);
+      const char *raw = (const char *) (t[i] + 1);
+      for (guint32 j = 0; j < len[i]; j++)
+        g_assert_cmpint (raw[j], ==, 'a' + (int) (i % 26));
+    }
+  for (guint i = 0; i < N; i += 2)
+    viper_tram_pool_release (pool, t[i]);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, N / 2);
+  for (guint i = 1; i < N; i += 2)
+    viper_tram_pool_release (pool, t[i]);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, 0);
+  g_free (t);
+  g_free (len);
+  g_rand_free (r);
+  viper_tram_pool_free (pool);
+}
+
+static ViperTram *
+parse (ViperTramPool *pool, const char *line)
+{
+  static ViperTramFields *f;
+  if (!f)
+    f = viper_tram_fields_new ();
+  ViperParseError err;
+  ViperLineKind kind;
+  ViperTram *t = viper_tram_parse (pool, f, line, strlen (line), &kind, &err);
+  if (!t)
+    g_error ("'%s': %u: %s", line, err.column, err.reason);
+  return t;
+}
+
+static void
+test_copy (void)
+{
+  ViperTramPool *pool = viper_tram_pool_new ();
+  ViperTram *t = parse (pool, "-3 -21 0.25 3 0 4 2 128 7 5 0");
+  t->seq = 12;
+  t->line = 40;
+  t->channel = 2;
+  t->type = 5;
+  t->adjusted = 1.5;
+  t->state = VIPER_TRAM_TRANSFERRED;
+  t->next = t;
+  t->flags = VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CLAIMED;
+  ViperTram *c = viper_tram_copy (pool, t);
+  g_assert_true (c != t);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 2);
+  g_assert_cmpint (c->rec, ==, -3);
+  g_assert_cmpint (c->ev, ==, -21);
+  g_assert_cmpfloat (c->time, ==, 0.25);
+  g_assert_cmpfloat (c->adjusted, ==, 1.5);
+  g_assert_cmpint (c->seq, ==, 12);
+  g_assert_cmpuint (c->line, ==, 40);
+  g_assert_cmpuint (c->channel, ==, 2);
+  g_assert_cmpuint (c->type, ==, 5);
+  g_assert_cmpuint (c->ndata, ==, 4);
+  g_assert_cmpint (viper_tram_datum (c, 3, -1), ==, 0);
+  g_assert_cmpint (viper_tram_datum (c, 0, -1), ==, 128);
+  g_assert_cmpstr (viper_tram_raw (c), ==, "-3 -21 0.25 3 0 4 2 128 7 5 0");
+  g_assert_null (c->next);
+  g_assert_cmpuint (c->state, ==, VIPER_TRAM_NEW);
+  g_assert_cmpuint (c->flags, ==, VIPER_TRAM_F_IGNORED);
+  viper_tram_pool_release (pool, t);
+  g_assert_cmpstr (viper_tram_raw (c), ==, "-3 -21 0.25 3 0 4 2 128 7 5 0");
+
+  GString *longline = g_string_new ("1 2 3 4 5 1 9 ");
+  for (guint i = 0; i < 2000; i++)
+    g_string_append_c (longline, 'w');
+  ViperTram *b = parse (pool, longline->str);
+  ViperTram *bc = viper_tram_copy (pool, b);
+  g_assert_cmpstr (viper_tram_raw (bc), ==, longline->str);
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, rounded (4, 29) + 2 * rounded (0, longline->len));
+  viper_tram_pool_release (pool, b);
+  viper_tram_pool_release (pool, bc);
+  viper_tram_pool_release (pool, c);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
+  g_string_free (longline, TRUE);
+  viper_tram_pool_free (pool);
+}
+
+static void
+test_format_double (void)
+{
+  static const struct {
+    double v;
+    const char *text;
+  } cases[] = {
+    { 0.0, "0" }, { 12100.0, "12100" }, { 0.1, "0.1" }, { -2.75, "-2.75" }, { 1e-5, "1e-05" },
+    { 1.5e-3, "0.0015" }, { 0.1 + 0.2, "0.30000000000000004" }, { 1.0 / 3.0, "0.3333333333333333" },
+    { 2.0 / 3.0, "0.6666666666666666" }, { 9007199254740993.0, "9007199254740992" },
+    { DBL_MAX, "1.7976931348623157e+308" }, { 4.9406564584124654e-324, "4.94065645841247e-324" },
+    { 123456789.123, "123456789.123" }, { 1e21, "1e+21" }, { -0.0, "-0" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      char buf[32];
+      g_assert_cmpstr (viper_format_double (cases[i].v, buf), ==, cases[i].text);
+      g_assert_true (g_ascii_strtod (buf, NULL) == cases[i].v);
+    }
+}
+
+static char *
+print (const ViperTram *t, gboolean adjusted)
+{
+  GString *s = g_string_new ("<");
+  viper_tram_print (t, adjusted, s);
+  return g_string_free (s, FALSE);
+}
+
+static void
+check_print (ViperTramPool *pool, const char *line, double adjusted, const char *plain, const char *adj)
+{
+  ViperTram *t = parse (pool, line);
+  t->adjusted = adjusted;
+  char *p = print (t, FALSE), *a = print (t, TRUE);
+  g_assert_cmpstr (p + 1, ==, plain);
+  g_assert_cmpstr (a + 1, ==, adj);
+  g_assert_cmpint (p[0], ==, '<');   /* appended, not overwritten */
+  g_free (p);
+  g_free (a);
+  viper_tram_pool_release (pool, t);
+}
+
+static void
+test_print (void)
+{
+  ViperTramPool *pool = viper_tram_pool_new ();
+  check_print (pool, "  -3\t-21   1.5e-3 3 0 4 2 128 7 5 0  \r", 2.5, "-3 -21 1.5e-3 3 0 4 2 128 7 5 0",
+               "-3 -21 2.5 3 0 4 2 128 7 5 0");
+  check_print (pool, "2 14 12100 2 0 3 2 17 0 0", 12100.1, "2 14 12100 2 0 3 2 17 0 0", "2 14 12100.1 2 0 3 2 17 0 0");
+  check_print (pool, "-4 -21 7 3 0 0", 1.0 / 3.0, "-4 -21 7 3 0 0", "-4 -21 0.3333333333333333 3 0 0");
+  check_print (pool, "-3 -911 1.5 0 0 3 \"%d  %s\t%s\"   5 hello\t\tworld", -0.5,
+               "-3 -911 1.5 0 0 3 \"%d  %s\t%s\" 5 hello world", "-3 -911 -0.5 0 0 3 \"%d  %s\t%s\" 5 hello world");
+  check_print (pool, "1 2 3 4 5 2 7 \"a  b", 3.0, "1 2 3 4 5 2 7 \"a b", "1 2 3 4 5 2 7 \"a b");
+
+  /* a tram made by code, not read: printed from its fields */
+  ViperTram *t = viper_tram_pool_alloc (pool, 2, 0);
+  t->rec = 2;
+  t->ev = 14;
+  t->time = 0.1;
+  t->adjusted = 0.25;
+  t->proc = -1;
+  t->ndata = 2;
+  t->dtype = VIPER_DTYPE_INT;
+  viper_tram_data (t)[0] = 5;
+  viper_tram_data (t)[1] = G_MININT64;
+  char *s = print (t, FALSE);
+  g_assert_cmpstr (s, ==, "<2 14 0.1 -1 0 2 2 5 -9223372036854775808");
+  g_free (s);
+  s = print (t, TRUE);
+  g_assert_cmpstr (s, ==, "<2 14 0.25 -1 0 2 2 5 -9223372036854775808");
+  g_free (s);
+  viper_tram_pool_release (pool, t);
+  viper_tram_pool_free (pool);
+}
+
+/* ---- diagnostics --------------------------------------------------------- */
+
+static void
+sink (ViperDiagKind kind, const char *message, gpointer user_data)
+{
+  g_string_append_printf (user_data, "%d|%s\n", kind, message);
+}
+
+static void
+test_diag (void)
+{
+  GString *log = g_string_new (NULL);
+  ViperDiag d;
+  viper_diag_init (&d, sink, log);
+  g_assert_cmpuint (d.bad, ==, 0);
+  g_assert_null (d.first_bad);
+
+  viper_diag_bad (&d, "trace.picl", 12, 7, "EV is not an integer");
+  g_assert_cmpuint (d.bad, ==, 1);
+  g_assert_cmpstr (d.first_bad, ==, "trace.picl:12:7: EV is not an integer");
+  g_assert_cmpstr (d.last_bad, ==, "trace.picl:12:7: EV is not an integer");
+  g_assert_false (d.stop_requested);
+
+  viper_diag_bad (&d, "tcp:127.0.0.1:7405#3", 4, 15, "NDATA is %d but %d data fields follow", 4, 3);
+  g_assert_cmpuint (d.bad, ==, 2);
+  g_assert_cmpstr (d.first_bad, ==, "trace.picl:12:7: EV is not an integer");
+  g_assert_cmpstr (d.last_bad, ==, "tcp:127.0.0.1:7405#3:4:15: NDATA is 4 but 3 data fields follow");
+
+  viper_diag_event (&d, VIPER_DIAG_WARNING, "inconsistent: proc %d", 3);
+  viper_diag_event (&d, VIPER_DIAG_CONNECTION, "connection %d opened", 1);
+  g_assert_cmpuint (d.warnings, ==, 1);
+  g_assert_cmpuint (d.bad, ==, 2);
+  g_assert_cmpstr (log->str, ==,
+                   "0|trace.picl:12:7: EV is not an integer\n"
+                   "0|tcp:127.0.0.1:7405#3:4:15: NDATA is 4 but 3 data fields follow\n"
+                   "1|inconsistent: proc 3\n"
+                   "2|connection 1 opened\n");
+
+  d.strict = TRUE;
+  viper_diag_bad (&d, "f", 1, 1, "x");
+  g_assert_true (d.stop_requested);
+  g_assert_cmpuint (d.bad, ==, 3);
+
+  viper_diag_clear (&d);
+  g_assert_cmpuint (d.bad, ==, 0);
+  g_assert_cmpuint (d.warnings, ==, 0);
+  g_assert_null (d.first_bad);
+  g_assert_null (d.last_bad);
+  g_assert_false (d.stop_requested);
+  g_assert_true (d.strict);
+
+  /* no sink: still counted */
+  ViperDiag quiet;
+  viper_diag_init (&quiet, NULL, NULL);
+  viper_diag_bad (&quiet, NULL, 18446744073709551615u, 65537, "line is longer than 65536 bytes");
+  g_assert_cmpuint (quiet.bad, ==, 1);
+  g_assert_cmpstr (quiet.first_bad, ==, "-:18446744073709551615:65537: line is longer than 65536 bytes");
+  viper_diag_clear (&quiet);
+  g_string_free (log, TRUE);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tram/pool-counters", test_pool_counters);
+  g_test_add_func ("/tram/pool-many", test_pool_many);
+  g_test_add_func ("/tram/copy", test_copy);
+  g_test_add_func ("/tram/format-double", test_format_double);
+  g_test_add_func ("/tram/print", test_print);
+  g_test_add_func ("/diag/bad-and-events", test_diag);
+  return g_test_run ();
+}
