@@ -1,2 +1,486 @@
+/* viper-replay - headless replay of a trace (the CLI twin of the viper GUI).
+ *
+ * Reads trams from files, standard input and listening sockets, rebuilds
+ * the consistent run with the paradigm's profiles, replays it into the
+ * paradigm's model, and writes the outputs of the spec (--run-out,
+ * --state-out, --stats).  Everything is done by the core scheduler, the same
+ * loop the GUI uses, so both replay identically.
+ *
+ * Exit status: 0 stop point or end reached with nothing pending; 1 I/O error
+ * or bad input under --strict; 2 usage error; 3 end reached with trams pending.
+ */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
-int main (void) { return 0; }
+#include <string.h>
+#include <glib-unix.h>
+#include "core/scheduler.h"
+#include "core/stateout.h"
+#include "core/tramparse.h"
+#include "paradigms/paradigms.h"
+
+#define EXIT_IO 1
+#define EXIT_USAGE 2
+#define EXIT_PENDING 3
+
+typedef struct {
+  char **listen;
+  double idle_exit;
+  gboolean stats;
+  gboolean strict;
+  char *paradigm;
+  char *setup;
+  double decay;
+  char *until;
+  gint64 steps;
+  char *run_out;
+  char *state_out;
+  double history;
+  gboolean list_paradigms;
+  gboolean version;
+  gboolean quiet;
+  char **traces;
+} Options;
+
+typedef struct {
+  Options opt;
+  ViperTramPool *pool;
+  ViperChannels *channels;
+  ViperDiag diag;
+  const ViperParadigm *paradigm;
+  ViperSetup *setup;
+  ViperModel *model;
+  ViperRun *run;
+  ViperScheduler *sched;
+  FILE *run_out;
+  GString *line;
+  gboolean io_error;
+  gboolean interrupted;
+  GMainLoop *loop;
+} App;
+
+static void
+diag_sink (ViperDiagKind kind, const char *message, gpointer data)
+{
+  App *app = data;
+  switch (kind)
+    {
+    case VIPER_DIAG_BAD_INPUT:
+      fprintf (stderr, "%s\n", message);
+      break;
+    case VIPER_DIAG_WARNING:
+      if (!app->opt.quiet)
+        fprintf (stderr, "viper-replay: warning: %s\n", message);
+      break;
+    case VIPER_DIAG_CONNECTION:
+      if (!app->opt.quiet && app->opt.stats)
+        fprintf (stderr, "viper-replay: %s\n", message);
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+run_out_hook (const ViperTram *t, gboolean changed, gpointer data)
+{
+  (void) changed;
+  App *app = data;
+  g_string_truncate (app->line, 0);
+  viper_tram_print (t, TRUE, app->line);
+  g_string_append_c (app->line, '\n');
+  if (fwrite (app->line->str, 1, app->line->len, app->run_out) != app->line->len)
+    app->io_error = TRUE;
+}
+
+static gboolean
+parse_double_arg (const char *name, const char *text, double *out, GError **error)
+{
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod (text, &end);
+  if (!text[0] || *end || errno || !isfinite (v))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is not a number", name, text);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  App *app = data;
+  app->interrupted = TRUE;
+  viper_scheduler_stop (app->sched);
+  if (app->loop)
+    g_main_loop_quit (app->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Live replay: run the main loop until the senders are done (idle-exit). */
+typedef struct {
+  App *app;
+  ViperStopReason why;
+} LiveState;
+
+static gboolean
+live_tick (gpointer data)
+{
+  LiveState *ls = data;
+  App *app = ls->app;
+  ViperStopReason r = viper_scheduler_pump (app->sched, 65536);
+  if (r == VIPER_STOP_NONE)
+    return G_SOURCE_CONTINUE;
+  if (r != VIPER_STOP_WAITING && r != VIPER_STOP_END)
+    {
+      ls->why = r;
+      g_main_loop_quit (app->loop);
+      return G_SOURCE_REMOVE;
+    }
+  /* waiting: decide whether the live sources are done */
+  gboolean files_done = TRUE, any_listen = FALSE, listeners_done = TRUE;
+  gint64 last = 0;
+  for (guint i = 0; i < viper_scheduler_n_sources (app->sched); i++)
+    {
+      ViperTramSource *src = viper_scheduler_source (app->sched, i);
+      if (g_str_equal (src->klass->kind, "listen"))
+        {
+          any_listen = TRUE;
+          if (viper_listen_source_open_connections (src) > 0 || viper_listen_source_total_connections (src) == 0)
+            listeners_done = FALSE;
+          last = MAX (last, viper_listen_source_last_activity (src));
+        }
+      else if (!viper_tram_source_at_end (src))
+        files_done = FALSE;
+    }
+  if (files_done && (!any_listen || listeners_done)
+      && g_get_monotonic_time () - last >= (gint64) (app->opt.idle_exit * G_USEC_PER_SEC))
+    {
+      ls->why = VIPER_STOP_END;
+      g_main_loop_quit (app->loop);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static ViperStopReason
+run_live (App *app)
+{
+  LiveState ls = { app, VIPER_STOP_END };
+  app->loop = g_main_loop_new (NULL, FALSE);
+  viper_scheduler_attach (app->sched, NULL);
+  /* processing below reading: the sources read at G_PRIORITY_HIGH */
+  GSource *idle = g_timeout_source_new (1);
+  g_source_set_priority (idle, G_PRIORITY_DEFAULT_IDLE);
+  g_source_set_callback (idle, live_tick, &ls, NULL);
+  g_source_attach (idle, NULL);
+  g_main_loop_run (app->loop);
+  g_source_destroy (idle);
+  g_source_unref (idle);
+  g_main_loop_unref (app->loop);
+  app->loop = NULL;
+  if (app->interrupted)
+    return VIPER_STOP_USER;
+  return ls.why;
+}
+
+static void
+print_stats (App *app, double seconds)
+{
+  ViperCounts c;
+  viper_run_counts (app->run, &c);
+  if (app->model)
+    c.inconsistent = app->model->inconsistent;
+  printf ("read: %" G_GUINT64_FORMAT "\n", c.read);
+  printf ("transferred: %" G_GUINT64_FORMAT "\n", c.transferred);
+  printf ("pending: %" G_GUINT64_FORMAT "\n", c.pending);
+  printf ("rejected: %" G_GUINT64_FORMAT "\n", c.rejected);
+  printf ("ignored: %" G_GUINT64_FORMAT "\n", c.ignored);
+  printf ("inconsistent: %" G_GUINT64_FORMAT "\n", c.inconsistent);
+  GArray *procs = viper_run_procs (app->run);
+  for (guint i = 0; i < procs->len; i++)
+    {
+      gint64 p = g_array_index (procs, gint64, i);
+      printf ("proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT "\n", p, viper_run_proc_count (app->run, p));
+    }
+  g_array_unref (procs);
+  double clock = viper_run_clock (app->run);
+  char buf[32];
+  printf ("clock: %s\n", isfinite (clock) ? viper_format_double (clock, buf) : "none");
+  printf ("seconds: %.3f\n", seconds);
+  printf ("lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
+}
+
+static int
+usage_error (GOptionContext *ctx, const char *msg)
+{
+  (void) ctx;
+  fprintf (stderr, "viper-replay: %s\nTry 'viper-replay --help' for more information.\n", msg);
+  return EXIT_USAGE;
+}
+
+int
+main (int argc, char **argv)
+{
+  App app;
+  memset (&app, 0, sizeof app);
+  app.opt.decay = 0.5;
+  app.opt.idle_exit = 1.0;
+  app.opt.steps = 0;
+  char *decay_s = NULL, *idle_s = NULL, *history_s = NULL;
+
+  GOptionEntry entries[] = {
+    { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
+      "Accept trams on ADDR: tcp:HOST:PORT, tcp:PORT or unix:PATH (default port 7405, host 127.0.0.1); repeatable", "ADDR" },
+    { "idle-exit", 0, 0, G_OPTION_ARG_STRING, &idle_s,
+      "With --listen: finish once every sender has closed and nothing arrived for SECONDS (default 1)", "SECONDS" },
+    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm of the trace (default picl; see --list-paradigms)", "NAME" },
+    { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
+    { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
+    { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop before the execution clock would pass CLOCK", "CLOCK" },
+    { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state)", "N" },
+    { "run-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.run_out, "Write the consistent run, with adjusted times, to FILE ('-' = stdout)", "FILE" },
+    { "state-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.state_out, "Write the state at the stop point as JSON to FILE ('-' = stdout)", "FILE" },
+    { "history", 0, 0, G_OPTION_ARG_STRING, &history_s, "Keep state history for INTERVAL trace time units (default: all)", "INTERVAL" },
+    { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
+    { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &app.opt.quiet, "Do not print warnings (bad lines are still reported)", NULL },
+    { "list-paradigms", 0, 0, G_OPTION_ARG_NONE, &app.opt.list_paradigms, "List the paradigms and exit", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &app.opt.version, "Print the version and exit", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "TRACE..." },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GOptionContext *ctx = g_option_context_new ("[TRACE...] - replay a trace headless");
+  g_option_context_set_summary (ctx,
+    "Rebuilds the consistent run of a parallel program from its trams (PICL trace lines)\n"
+    "read from files ('-' = standard input) and sockets, replays it into the paradigm's\n"
+    "program-state model, and writes the run and the state.");
+  g_option_context_set_description (ctx,
+    "Exit status: 0 stop point or end reached with nothing pending; 1 I/O error or bad\n"
+    "input under --strict; 2 usage error; 3 end reached with trams still pending.\n"
+    "Bad lines are reported on standard error as FILE:LINE:COLUMN: reason.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  GError *error = NULL;
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      int rc = usage_error (ctx, error->message);
+      g_error_free (error);
+      g_option_context_free (ctx);
+      return rc;
+    }
+
+  viper_paradigms_register_all ();
+  int rc = 0;
+  if (app.opt.version)
+    {
+      printf ("viper-replay %s\n", VIPER_VERSION);
+      goto out_ctx;
+    }
+  if (app.opt.list_paradigms)
+    {
+      guint n;
+      const ViperParadigm *const *list = viper_paradigm_list (&n);
+      for (guint i = 0; i < n; i++)
+        printf ("%-10s %s\n", list[i]->name, list[i]->description ? list[i]->description : "");
+      goto out_ctx;
+    }
+  if (decay_s && (!parse_double_arg ("--decay", decay_s, &app.opt.decay, &error) || app.opt.decay < 0 || app.opt.decay > 1))
+    {
+      rc = usage_error (ctx, error ? error->message : "--decay must be between 0 and 1");
+      goto out_ctx;
+    }
+  if (idle_s && (!parse_double_arg ("--idle-exit", idle_s, &app.opt.idle_exit, &error) || app.opt.idle_exit < 0))
+    {
+      rc = usage_error (ctx, error ? error->message : "--idle-exit must not be negative");
+      goto out_ctx;
+    }
+  if (history_s && (!parse_double_arg ("--history", history_s, &app.opt.history, &error) || app.opt.history < 0))
+    {
+      rc = usage_error (ctx, error ? error->message : "--history must not be negative");
+      goto out_ctx;
+    }
+  double until = NAN;
+  if (app.opt.until && !parse_double_arg ("--until", app.opt.until, &until, &error))
+    {
+      rc = usage_error (ctx, error->message);
+      goto out_ctx;
+    }
+  if (app.opt.steps < 0)
+    {
+      rc = usage_error (ctx, "--steps must not be negative");
+      goto out_ctx;
+    }
+  if (!app.opt.traces && !app.opt.listen)
+    {
+      rc = usage_error (ctx, "no trace given (a file, '-' for standard input, or --listen=ADDR)");
+      goto out_ctx;
+    }
+  const char *pname = app.opt.paradigm ? app.opt.paradigm : "picl";
+  app.paradigm = viper_paradigm_lookup (pname);
+  if (!app.paradigm)
+    {
+      char *msg = g_strdup_printf ("unknown paradigm '%s' (see --list-paradigms)", pname);
+      rc = usage_error (ctx, msg);
+      g_free (msg);
+      goto out_ctx;
+    }
+  if (app.opt.setup)
+    {
+      if (!app.paradigm->setup_load)
+        {
+          char *msg = g_strdup_printf ("paradigm '%s' takes no setup file", pname);
+          rc = usage_error (ctx, msg);
+          g_free (msg);
+          goto out_ctx;
+        }
+      app.setup = app.paradigm->setup_load (app.opt.setup, &error);
+      if (!app.setup)
+        {
+          fprintf (stderr, "viper-replay: %s\n", error->message);
+          rc = EXIT_IO;
+          goto out_ctx;
+        }
+    }
+
+  app.pool = viper_tram_pool_new ();
+  app.channels = viper_channels_new ();
+  app.line = g_string_new (NULL);
+  viper_diag_init (&app.diag, diag_sink, &app);
+  app.diag.strict = app.opt.strict;
+  if (app.paradigm->model_new)
+    {
+      app.model = app.paradigm->model_new (app.paradigm, app.setup);
+      app.model->diag = &app.diag;
+      if (app.opt.history > 0)
+        viper_model_set_history (app.model, app.opt.history);
+    }
+  app.run = viper_run_new (app.paradigm, app.model, app.pool, app.channels, &app.diag, app.opt.decay);
+  app.sched = viper_scheduler_new (app.run, app.model, app.channels, &app.diag);
+
+  for (char **t = app.opt.traces; t && *t; t++)
+    {
+      ViperTramSource *src = viper_file_source_new (*t, app.pool, &app.diag, app.channels, &error);
+      if (!src)
+        {
+          fprintf (stderr, "viper-replay: %s\n", error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+      viper_scheduler_add_source (app.sched, src);
+    }
+  for (char **l = app.opt.listen; l && *l; l++)
+    {
+      ViperTramSource *src = viper_listen_source_new (*l, app.pool, &app.diag, app.channels, &error);
+      if (!src)
+        {
+          fprintf (stderr, "viper-replay: %s\n", error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+      if (!app.opt.quiet)
+        fprintf (stderr, "viper-replay: listening on %s\n", viper_listen_source_address (src));
+      viper_scheduler_add_source (app.sched, src);
+    }
+  if (app.opt.run_out)
+    {
+      app.run_out = g_str_equal (app.opt.run_out, "-") ? stdout : fopen (app.opt.run_out, "w");
+      if (!app.run_out)
+        {
+          fprintf (stderr, "viper-replay: %s: %s\n", app.opt.run_out, g_strerror (errno));
+          rc = EXIT_IO;
+          goto out;
+        }
+      viper_scheduler_add_hook (app.sched, run_out_hook, &app);
+    }
+  viper_scheduler_set_breakpoint (app.sched, until);
+  viper_scheduler_set_step_limit (app.sched, (guint64) app.opt.steps);
+
+  guint sigint = g_unix_signal_add (SIGINT, on_signal, &app);
+  guint sigterm = g_unix_signal_add (SIGTERM, on_signal, &app);
+  gint64 t0 = g_get_monotonic_time ();
+  ViperStopReason why;
+  viper_scheduler_go (app.sched);
+  if (app.opt.listen)
+    why = run_live (&app);
+  else
+    {
+      viper_scheduler_attach (app.sched, NULL);
+      why = viper_scheduler_run (app.sched);
+    }
+  double seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+
+  if (app.run_out && app.run_out != stdout && fclose (app.run_out) != 0)
+    app.io_error = TRUE;
+  else if (app.run_out == stdout)
+    fflush (stdout);
+  app.run_out = NULL;
+
+  if (app.opt.state_out)
+    {
+      char *json = viper_state_to_json (app.run, app.model, TRUE);
+      if (g_str_equal (app.opt.state_out, "-"))
+        fputs (json, stdout);
+      else if (!g_file_set_contents (app.opt.state_out, json, -1, &error))
+        {
+          fprintf (stderr, "viper-replay: %s\n", error->message);
+          g_clear_error (&error);
+          app.io_error = TRUE;
+        }
+      g_free (json);
+    }
+  if (app.opt.stats)
+    print_stats (&app, seconds);
+
+  ViperCounts c;
+  viper_run_counts (app.run, &c);
+  if (app.io_error)
+    rc = EXIT_IO;
+  else if (why == VIPER_STOP_STRICT)
+    {
+      fprintf (stderr, "viper-replay: stopped at the first bad line (--strict)\n");
+      rc = EXIT_IO;
+    }
+  else if ((why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0)
+    {
+      GArray *stuck = viper_run_stuck (app.run);
+      fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " trams still pending at the end:\n", c.pending);
+      for (guint i = 0; i < stuck->len; i++)
+        {
+          const ViperStuck *s = &g_array_index (stuck, ViperStuck, i);
+          fprintf (stderr, "  proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT " trams wait for %s\n",
+                   s->proc, s->trams, s->waiting_for);
+        }
+      viper_stuck_array_free (stuck);
+      rc = EXIT_PENDING;
+    }
+out:
+  viper_scheduler_free (app.sched);
+  viper_run_free (app.run);
+  if (app.model)
+    viper_model_free (app.model);
+  if (app.setup && app.paradigm->setup_free)
+    app.paradigm->setup_free (app.setup);
+  viper_channels_free (app.channels);
+  viper_diag_clear (&app.diag);
+  if (app.line)
+    g_string_free (app.line, TRUE);
+  viper_tram_pool_free (app.pool);
+out_ctx:
+  g_clear_error (&error);
+  g_option_context_free (ctx);
+  g_strfreev (app.opt.listen);
+  g_strfreev (app.opt.traces);
+  g_free (app.opt.paradigm);
+  g_free (app.opt.setup);
+  g_free (app.opt.until);
+  g_free (app.opt.run_out);
+  g_free (app.opt.state_out);
+  g_free (decay_s);
+  g_free (idle_s);
+  g_free (history_s);
+  return rc;
+}

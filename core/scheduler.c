@@ -1,9 +1,9 @@
 /* scheduler.c - the replay loop shared by the GUI and viper-replay.
  *
  * Sources are polled round-robin so one busy connection cannot starve the
- * others.  A line a source rejected is counted in the run as read and
- * rejected (lines_read grows without a tram coming out), which keeps
- * read = transferred + pending + rejected exact at every stop.
+ * others.  A line a source rejected (lines_bad) is counted in the run as
+ * read and rejected, which keeps read = transferred + pending + rejected
+ * exact at every stop.
  */
 #include <math.h>
 #include "scheduler.h"
@@ -16,7 +16,7 @@ typedef struct {
 typedef struct {
   ViperTramSource *src;
   guint64 trams_got;        /* trams taken from it */
-  guint64 lines_seen;       /* its lines_read when last looked at */
+  guint64 bad_seen;         /* its lines_bad when last looked at */
 } SourceSlot;
 
 struct _ViperScheduler {
@@ -206,7 +206,7 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
           ok = FALSE;
         }
       slot->trams_got = 0;
-      slot->lines_seen = slot->src->lines_read;
+      slot->bad_seen = slot->src->lines_bad;
     }
   s->steps_done = 0;
   s->have_last_read = FALSE;
@@ -219,17 +219,15 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
   return ok;
 }
 
-/* Account for lines the source read but rejected. */
+/* Account for lines the source rejected (trams are counted by insert). */
 static void
 sync_rejected (ViperScheduler *s, SourceSlot *slot)
 {
-  guint64 lines = slot->src->lines_read;
-  if (lines > slot->lines_seen)
+  guint64 bad = slot->src->lines_bad;
+  if (bad > slot->bad_seen)
     {
-      guint64 delta = lines - slot->lines_seen;
-      slot->lines_seen = lines;
-      /* lines that became trams are counted by viper_run_insert */
-      viper_run_count_rejected (s->run, delta);
+      viper_run_count_rejected (s->run, bad - slot->bad_seen);
+      slot->bad_seen = bad;
     }
 }
 
@@ -248,8 +246,6 @@ read_one (ViperScheduler *s, gboolean *all_at_end)
           ViperTram *t = viper_get_tram (slot->src);
           if (t)
             {
-              /* every tram line increments lines_read; ours is counted by insert */
-              slot->lines_seen++;
               sync_rejected (s, slot);
               slot->trams_got++;
               s->last_read_time = t->time;

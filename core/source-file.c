@@ -106,6 +106,7 @@ static void
 file_report_bad (FileSource *fs, guint64 lineno, guint column, const char *reason)
 {
   fs->base.lines_read++;
+  fs->base.lines_bad++;
   if (fs->base.diag)
     viper_diag_bad (fs->base.diag, fs->where, lineno, column, "%s", reason);
 }
@@ -344,6 +345,7 @@ file_reset (ViperTramSource *src, GError **error)
   fs->eof = fs->finished = fs->started = FALSE;
   /* The counters describe the current pass over the file. */
   fs->base.lines_read = 0;
+  fs->base.lines_bad = 0;
   fs->base.bytes_read = 0;
   file_kick (fs);
   return TRUE;

@@ -220,6 +220,7 @@ conn_report_bad (Conn *c, guint64 lineno, guint column, const char *reason)
 {
   c->lines++;
   c->ls->base.lines_read++;
+  c->ls->base.lines_bad++;
   if (c->ls->base.diag)
     viper_diag_bad (c->ls->base.diag, c->name, lineno, column, "%s", reason);
 }

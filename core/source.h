@@ -60,6 +60,7 @@ struct _ViperTramSource {
   ViperDiag *diag;              /* not owned */
   ViperChannels *channels;      /* not owned */
   guint64 lines_read;           /* tram lines seen (not comments), good or bad */
+  guint64 lines_bad;            /* of those, rejected as bad input (reported to diag) */
   guint64 bytes_read;
   ViperSourceReadyFunc ready;
   gpointer ready_data;

@@ -141,6 +141,7 @@ mem_get (ViperTramSource *s)
       s->lines_read++;
       if (!t)
         {
+          s->lines_bad++;
           viper_diag_bad (s->diag, "mem", m->next, err.column, "%s", err.reason);
           continue;
         }
@@ -158,6 +159,7 @@ mem_reset (ViperTramSource *s, GError **error)
   m->next = 0;
   m->rewound = TRUE;
   s->lines_read = 0;
+  s->lines_bad = 0;
   return TRUE;
 }
 
