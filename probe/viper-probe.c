@@ -1,0 +1,543 @@
+/* viper-probe.c - libviperprobe, the instrumentation side of Viper.
+ *
+ * Design.  A monitored program must never be held up by its tracing more
+ * than necessary, and must never be killed by it, so the library is small
+ * and predictable:
+ *
+ * - One channel = one descriptor plus one growable byte buffer and one
+ *   mutex.  An emit formats its line straight into the buffer; without
+ *   buffering the buffer is written out at once, with buffering (the
+ *   thesis's trace_buf, section 6.8) it grows until flush, close, or its
+ *   limit.  The limit triggers a write, never a drop: dropping a line
+ *   would leave a hole in the module's sequence numbers and Viper would
+ *   wait for it forever.
+ * - The sequence number and the time stamp are taken under the channel
+ *   mutex, in the same critical section that appends the line.  That is
+ *   what makes a shared channel safe from many threads: each module's lines
+ *   appear in sequence order and with non-decreasing clock readings, which
+ *   is all Viper's run construction needs from a channel (spec/picl.md 2).
+ *   One mutex per channel instead of per module: two modules on one channel
+ *   must not interleave bytes inside a line anyway.
+ * - Writes are full writes: EINTR and short writes are retried, EAGAIN on
+ *   a descriptor someone made non-blocking waits with poll.  Sockets are
+ *   written with send(MSG_NOSIGNAL) so a Viper that goes away yields EPIPE
+ *   instead of SIGPIPE.  After the first write error the channel is marked
+ *   broken and stays so; the program keeps running, its trace is over.
+ * - No GLib: the library links into arbitrary programs (Fortran via a C
+ *   shim, in the thesis), so it uses libc, POSIX sockets and pthreads only.
+ */
+#include "viper-probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ERR_LEN 256
+
+struct ViperProbe {
+  pthread_mutex_t lock;
+  int fd;
+  bool is_socket;
+  bool owns_fd;
+  bool buffering;
+  bool broken;
+  int decimals;
+  size_t limit;
+  char *buf;
+  size_t len;
+  size_t cap;
+  ViperProbeClock clock;
+  void *clock_data;
+  char err[ERR_LEN];
+};
+
+struct ViperProbeModule {
+  ViperProbe *p;
+  long long proc;
+  uint64_t seq;
+  bool tracing;
+  ViperProbeClock clock;
+  void *clock_data;
+};
+
+static _Thread_local char open_error[ERR_LEN];
+
+static void
+set_err (char *dst, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (dst, ERR_LEN, fmt, ap);
+  va_end (ap);
+}
+
+static double
+monotonic_ms (void *user_data)
+{
+  struct timespec ts;
+  (void) user_data;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+static int
+connect_unix (const char *path)
+{
+  struct sockaddr_un sa;
+  int fd;
+
+  if (strlen (path) >= sizeof sa.sun_path) {
+    set_err (open_error, "unix:%s: path too long", path);
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memset (&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  memcpy (sa.sun_path, path, strlen (path) + 1);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    set_err (open_error, "unix:%s: socket: %s", path, strerror (errno));
+    return -1;
+  }
+  while (connect (fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
+    if (errno == EINTR)
+      continue;
+    int e = errno;
+    set_err (open_error, "unix:%s: connect: %s", path, strerror (e));
+    close (fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+static int
+connect_tcp (const char *hostport)
+{
+  char host[256];
+  const char *colon = strrchr (hostport, ':');
+  const char *port;
+  struct addrinfo hints, *res = NULL, *ai;
+  size_t hlen;
+  int fd = -1, rc, e = 0;
+
+  if (!colon || colon == hostport || colon[1] == '\0') {
+    set_err (open_error, "tcp:%s: expected tcp:HOST:PORT", hostport);
+    errno = EINVAL;
+    return -1;
+  }
+  hlen = (size_t) (colon - hostport);
+  if (hostport[0] == '[' && hlen >= 2 && hostport[hlen - 1] == ']') {
+    hostport++;
+    hlen -= 2;
+  }
+  if (hlen >= sizeof host) {
+    set_err (open_error, "tcp:%s: host name too long", hostport);
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy (host, hostport, hlen);
+  host[hlen] = '\0';
+  port = colon + 1;
+
+  memset (&hints, 0, sizeof hints);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  rc = getaddrinfo (host, port, &hints, &res);
+  if (rc != 0) {
+    set_err (open_error, "tcp:%s:%s: %s", host, port, gai_strerror (rc));
+    errno = EINVAL;
+    return -1;
+  }
+  for (ai = res; ai; ai = ai->ai_next) {
+    fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      e = errno;
+      continue;
+    }
+    while ((rc = connect (fd, ai->ai_addr, ai->ai_addrlen)) < 0 && errno == EINTR)
+      ;
+    if (rc == 0)
+      break;
+    e = errno;
+    close (fd);
+    fd = -1;
+  }
+  freeaddrinfo (res);
+  if (fd < 0) {
+    set_err (open_error, "tcp:%s:%s: connect: %s", host, port, strerror (e));
+    errno = e;
+  }
+  return fd;
+}
+
+ViperProbe *
+viper_probe_open (const char *dest)
+{
+  ViperProbe *p;
+  int fd;
+  bool sock = false, owns = true;
+
+  if (!dest || !*dest) {
+    set_err (open_error, "empty destination");
+    errno = EINVAL;
+    return NULL;
+  }
+  if (strncmp (dest, "tcp:", 4) == 0) {
+    fd = connect_tcp (dest + 4);
+    sock = true;
+  } else if (strncmp (dest, "unix:", 5) == 0) {
+    fd = connect_unix (dest + 5);
+    sock = true;
+  } else if (strcmp (dest, "-") == 0) {
+    fd = STDOUT_FILENO;
+    owns = false;
+  } else {
+    const char *path = strncmp (dest, "file:", 5) == 0 ? dest + 5 : dest;
+    fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+      set_err (open_error, "%s: %s", path, strerror (errno));
+  }
+  if (fd < 0)
+    return NULL;
+
+  p = calloc (1, sizeof *p);
+  if (!p) {
+    set_err (open_error, "out of memory");
+    if (owns)
+      close (fd);
+    errno = ENOMEM;
+    return NULL;
+  }
+  pthread_mutex_init (&p->lock, NULL);
+  p->fd = fd;
+  p->is_socket = sock;
+  p->owns_fd = owns;
+  p->decimals = 3;
+  p->clock = monotonic_ms;
+  return p;
+}
+
+const char *
+viper_probe_error (const ViperProbe *p)
+{
+  return p ? p->err : open_error;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Called with the lock held.  Writes buf[0..len) fully or fails. */
+static int
+write_out (ViperProbe *p)
+{
+  size_t off = 0;
+
+  if (p->broken)
+    return -1;
+  while (off < p->len) {
+    ssize_t k;
+    if (p->is_socket)
+      k = send (p->fd, p->buf + off, p->len - off, MSG_NOSIGNAL);
+    else
+      k = write (p->fd, p->buf + off, p->len - off);
+    if (k < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        struct pollfd pfd = { .fd = p->fd, .events = POLLOUT };
+        if (poll (&pfd, 1, -1) >= 0 || errno == EINTR)
+          continue;
+      }
+      set_err (p->err, "write: %s", strerror (errno));
+      p->broken = true;
+      p->len = 0;
+      return -1;
+    }
+    off += (size_t) k;
+  }
+  p->len = 0;
+  return 0;
+}
+
+/* Called with the lock held: room for need more bytes. */
+static int
+reserve (ViperProbe *p, size_t need)
+{
+  size_t cap;
+  char *nb;
+
+  if (p->len + need <= p->cap)
+    return 0;
+  cap = p->cap ? p->cap : 4096;
+  while (cap < p->len + need)
+    cap *= 2;
+  nb = realloc (p->buf, cap);
+  if (!nb) {
+    set_err (p->err, "out of memory");
+    return -1;
+  }
+  p->buf = nb;
+  p->cap = cap;
+  return 0;
+}
+
+/* Called with the lock held, after a line was appended. */
+static int
+after_append (ViperProbe *p)
+{
+  if (!p->buffering || (p->limit && p->len >= p->limit))
+    return write_out (p);
+  return 0;
+}
+
+int
+viper_probe_flush (ViperProbe *p)
+{
+  int rc;
+  pthread_mutex_lock (&p->lock);
+  rc = p->broken ? -1 : write_out (p);
+  pthread_mutex_unlock (&p->lock);
+  return rc;
+}
+
+int
+viper_probe_close (ViperProbe *p)
+{
+  int rc;
+
+  if (!p)
+    return 0;
+  rc = viper_probe_flush (p);
+  if (p->owns_fd && close (p->fd) < 0 && rc == 0) {
+    set_err (p->err, "close: %s", strerror (errno));
+    set_err (open_error, "%s", p->err);
+    rc = -1;
+  } else if (rc < 0) {
+    set_err (open_error, "%s", p->err);
+  }
+  pthread_mutex_destroy (&p->lock);
+  free (p->buf);
+  free (p);
+  return rc;
+}
+
+void
+viper_probe_set_clock (ViperProbe *p, ViperProbeClock clock, void *user_data)
+{
+  pthread_mutex_lock (&p->lock);
+  p->clock = clock ? clock : monotonic_ms;
+  p->clock_data = clock ? user_data : NULL;
+  pthread_mutex_unlock (&p->lock);
+}
+
+void
+viper_probe_set_time_decimals (ViperProbe *p, int decimals)
+{
+  pthread_mutex_lock (&p->lock);
+  p->decimals = decimals < 0 ? 0 : decimals > 9 ? 9 : decimals;
+  pthread_mutex_unlock (&p->lock);
+}
+
+int
+viper_probe_set_buffering (ViperProbe *p, bool on)
+{
+  int rc = 0;
+  pthread_mutex_lock (&p->lock);
+  p->buffering = on;
+  if (!on && p->len)
+    rc = write_out (p);
+  else if (p->broken)
+    rc = -1;
+  pthread_mutex_unlock (&p->lock);
+  return rc;
+}
+
+void
+viper_probe_set_buffer_limit (ViperProbe *p, size_t bytes)
+{
+  pthread_mutex_lock (&p->lock);
+  p->limit = bytes;
+  pthread_mutex_unlock (&p->lock);
+}
+
+size_t
+viper_probe_buffered (const ViperProbe *p)
+{
+  size_t n;
+  pthread_mutex_lock ((pthread_mutex_t *) &p->lock);
+  n = p->len;
+  pthread_mutex_unlock ((pthread_mutex_t *) &p->lock);
+  return n;
+}
+
+int
+viper_probe_comment (ViperProbe *p, const char *text)
+{
+  size_t n = strlen (text);
+  int rc = -1;
+
+  pthread_mutex_lock (&p->lock);
+  if (!p->broken && reserve (p, n + 3) == 0) {
+    p->buf[p->len++] = '#';
+    p->buf[p->len++] = ' ';
+    for (size_t i = 0; i < n; i++)  /* one line: a newline in text would end the comment */
+      p->buf[p->len++] = (text[i] == '\n' || text[i] == '\r') ? ' ' : text[i];
+    p->buf[p->len++] = '\n';
+    rc = after_append (p);
+  }
+  pthread_mutex_unlock (&p->lock);
+  return rc;
+}
+
+/* ---- modules ------------------------------------------------------------ */
+
+ViperProbeModule *
+viper_probe_module_new (ViperProbe *p, long long proc)
+{
+  ViperProbeModule *m = calloc (1, sizeof *m);
+  if (!m) {
+    set_err (p->err, "out of memory");
+    return NULL;
+  }
+  m->p = p;
+  m->proc = proc;
+  m->tracing = true;
+  return m;
+}
+
+void
+viper_probe_module_free (ViperProbeModule *m)
+{
+  free (m);
+}
+
+void
+viper_probe_module_set_clock (ViperProbeModule *m, ViperProbeClock clock, void *user_data)
+{
+  pthread_mutex_lock (&m->p->lock);
+  m->clock = clock;
+  m->clock_data = user_data;
+  pthread_mutex_unlock (&m->p->lock);
+}
+
+void
+viper_probe_module_set_tracing (ViperProbeModule *m, bool on)
+{
+  pthread_mutex_lock (&m->p->lock);
+  m->tracing = on;
+  pthread_mutex_unlock (&m->p->lock);
+}
+
+uint64_t
+viper_probe_module_seq (const ViperProbeModule *m)
+{
+  uint64_t s;
+  pthread_mutex_lock (&m->p->lock);
+  s = m->seq;
+  pthread_mutex_unlock (&m->p->lock);
+  return s;
+}
+
+long long
+viper_probe_module_proc (const ViperProbeModule *m)
+{
+  return m->proc;
+}
+
+/* Append decimal v at the buffer's end (room reserved by the caller). */
+static void
+put_int (ViperProbe *p, long long v)
+{
+  char tmp[24];
+  int i = 0;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long) v : (unsigned long long) v;
+
+  do {
+    tmp[i++] = (char) ('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0)
+    p->buf[p->len++] = '-';
+  while (i)
+    p->buf[p->len++] = tmp[--i];
+  p->buf[p->len++] = ' ';
+}
+
+static int
+emit_locked (ViperProbeModule *m, bool have_time, double time, int rec, int ev, int process,
+             size_t n, const int64_t *data)
+{
+  ViperProbe *p = m->p;
+  int k;
+
+  if (p->broken)
+    return -1;
+  if (!m->tracing)
+    return 0;
+  if (!have_time)
+    time = m->clock ? m->clock (m->clock_data) : p->clock (p->clock_data);
+  if (!isfinite (time)) {
+    set_err (p->err, "time stamp is not a finite number");
+    return -1;
+  }
+  m->seq++;
+  /* 6 header integers, DTYPE, SEQ and n data, each at most 20 digits + sign
+   * + blank; the time at most 330 characters with %.9f. */
+  if (reserve (p, (n + 8) * 22 + 340) < 0)
+    return -1;
+  put_int (p, rec);
+  put_int (p, ev);
+  k = snprintf (p->buf + p->len, 340, "%.*f ", p->decimals, time);
+  if (k < 0 || k >= 340) {
+    set_err (p->err, "time stamp not printable");
+    return -1;
+  }
+  if (p->buf[p->len] == '-' && strspn (p->buf + p->len + 1, "0.") == (size_t) k - 2) {
+    memmove (p->buf + p->len, p->buf + p->len + 1, (size_t) k - 1);  /* "-0.000" -> "0.000" */
+    k--;
+  }
+  p->len += (size_t) k;
+  put_int (p, m->proc);
+  put_int (p, process);
+  put_int (p, (long long) n + 1);
+  put_int (p, 2);
+  put_int (p, (long long) m->seq);
+  for (size_t i = 0; i < n; i++)
+    put_int (p, data[i]);
+  p->buf[p->len - 1] = '\n';
+  return after_append (p);
+}
+
+int
+viper_probe_emit (ViperProbeModule *m, int rec, int ev, int process, size_t n, const int64_t *data)
+{
+  int rc;
+  pthread_mutex_lock (&m->p->lock);
+  rc = emit_locked (m, false, 0.0, rec, ev, process, n, data);
+  pthread_mutex_unlock (&m->p->lock);
+  return rc;
+}
+
+int
+viper_probe_emit_at (ViperProbeModule *m, double time, int rec, int ev, int process,
+                     size_t n, const int64_t *data)
+{
+  int rc;
+  pthread_mutex_lock (&m->p->lock);
+  rc = emit_locked (m, true, time, rec, ev, process, n, data);
+  pthread_mutex_unlock (&m->p->lock);
+  return rc;
+}
