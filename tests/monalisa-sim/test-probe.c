@@ -1,0 +1,343 @@
+/* test-probe.c - unit tests of libviperprobe.
+ *
+ * The library is tested through what a reader sees: the bytes in a file or
+ * on a Unix socket.  The socket test runs in one thread without waiting for
+ * anything: connect() completes against the listen backlog, the few
+ * kilobytes written fit in the socket buffer, and the test accepts and reads
+ * to end of file only after the probe has closed.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "viper-probe.h"
+
+typedef struct {
+  char *dir;
+  char *path;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  f->dir = g_dir_make_tmp ("viper-probe-XXXXXX", NULL);
+  g_assert_nonnull (f->dir);
+  f->path = g_build_filename (f->dir, "out.trc", NULL);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  g_unlink (f->path);
+  g_rmdir (f->dir);
+  g_free (f->path);
+  g_free (f->dir);
+}
+
+static char *
+slurp (const char *path)
+{
+  char *s = NULL;
+  g_assert_true (g_file_get_contents (path, &s, NULL, NULL));
+  return s;
+}
+
+static double
+fake_clock (void *user_data)
+{
+  double *t = user_data;
+  double v = *t;
+  *t += 0.75;
+  return v;
+}
+
+static void
+test_file (Fixture *f, gconstpointer data)
+{
+  ViperProbe *p = viper_probe_open (f->path);
+  ViperProbeModule *m, *pm;
+  double t = 1.5;
+  int64_t d[] = { 5, 0 }, list[] = { 1, 2 };
+  char *s;
+
+  (void) data;
+  g_assert_nonnull (p);
+  m = viper_probe_module_new (p, 3);
+  pm = viper_probe_module_new (p, -1);
+  viper_probe_module_set_clock (m, fake_clock, &t);
+  g_assert_cmpint (viper_probe_emit (m, 1, 10, 0, 0, NULL), ==, 0);
+  g_assert_cmpint (viper_probe_emit (m, 2, 14, 0, 2, d), ==, 0);
+  g_assert_cmpint (viper_probe_emit_at (pm, -2.5, 6, 25, 0, 2, list), ==, 0);
+  g_assert_cmpint (viper_probe_emit_at (m, -0.0001, 1, 11, 0, 0, NULL), ==, 0);
+  g_assert_cmpuint (viper_probe_module_seq (m), ==, 3);
+  g_assert_cmpuint (viper_probe_module_seq (pm), ==, 1);
+  g_assert_cmpint (viper_probe_comment (p, "two\nlines"), ==, 0);
+  viper_probe_set_time_decimals (p, 0);
+  g_assert_cmpint (viper_probe_emit_at (pm, 12100, 1, 13, 0, 0, NULL), ==, 0);
+  g_assert_cmpint (viper_probe_emit_at (pm, 1.0 / 0.0, 1, 13, 0, 0, NULL), ==, -1);
+  g_assert_nonnull (strstr (viper_probe_error (p), "finite"));
+  viper_probe_module_free (m);
+  viper_probe_module_free (pm);
+  g_assert_cmpint (viper_probe_close (p), ==, 0);
+
+  s = slurp (f->path);
+  g_assert_cmpstr (s, ==,
+                   "1 10 1.500 3 0 1 2 1\n"
+                   "2 14 2.250 3 0 3 2 2 5 0\n"
+                   "6 25 -2.500 -1 0 3 2 1 1 2\n"
+                   "1 11 0.000 3 0 1 2 3\n"
+                   "# two lines\n"
+                   "1 13 12100 -1 0 1 2 2\n");
+  g_free (s);
+}
+
+static void
+test_default_clock (Fixture *f, gconstpointer data)
+{
+  ViperProbe *p = viper_probe_open (f->path);
+  ViperProbeModule *m = viper_probe_module_new (p, 0);
+  char **lines, *s;
+  double prev = -1;
+
+  (void) data;
+  for (int i = 0; i < 50; i++)
+    g_assert_cmpint (viper_probe_emit (m, 1, 13, 0, 1, (int64_t[]) { 0 }), ==, 0);
+  viper_probe_module_free (m);
+  g_assert_cmpint (viper_probe_close (p), ==, 0);
+  s = slurp (f->path);
+  lines = g_strsplit (s, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 51);
+  for (int i = 0; i < 50; i++) {
+    char **fld = g_strsplit (lines[i], " ", -1);
+    double t = g_ascii_strtod (fld[2], NULL);
+    g_assert_cmpfloat (t, >=, prev);  /* CLOCK_MONOTONIC never goes back */
+    prev = t;
+    g_assert_cmpint (g_ascii_strtoll (fld[7], NULL, 10), ==, i + 1);
+    g_strfreev (fld);
+  }
+  g_strfreev (lines);
+  g_free (s);
+}
+
+static gint64
+file_size (const char *path)
+{
+  GStatBuf st;
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return st.st_size;
+}
+
+static void
+test_buffering (Fixture *f, gconstpointer data)
+{
+  ViperProbe *p = viper_probe_open (f->path);
+  ViperProbeModule *m = viper_probe_module_new (p, 1);
+  gint64 size;
+
+  (void) data;
+  g_assert_cmpint (viper_probe_set_buffering (p, true), ==, 0);
+  for (int i = 0; i < 10; i++)
+    viper_probe_emit_at (m, i, 1, 13, 0, 1, (int64_t[]) { 0 });
+  g_assert_cmpint (file_size (f->path), ==, 0);
+  g_assert_cmpuint (viper_probe_buffered (p), >, 0);
+  g_assert_cmpint (viper_probe_flush (p), ==, 0);
+  size = file_size (f->path);
+  g_assert_cmpint (size, >, 0);
+  g_assert_cmpuint (viper_probe_buffered (p), ==, 0);
+
+  /* tracing(off): nothing written, no sequence number used */
+  viper_probe_module_set_tracing (m, false);
+  g_assert_cmpint (viper_probe_emit_at (m, 99, 1, 13, 0, 1, (int64_t[]) { 0 }), ==, 0);
+  g_assert_cmpuint (viper_probe_module_seq (m), ==, 10);
+  viper_probe_module_set_tracing (m, true);
+
+  /* a limit writes out instead of dropping */
+  viper_probe_set_buffer_limit (p, 100);
+  for (int i = 0; i < 20; i++)
+    viper_probe_emit_at (m, i, 1, 13, 0, 1, (int64_t[]) { 0 });
+  g_assert_cmpint (file_size (f->path), >, size);
+  g_assert_cmpuint (viper_probe_buffered (p), <, 100);
+  /* switching buffering off writes the rest */
+  g_assert_cmpint (viper_probe_set_buffering (p, false), ==, 0);
+  g_assert_cmpuint (viper_probe_buffered (p), ==, 0);
+  viper_probe_module_free (m);
+  g_assert_cmpint (viper_probe_close (p), ==, 0);
+  {
+    char *s = slurp (f->path);
+    char **lines = g_strsplit (s, "\n", -1);
+    g_assert_cmpuint (g_strv_length (lines), ==, 31);
+    g_assert_true (g_str_has_suffix (lines[29], " 2 30 0"));
+    g_strfreev (lines);
+    g_free (s);
+  }
+}
+
+static int
+listen_unix (const char *path)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  int fd = socket (AF_UNIX, SOCK_STREAM, 0);
+  g_assert_cmpint (fd, >=, 0);
+  g_strlcpy (sa.sun_path, path, sizeof sa.sun_path);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+  g_assert_cmpint (listen (fd, 4), ==, 0);
+  return fd;
+}
+
+static void
+test_unix (Fixture *f, gconstpointer data)
+{
+  char *sock = g_build_filename (f->dir, "viper.sock", NULL);
+  char *dest = g_strconcat ("unix:", sock, NULL);
+  int lfd = listen_unix (sock), cfd;
+  ViperProbe *p = viper_probe_open (dest);
+  ViperProbeModule *m;
+  GString *got = g_string_new (NULL);
+  char buf[4096];
+  ssize_t k;
+  char **lines;
+
+  (void) data;
+  g_assert_nonnull (p);
+  m = viper_probe_module_new (p, 7);
+  for (int i = 0; i < 100; i++)
+    g_assert_cmpint (viper_probe_emit_at (m, i * 0.5, 4, 14, 1, 2, (int64_t[]) { 2, 0 }), ==, 0);
+  viper_probe_module_free (m);
+  g_assert_cmpint (viper_probe_close (p), ==, 0);
+
+  cfd = accept (lfd, NULL, NULL);
+  g_assert_cmpint (cfd, >=, 0);
+  while ((k = read (cfd, buf, sizeof buf)) > 0)
+    g_string_append_len (got, buf, k);
+  g_assert_cmpint (k, ==, 0);
+  lines = g_strsplit (got->str, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 101);
+  for (int i = 0; i < 100; i++) {
+    char *want = g_strdup_printf ("4 14 %.3f 7 1 3 2 %d 2 0", i * 0.5, i + 1);
+    g_assert_cmpstr (lines[i], ==, want);
+    g_free (want);
+  }
+  g_strfreev (lines);
+  g_string_free (got, TRUE);
+  close (cfd);
+
+  /* a peer that went away: an error, not SIGPIPE */
+  p = viper_probe_open (dest);
+  g_assert_nonnull (p);
+  cfd = accept (lfd, NULL, NULL);
+  close (cfd);
+  m = viper_probe_module_new (p, 7);
+  {
+    int rc = 0;
+    for (int i = 0; i < 1000 && rc == 0; i++)
+      rc = viper_probe_emit_at (m, i, 1, 10, 0, 0, NULL);
+    g_assert_cmpint (rc, ==, -1);
+    g_assert_nonnull (strstr (viper_probe_error (p), "write"));
+    g_assert_cmpint (viper_probe_emit_at (m, 0, 1, 10, 0, 0, NULL), ==, -1);  /* stays broken */
+  }
+  viper_probe_module_free (m);
+  g_assert_cmpint (viper_probe_close (p), ==, -1);
+
+  close (lfd);
+  g_unlink (sock);
+  g_free (dest);
+  g_free (sock);
+}
+
+static void
+test_errors (Fixture *f, gconstpointer data)
+{
+  char *missing = g_build_filename (f->dir, "no", "such", "dir", NULL);
+  char *dest = g_strconcat ("unix:", missing, NULL);
+
+  (void) data;
+  g_assert_null (viper_probe_open (dest));
+  g_assert_nonnull (strstr (viper_probe_error (NULL), "connect"));
+  g_assert_null (viper_probe_open (missing));
+  g_assert_nonnull (strstr (viper_probe_error (NULL), missing));
+  g_assert_null (viper_probe_open ("tcp:nohostorport"));
+  g_assert_nonnull (strstr (viper_probe_error (NULL), "HOST:PORT"));
+  g_assert_null (viper_probe_open (""));
+  g_assert_cmpint (viper_probe_close (NULL), ==, 0);
+  g_free (dest);
+  g_free (missing);
+}
+
+typedef struct {
+  ViperProbe *p;
+  int proc;
+} Worker;
+
+static void *
+worker (void *data)
+{
+  Worker *w = data;
+  ViperProbeModule *m = viper_probe_module_new (w->p, w->proc);
+  for (int i = 0; i < 2000; i++)
+    g_assert_cmpint (viper_probe_emit (m, 2, 16, 0, 2, (int64_t[]) { w->proc, i }), ==, 0);
+  viper_probe_module_free (m);
+  return NULL;
+}
+
+static void
+test_threads (Fixture *f, gconstpointer data)
+{
+  ViperProbe *p = viper_probe_open (f->path);
+  pthread_t th[4];
+  Worker w[4];
+  gint64 next[4] = { 1, 1, 1, 1 };
+  double last[4] = { -1, -1, -1, -1 };
+  char *s, **lines;
+
+  (void) data;
+  viper_probe_set_buffering (p, true);
+  viper_probe_set_buffer_limit (p, 8192);
+  for (int i = 0; i < 4; i++) {
+    w[i] = (Worker) { p, i };
+    g_assert_cmpint (pthread_create (&th[i], NULL, worker, &w[i]), ==, 0);
+  }
+  for (int i = 0; i < 4; i++)
+    pthread_join (th[i], NULL);
+  g_assert_cmpint (viper_probe_close (p), ==, 0);
+  s = slurp (f->path);
+  lines = g_strsplit (s, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 8001);
+  for (int i = 0; i < 8000; i++) {
+    char **fld = g_strsplit (lines[i], " ", -1);
+    int proc = (int) g_ascii_strtoll (fld[3], NULL, 10);
+    double t = g_ascii_strtod (fld[2], NULL);
+    g_assert_cmpuint (g_strv_length (fld), ==, 10);
+    g_assert_cmpint (proc, >=, 0);
+    g_assert_cmpint (proc, <, 4);
+    /* whole lines, each module's in sequence order, its clock never back */
+    g_assert_cmpint (g_ascii_strtoll (fld[7], NULL, 10), ==, next[proc]);
+    g_assert_cmpint (g_ascii_strtoll (fld[9], NULL, 10), ==, next[proc] - 1);
+    g_assert_cmpfloat (t, >=, last[proc]);
+    next[proc]++;
+    last[proc] = t;
+    g_strfreev (fld);
+  }
+  g_strfreev (lines);
+  g_free (s);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(name, fn) g_test_add (name, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD ("/probe/file", test_file);
+  ADD ("/probe/default-clock", test_default_clock);
+  ADD ("/probe/buffering", test_buffering);
+  ADD ("/probe/unix", test_unix);
+  ADD ("/probe/errors", test_errors);
+  ADD ("/probe/threads", test_threads);
+  return g_test_run ();
+}
