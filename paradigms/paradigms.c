@@ -1,6 +1,7 @@
 /* paradigms.c - the one place that lists the built-in paradigms.
  * Adding a paradigm = adding its folder and one line here. */
 #include "paradigms.h"
+#include "picl/picl.h"
 
 void
 viper_paradigms_register_all (void)
@@ -8,5 +9,6 @@ viper_paradigms_register_all (void)
   static gsize done = 0;
   if (!g_once_init_enter (&done))
     return;
+  viper_paradigm_register (&viper_picl_paradigm);
   g_once_init_leave (&done, 1);
 }

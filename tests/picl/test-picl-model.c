@@ -1,0 +1,331 @@
+/* test-picl-model.c - the picl program-state model on its own.
+ *
+ * Trams are handed to the model directly, in a chosen run order with chosen
+ * adjusted times, so each rule of spec section 3 (busy / communicating /
+ * idle, tracing, program state, message pairing) is checked in isolation,
+ * then the --state-out fields are checked through a real run. */
+#include <string.h>
+#include "picl-harness.h"
+
+typedef struct {
+  ViperTramPool *pool;
+  ViperTramFields *fields;
+  ViperModel *m;
+} Fix;
+
+static void
+fix_init (Fix *f)
+{
+  viper_paradigms_register_all ();
+  f->pool = viper_tram_pool_new ();
+  f->fields = viper_tram_fields_new ();
+  f->m = viper_picl_model_new (&viper_picl_paradigm, NULL);
+}
+
+static void
+fix_clear (Fix *f)
+{
+  viper_model_free (f->m);
+  viper_tram_pool_free (f->pool);
+  viper_tram_fields_free (f->fields);
+}
+
+/* Apply one line as if the run transferred it with this adjusted time. */
+static gboolean
+put (Fix *f, const char *line, double adjusted)
+{
+  ViperLineKind kind;
+  ViperParseError err;
+  ViperTram *t = viper_tram_parse (f->pool, f->fields, line, strlen (line), &kind, &err);
+  g_assert_nonnull (t);
+  t->type = viper_paradigm_type_index (&viper_picl_paradigm, t->rec, t->ev);
+  if (t->type == VIPER_TYPE_UNKNOWN)
+    t->flags |= VIPER_TRAM_F_IGNORED;
+  t->adjusted = adjusted;
+  t->state = VIPER_TRAM_TRANSFERRED;
+  gboolean changed = viper_model_apply (f->m, t);
+  viper_tram_pool_release (f->pool, t);
+  return changed;
+}
+
+static ViperPiclState
+state (Fix *f, gint64 p)
+{
+  return viper_picl_model_state (f->m, p);
+}
+
+static void
+test_program_state (void)
+{
+  Fix f;
+  fix_init (&f);
+  g_assert_cmpstr (viper_model_program_state (f.m), ==, "inactive");
+  g_assert_true (put (&f, "-3 -901 0.5 0 0 0", 0.5));
+  g_assert_cmpstr (viper_model_program_state (f.m), ==, "running");
+  g_assert_true (viper_picl_model_tracing (f.m, 0));
+  g_assert_true (viper_damage_contains (f.m->damage, VIPER_AREA_PROGRAM, 0, 0));
+  g_assert_true (viper_damage_contains (f.m->damage, VIPER_AREA_MODULE, 0, 0));
+  put (&f, "-3 -901 0.6 1 0 0", 0.6);
+  put (&f, "-4 -901 0.7 0 0 0", 0.7);
+  g_assert_cmpstr (viper_model_program_state (f.m), ==, "running");     /* P1 still traces */
+  g_assert_false (viper_picl_model_tracing (f.m, 0));
+  put (&f, "-4 -901 0.8 1 0 0", 0.8);
+  g_assert_cmpstr (viper_model_program_state (f.m), ==, "terminated");
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  /* stopping twice breaks a rule */
+  g_assert_false (put (&f, "-4 -901 0.9 1 0 0", 0.9));
+  g_assert_cmpuint (f.m->inconsistent, ==, 1);
+  /* reset forgets everything */
+  viper_model_reset (f.m);
+  g_assert_cmpstr (viper_model_program_state (f.m), ==, "inactive");
+  g_assert_cmpuint (viper_picl_model_n_procs (f.m), ==, 0);
+  fix_clear (&f);
+}
+
+/* A receive that begins before its message is sent waits idle. */
+static void
+test_idle_until_sent (void)
+{
+  Fix f;
+  fix_init (&f);
+  put (&f, "-3 -52 1 1 0 3 2 7 0 0", 1);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  g_assert_true (viper_damage_contains (f.m->damage, VIPER_AREA_MODULE, 1, 0));
+  put (&f, "-3 -21 2 2 0 4 2 8 7 1 0", 2);            /* from P2: not the sender it waits for */
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  g_assert_cmpint (state (&f, 2), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-3 -21 3 0 0 4 2 8 6 1 0", 3);            /* from P0 but tag 6 */
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  put (&f, "-4 -21 3.5 0 0 0", 3.5);
+  g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_BUSY);
+  viper_damage_clear (f.m->damage);
+  g_assert_true (put (&f, "-3 -21 4 0 0 4 2 8 7 1 0", 4));
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  g_assert_true (viper_damage_contains (f.m->damage, VIPER_AREA_MODULE, 1, 0));
+  g_assert_true (viper_damage_contains (f.m->damage, VIPER_AREA_LINK, 0, 1));
+  g_assert_true (put (&f, "-4 -52 5 1 0 4 2 8 7 0 0", 5));
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_BUSY);
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 1);
+  g_assert_cmpuint (viper_picl_model_unreceived (f.m), ==, 2);
+  g_assert_cmpuint (viper_picl_model_sent (f.m, 0), ==, 2);
+  g_assert_cmpuint (viper_picl_model_received (f.m, 1), ==, 1);
+
+  /* history: P1 idle at 1, communicating at 4, busy at 5; the arrow 4 -> 5 */
+  gboolean arrow = FALSE, idle = FALSE, comm = FALSE;
+  for (guint i = 0; i < f.m->history->len; i++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (f.m->history, ViperHistoryEntry, i);
+      if (e->state == VIPER_PICL_ARROW_MESSAGE)
+        {
+          g_assert_cmpint (e->module, ==, 0);
+          g_assert_cmpint (e->other, ==, 1);
+          g_assert_cmpfloat (e->t0, ==, 4);
+          g_assert_cmpfloat (e->t1, ==, 5);
+          arrow = TRUE;
+        }
+      else if (e->module == 1 && e->state == VIPER_PICL_IDLE)
+        idle = e->t0 == 1;
+      else if (e->module == 1 && e->state == VIPER_PICL_COMMUNICATING)
+        comm = e->t0 == 4;
+    }
+  g_assert_true (arrow && idle && comm);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  fix_clear (&f);
+}
+
+/* A receive whose message was already sent is communicating at once; any
+ * source (-1) takes a message from anyone. */
+static void
+test_already_sent_and_any_source (void)
+{
+  Fix f;
+  fix_init (&f);
+  put (&f, "-3 -21 1 0 0 4 2 8 3 1 0", 1);
+  put (&f, "-4 -21 1.1 0 0 0", 1.1);
+  put (&f, "-3 -52 2 1 0 3 2 3 -1 0", 2);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -52 2.5 1 0 4 2 8 3 0 0", 2.5);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_BUSY);
+  /* nothing left for P1: an any-source receive waits */
+  put (&f, "-3 -52 3 1 0 3 2 3 -1 0", 3);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  put (&f, "-3 -21 4 2 0 4 2 8 3 1 0", 4);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -52 4.5 1 0 4 2 8 3 2 0", 4.5);
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 2);
+  g_assert_cmpuint (viper_picl_model_unreceived (f.m), ==, 0);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  fix_clear (&f);
+}
+
+/* Non-blocking receive: the post says what the wait waits for. */
+static void
+test_nonblocking_receive (void)
+{
+  Fix f;
+  fix_init (&f);
+  put (&f, "-3 -57 1 1 0 3 2 5 2 0", 1);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -57 1.1 1 0 1 2 9", 1.1);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_BUSY);
+  put (&f, "-3 -27 1.5 0 0 4 2 8 5 1 0", 1.5);         /* P0 -> P1 tag 5: not from 2 */
+  put (&f, "-4 -27 1.6 0 0 1 2 1", 1.6);
+  put (&f, "-3 -61 2 1 0 1 2 9", 2);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  put (&f, "-3 -21 3 2 0 4 2 8 5 1 0", 3);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -61 4 1 0 4 2 8 5 2 0", 4);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_BUSY);
+  /* a send wait and a barrier are communication */
+  put (&f, "-3 -31 2 0 0 1 2 1", 2);
+  g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -31 2.1 0 0 0", 2.1);
+  put (&f, "-3 -402 5 1 0 1 2 -1", 5);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -402 6 1 0 0", 6);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_BUSY);
+  /* a wait for a request never posted takes any message: P0's tag 5 is there */
+  put (&f, "-3 -61 7 1 0 1 2 77", 7);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -61 8 1 0 4 2 8 5 0 0", 8);
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 2);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  /* trace messages and subset definitions change nothing visible */
+  g_assert_false (put (&f, "-3 -911 9 1 0 2 \"%d %s\" 2 hi", 9));
+  g_assert_false (put (&f, "-202 -812 0 -1 -1 3 2 1 0 1", 0));
+  g_assert_cmpuint (viper_picl_model_n_subsets (f.m), ==, 1);
+  g_assert_cmpuint (viper_picl_model_n_procs (f.m), ==, 3);
+  fix_clear (&f);
+}
+
+static void
+test_inconsistencies (void)
+{
+  Fix f;
+  fix_init (&f);
+  /* a receive end with no send applied before it */
+  put (&f, "-3 -52 1 1 0 3 2 7 0 0", 1);
+  put (&f, "-4 -52 2 1 0 4 2 8 7 0 0", 2);
+  g_assert_cmpuint (f.m->inconsistent, ==, 1);
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 0);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_BUSY);
+  /* an end without its begin, a begin inside another call */
+  put (&f, "-4 -21 3 0 0 0", 3);
+  g_assert_cmpuint (f.m->inconsistent, ==, 2);
+  put (&f, "-3 -21 4 0 0 4 2 8 7 1 0", 4);
+  put (&f, "-3 -31 5 0 0 1 2 1", 5);
+  g_assert_cmpuint (f.m->inconsistent, ==, 3);
+  /* receiving the same message twice: the second has nothing to pair with */
+  put (&f, "-3 -52 6 1 0 3 2 7 0 0", 6);
+  put (&f, "-4 -52 7 1 0 4 2 8 7 0 0", 7);
+  put (&f, "-3 -52 8 1 0 3 2 7 0 0", 8);
+  put (&f, "-4 -52 9 1 0 4 2 8 7 0 0", 9);
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 1);
+  g_assert_cmpuint (f.m->inconsistent, ==, 4);
+  fix_clear (&f);
+}
+
+/* Many channels and requests: the tables grow, entries are removed, FIFO
+ * order per channel holds. */
+static void
+test_many_channels (void)
+{
+  Fix f;
+  fix_init (&f);
+  char line[128];
+  double t = 0;
+  for (int round = 0; round < 3; round++)
+    for (int src = 0; src < 20; src++)
+      for (int tag = 0; tag < 10; tag++)
+        {
+          g_snprintf (line, sizeof line, "-3 -21 %g %d 0 4 2 %d %d 20 0", t, src, round, tag);
+          put (&f, line, t);
+          g_snprintf (line, sizeof line, "-4 -21 %g %d 0 0", t, src);
+          put (&f, line, t);
+          t += 1;
+        }
+  g_assert_cmpuint (viper_picl_model_unreceived (f.m), ==, 600);
+  /* P20 receives channel by channel; the k-th receive gets the k-th send (BYTES = round) */
+  guint checked = 0;
+  for (int src = 19; src >= 0; src--)
+    for (int tag = 9; tag >= 0; tag--)
+      for (int round = 0; round < 3; round++)
+        {
+          g_snprintf (line, sizeof line, "-3 -57 %g 20 0 3 2 %d %d 0", t, tag, src);
+          put (&f, line, t);
+          g_snprintf (line, sizeof line, "-4 -57 %g 20 0 1 2 %d", t, 1000 + src * 10 + tag);
+          put (&f, line, t);
+          g_snprintf (line, sizeof line, "-3 -61 %g 20 0 1 2 %d", t, 1000 + src * 10 + tag);
+          put (&f, line, t);
+          g_assert_cmpint (state (&f, 20), ==, VIPER_PICL_COMMUNICATING);
+          g_snprintf (line, sizeof line, "-4 -61 %g 20 0 4 2 %d %d %d 0", t + 0.5, round, tag, src);
+          put (&f, line, t + 0.5);
+          /* the arrow is recorded, then P20 goes back to busy */
+          guint last = f.m->history->len - 1;
+          g_assert_cmpint (g_array_index (f.m->history, ViperHistoryEntry, last).state, ==, VIPER_PICL_BUSY);
+          const ViperHistoryEntry *e = &g_array_index (f.m->history, ViperHistoryEntry, last - 1);
+          g_assert_cmpint (e->state, ==, VIPER_PICL_ARROW_MESSAGE);
+          g_assert_cmpfloat (e->t0, ==, round * 200 + src * 10 + tag);
+          checked++;
+          t += 1;
+        }
+  g_assert_cmpuint (checked, ==, 600);
+  g_assert_cmpuint (viper_picl_model_unreceived (f.m), ==, 0);
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 600);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  /* all drained: a new receive waits */
+  put (&f, "-3 -52 9999 20 0 3 2 -1 -1 0", 9999);
+  g_assert_cmpint (state (&f, 20), ==, VIPER_PICL_IDLE);
+  fix_clear (&f);
+}
+
+/* The --state-out fields, through a real run. */
+static void
+test_state_json (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  static const char *const lines[] = {
+    "-3 -901 0 1 0 0",
+    "-3 -52 1 1 0 3 2 7 0 0",
+    "-3 -901 0 0 0 0",
+    "-3 -21 4 0 0 4 2 8 7 1 0",
+    "-4 -21 4.5 0 0 0",
+    "-4 -52 2 1 0 4 2 8 7 0 0",        /* stamped before the send: lifted to 4 */
+    "-4 -901 5 0 0 0",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    harness_feed (&h, lines[i]);
+  GString *s = g_string_new (NULL);
+  ViperJson j;
+  viper_json_init (&j, s, FALSE);
+  viper_json_begin_object (&j);
+  h.model->klass->write_top (h.model, &j);
+  viper_json_key (&j, "modules");
+  viper_json_begin_array (&j);
+  h.model->klass->write_modules (h.model, h.run, &j);
+  viper_json_end_array (&j);
+  viper_json_end_object (&j);
+  g_assert_cmpstr (s->str, ==,
+                   "{\"messages\":1,\"modules\":["
+                   "{\"id\":0,\"name\":\"P0\",\"state\":\"busy\",\"tracing\":false,\"sent\":1,\"received\":0,\"offset\":0},"
+                   "{\"id\":1,\"name\":\"P1\",\"state\":\"busy\",\"tracing\":true,\"sent\":0,\"received\":1,\"offset\":2}"
+                   "]}");
+  g_assert_cmpstr (viper_model_program_state (h.model), ==, "running");
+  g_string_free (s, TRUE);
+  harness_clear (&h);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/picl/model/program-state", test_program_state);
+  g_test_add_func ("/picl/model/idle-until-sent", test_idle_until_sent);
+  g_test_add_func ("/picl/model/already-sent-any-source", test_already_sent_and_any_source);
+  g_test_add_func ("/picl/model/nonblocking-receive", test_nonblocking_receive);
+  g_test_add_func ("/picl/model/inconsistencies", test_inconsistencies);
+  g_test_add_func ("/picl/model/many-channels", test_many_channels);
+  g_test_add_func ("/picl/model/state-json", test_state_json);
+  return g_test_run ();
+}

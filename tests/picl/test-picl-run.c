@@ -1,0 +1,828 @@
+/* test-picl-run.c - the run construction on PICL traces.
+ *
+ * Random deadlock-free programs from the generator are delivered scrambled
+ * (each processor's order kept, as the PICL channel promises), fed one line
+ * at a time, and everything ready is transferred after each insert.  What
+ * the engine produced is checked against expectations computed here,
+ * independently of the engine:
+ *  - the message pairing (k-th send on a channel <-> k-th receive end), from
+ *    the lines' data alone;
+ *  - a topological walk (processor order + send before its receive end) that
+ *    yields the adjusted times and offsets of thesis 5.2 from the formula,
+ *    the moment each tram must leave under minimal delay, and the set of
+ *    trams an incomplete trace can never transfer.
+ * Fixed scenarios: the crossing messages of the thesis's Figures 10/11 with
+ * lying time stamps, fed in every interleaving; decay 0 / 0.5 / 1 on a
+ * hand-made skewed trace with the numbers worked out by hand.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "picl-harness.h"
+
+#define LINE(t, i) (&g_array_index ((t)->lines, ViperPiclGenLine, (i)))
+#define NONE G_MAXUINT
+
+static guint
+n_seeds (guint normal)
+{
+  const char *env = g_getenv ("VIPER_PICL_SEEDS");
+  return env ? (guint) atoi (env) : normal;
+}
+
+/* ---- expectations computed without the engine ----------------------------- */
+
+typedef struct {
+  guint n;                  /* lines */
+  guint n_streams;          /* processors + 1 (stream 0 = PROC -1) */
+  GArray **streams;         /* positions of each processor's lines, in delivery order */
+  guint *prev;              /* the processor predecessor of each line, or NONE */
+  guint *send_of;           /* receive end -> the send it pairs with (k-th on its channel), or NONE */
+  guint *order;             /* a topological order of the lines that can ever leave */
+  guint n_order;
+} Plan;
+
+static gint64
+channel_key_hash (gint64 src, gint64 dest, gint64 tag)
+{
+  return (src << 40) ^ (dest << 20) ^ tag;
+}
+
+/* lines: delivery order; msgs: (src, dest, tag) per message id. */
+static void
+plan_init (Plan *p, const GArray *lines, guint procs, const GArray *msgs)
+{
+  memset (p, 0, sizeof *p);
+  p->n = lines->len;
+  p->n_streams = procs + 1;
+  p->streams = g_new (GArray *, p->n_streams);
+  for (guint s = 0; s < p->n_streams; s++)
+    p->streams[s] = g_array_new (FALSE, FALSE, sizeof (guint));
+  p->prev = g_new (guint, p->n);
+  p->send_of = g_new (guint, p->n);
+  for (guint i = 0; i < p->n; i++)
+    {
+      const ViperPiclGenLine *l = &g_array_index (lines, ViperPiclGenLine, i);
+      GArray *s = p->streams[l->proc + 1];
+      p->prev[i] = s->len ? g_array_index (s, guint, s->len - 1) : NONE;
+      g_array_append_val (s, i);
+      p->send_of[i] = NONE;
+    }
+  /* sends per channel in their sender's order, then the k-th receive end */
+  GHashTable *sends = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+  GHashTable *taken = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint s = 0; s < p->n_streams; s++)
+    for (guint k = 0; k < p->streams[s]->len; k++)
+      {
+        guint i = g_array_index (p->streams[s], guint, k);
+        const ViperPiclGenLine *l = &g_array_index (lines, ViperPiclGenLine, i);
+        if (l->role != VIPER_PICL_LINE_SEND)
+          continue;
+        const ViperPiclGenMessage *m = &g_array_index (msgs, ViperPiclGenMessage, l->message);
+        gint64 key = channel_key_hash (m->src, m->dest, m->tag);
+        GArray *a = g_hash_table_lookup (sends, &key);
+        if (!a)
+          {
+            a = g_array_new (FALSE, FALSE, sizeof (guint));
+            g_hash_table_insert (sends, g_memdup2 (&key, sizeof key), a);
+          }
+        g_array_append_val (a, i);
+      }
+  for (guint s = 0; s < p->n_streams; s++)
+    for (guint k = 0; k < p->streams[s]->len; k++)
+      {
+        guint i = g_array_index (p->streams[s], guint, k);
+        const ViperPiclGenLine *l = &g_array_index (lines, ViperPiclGenLine, i);
+        if (l->role != VIPER_PICL_LINE_RECV_END)
+          continue;
+        const ViperPiclGenMessage *m = &g_array_index (msgs, ViperPiclGenMessage, l->message);
+        gint64 key = channel_key_hash (m->src, m->dest, m->tag);
+        guint nth = GPOINTER_TO_UINT (g_hash_table_lookup (taken, &key));
+        g_hash_table_insert (taken, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (nth + 1));
+        GArray *a = g_hash_table_lookup (sends, &key);
+        if (a && nth < a->len)
+          p->send_of[i] = g_array_index (a, guint, nth);
+      }
+  g_hash_table_destroy (sends);
+  g_hash_table_destroy (taken);
+
+  /* walk: advance every processor as far as its receive ends allow */
+  p->order = g_new (guint, p->n);
+  guint8 *done = g_new0 (guint8, p->n);
+  guint *cur = g_new0 (guint, p->n_streams);
+  for (gboolean moved = TRUE; moved;)
+    {
+      moved = FALSE;
+      for (guint s = 0; s < p->n_streams; s++)
+        while (cur[s] < p->streams[s]->len)
+          {
+            guint i = g_array_index (p->streams[s], guint, cur[s]);
+            const ViperPiclGenLine *l = &g_array_index (lines, ViperPiclGenLine, i);
+            if (l->role == VIPER_PICL_LINE_RECV_END && (p->send_of[i] == NONE || !done[p->send_of[i]]))
+              break;
+            done[i] = 1;
+            p->order[p->n_order++] = i;
+            cur[s]++;
+            moved = TRUE;
+          }
+    }
+  g_free (done);
+  g_free (cur);
+}
+
+static void
+plan_clear (Plan *p)
+{
+  for (guint s = 0; s < p->n_streams; s++)
+    g_array_unref (p->streams[s]);
+  g_free (p->streams);
+  g_free (p->prev);
+  g_free (p->send_of);
+  g_free (p->order);
+}
+
+/* ---- the property check ------------------------------------------------------ */
+
+typedef struct {
+  const ViperPiclGenTrace *trace;
+  GHashTable *index;
+  guint8 *done;
+  double *adj, *time, *off_before, *off_after;
+  guint64 *at_insert;
+  gint64 *last_seq;         /* per stream */
+  double *last_adj;
+  guint transferred;
+  double decay;
+} Check;
+
+static guint64 stat_corrected, stat_held;
+
+static void
+check_transfer (Harness *h, const ViperTram *t, const Transfer *rec, gpointer data)
+{
+  Check *c = data;
+  stat_corrected += t->adjusted != t->time + rec->offset_before;
+  stat_held += t->line != h->inserts;
+  guint i = harness_lookup (c->index, t->proc, t->seq);
+  g_assert_cmpuint (i, !=, NONE);
+  const ViperPiclGenLine *l = LINE (c->trace, i);
+  /* identity, exactly once */
+  g_assert_cmpstr (viper_tram_raw (t), ==, l->text);
+  g_assert_false (c->done[i]);
+  c->done[i] = 1;
+  c->transferred++;
+  /* each processor in its own order, adjusted times never going back */
+  guint s = (guint) (t->proc + 1);
+  g_assert_cmpint (t->seq, ==, c->last_seq[s] + 1);
+  c->last_seq[s] = t->seq;
+  g_assert_cmpfloat (t->adjusted, >=, c->last_adj[s]);
+  c->last_adj[s] = t->adjusted;
+  /* a receive end after its send begin, and not earlier in time */
+  if (l->role == VIPER_PICL_LINE_RECV_END)
+    {
+      guint send = g_array_index (c->trace->messages, ViperPiclGenMessage, l->message).send_line;
+      g_assert_true (c->done[send]);
+      g_assert_cmpfloat (c->adj[send], <=, t->adjusted);
+    }
+  /* the time stamp as written */
+  const char *p = l->text;
+  for (int f = 0; f < 2; f++)
+    {
+      p = strchr (p, ' ');
+      g_assert_nonnull (p);
+      p++;
+    }
+  double written = g_ascii_strtod (p, NULL);
+  g_assert_cmpfloat (fabs (t->time - written), <=, 1e-15 * MAX (1.0, fabs (written)));
+  c->adj[i] = t->adjusted;
+  c->time[i] = t->time;
+  c->off_before[i] = rec->offset_before;
+  c->off_after[i] = rec->offset_after;
+  c->at_insert[i] = rec->at_insert;
+  /* the decay rule around this transfer */
+  if (c->decay == 1.0)
+    g_assert_cmpfloat (rec->offset_after, >=, rec->offset_before);
+  else if (c->decay == 0.0)
+    g_assert_cmpfloat (rec->offset_after, ==, 0.0);
+  else
+    g_assert_cmpfloat (rec->offset_after, ==, c->decay * MAX (rec->offset_before, t->adjusted - t->time));
+}
+
+static gint
+cmp_arrow (gconstpointer a, gconstpointer b)
+{
+  const double *x = a, *y = b;
+  for (int k = 0; k < 4; k++)
+    if (x[k] != y[k])
+      return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+
+/* Replay trace (already in delivery order) and check every property. */
+static void
+replay_and_check (const ViperPiclGenTrace *trace, double decay, guint64 seed)
+{
+  guint n = trace->lines->len;
+  Check c = { .trace = trace, .decay = decay };
+  c.index = harness_seq_index (trace->lines);
+  c.done = g_new0 (guint8, n);
+  c.adj = g_new0 (double, n);
+  c.time = g_new0 (double, n);
+  c.off_before = g_new0 (double, n);
+  c.off_after = g_new0 (double, n);
+  c.at_insert = g_new0 (guint64, n);
+  c.last_seq = g_new0 (gint64, trace->procs + 1);
+  c.last_adj = g_new (double, trace->procs + 1);
+  for (guint s = 0; s <= trace->procs; s++)
+    c.last_adj[s] = -INFINITY;
+
+  Harness h;
+  harness_init (&h, decay);
+  h.on_transfer = check_transfer;
+  h.on_transfer_data = &c;
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_true (harness_feed (&h, LINE (trace, i)->text));
+      ViperCounts counts;
+      viper_run_counts (h.run, &counts);
+      g_assert_cmpuint (counts.read, ==, i + 1);
+      g_assert_cmpuint (counts.read, ==, counts.transferred + counts.pending + counts.rejected);
+      g_assert_cmpuint (counts.transferred, ==, c.transferred);
+      g_assert_cmpuint (counts.rejected, ==, 0);
+    }
+  ViperCounts counts;
+  viper_run_counts (h.run, &counts);
+  g_assert_cmpuint (counts.pending, ==, 0);
+  g_assert_cmpuint (counts.ignored, ==, 0);
+  g_assert_cmpuint (c.transferred, ==, n);
+  GArray *stuck = viper_run_stuck (h.run);
+  g_assert_cmpuint (stuck->len, ==, 0);
+  viper_stuck_array_free (stuck);
+  g_assert_cmpuint (h.bad, ==, 0);
+
+  /* the engine pairs as the generator meant, and adjusted times follow the formula */
+  Plan plan;
+  GArray *msgs = trace->messages;
+  plan_init (&plan, trace->lines, trace->procs, msgs);
+  g_assert_cmpuint (plan.n_order, ==, n);
+  for (guint k = 0; k < msgs->len; k++)
+    {
+      const ViperPiclGenMessage *m = &g_array_index (msgs, ViperPiclGenMessage, k);
+      g_assert_cmpuint (plan.send_of[m->recv_line], ==, m->send_line);
+    }
+  double *off = g_new0 (double, plan.n_streams);
+  double *oracle = g_new (double, n);
+  for (guint k = 0; k < plan.n_order; k++)
+    {
+      guint i = plan.order[k];
+      guint s = (guint) (LINE (trace, i)->proc + 1);
+      double a = c.time[i] + off[s];
+      if (plan.prev[i] != NONE && oracle[plan.prev[i]] > a)
+        a = oracle[plan.prev[i]];
+      if (plan.send_of[i] != NONE && oracle[plan.send_of[i]] > a)
+        a = oracle[plan.send_of[i]];
+      oracle[i] = a;
+      if (a - c.time[i] > off[s])
+        off[s] = a - c.time[i];
+      off[s] *= decay;
+      if (oracle[i] != c.adj[i] || off[s] != c.off_after[i])
+        g_error ("seed %" G_GUINT64_FORMAT " decay %g: line %u '%s': adjusted %.17g offset %.17g, expected %.17g / %.17g",
+                 seed, decay, i, LINE (trace, i)->text, c.adj[i], c.off_after[i], oracle[i], off[s]);
+    }
+  g_free (off);
+  g_free (oracle);
+  plan_clear (&plan);
+
+  /* the model: every message matched, arrows equal to the true pairs */
+  ViperModel *m = h.model;
+  g_assert_cmpuint (viper_picl_model_messages (m), ==, msgs->len);
+  g_assert_cmpuint (viper_picl_model_unreceived (m), ==, 0);
+  g_assert_cmpuint (m->inconsistent, ==, 0);
+  g_assert_cmpuint (h.warnings, ==, 0);
+  g_assert_cmpuint (m->applied, ==, n);
+  g_assert_cmpstr (viper_model_program_state (m), ==, "terminated");
+  guint64 *sent = g_new0 (guint64, trace->procs), *recv = g_new0 (guint64, trace->procs);
+  GArray *want = g_array_new (FALSE, FALSE, sizeof (double[4]));
+  GArray *got = g_array_new (FALSE, FALSE, sizeof (double[4]));
+  for (guint k = 0; k < msgs->len; k++)
+    {
+      const ViperPiclGenMessage *msg = &g_array_index (msgs, ViperPiclGenMessage, k);
+      sent[msg->src]++;
+      recv[msg->dest]++;
+      double e[4] = { (double) msg->src, (double) msg->dest, c.adj[msg->send_line], c.adj[msg->recv_line] };
+      g_array_append_val (want, e);
+    }
+  for (guint k = 0; k < m->history->len; k++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (m->history, ViperHistoryEntry, k);
+      if (e->state != VIPER_PICL_ARROW_MESSAGE)
+        continue;
+      g_assert_cmpfloat (e->t0, <=, e->t1);
+      double a[4] = { e->module, e->other, e->t0, e->t1 };
+      g_array_append_val (got, a);
+    }
+  g_array_sort (want, cmp_arrow);
+  g_array_sort (got, cmp_arrow);
+  g_assert_cmpuint (got->len, ==, want->len);
+  g_assert_cmpmem (got->data, got->len * sizeof (double[4]), want->data, want->len * sizeof (double[4]));
+  for (guint p = 0; p < trace->procs; p++)
+    {
+      g_assert_cmpuint (viper_picl_model_sent (m, p), ==, sent[p]);
+      g_assert_cmpuint (viper_picl_model_received (m, p), ==, recv[p]);
+      g_assert_false (viper_picl_model_tracing (m, p));
+      g_assert_cmpint (viper_picl_model_state (m, p), ==, VIPER_PICL_BUSY);
+    }
+  g_free (sent);
+  g_free (recv);
+  g_array_unref (want);
+  g_array_unref (got);
+
+  harness_clear (&h);
+  g_hash_table_destroy (c.index);
+  g_free (c.done);
+  g_free (c.adj);
+  g_free (c.time);
+  g_free (c.off_before);
+  g_free (c.off_after);
+  g_free (c.at_insert);
+  g_free (c.last_seq);
+  g_free (c.last_adj);
+}
+
+static void
+test_property_random (void)
+{
+  static const double decays[] = { 1.0, 0.5, 0.0 };
+  guint seeds = n_seeds (3000);
+  guint64 trams = 0, messages = 0;
+  for (guint s = 1; s <= seeds; s++)
+    {
+      ViperPiclGenOptions o;
+      harness_small_options (&o, s);
+      ViperPiclGenTrace *t = viper_picl_gen (&o, NULL);
+      g_assert_nonnull (t);
+      replay_and_check (t, decays[s % 3], s);
+      trams += t->lines->len;
+      messages += t->messages->len;
+      viper_picl_gen_free (t);
+    }
+  g_test_message ("%u programs, %" G_GUINT64_FORMAT " trams, %" G_GUINT64_FORMAT " messages, %" G_GUINT64_FORMAT
+                  " time stamps corrected, %" G_GUINT64_FORMAT " trams held back by a dependency",
+                  seeds, trams, messages, stat_corrected, stat_held);
+}
+
+/* The same programs delivered in true-time order and with perfect clocks. */
+static void
+test_property_inorder_true_time (void)
+{
+  guint seeds = n_seeds (3000) / 10;
+  for (guint s = 1; s <= seeds; s++)
+    {
+      ViperPiclGenOptions o;
+      harness_small_options (&o, 100000 + s);
+      o.delivery = VIPER_PICL_DELIVERY_INORDER;
+      o.true_time = s % 2;
+      ViperPiclGenTrace *t = viper_picl_gen (&o, NULL);
+      replay_and_check (t, 1.0, s);
+      viper_picl_gen_free (t);
+    }
+}
+
+/* ---- minimal delay ---------------------------------------------------------- */
+
+/* Concatenate whole processors in a random order: the harshest scramble that
+ * keeps each processor's order.  Message positions follow. */
+static void
+deliver_in_blocks (ViperPiclGenTrace *t, GRand *r)
+{
+  viper_picl_gen_redeliver (t, VIPER_PICL_DELIVERY_SHUFFLED, 1);
+  guint streams = t->procs + 1;
+  guint *perm = g_new (guint, streams);
+  for (guint s = 0; s < streams; s++)
+    perm[s] = s;
+  for (guint s = streams - 1; s > 0; s--)
+    {
+      guint j = (guint) g_rand_int_range (r, 0, (gint32) s + 1);
+      guint tmp = perm[s];
+      perm[s] = perm[j];
+      perm[j] = tmp;
+    }
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (ViperPiclGenLine), t->lines->len);
+  for (guint k = 0; k < streams; k++)
+    for (guint i = 0; i < t->lines->len; i++)
+      if ((guint) (LINE (t, i)->proc + 1) == perm[k])
+        g_array_append_val (out, *LINE (t, i));
+  g_array_unref (t->lines);
+  t->lines = out;
+  for (guint i = 0; i < out->len; i++)
+    {
+      const ViperPiclGenLine *l = LINE (t, i);
+      ViperPiclGenMessage *m = l->message >= 0 ? &g_array_index (t->messages, ViperPiclGenMessage, l->message) : NULL;
+      if (l->role == VIPER_PICL_LINE_SEND)
+        m->send_line = i;
+      else if (l->role == VIPER_PICL_LINE_RECV_END)
+        m->recv_line = i;
+    }
+  g_free (perm);
+}
+
+static void
+test_minimal_delay (void)
+{
+  guint seeds = n_seeds (3000) / 5;
+  GRand *r = g_rand_new_with_seed (4242);
+  for (guint s = 1; s <= seeds; s++)
+    {
+      ViperPiclGenOptions o;
+      harness_small_options (&o, 200000 + s);
+      ViperPiclGenTrace *t = viper_picl_gen (&o, NULL);
+      if (s % 3 == 0)
+        deliver_in_blocks (t, r);
+      Plan plan;
+      plan_init (&plan, t->lines, t->procs, t->messages);
+      g_assert_cmpuint (plan.n_order, ==, t->lines->len);
+      /* inserted as line i + 1; leaves with the last of itself and its predecessors */
+      guint64 *expect = g_new (guint64, t->lines->len);
+      for (guint k = 0; k < plan.n_order; k++)
+        {
+          guint i = plan.order[k];
+          guint64 e = i + 1;
+          if (plan.prev[i] != NONE)
+            e = MAX (e, expect[plan.prev[i]]);
+          if (plan.send_of[i] != NONE)
+            e = MAX (e, expect[plan.send_of[i]]);
+          expect[i] = e;
+        }
+      Harness h;
+      harness_init (&h, 1.0);
+      for (guint i = 0; i < t->lines->len; i++)
+        harness_feed (&h, LINE (t, i)->text);
+      GHashTable *index = harness_seq_index (t->lines);
+      g_assert_cmpuint (h.out->len, ==, t->lines->len);
+      for (guint k = 0; k < h.out->len; k++)
+        {
+          const Transfer *x = &g_array_index (h.out, Transfer, k);
+          guint i = harness_lookup (index, x->proc, x->seq);
+          if (x->at_insert != expect[i])
+            g_error ("seed %u: '%s' (line %u) left after insert %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT,
+                     s, LINE (t, i)->text, i + 1, x->at_insert, expect[i]);
+        }
+      g_hash_table_destroy (index);
+      harness_clear (&h);
+      g_free (expect);
+      plan_clear (&plan);
+      viper_picl_gen_free (t);
+    }
+  g_rand_free (r);
+}
+
+/* ---- incomplete traces ------------------------------------------------------- */
+
+static void
+test_incomplete (void)
+{
+  guint seeds = n_seeds (3000) / 6;
+  GRand *r = g_rand_new_with_seed (777);
+  guint saw_stuck = 0, saw_clean = 0;
+  for (guint s = 1; s <= seeds; s++)
+    {
+      ViperPiclGenOptions o;
+      harness_small_options (&o, 300000 + s);
+      ViperPiclGenTrace *t = viper_picl_gen (&o, NULL);
+      /* drop one line; half of the time a send begin, whose loss matters most */
+      guint drop;
+      do
+        drop = (guint) g_rand_int_range (r, 0, (gint32) t->lines->len);
+      while (s % 2 == 0 && LINE (t, drop)->role != VIPER_PICL_LINE_SEND);
+      g_array_remove_index (t->lines, drop);
+
+      Plan plan;
+      plan_init (&plan, t->lines, t->procs, t->messages);
+      guint8 *can = g_new0 (guint8, t->lines->len);
+      for (guint k = 0; k < plan.n_order; k++)
+        can[plan.order[k]] = 1;
+
+      Harness h;
+      harness_init (&h, 1.0);
+      for (guint i = 0; i < t->lines->len; i++)
+        harness_feed (&h, LINE (t, i)->text);
+      GHashTable *index = harness_seq_index (t->lines);
+      guint8 *left = g_new0 (guint8, t->lines->len);
+      for (guint k = 0; k < h.out->len; k++)
+        {
+          const Transfer *x = &g_array_index (h.out, Transfer, k);
+          guint i = harness_lookup (index, x->proc, x->seq);
+          g_assert_cmpuint (i, !=, NONE);
+          g_assert_false (left[i]);
+          left[i] = 1;
+        }
+      for (guint i = 0; i < t->lines->len; i++)
+        if (left[i] != can[i])
+          g_error ("seed %u, dropped line %u: '%s' %s but should %s", s, drop, LINE (t, i)->text,
+                   left[i] ? "left" : "is pending", can[i] ? "leave" : "stay pending");
+
+      ViperCounts counts;
+      viper_run_counts (h.run, &counts);
+      g_assert_cmpuint (counts.pending, ==, t->lines->len - plan.n_order);
+      g_assert_cmpuint (counts.read, ==, counts.transferred + counts.pending + counts.rejected);
+
+      /* one stuck entry per held-up processor, naming its first pending tram */
+      GArray *stuck = viper_run_stuck (h.run);
+      guint held = 0;
+      for (guint st = 0; st < plan.n_streams; st++)
+        {
+          GArray *lst = plan.streams[st];
+          guint first = NONE, count = 0;
+          for (guint k = 0; k < lst->len; k++)
+            if (!can[g_array_index (lst, guint, k)])
+              {
+                if (first == NONE)
+                  first = k;
+                count++;
+              }
+          if (!count)
+            continue;
+          g_assert_cmpuint (count, ==, lst->len - first);     /* the whole tail, nothing else */
+          const ViperStuck *e = NULL;
+          for (guint k = 0; k < stuck->len; k++)
+            if (g_array_index (stuck, ViperStuck, k).proc == (gint64) st - 1)
+              e = &g_array_index (stuck, ViperStuck, k);
+          g_assert_nonnull (e);
+          g_assert_cmpuint (e->trams, ==, count);
+          guint head = g_array_index (lst, guint, first);
+          const ViperPiclGenLine *hl = LINE (t, head);
+          g_assert_cmpint (hl->role, ==, VIPER_PICL_LINE_RECV_END);
+          const ViperPiclGenMessage *m = &g_array_index (t->messages, ViperPiclGenMessage, hl->message);
+          char *want = g_strdup_printf ("the primitive of %s seq %u of proc %" G_GINT64_FORMAT
+                                        " (no matching start from proc %" G_GINT64_FORMAT " yet)",
+                                        g_str_has_prefix (hl->text, "-4 -52") ? "RECV END" : "RECV WAIT END",
+                                        first + 1, hl->proc, m->src);
+          g_assert_cmpstr (e->waiting_for, ==, want);
+          g_free (want);
+          held++;
+        }
+      g_assert_cmpuint (stuck->len, ==, held);
+      if (held)
+        saw_stuck++;
+      else
+        saw_clean++;
+      viper_stuck_array_free (stuck);
+      g_free (left);
+      g_free (can);
+      g_hash_table_destroy (index);
+      harness_clear (&h);
+      plan_clear (&plan);
+      viper_picl_gen_free (t);
+    }
+  g_rand_free (r);
+  /* both outcomes must have been exercised */
+  g_assert_cmpuint (saw_stuck, >, seeds / 10);
+  g_assert_cmpuint (saw_clean, >, seeds / 10);
+}
+
+/* ---- the crossing messages of Figures 10/11 ----------------------------------- */
+
+/* P1 (the Slave) sends its request m1 to P0 (the Master); the Master receives
+ * it, sends m2 (tag 2) and then the reply m3 (tag 3); the Slave takes m3
+ * before m2, so the arrows cross.  The stamps lie twice: the Master's clock
+ * says m1 arrived (t=2) before it was sent (t=10), and the Slave says m3
+ * arrived at 13, before the Master's corrected send time. */
+static const char *const cross_p0[] = {
+  "-3 -901 0 0 0 0",
+  "-3 -52 1 0 0 3 2 1 1 0",
+  "-4 -52 2 0 0 4 2 64 1 1 0",
+  "-3 -21 3 0 0 4 2 64 2 1 0",
+  "-4 -21 4 0 0 0",
+  "-3 -21 7 0 0 4 2 64 3 1 0",
+  "-4 -21 8 0 0 0",
+  "-4 -901 9 0 0 0",
+};
+static const char *const cross_p1[] = {
+  "-3 -901 0 1 0 0",
+  "-3 -21 10 1 0 4 2 64 1 0 0",
+  "-4 -21 11 1 0 0",
+  "-3 -52 12 1 0 3 2 3 0 0",
+  "-4 -52 13 1 0 4 2 64 3 0 0",
+  "-3 -52 14 1 0 3 2 2 0 0",
+  "-4 -52 15 1 0 4 2 64 2 0 0",
+  "-4 -901 16 1 0 0",
+};
+/* worked out by hand from t' = max(t + offset, t' of predecessors) */
+static const double cross_adj_decay1[2][8] = {
+  { 0, 1, 10, 11, 12, 15, 16, 17 },       /* P0: offset 8 from m1 on */
+  { 0, 10, 11, 12, 15, 16, 17, 18 },      /* P1: offset 2 from m3 on */
+};
+static const double cross_adj_decay0[2][8] = {
+  { 0, 1, 10, 10, 10, 10, 10, 10 },       /* P0: held at 10 by its own predecessors */
+  { 0, 10, 11, 12, 13, 14, 15, 16 },      /* P1: no correction needed */
+};
+
+static void
+run_crossing (double decay, const double expect[2][8])
+{
+  guint orders = 0;
+  for (guint mask = 0; mask < (1u << 16); mask++)
+    {
+      if (__builtin_popcount (mask) != 8)
+        continue;
+      orders++;
+      Harness h;
+      harness_init (&h, decay);
+      guint k0 = 0, k1 = 0;
+      for (guint b = 0; b < 16; b++)
+        harness_feed (&h, (mask >> b) & 1 ? cross_p1[k1++] : cross_p0[k0++]);
+      g_assert_cmpuint (h.out->len, ==, 16);
+      double adj[2][8];
+      gint64 next[2] = { 1, 1 };
+      for (guint k = 0; k < h.out->len; k++)
+        {
+          const Transfer *x = &g_array_index (h.out, Transfer, k);
+          g_assert_cmpint (x->seq, ==, next[x->proc]++);
+          adj[x->proc][x->seq - 1] = x->adjusted;
+        }
+      for (int p = 0; p < 2; p++)
+        for (int i = 0; i < 8; i++)
+          if (adj[p][i] != expect[p][i])
+            g_error ("order %#x decay %g: P%d seq %d adjusted %g, expected %g", mask, decay, p, i + 1, adj[p][i],
+                     expect[p][i]);
+      /* consistent: every receive end after its send */
+      g_assert_cmpuint (viper_picl_model_messages (h.model), ==, 3);
+      g_assert_cmpuint (h.model->inconsistent, ==, 0);
+      /* the arrows: P1 takes m3 first, so its arrow is recorded first */
+      const ViperHistoryEntry *m2 = NULL, *m3 = NULL;
+      for (guint k = 0; k < h.model->history->len; k++)
+        {
+          const ViperHistoryEntry *e = &g_array_index (h.model->history, ViperHistoryEntry, k);
+          if (e->state != VIPER_PICL_ARROW_MESSAGE || e->module != 0)
+            continue;
+          g_assert_cmpint (e->other, ==, 1);
+          if (!m3)
+            m3 = e;
+          else
+            m2 = e;
+        }
+      g_assert_nonnull (m2);
+      g_assert_nonnull (m3);
+      g_assert_cmpfloat (m2->t0, ==, expect[0][3]);
+      g_assert_cmpfloat (m3->t0, ==, expect[0][5]);
+      g_assert_cmpfloat (m2->t1, ==, expect[1][6]);
+      g_assert_cmpfloat (m3->t1, ==, expect[1][4]);
+      if (decay == 1.0)
+        {
+          /* they cross: m2 sent before m3, received after it */
+          g_assert_cmpfloat (m2->t0, <, m3->t0);
+          g_assert_cmpfloat (m2->t1, >, m3->t1);
+          g_assert_cmpfloat (viper_run_offset (h.run, 0), ==, 8);
+          g_assert_cmpfloat (viper_run_offset (h.run, 1), ==, 2);
+        }
+      harness_clear (&h);
+    }
+  g_assert_cmpuint (orders, ==, 12870);
+}
+
+static void
+test_crossing_messages (void)
+{
+  run_crossing (1.0, cross_adj_decay1);
+  run_crossing (0.0, cross_adj_decay0);
+}
+
+/* ---- decay on a hand-made skewed trace -------------------------------------- */
+
+/* P0 sends at 10; P1 stamps the arrival at 5: P1 runs 5 behind.  P1's later
+ * trams are stamped 20 and 30 with nothing forcing them. */
+static const char *const skew_lines[] = {
+  "-3 -901 0 0 0 0",
+  "-3 -21 10 0 0 4 2 8 7 1 0",
+  "-4 -21 11 0 0 0",
+  "-3 -901 0 1 0 0",
+  "-3 -52 1 1 0 3 2 7 0 0",
+  "-4 -52 5 1 0 4 2 8 7 0 0",
+  "-3 -911 20 1 0 0",
+  "-4 -911 30 1 0 0",
+};
+
+static void
+check_skew (double decay, const double adj[5], const double off[5])
+{
+  Harness h;
+  harness_init (&h, decay);
+  /* the receiver first: its arrival must wait for the send */
+  for (int i = 3; i < 8; i++)
+    harness_feed (&h, skew_lines[i]);
+  g_assert_cmpuint (h.out->len, ==, 2);   /* -3 -901 and -3 -52 of P1 */
+  for (int i = 0; i < 3; i++)
+    harness_feed (&h, skew_lines[i]);
+  g_assert_cmpuint (h.out->len, ==, 8);
+  guint k1 = 0;
+  for (guint k = 0; k < h.out->len; k++)
+    {
+      const Transfer *x = &g_array_index (h.out, Transfer, k);
+      if (x->proc != 1)
+        {
+          g_assert_cmpfloat (x->adjusted, ==, x->time);  /* P0 is never corrected */
+          continue;
+        }
+      g_assert_cmpfloat (x->adjusted, ==, adj[k1]);
+      g_assert_cmpfloat (x->offset_after, ==, off[k1]);
+      k1++;
+    }
+  g_assert_cmpuint (k1, ==, 5);
+  g_assert_cmpfloat (viper_run_clock (h.run), ==, adj[4]);
+  harness_clear (&h);
+}
+
+static void
+test_decay (void)
+{
+  /* decay 1: the offset of 5 found at the arrival stays for good */
+  check_skew (1.0, (const double[]) { 0, 1, 10, 25, 35 }, (const double[]) { 0, 0, 5, 5, 5 });
+  /* decay 0: back to 0 after every transfer; the arrival alone is lifted */
+  check_skew (0.0, (const double[]) { 0, 1, 10, 20, 30 }, (const double[]) { 0, 0, 0, 0, 0 });
+  /* decay 0.5: 5 -> 2.5 at once, then halved at every tram */
+  check_skew (0.5, (const double[]) { 0, 1, 10, 22.5, 31.25 }, (const double[]) { 0, 0, 2.5, 1.25, 0.625 });
+}
+
+/* ---- small rules ------------------------------------------------------------- */
+
+static void
+test_table_and_bad_lines (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  g_assert_true (viper_paradigm_lookup ("picl") == &viper_picl_paradigm);
+  g_assert_false (viper_picl_paradigm.explicit_seq);
+  /* every line of spec section 3 has a type */
+  static const gint64 known[][2] = {
+    { -3, -901 }, { -4, -901 }, { -3, -21 }, { -4, -21 }, { -3, -27 }, { -4, -27 }, { -3, -31 }, { -4, -31 },
+    { -3, -52 }, { -4, -52 }, { -3, -57 }, { -4, -57 }, { -3, -61 }, { -4, -61 }, { -202, -812 },
+    { -3, -402 }, { -4, -402 }, { -3, -911 }, { -4, -911 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
+    g_assert_cmpuint (viper_paradigm_type_index (&viper_picl_paradigm, known[i][0], known[i][1]), !=,
+                      VIPER_TYPE_UNKNOWN);
+  g_assert_cmpuint (viper_picl_paradigm.n_types, ==, G_N_ELEMENTS (known));
+
+  /* a send begin without its DEST is bad input; an unknown event is ignored, in order */
+  g_assert_false (harness_feed (&h, "-3 -21 1 0 0 2 2 64 1"));
+  g_assert_true (harness_feed (&h, "-3 -999 2 0 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -911 3 0 0 2 \"%d %s\" 5 hello"));
+  /* the same line twice is two trams: implicit numbering is arrival order */
+  g_assert_true (harness_feed (&h, "-4 -911 4 0 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -911 4 0 0 0"));
+  ViperCounts c;
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.read, ==, 5);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  g_assert_cmpuint (c.transferred, ==, 4);
+  g_assert_cmpuint (c.ignored, ==, 1);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (h.bad, ==, 1);
+  g_assert_cmpint (g_array_index (h.out, Transfer, 0).seq, ==, 1);
+  g_assert_cmpint (g_array_index (h.out, Transfer, 3).seq, ==, 4);
+  harness_clear (&h);
+}
+
+/* A receive end whose send never comes holds up its processor's tail only. */
+static void
+test_unmatched_receive (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  harness_feed (&h, "-3 -901 0 1 0 0");
+  harness_feed (&h, "-3 -52 1 1 0 3 2 4 0 0");
+  harness_feed (&h, "-4 -52 2 1 0 4 2 8 4 0 0");
+  harness_feed (&h, "-4 -901 3 1 0 0");
+  harness_feed (&h, "-3 -901 0 0 0 0");
+  harness_feed (&h, "-3 -21 1 0 0 4 2 8 5 1 0");      /* tag 5: not the one P1 waits for */
+  harness_feed (&h, "-4 -21 2 0 0 0");
+  g_assert_cmpuint (h.out->len, ==, 5);
+  GArray *stuck = viper_run_stuck (h.run);
+  g_assert_cmpuint (stuck->len, ==, 1);
+  const ViperStuck *e = &g_array_index (stuck, ViperStuck, 0);
+  g_assert_cmpint (e->proc, ==, 1);
+  g_assert_cmpuint (e->trams, ==, 2);
+  g_assert_cmpstr (e->waiting_for, ==, "the primitive of RECV END seq 3 of proc 1 (no matching start from proc 0 yet)");
+  viper_stuck_array_free (stuck);
+  /* the right send arrives late: everything leaves */
+  harness_feed (&h, "-3 -21 3 0 0 4 2 8 4 1 0");
+  g_assert_cmpuint (h.out->len, ==, 8);
+  g_assert_cmpuint (viper_picl_model_messages (h.model), ==, 1);
+  g_assert_cmpuint (viper_picl_model_unreceived (h.model), ==, 1);
+  harness_clear (&h);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/picl/run/table-and-bad-lines", test_table_and_bad_lines);
+  g_test_add_func ("/picl/run/unmatched-receive", test_unmatched_receive);
+  g_test_add_func ("/picl/run/decay", test_decay);
+  g_test_add_func ("/picl/run/crossing-messages", test_crossing_messages);
+  g_test_add_func ("/picl/run/property/scrambled", test_property_random);
+  g_test_add_func ("/picl/run/property/inorder", test_property_inorder_true_time);
+  g_test_add_func ("/picl/run/minimal-delay", test_minimal_delay);
+  g_test_add_func ("/picl/run/incomplete", test_incomplete);
+  return g_test_run ();
+}
