@@ -243,7 +243,7 @@ main (int argc, char **argv)
     { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state)", "N" },
     { "run-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.run_out, "Write the consistent run, with adjusted times, to FILE ('-' = stdout)", "FILE" },
     { "state-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.state_out, "Write the state at the stop point as JSON to FILE ('-' = stdout)", "FILE" },
-    { "history", 0, 0, G_OPTION_ARG_STRING, &history_s, "Keep state history for INTERVAL trace time units (default: all)", "INTERVAL" },
+    { "history", 0, 0, G_OPTION_ARG_STRING, &history_s, "Keep the state history (for rendering the space-time view) for INTERVAL trace time units; 0 = all (default: none)", "INTERVAL" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &app.opt.quiet, "Do not print warnings (bad lines are still reported)", NULL },
@@ -353,8 +353,8 @@ main (int argc, char **argv)
     {
       app.model = app.paradigm->model_new (app.paradigm, app.setup);
       app.model->diag = &app.diag;
-      if (app.opt.history > 0)
-        viper_model_set_history (app.model, app.opt.history);
+      /* nothing headless reads the history unless asked: do not keep it */
+      viper_model_set_history (app.model, history_s ? app.opt.history : -1.0);
     }
   app.run = viper_run_new (app.paradigm, app.model, app.pool, app.channels, &app.diag, app.opt.decay);
   app.sched = viper_scheduler_new (app.run, app.model, app.channels, &app.diag);

@@ -121,11 +121,18 @@ void
 viper_model_set_history (ViperModel *m, double interval)
 {
   m->history_interval = interval;
+  if (interval < 0)
+    {
+      m->history_dropped += m->history->len;
+      g_array_set_size (m->history, 0);
+    }
   trim_history (m);
 }
 
 void
 viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e)
 {
+  if (m->history_interval < 0)
+    return;
   g_array_append_vals (m->history, e, 1);
 }

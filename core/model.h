@@ -53,7 +53,7 @@ struct _ViperModel {
   guint64 applied;                  /* trams applied */
   guint64 changes;                  /* applies that changed the visible state */
   guint64 inconsistent;
-  double history_interval;          /* <= 0: keep everything */
+  double history_interval;          /* 0: keep everything; < 0: keep none (headless replay) */
   GArray *history;                  /* of ViperHistoryEntry, time ordered by t0 */
   guint history_dropped;            /* entries dropped from the front so far */
 };
@@ -71,6 +71,7 @@ const char *viper_model_program_state (const ViperModel *m);
 /* Report an inconsistency (a tram that broke a paradigm rule): counted, warned. */
 void viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 
+/* interval > 0: drop entries older than clock - interval; 0: keep all; < 0: record none. */
 void viper_model_set_history (ViperModel *m, double interval);
 void viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e);
 
