@@ -355,6 +355,8 @@ main (int argc, char **argv)
       app.model->diag = &app.diag;
       /* nothing headless reads the history unless asked: do not keep it */
       viper_model_set_history (app.model, history_s ? app.opt.history : -1.0);
+      /* no view redraws here */
+      viper_damage_set_enabled (app.model->damage, FALSE);
     }
   app.run = viper_run_new (app.paradigm, app.model, app.pool, app.channels, &app.diag, app.opt.decay);
   app.sched = viper_scheduler_new (app.run, app.model, app.channels, &app.diag);

@@ -22,10 +22,14 @@ typedef struct {
   gint64 last;              /* last number handed out; 0 = none yet */
 } SeqEntry;
 
+#define DIRECT_PROCS 4096   /* procs -1 .. 4094 of channel 0..DIRECT_CHANNELS-1 use a flat array */
+#define DIRECT_CHANNELS 64
+
 struct _ViperChannels {
   GPtrArray *names;         /* char *, index = channel id */
   GHashTable *seq;          /* SeqEntry * (key and value) */
   SeqEntry *cached;         /* entry of the previous next_seq() call */
+  gint64 *direct[DIRECT_CHANNELS];  /* common case: small channel and proc ids, no hashing */
 };
 
 static guint
@@ -59,6 +63,8 @@ viper_channels_free (ViperChannels *c)
     return;
   g_ptr_array_unref (c->names);
   g_hash_table_unref (c->seq);
+  for (guint i = 0; i < DIRECT_CHANNELS; i++)
+    g_free (c->direct[i]);
   g_free (c);
 }
 
@@ -87,6 +93,12 @@ viper_channels_count (const ViperChannels *c)
 gint64
 viper_channels_next_seq (ViperChannels *c, guint32 channel, gint64 proc)
 {
+  if (channel < DIRECT_CHANNELS && proc >= -1 && proc < DIRECT_PROCS - 1)
+    {
+      if (!c->direct[channel])
+        c->direct[channel] = g_new0 (gint64, DIRECT_PROCS);
+      return ++c->direct[channel][proc + 1];
+    }
   SeqEntry key = { channel, proc, 0 };
   SeqEntry *e = c->cached;
 
@@ -109,4 +121,6 @@ viper_channels_reset_seq (ViperChannels *c)
 {
   c->cached = NULL;
   g_hash_table_remove_all (c->seq);
+  for (guint i = 0; i < DIRECT_CHANNELS; i++)
+    g_clear_pointer (&c->direct[i], g_free);
 }

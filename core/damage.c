@@ -10,8 +10,8 @@
 struct _ViperDamage {
   GArray *areas;            /* of ViperArea */
   GHashTable *index;        /* ViperArea* (into a private copy) -> 1 */
-  GArray *keys;             /* storage for the hash keys */
   guint64 marks;
+  gboolean disabled;
 };
 
 static guint
@@ -52,12 +52,22 @@ viper_damage_free (ViperDamage *d)
 void
 viper_damage_add (ViperDamage *d, ViperAreaKind kind, gint64 a, gint64 b)
 {
+  if (d->disabled)
+    return;
   ViperArea area = { kind, a, b };
   d->marks++;
   if (g_hash_table_contains (d->index, &area))
     return;
   g_hash_table_add (d->index, g_memdup2 (&area, sizeof area));
   g_array_append_val (d->areas, area);
+}
+
+void
+viper_damage_set_enabled (ViperDamage *d, gboolean enabled)
+{
+  d->disabled = !enabled;
+  if (!enabled)
+    viper_damage_clear (d);
 }
 
 gboolean

@@ -30,6 +30,8 @@ typedef struct _ViperDamage ViperDamage;
 ViperDamage *viper_damage_new (void);
 void viper_damage_free (ViperDamage *d);
 void viper_damage_add (ViperDamage *d, ViperAreaKind kind, gint64 a, gint64 b);
+/* A disabled set ignores marks (headless replay with no view). */
+void viper_damage_set_enabled (ViperDamage *d, gboolean enabled);
 gboolean viper_damage_empty (const ViperDamage *d);
 guint viper_damage_size (const ViperDamage *d);
 gboolean viper_damage_contains (const ViperDamage *d, ViperAreaKind kind, gint64 a, gint64 b);

@@ -99,6 +99,9 @@ struct _ViperRun {
 
   double clock;
   ViperCounts counts;
+
+  /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
+  struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
 };
 
 static guint
@@ -723,7 +726,17 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       viper_tram_pool_release (run->pool, run->last_out);
       run->last_out = NULL;
     }
-  t->type = viper_paradigm_type_index (run->paradigm, t->rec, t->ev);
+  guint slot = (guint) ((guint64) (t->rec * 31 + t->ev) & 63);
+  if (run->type_cache[slot].valid && run->type_cache[slot].rec == t->rec && run->type_cache[slot].ev == t->ev)
+    t->type = run->type_cache[slot].type;
+  else
+    {
+      t->type = viper_paradigm_type_index (run->paradigm, t->rec, t->ev);
+      run->type_cache[slot].rec = t->rec;
+      run->type_cache[slot].ev = t->ev;
+      run->type_cache[slot].type = t->type;
+      run->type_cache[slot].valid = TRUE;
+    }
   const ViperTramType *tt = tram_type (run, t);
   if (tt && t->ndata < tt->min_ndata)
     return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
