@@ -85,6 +85,11 @@ struct _ViperParadigm {
   const ViperProfile *profiles;
   guint n_profiles;
 
+  /* Optional: a paradigm rule that makes a well-formed line bad input (e.g. an
+   * exact NDATA, a state number out of range); called for known types only.  Return FALSE with a reason and the 0-based
+   * data field it concerns; the run rejects the tram as FILE:LINE:COLUMN: reason. */
+  gboolean (*validate) (const ViperTram *t, guint *data_field, char *reason, gsize reason_size);
+
   /* Members of a group for VIPER_FROM_EACH_MEMBER; a module is its own group.
    * Returns the number of ids written (at most max). */
   guint (*group_members) (const ViperModel *model, gint64 group, gint64 *out, guint max);

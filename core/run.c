@@ -741,6 +741,13 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   if (tt && t->ndata < tt->min_ndata)
     return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
                    tt->name, tt->min_ndata, t->ndata);
+  if (tt && run->paradigm->validate)
+    {
+      char reason[160] = "";
+      guint field = 0;
+      if (!run->paradigm->validate (t, &field, reason, sizeof reason))
+        return reject (run, t, data_column (t, field), "%s", reason[0] ? reason : "violates the paradigm's rules");
+    }
   if (run->paradigm->explicit_seq)
     {
       if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)

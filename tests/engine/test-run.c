@@ -26,7 +26,31 @@ static const ViperTramType types[] = {
   { 5, 20, "ACK SEND", VIPER_ROLE_SLOT, 0, C_ACK, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
   { 3, 18, "INRRQ END", VIPER_ROLE_SLOT, 0, C_IEND, VIPER_NO_FIELD, VIPER_NO_FIELD, 3 },
   { 1, 13, "M_EXPOSE", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 2 },
+  { 1, 99, "EXACT", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 2 },
 };
+
+/* EXACT has exactly 2 data fields, and field 1 must be 0..5 */
+static gboolean
+validate (const ViperTram *t, guint *field, char *reason, gsize n)
+{
+  if (t->rec == 1 && t->ev == 99 && t->ndata != 2)
+    {
+      *field = 2;
+      g_snprintf (reason, n, "EXACT has 2 data fields, not %u", t->ndata);
+      return FALSE;
+    }
+  if (t->rec == 1 && t->ev == 99)
+    {
+      gint64 v = viper_tram_datum (t, 1, 0);
+      if (v < 0 || v > 5)
+        {
+          *field = 1;
+          g_snprintf (reason, n, "state %" G_GINT64_FORMAT " is not 0..5", v);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
 
 static const ViperSlot inglb_slots[] = {
   { 0, VIPER_FROM_CALLER, VIPER_NO_SLOT, VIPER_NO_SLOT, VIPER_NO_FIELD, FALSE },
@@ -57,6 +81,7 @@ static const ViperParadigm test_paradigm = {
   .n_types = G_N_ELEMENTS (types),
   .profiles = profiles,
   .n_profiles = G_N_ELEMENTS (profiles),
+  .validate = validate,
 };
 
 /* group 10 = modules 1, 2, 3 */
@@ -371,11 +396,22 @@ test_duplicate_and_bad_seq (void)
   t->line = 4;
   g_assert_false (viper_run_insert (f.run, t));
   g_assert_cmpstr (f.bad->pdata[2], ==, "test.trc:4:13: S_RUNNING needs at least 1 data fields, has 0");
+  const char *toolong = "1 99 5 0 0 3 2 2 1 7";
+  t = viper_tram_parse (f.pool, f.fields, toolong, strlen (toolong), &kind, &err);
+  t->line = 5;
+  g_assert_false (viper_run_insert (f.run, t));
+  g_assert_cmpstr (f.bad->pdata[3], ==, "test.trc:5:20: EXACT has 2 data fields, not 3");
+  const char *badstate = "1 99 5 0 0 2 2 2 6";
+  t = viper_tram_parse (f.pool, f.fields, badstate, strlen (badstate), &kind, &err);
+  t->line = 6;
+  g_assert_false (viper_run_insert (f.run, t));
+  g_assert_cmpstr (f.bad->pdata[4], ==, "test.trc:6:18: state 6 is not 0..5");
+  feed (&f, "1 99 5 0 0 2 2 2 5");
   ViperCounts c;
   viper_run_counts (f.run, &c);
-  g_assert_cmpuint (c.read, ==, 4);
-  g_assert_cmpuint (c.rejected, ==, 3);
-  g_assert_cmpuint (c.transferred, ==, 1);
+  g_assert_cmpuint (c.read, ==, 7);
+  g_assert_cmpuint (c.rejected, ==, 5);
+  g_assert_cmpuint (c.transferred, ==, 2);
   g_assert_cmpuint (c.pending, ==, 0);
   fix_clear (&f);
 }
