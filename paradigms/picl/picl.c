@@ -13,6 +13,7 @@
  * by their own processor's sequence only.
  */
 #include "picl.h"
+#include "picl-render.h"
 
 #define B VIPER_PICL_REC_BEGIN
 #define E VIPER_PICL_REC_END
@@ -67,7 +68,7 @@ const ViperParadigm viper_picl_paradigm = {
   .model_new = viper_picl_model_new,
   .setup_load = NULL,
   .setup_free = NULL,
-  .render = NULL,
+  .render = &viper_picl_renderer,
   .export = NULL,
 };
 

@@ -1,0 +1,87 @@
+/* picl-render.c - the picl paradigm in the views.
+ *
+ * Processors are the run's PROCs (PICL has no setup file naming them), shown
+ * as P0, P1, ...  Their states take ParaGraph's utilisation colours: green
+ * busy (useful work), yellow communicating (overhead), red idle (waiting for
+ * a message nobody has sent yet).  Messages are history arrows from the send
+ * begin on the sender's row to the receive end on the receiver's.
+ */
+#include "picl-render.h"
+#include "picl.h"
+
+static void
+picl_modules (const ViperModel *m, const ViperRun *run, GArray *ids)
+{
+  (void) m;
+  if (!run)
+    return;
+  /* PICL's host program logs as a negative node: it is no processor */
+  GArray *procs = viper_run_procs (run);
+  for (guint i = 0; i < procs->len; i++)
+    {
+      gint64 p = g_array_index (procs, gint64, i);
+      if (p >= 0)
+        g_array_append_val (ids, p);
+    }
+  g_array_unref (procs);
+}
+
+static char *
+picl_label (const ViperModel *m, gint64 id)
+{
+  (void) m;
+  return g_strdup_printf ("P%" G_GINT64_FORMAT, id);
+}
+
+static gint
+picl_state (const ViperModel *m, gint64 id)
+{
+  return (gint) viper_picl_model_state (m, id);
+}
+
+static const char *
+picl_state_name (gint s)
+{
+  return viper_picl_state_name ((ViperPiclState) s);
+}
+
+static ViperColor
+picl_color (gint s)
+{
+  switch (s)
+    {
+    case VIPER_PICL_COMMUNICATING: return (ViperColor) { 245 / 255.0, 200 / 255.0, 0 };
+    case VIPER_PICL_IDLE: return (ViperColor) { 215 / 255.0, 38 / 255.0, 61 / 255.0 };
+    case VIPER_PICL_BUSY:
+    default: return (ViperColor) { 60 / 255.0, 180 / 255.0, 75 / 255.0 };
+    }
+}
+
+static gboolean
+picl_history_arrow (const ViperModel *m, const ViperHistoryEntry *e, ViperColor *color)
+{
+  (void) m;
+  if (e->state != VIPER_PICL_ARROW_MESSAGE)
+    return FALSE;
+  *color = (ViperColor) { 0, 0, 0 };
+  return TRUE;
+}
+
+static char *
+picl_activity (const ViperModel *m, gint64 id)
+{
+  return g_strdup_printf ("%s%" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT " received",
+                          viper_picl_model_tracing (m, id) ? "" : "not tracing, ",
+                          viper_picl_model_sent (m, id), viper_picl_model_received (m, id));
+}
+
+const ViperRenderer viper_picl_renderer = {
+  .modules = picl_modules,
+  .module_label = picl_label,
+  .module_state = picl_state,
+  .state_name = picl_state_name,
+  .state_color = picl_color,
+  .n_states = 3,
+  .history_arrow = picl_history_arrow,
+  .module_activity = picl_activity,
+};

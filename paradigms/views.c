@@ -1,0 +1,1165 @@
+/* views.c - the four views, drawn with cairo (thesis 3.2.1), and where
+ * each abstract damaged area lies in them (thesis 4.1.1).
+ *
+ * Drawing and damage mapping share one geometry: viper_view_geometry_new()
+ * places every module (a disc, a space-time row, a variables block) for the
+ * model and the view size, and both the painter and the damage mapper read
+ * the places from it.  That is what makes "redraw only the damaged areas"
+ * safe: an area's rectangle is by construction where the painter puts it.
+ *
+ * Text uses cairo's own font selection rather than Pango so that the
+ * paradigm library (shared with the headless CLI) needs nothing beyond cairo.
+ * Colours of states are exact (no gradients, no antialiasing at the centre of
+ * a disc) so that tests can probe pixels of a screenshot or an export.
+ */
+#include <math.h>
+#include <string.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include "views.h"
+
+/* ---- names and program states ---------------------------------------------- */
+
+static const char *const kind_names[VIPER_VIEW_N_KINDS] = { "animation", "spacetime", "variables", "program" };
+
+const char *
+viper_view_kind_name (ViperViewKind kind)
+{
+  return (guint) kind < VIPER_VIEW_N_KINDS ? kind_names[kind] : "?";
+}
+
+int
+viper_view_kind_from_name (const char *name)
+{
+  for (int i = 0; i < VIPER_VIEW_N_KINDS; i++)
+    if (name && g_str_equal (name, kind_names[i]))
+      return i;
+  if (name && (g_str_equal (name, "space-time") || g_str_equal (name, "space_time")))
+    return VIPER_VIEW_SPACETIME;
+  return -1;
+}
+
+static const char *const word_names[] = { "inactive", "running", "deadlock", "abnormal", "terminated" };
+
+ViperProgramWord
+viper_program_word_from_string (const char *word)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (word_names); i++)
+    if (word && g_str_equal (word, word_names[i]))
+      return (ViperProgramWord) i;
+  return VIPER_PROGRAM_RUNNING;
+}
+
+const char *
+viper_program_word_name (ViperProgramWord w)
+{
+  return (guint) w < G_N_ELEMENTS (word_names) ? word_names[w] : "running";
+}
+
+ViperColor
+viper_program_word_color (ViperProgramWord w)
+{
+  switch (w)
+    {
+    case VIPER_PROGRAM_INACTIVE: return (ViperColor) { 160 / 255.0, 160 / 255.0, 160 / 255.0 };
+    case VIPER_PROGRAM_DEADLOCK: return (ViperColor) { 245 / 255.0, 200 / 255.0, 0 };
+    case VIPER_PROGRAM_ABNORMAL: return (ViperColor) { 215 / 255.0, 38 / 255.0, 61 / 255.0 };
+    case VIPER_PROGRAM_TERMINATED: return (ViperColor) { 40 / 255.0, 100 / 255.0, 220 / 255.0 };
+    case VIPER_PROGRAM_RUNNING:
+    default: return (ViperColor) { 60 / 255.0, 180 / 255.0, 75 / 255.0 };
+    }
+}
+
+/* ---- the generic renderer: any paradigm without its own ---------------------- */
+
+static void
+generic_modules (const ViperModel *m, const ViperRun *run, GArray *ids)
+{
+  (void) m;
+  if (!run)
+    return;
+  GArray *procs = viper_run_procs (run);
+  for (guint i = 0; i < procs->len; i++)
+    {
+      gint64 p = g_array_index (procs, gint64, i);
+      if (p >= 0)
+        g_array_append_val (ids, p);
+    }
+  g_array_unref (procs);
+}
+
+static char *
+generic_label (const ViperModel *m, gint64 id)
+{
+  (void) m;
+  return g_strdup_printf ("P%" G_GINT64_FORMAT, id);
+}
+
+static gint
+generic_state (const ViperModel *m, gint64 id)
+{
+  (void) m, (void) id;
+  return 0;
+}
+
+static const char *
+generic_state_name (gint s)
+{
+  (void) s;
+  return "seen";
+}
+
+static ViperColor
+generic_color (gint s)
+{
+  (void) s;
+  return (ViperColor) { 0.55, 0.62, 0.75 };
+}
+
+static gboolean
+generic_history_arrow (const ViperModel *m, const ViperHistoryEntry *e, ViperColor *color)
+{
+  (void) m;
+  if (e->other < 0)
+    return FALSE;
+  *color = (ViperColor) { 0, 0, 0 };
+  return TRUE;
+}
+
+static const ViperRenderer generic_renderer = {
+  .modules = generic_modules,
+  .module_label = generic_label,
+  .module_state = generic_state,
+  .state_name = generic_state_name,
+  .state_color = generic_color,
+  .n_states = 1,
+  .history_arrow = generic_history_arrow,
+};
+
+const ViperRenderer *
+viper_view_renderer (const ViperModel *m)
+{
+  if (m && m->paradigm && m->paradigm->render)
+    return m->paradigm->render;
+  return &generic_renderer;
+}
+
+/* ---- layout ------------------------------------------------------------------- */
+
+ViperLayout *
+viper_layout_new (void)
+{
+  ViperLayout *l = g_new0 (ViperLayout, 1);
+  l->ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  l->pos = g_array_new (FALSE, FALSE, sizeof (double));
+  return l;
+}
+
+void
+viper_layout_free (ViperLayout *l)
+{
+  if (!l)
+    return;
+  g_array_unref (l->ids);
+  g_array_unref (l->pos);
+  g_free (l);
+}
+
+void
+viper_layout_set (ViperLayout *l, gint64 id, double fx, double fy)
+{
+  for (guint i = 0; i < l->ids->len; i++)
+    if (g_array_index (l->ids, gint64, i) == id)
+      {
+        g_array_index (l->pos, double, 2 * i) = fx;
+        g_array_index (l->pos, double, 2 * i + 1) = fy;
+        return;
+      }
+  g_array_append_val (l->ids, id);
+  g_array_append_val (l->pos, fx);
+  g_array_append_val (l->pos, fy);
+}
+
+gboolean
+viper_layout_get (const ViperLayout *l, gint64 id, double *fx, double *fy)
+{
+  if (!l)
+    return FALSE;
+  for (guint i = 0; i < l->ids->len; i++)
+    if (g_array_index (l->ids, gint64, i) == id)
+      {
+        *fx = g_array_index (l->pos, double, 2 * i);
+        *fy = g_array_index (l->pos, double, 2 * i + 1);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* ---- time window ---------------------------------------------------------------- */
+
+void
+viper_time_window_init (ViperTimeWindow *w)
+{
+  w->follow = TRUE;
+  w->start = 0;
+  w->span = 0;
+  w->breakpoint = NAN;
+}
+
+void
+viper_time_window_range (const ViperTimeWindow *w, const ViperModel *m, double *t0, double *t1)
+{
+  ViperTimeWindow def;
+  if (!w)
+    {
+      viper_time_window_init (&def);
+      w = &def;
+    }
+  double clock = m && isfinite (m->clock) ? m->clock : 0.0;
+  double a, b;
+  if (w->follow)
+    {
+      b = clock;
+      if (w->span > 0)
+        a = b - w->span;
+      else
+        {
+          /* everything the history holds: its earliest start */
+          a = b;
+          if (m && m->history)
+            for (guint i = 0; i < m->history->len; i++)
+              a = MIN (a, g_array_index (m->history, ViperHistoryEntry, i).t0);
+        }
+    }
+  else
+    {
+      a = w->start;
+      b = w->start + (w->span > 0 ? w->span : 1.0);
+    }
+  if (!(b > a))
+    b = a + 1.0;
+  *t0 = a;
+  *t1 = b;
+}
+
+/* ---- geometry ------------------------------------------------------------------- */
+
+typedef struct {
+  gint64 id;
+  double x, y;              /* animation: disc centre; space-time: row centre at the state strip;
+                               variables: header state dot */
+  double r;                 /* animation: disc radius */
+  cairo_rectangle_int_t box;  /* everything drawn for the module */
+  guint first_var, n_vars;  /* variables view: rows in vars */
+} ModBox;
+
+typedef struct {
+  gint64 id;
+  guint var;
+  cairo_rectangle_int_t box;
+} VarBox;
+
+struct _ViperViewGeometry {
+  ViperViewKind kind;
+  int width, height;
+  const ViperRenderer *r;
+  GArray *mods;             /* ModBox, display order */
+  GHashTable *index;        /* gint64 id (pointing into mods) -> ModBox */
+  GArray *vars;             /* VarBox (variables view) */
+  cairo_rectangle_int_t clock_box;
+  /* space-time */
+  double t0, t1;
+  double plot_x, plot_w, top, row_h;
+  double strip_x;
+  gboolean follow;
+  /* program view */
+  double px, py, pside;
+};
+
+#define ST_LABEL_W 110.0
+#define ST_TOP 8.0
+#define ST_AXIS 44.0      /* time axis and legend */
+#define ST_STRIP 10.0     /* the "now" strip right of the plot */
+#define AN_TOP 30.0
+#define AN_LEGEND 26.0
+#define VAR_COL_W 260
+#define VAR_HEAD 24
+#define VAR_ROW 18
+
+static cairo_rectangle_int_t
+rect_around (double x0, double y0, double x1, double y1, int w, int h)
+{
+  int a = (int) floor (x0) - 1, b = (int) floor (y0) - 1;
+  int c = (int) ceil (x1) + 1, d = (int) ceil (y1) + 1;
+  a = CLAMP (a, 0, w), c = CLAMP (c, 0, w);
+  b = CLAMP (b, 0, h), d = CLAMP (d, 0, h);
+  return (cairo_rectangle_int_t) { a, b, c - a, d - b };
+}
+
+static cairo_rectangle_int_t
+rect_union (cairo_rectangle_int_t a, cairo_rectangle_int_t b)
+{
+  int x0 = MIN (a.x, b.x), y0 = MIN (a.y, b.y);
+  int x1 = MAX (a.x + a.width, b.x + b.width), y1 = MAX (a.y + a.height, b.y + b.height);
+  return (cairo_rectangle_int_t) { x0, y0, x1 - x0, y1 - y0 };
+}
+
+static void
+place_animation (ViperViewGeometry *g, const ViperLayout *layout)
+{
+  int w = g->width, h = g->height;
+  double ah = MAX (h - AN_TOP - AN_LEGEND, 10.0);
+  double m = MIN ((double) w, ah);
+  guint n = g->mods->len;
+  double R = 0.36 * m;
+  double r = n <= 1 ? 0.15 * m : MIN (0.42 * 2 * R * sin (G_PI / n), 0.11 * m);
+  r = MAX (r, 3.0);
+  for (guint i = 0; i < n; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      double fx, fy;
+      if (viper_layout_get (layout, b->id, &fx, &fy))
+        {
+          b->x = fx * w;
+          b->y = AN_TOP + fy * ah;
+        }
+      else if (n == 1)
+        {
+          b->x = w / 2.0;
+          b->y = AN_TOP + ah / 2.0;
+        }
+      else
+        {
+          /* the first module (the master, by setup order) on top, the rest clockwise */
+          double a = -G_PI / 2 + 2 * G_PI * i / n;
+          b->x = w / 2.0 + R * cos (a);
+          b->y = AN_TOP + ah / 2.0 + R * sin (a);
+        }
+      /* whole pixels keep the disc centre one exact colour */
+      b->x = floor (b->x) + 0.5;
+      b->y = floor (b->y) + 0.5;
+      b->r = r;
+      double rr = r + VIPER_VIEW_DECORATION_MARGIN;
+      double half = MAX (rr, 60.0);
+      b->box = rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
+    }
+  g->clock_box = rect_around (0, 0, w, AN_TOP, w, h);
+}
+
+static void
+place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
+{
+  int w = g->width, h = g->height;
+  guint n = MAX (g->mods->len, 1u);
+  g->follow = window ? window->follow : TRUE;
+  viper_time_window_range (window, m, &g->t0, &g->t1);
+  g->plot_x = ST_LABEL_W;
+  g->strip_x = MAX (w - ST_STRIP - 4.0, g->plot_x + 10);
+  g->plot_w = MAX (g->strip_x - 6.0 - g->plot_x, 10.0);
+  g->top = ST_TOP;
+  g->row_h = MAX ((h - ST_TOP - ST_AXIS) / n, 2.0);
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      double y0 = g->top + i * g->row_h;
+      b->x = floor (g->strip_x + ST_STRIP / 2) + 0.5;
+      b->y = floor (y0 + g->row_h / 2) + 0.5;
+      b->box = rect_around (0, y0, w, y0 + g->row_h, w, h);
+    }
+  g->clock_box = rect_around (g->plot_x, 0, w, h, w, h);
+}
+
+static void
+place_variables (ViperViewGeometry *g, const ViperModel *m)
+{
+  int w = g->width, h = g->height;
+  int cols = MAX (w / VAR_COL_W, 1);
+  double cw = (double) w / cols;
+  double y = 8, row_max = 0;
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      int col = (int) (i % (guint) cols);
+      if (col == 0 && i > 0)
+        {
+          y += row_max + 10;
+          row_max = 0;
+        }
+      guint nv = g->r->n_variables ? g->r->n_variables (m, b->id) : 0;
+      double bh = VAR_HEAD + VAR_ROW * MAX (nv, 1u) + 6;
+      row_max = MAX (row_max, bh);
+      double x0 = col * cw + 6, x1 = (col + 1) * cw - 6;
+      b->x = floor (x0 + 12) + 0.5;
+      b->y = floor (y + VAR_HEAD / 2.0) + 0.5;
+      b->box = rect_around (x0, y, x1, y + VAR_HEAD, w, h);
+      b->first_var = g->vars->len;
+      b->n_vars = nv;
+      for (guint v = 0; v < nv; v++)
+        {
+          VarBox vb = { b->id, v, rect_around (x0, y + VAR_HEAD + v * VAR_ROW, x1, y + VAR_HEAD + (v + 1) * VAR_ROW, w, h) };
+          g_array_append_val (g->vars, vb);
+        }
+    }
+  g->clock_box = (cairo_rectangle_int_t) { 0, 0, 0, 0 };
+}
+
+static void
+place_program (ViperViewGeometry *g)
+{
+  int w = g->width, h = g->height;
+  g->pside = floor (MAX (MIN (w * 0.5, h * 0.5), 10.0));
+  g->px = floor ((w - g->pside) / 2);
+  g->py = floor (MAX (h * 0.08, 6.0));
+  g->clock_box = rect_around (0, g->py + g->pside, w, h, w, h);
+}
+
+ViperViewGeometry *
+viper_view_geometry_new (ViperViewKind kind, const ViperModel *m, const ViperRun *run,
+                         const ViperLayout *layout, const ViperTimeWindow *window, int width, int height)
+{
+  ViperViewGeometry *g = g_new0 (ViperViewGeometry, 1);
+  g->kind = kind;
+  g->width = MAX (width, 1);
+  g->height = MAX (height, 1);
+  g->r = viper_view_renderer (m);
+  g->mods = g_array_new (FALSE, TRUE, sizeof (ModBox));
+  g->vars = g_array_new (FALSE, TRUE, sizeof (VarBox));
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  if (m)
+    g->r->modules (m, run, ids);
+  g_array_set_size (g->mods, ids->len);
+  for (guint i = 0; i < ids->len; i++)
+    g_array_index (g->mods, ModBox, i).id = g_array_index (ids, gint64, i);
+  g_array_unref (ids);
+  /* the array is not resized after this, so keys may point into it */
+  g->index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      g_hash_table_insert (g->index, &b->id, b);
+    }
+  switch (kind)
+    {
+    case VIPER_VIEW_ANIMATION: place_animation (g, layout); break;
+    case VIPER_VIEW_SPACETIME: place_spacetime (g, m, window); break;
+    case VIPER_VIEW_VARIABLES: place_variables (g, m); break;
+    case VIPER_VIEW_PROGRAM:
+    default: place_program (g); break;
+    }
+  return g;
+}
+
+void
+viper_view_geometry_free (ViperViewGeometry *g)
+{
+  if (!g)
+    return;
+  g_hash_table_destroy (g->index);
+  g_array_unref (g->mods);
+  g_array_unref (g->vars);
+  g_free (g);
+}
+
+ViperViewKind viper_view_geometry_kind (const ViperViewGeometry *g) { return g->kind; }
+guint viper_view_geometry_n_modules (const ViperViewGeometry *g) { return g->mods->len; }
+
+gint64
+viper_view_geometry_module (const ViperViewGeometry *g, guint i)
+{
+  return i < g->mods->len ? g_array_index (g->mods, ModBox, i).id : -1;
+}
+
+static const ModBox *
+find_mod (const ViperViewGeometry *g, gint64 id)
+{
+  return g_hash_table_lookup (g->index, &id);
+}
+
+gboolean
+viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id, double *x, double *y)
+{
+  if (g->kind == VIPER_VIEW_PROGRAM)
+    {
+      /* the program view has one "module": the square, asked for as -1 */
+      if (id != -1)
+        return FALSE;
+      *x = g->px + g->pside / 2;
+      *y = g->py + g->pside / 2;
+      return TRUE;
+    }
+  const ModBox *b = find_mod (g, id);
+  if (!b)
+    return FALSE;
+  *x = b->x;
+  *y = b->y;
+  return TRUE;
+}
+
+gboolean
+viper_view_area_rect (const ViperViewGeometry *g, const ViperArea *area, cairo_rectangle_int_t *out)
+{
+  cairo_rectangle_int_t whole = { 0, 0, g->width, g->height };
+  if (area->kind == VIPER_AREA_ALL)
+    {
+      *out = whole;
+      return TRUE;
+    }
+  const ModBox *a = NULL, *b = NULL;
+  switch (g->kind)
+    {
+    case VIPER_VIEW_ANIMATION:
+      switch (area->kind)
+        {
+        case VIPER_AREA_MODULE:
+        case VIPER_AREA_VARIABLE:   /* the exposure circle */
+          if (!(a = find_mod (g, area->a)))
+            return FALSE;
+          *out = a->box;
+          return TRUE;
+        case VIPER_AREA_LINK:
+          /* one rectangle that holds both discs holds the arrow between them */
+          a = find_mod (g, area->a);
+          b = find_mod (g, area->b);
+          if (!a && !b)
+            return FALSE;
+          *out = a && b ? rect_union (a->box, b->box) : (a ? a : b)->box;
+          return TRUE;
+        case VIPER_AREA_CLOCK:
+          *out = g->clock_box;
+          return TRUE;
+        default:
+          return FALSE;
+        }
+    case VIPER_VIEW_SPACETIME:
+      switch (area->kind)
+        {
+        case VIPER_AREA_MODULE:
+          if (g->follow)
+            return FALSE;   /* a following view repaints all of itself on the clock */
+          if (!(a = find_mod (g, area->a)))
+            return FALSE;
+          *out = a->box;
+          return TRUE;
+        case VIPER_AREA_LINK:
+          if (g->follow)
+            return FALSE;
+          a = find_mod (g, area->a);
+          b = find_mod (g, area->b);
+          if (!a && !b)
+            return FALSE;
+          *out = a && b ? rect_union (a->box, b->box) : (a ? a : b)->box;
+          return TRUE;
+        case VIPER_AREA_CLOCK:
+          /* following: the time axis moves under everything */
+          *out = g->follow ? whole : g->clock_box;
+          return TRUE;
+        default:
+          return FALSE;
+        }
+    case VIPER_VIEW_VARIABLES:
+      switch (area->kind)
+        {
+        case VIPER_AREA_MODULE:
+          if (!(a = find_mod (g, area->a)))
+            return FALSE;
+          *out = a->box;
+          return TRUE;
+        case VIPER_AREA_VARIABLE:
+          if (!(a = find_mod (g, area->a)))
+            return FALSE;
+          if (area->b < 0 || (guint64) area->b >= a->n_vars)
+            {
+              /* a variable the layout has no row for yet: its module's rows are stale */
+              *out = whole;
+              return TRUE;
+            }
+          *out = g_array_index (g->vars, VarBox, a->first_var + (guint) area->b).box;
+          return TRUE;
+        default:
+          return FALSE;
+        }
+    case VIPER_VIEW_PROGRAM:
+    default:
+      switch (area->kind)
+        {
+        case VIPER_AREA_PROGRAM:
+          *out = whole;
+          return TRUE;
+        case VIPER_AREA_CLOCK:
+          *out = g->clock_box;
+          return TRUE;
+        default:
+          return FALSE;
+        }
+    }
+}
+
+guint
+viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, GArray *rects)
+{
+  guint n = 0;
+  for (guint i = 0; i < areas->len; i++)
+    {
+      cairo_rectangle_int_t r;
+      if (viper_view_area_rect (g, &g_array_index (areas, ViperArea, i), &r) && r.width > 0 && r.height > 0)
+        {
+          g_array_append_val (rects, r);
+          n++;
+        }
+    }
+  return n;
+}
+
+/* ---- drawing helpers ---------------------------------------------------------------- */
+
+static void
+set_color (cairo_t *cr, ViperColor c)
+{
+  cairo_set_source_rgb (cr, c.r, c.g, c.b);
+}
+
+static void
+font (cairo_t *cr, double size, gboolean bold)
+{
+  cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, size);
+}
+
+/* align: 0 left, 0.5 centre, 1 right; y is the baseline */
+static double
+text (cairo_t *cr, double x, double y, double align, const char *s)
+{
+  cairo_text_extents_t e;
+  cairo_text_extents (cr, s, &e);
+  cairo_move_to (cr, x - align * e.x_advance, y);
+  cairo_show_text (cr, s);
+  return e.x_advance;
+}
+
+static void
+arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head, gboolean dashed)
+{
+  double dx = x1 - x0, dy = y1 - y0, len = hypot (dx, dy);
+  if (len < 1)
+    return;
+  double ux = dx / len, uy = dy / len;
+  if (dashed)
+    {
+      double d[] = { 5, 3 };
+      cairo_set_dash (cr, d, 2, 0);
+    }
+  cairo_move_to (cr, x0, y0);
+  cairo_line_to (cr, x1 - ux * head * 0.8, y1 - uy * head * 0.8);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_move_to (cr, x1, y1);
+  cairo_line_to (cr, x1 - ux * head - uy * head * 0.45, y1 - uy * head + ux * head * 0.45);
+  cairo_line_to (cr, x1 - ux * head + uy * head * 0.45, y1 - uy * head - ux * head * 0.45);
+  cairo_close_path (cr);
+  cairo_fill (cr);
+}
+
+static void
+format_time (double t, char *buf, gsize len)
+{
+  if (!isfinite (t))
+    g_strlcpy (buf, "-", len);
+  else
+    g_snprintf (buf, len, "%.6g", t);
+}
+
+static void
+draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
+{
+  font (cr, 11, FALSE);
+  for (guint s = 0; s < r->n_states; s++)
+    {
+      set_color (cr, r->state_color ((gint) s));
+      cairo_rectangle (cr, x, y - 9, 10, 10);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      x += 14 + text (cr, x + 14, y, 0, r->state_name ((gint) s)) + 12;
+    }
+}
+
+/* ---- animation view ------------------------------------------------------------------- */
+
+static void
+draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run)
+{
+  const ViperRenderer *r = g->r;
+  char buf[64], tb[32];
+  format_time (m ? m->clock : NAN, tb, sizeof tb);
+  g_snprintf (buf, sizeof buf, "clock %s", tb);
+  cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+  font (cr, 13, TRUE);
+  text (cr, 8, 20, 0, buf);
+  if (!m)
+    return;
+
+  /* arrows first: the discs cover their ends, so each disc's centre stays its state colour */
+  if (r->arrows)
+    {
+      GArray *arrows = g_array_new (FALSE, FALSE, sizeof (ViperViewArrow));
+      r->arrows (m, run, arrows);
+      cairo_set_line_width (cr, 2.5);
+      for (guint i = 0; i < arrows->len; i++)
+        {
+          const ViperViewArrow *a = &g_array_index (arrows, ViperViewArrow, i);
+          const ModBox *f = find_mod (g, a->from), *t = find_mod (g, a->to);
+          if (!f || !t || f == t)
+            continue;
+          double dx = t->x - f->x, dy = t->y - f->y, len = hypot (dx, dy);
+          if (len < 1)
+            continue;
+          double ux = dx / len, uy = dy / len;
+          /* parallel arrows of opposite directions side by side */
+          double ox = -uy * 4, oy = ux * 4;
+          set_color (cr, a->color);
+          arrow_line (cr, f->x + ux * (f->r + 3) + ox, f->y + uy * (f->r + 3) + oy,
+                      t->x - ux * (t->r + VIPER_VIEW_DECORATION_MARGIN) + ox,
+                      t->y - uy * (t->r + VIPER_VIEW_DECORATION_MARGIN) + oy, 12, a->dashed);
+        }
+      g_array_unref (arrows);
+    }
+
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      gint s = r->module_state (m, b->id);
+      cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
+      set_color (cr, r->state_color (s));
+      cairo_fill_preserve (cr);
+      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+      cairo_set_line_width (cr, 1.5);
+      cairo_stroke (cr);
+      if (r->decorate_module)
+        {
+          cairo_save (cr);
+          r->decorate_module (cr, m, b->id, b->x, b->y, b->r);
+          cairo_restore (cr);
+        }
+      char *label = r->module_label (m, b->id);
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      font (cr, 12, TRUE);
+      text (cr, b->x, b->y + b->r + VIPER_VIEW_DECORATION_MARGIN + 12, 0.5, label);
+      g_free (label);
+      if (r->module_activity)
+        {
+          char *act = r->module_activity (m, b->id);
+          if (act)
+            {
+              font (cr, 10, FALSE);
+              cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+              text (cr, b->x, b->y + b->r + VIPER_VIEW_DECORATION_MARGIN + 25, 0.5, act);
+              g_free (act);
+            }
+        }
+    }
+  draw_legend (cr, r, 8, g->height - 8);
+}
+
+/* ---- space-time view ------------------------------------------------------------------ */
+
+typedef struct {
+  double last_t;
+  gint last_state;
+} RowState;
+
+static double
+st_x (const ViperViewGeometry *g, double t)
+{
+  return g->plot_x + (t - g->t0) / (g->t1 - g->t0) * g->plot_w;
+}
+
+static gint
+row_of (const ViperViewGeometry *g, gint64 id)
+{
+  const ModBox *b = find_mod (g, id);
+  return b ? (gint) (b - &g_array_index (g->mods, ModBox, 0)) : -1;
+}
+
+static double
+nice_step (double span, int target)
+{
+  double raw = span / MAX (target, 1);
+  double p = pow (10, floor (log10 (raw)));
+  double f = raw / p;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+static void
+st_bar (cairo_t *cr, const ViperViewGeometry *g, gint row, double a, double b, ViperColor c)
+{
+  a = MAX (a, g->t0);
+  b = MIN (b, g->t1);
+  if (b < a)
+    return;
+  double x0 = st_x (g, a), x1 = st_x (g, b);
+  double y0 = g->top + row * g->row_h + g->row_h * 0.2;
+  set_color (cr, c);
+  cairo_rectangle (cr, x0, y0, MAX (x1 - x0, 0.5), g->row_h * 0.6);
+  cairo_fill (cr);
+}
+
+static void
+draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
+{
+  const ViperRenderer *r = g->r;
+  guint n = g->mods->len;
+  double bottom = g->top + n * g->row_h;
+  /* rows: labels and a light band per row */
+  font (cr, 11, TRUE);
+  for (guint i = 0; i < n; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      double y0 = g->top + i * g->row_h;
+      if (i % 2)
+        {
+          cairo_set_source_rgb (cr, 0.96, 0.96, 0.97);
+          cairo_rectangle (cr, g->plot_x, y0, g->plot_w, g->row_h);
+          cairo_fill (cr);
+        }
+      if (g->row_h >= 9)
+        {
+          char *label = r->module_label (m, b->id);
+          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+          text (cr, g->plot_x - 6, y0 + g->row_h / 2 + 4, 1, label);
+          g_free (label);
+        }
+      /* the "now" strip: each module's current state */
+      set_color (cr, r->state_color (r->module_state (m, b->id)));
+      cairo_rectangle (cr, g->strip_x, y0 + g->row_h * 0.15, ST_STRIP, MAX (g->row_h * 0.7, 1));
+      cairo_fill (cr);
+    }
+
+  /* state bars: each state lasts from its change to the module's next change */
+  RowState *rows = g_new (RowState, MAX (n, 1u));
+  for (guint i = 0; i < n; i++)
+    rows[i] = (RowState) { NAN, 0 };
+  GArray *hist = m ? m->history : NULL;
+  cairo_save (cr);
+  cairo_rectangle (cr, g->plot_x, 0, g->plot_w, bottom);
+  cairo_clip (cr);
+  for (guint i = 0; hist && i < hist->len; i++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
+      ViperColor c;
+      if (r->history_arrow && r->history_arrow (m, e, &c))
+        continue;
+      gint row = row_of (g, e->module);
+      if (row < 0)
+        continue;
+      RowState *rs = &rows[row];
+      if (!isnan (rs->last_t))
+        st_bar (cr, g, row, rs->last_t, e->t0, r->state_color (rs->last_state));
+      rs->last_t = e->t0;
+      rs->last_state = e->state;
+    }
+  double clock = m && isfinite (m->clock) ? m->clock : g->t1;
+  for (guint i = 0; i < n; i++)
+    if (!isnan (rows[i].last_t))
+      st_bar (cr, g, (gint) i, rows[i].last_t, clock, r->state_color (rows[i].last_state));
+  g_free (rows);
+
+  /* messages: from the sender's row at the send to the receiver's row at the arrival */
+  cairo_set_line_width (cr, 1.2);
+  for (guint i = 0; hist && i < hist->len; i++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
+      ViperColor c;
+      if (!r->history_arrow || !r->history_arrow (m, e, &c))
+        continue;
+      gint ra = row_of (g, e->module), rb = row_of (g, e->other);
+      if (ra < 0 || rb < 0)
+        continue;
+      gboolean underway = isnan (e->t1);
+      double t1 = underway ? clock : e->t1;
+      if (t1 < g->t0 || e->t0 > g->t1)
+        continue;
+      set_color (cr, c);
+      arrow_line (cr, st_x (g, e->t0), g->top + (ra + 0.5) * g->row_h, st_x (g, t1), g->top + (rb + 0.5) * g->row_h,
+                  MIN (7.0, g->row_h * 0.4 + 2), underway);
+    }
+  cairo_restore (cr);
+
+  /* axis */
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, g->plot_x, bottom + 0.5);
+  cairo_line_to (cr, g->plot_x + g->plot_w, bottom + 0.5);
+  cairo_stroke (cr);
+  double step = nice_step (g->t1 - g->t0, MAX ((int) (g->plot_w / 90), 2));
+  font (cr, 10, FALSE);
+  for (double t = ceil (g->t0 / step) * step; t <= g->t1 + step * 1e-9; t += step)
+    {
+      double x = floor (st_x (g, t)) + 0.5;
+      cairo_move_to (cr, x, bottom);
+      cairo_line_to (cr, x, bottom + 4);
+      cairo_stroke (cr);
+      char tb[32];
+      format_time (fabs (t) < step * 1e-9 ? 0 : t, tb, sizeof tb);
+      text (cr, x, bottom + 15, 0.5, tb);
+    }
+  /* the breakpoint marker */
+  double bp = window ? window->breakpoint : NAN;
+  if (isfinite (bp) && bp >= g->t0 && bp <= g->t1)
+    {
+      double x = floor (st_x (g, bp)) + 0.5, d[] = { 4, 3 };
+      cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+      cairo_set_line_width (cr, 1.5);
+      cairo_set_dash (cr, d, 2, 0);
+      cairo_move_to (cr, x, g->top);
+      cairo_line_to (cr, x, bottom);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      font (cr, 10, TRUE);
+      text (cr, x + 3, g->top + 9, 0, "breakpoint");
+    }
+  draw_legend (cr, r, g->plot_x, g->height - 6);
+}
+
+char *
+viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const ViperTimeWindow *window,
+                               int width, int height, double x, double y)
+{
+  if (!m)
+    return NULL;
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, m, run, NULL, window, width, height);
+  const ViperRenderer *r = g->r;
+  char *out = NULL;
+  gint row = (gint) floor ((y - g->top) / g->row_h);
+  if (x < g->plot_x || x > g->plot_x + g->plot_w || row < 0 || (guint) row >= g->mods->len)
+    goto done;
+  double t = g->t0 + (x - g->plot_x) / g->plot_w * (g->t1 - g->t0);
+  gint64 id = g_array_index (g->mods, ModBox, row).id;
+  GArray *hist = m->history;
+  /* a message passing close to the pointer wins over the bar under it */
+  for (guint i = 0; i < hist->len; i++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
+      ViperColor c;
+      if (!r->history_arrow || !r->history_arrow (m, e, &c))
+        continue;
+      gint ra = row_of (g, e->module), rb = row_of (g, e->other);
+      if (ra < 0 || rb < 0)
+        continue;
+      double t1 = isnan (e->t1) ? m->clock : e->t1;
+      double x0 = st_x (g, e->t0), y0 = g->top + (ra + 0.5) * g->row_h;
+      double x1 = st_x (g, t1), y1 = g->top + (rb + 0.5) * g->row_h;
+      double dx = x1 - x0, dy = y1 - y0, l2 = dx * dx + dy * dy;
+      double u = l2 > 0 ? CLAMP (((x - x0) * dx + (y - y0) * dy) / l2, 0, 1) : 0;
+      if (hypot (x0 + u * dx - x, y0 + u * dy - y) <= 3)
+        {
+          char *a = r->module_label (m, e->module), *b = r->module_label (m, e->other);
+          char t0s[32], t1s[32];
+          format_time (e->t0, t0s, sizeof t0s);
+          format_time (e->t1, t1s, sizeof t1s);
+          out = isnan (e->t1) ? g_strdup_printf ("message %s \u2192 %s sent at %s, underway", a, b, t0s)
+                              : g_strdup_printf ("message %s \u2192 %s sent at %s, received at %s", a, b, t0s, t1s);
+          g_free (a);
+          g_free (b);
+          goto done;
+        }
+    }
+  double from = NAN, to = NAN;
+  gint state = -1;
+  for (guint i = 0; i < hist->len; i++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
+      ViperColor c;
+      if (e->module != id || (r->history_arrow && r->history_arrow (m, e, &c)))
+        continue;
+      if (e->t0 <= t)
+        {
+          from = e->t0;
+          state = e->state;
+          to = NAN;
+        }
+      else if (isnan (to))
+        to = e->t0;
+    }
+  if (state >= 0)
+    {
+      char *label = r->module_label (m, id);
+      char fs[32], ts[32];
+      format_time (from, fs, sizeof fs);
+      format_time (isnan (to) ? m->clock : to, ts, sizeof ts);
+      out = g_strdup_printf ("%s: %s from %s to %s%s", label, r->state_name (state), fs, ts,
+                             isnan (to) ? " (now)" : "");
+      g_free (label);
+    }
+done:
+  viper_view_geometry_free (g);
+  return out;
+}
+
+/* ---- variables view ---------------------------------------------------------------- */
+
+static void
+draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
+{
+  const ViperRenderer *r = g->r;
+  if (!g->mods->len)
+    {
+      cairo_set_source_rgb (cr, 0.4, 0.4, 0.4);
+      font (cr, 12, FALSE);
+      text (cr, 10, 24, 0, "no modules yet");
+      return;
+    }
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      cairo_set_source_rgb (cr, 0.93, 0.94, 0.96);
+      cairo_rectangle (cr, b->box.x + 1, b->box.y + 1, b->box.width - 2, b->box.height - 2);
+      cairo_fill (cr);
+      cairo_arc (cr, b->x, b->y, 6, 0, 2 * G_PI);
+      set_color (cr, r->state_color (r->module_state (m, b->id)));
+      cairo_fill (cr);
+      char *label = r->module_label (m, b->id);
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      font (cr, 12, TRUE);
+      text (cr, b->x + 12, b->y + 4.5, 0, label);
+      g_free (label);
+      font (cr, 11, FALSE);
+      if (!b->n_vars)
+        {
+          cairo_set_source_rgb (cr, 0.45, 0.45, 0.45);
+          text (cr, b->box.x + 10, b->box.y + VAR_HEAD + 13, 0, "no global variables");
+        }
+      for (guint v = 0; v < b->n_vars; v++)
+        {
+          const VarBox *vb = &g_array_index (g->vars, VarBox, b->first_var + v);
+          ViperViewVariable var = { 0 };
+          r->variable (m, b->id, v, &var);
+          double base = vb->box.y + 13;
+          char fallback[32];
+          g_snprintf (fallback, sizeof fallback, "v%u", v);
+          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+          text (cr, vb->box.x + 10, base, 0, var.name ? var.name : fallback);
+          cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+          text (cr, vb->box.x + vb->box.width * 0.38, base, 0, var.type ? var.type : "?");
+          if (var.highlight)
+            cairo_set_source_rgb (cr, 0.1, 0.55, 0.2);
+          else
+            cairo_set_source_rgb (cr, 0.5, 0.5, 0.5);
+          font (cr, 11, var.highlight);
+          text (cr, vb->box.x + vb->box.width - 8, base, 1, var.state ? var.state : "");
+          font (cr, 11, FALSE);
+        }
+    }
+}
+
+/* ---- program state view ------------------------------------------------------------- */
+
+static void
+draw_program (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
+{
+  const ViperRenderer *r = g->r;
+  ViperProgramWord w = m ? viper_program_word_from_string (viper_model_program_state (m)) : VIPER_PROGRAM_INACTIVE;
+  gboolean reported = m && r->program_reported && r->program_reported (m);
+  set_color (cr, viper_program_word_color (w));
+  cairo_rectangle (cr, g->px, g->py, g->pside, g->pside);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+  cairo_set_line_width (cr, 1.5);
+  cairo_stroke (cr);
+  double cx = g->width / 2.0, y = g->py + g->pside + 24;
+  cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+  font (cr, 18, TRUE);
+  text (cr, cx, y, 0.5, viper_program_word_name (w));
+  font (cr, 12, FALSE);
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  const char *how = w == VIPER_PROGRAM_INACTIVE ? "no module has started"
+                  : reported ? "reported by the program manager" : "detected by Viper";
+  text (cr, cx, y + 20, 0.5, how);
+  char buf[64], tb[32];
+  format_time (m ? m->clock : NAN, tb, sizeof tb);
+  g_snprintf (buf, sizeof buf, "clock %s", tb);
+  text (cr, cx, y + 38, 0.5, buf);
+}
+
+void
+viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, const ViperRun *run,
+                 const ViperLayout *layout, const ViperTimeWindow *window, int width, int height)
+{
+  ViperViewGeometry *g = viper_view_geometry_new (kind, m, run, layout, window, width, height);
+  cairo_save (cr);
+  switch (kind)
+    {
+    case VIPER_VIEW_ANIMATION: draw_animation (cr, g, m, run); break;
+    case VIPER_VIEW_SPACETIME: draw_spacetime (cr, g, m, window); break;
+    case VIPER_VIEW_VARIABLES: draw_variables (cr, g, m); break;
+    case VIPER_VIEW_PROGRAM:
+    default: draw_program (cr, g, m); break;
+    }
+  cairo_restore (cr);
+  viper_view_geometry_free (g);
+}
+
+/* ---- files -------------------------------------------------------------------------- */
+
+gboolean
+viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, const ViperRun *run,
+                                const ViperLayout *layout, const ViperTimeWindow *window,
+                                const char *path, int width, int height, GError **error)
+{
+  if (width <= 0 || height <= 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: the image size must be positive", path);
+      return FALSE;
+    }
+  char *lower = g_ascii_strdown (path, -1);
+  cairo_surface_t *s;
+  gboolean png = FALSE;
+  if (g_str_has_suffix (lower, ".png"))
+    {
+      s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height);
+      png = TRUE;
+    }
+  else if (g_str_has_suffix (lower, ".svg"))
+    s = cairo_svg_surface_create (path, width, height);
+  else if (g_str_has_suffix (lower, ".pdf"))
+    s = cairo_pdf_surface_create (path, width, height);
+  else
+    {
+      g_free (lower);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "%s: unknown image format (use .png, .svg or .pdf)", path);
+      return FALSE;
+    }
+  g_free (lower);
+  cairo_t *cr = cairo_create (s);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  viper_view_draw (kind, cr, model, run, layout, window, width, height);
+  cairo_destroy (cr);
+  cairo_status_t st = png ? cairo_surface_write_to_png (s, path) : CAIRO_STATUS_SUCCESS;
+  cairo_surface_finish (s);
+  if (st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_status (s);
+  cairo_surface_destroy (s);
+  if (st != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the image: %s", path,
+                   cairo_status_to_string (st));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+viper_view_render_to_file (const char *view, ViperModel *model, const ViperRun *run, const char *path,
+                           int width, int height, GError **error)
+{
+  int kind = viper_view_kind_from_name (view);
+  if (kind < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "unknown view '%s' (animation, spacetime, variables or program)", view ? view : "");
+      return FALSE;
+    }
+  ViperTimeWindow w;
+  viper_time_window_init (&w);
+  return viper_view_render_kind_to_file ((ViperViewKind) kind, model, run, NULL, &w, path, width, height, error);
+}

@@ -1,0 +1,182 @@
+/* views.h - the four views, drawn with cairo for any paradigm (thesis 3.2.1).
+ *
+ * The GUI's view widgets and viper-replay --render draw through the same
+ * functions here, so an exported image is the view on screen.  A paradigm
+ * describes what there is to draw with a ViperRenderer table, which it puts in
+ * its description's opaque `render` field; a paradigm without one is drawn
+ * with a generic renderer (modules are the run's PROCs, one neutral state).
+ *
+ * Views never read the model while it changes: they draw the state as it is
+ * when they are asked.  What to redraw is decided from the model's damage
+ * set: viper_view_geometry_new() computes where each abstract area lies in
+ * a view of a given size, and viper_view_damage_rects() turns a set of
+ * damaged areas into exactly one rectangle per area the view shows.
+ */
+#pragma once
+
+#include <cairo.h>
+#include "core/model.h"
+#include "core/run.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VIPER_VIEW_ANIMATION = 0,
+  VIPER_VIEW_SPACETIME,
+  VIPER_VIEW_VARIABLES,
+  VIPER_VIEW_PROGRAM,
+  VIPER_VIEW_N_KINDS
+} ViperViewKind;
+
+const char *viper_view_kind_name (ViperViewKind kind);          /* "animation", ... */
+/* -1 when the name is none of the four. */
+int viper_view_kind_from_name (const char *name);
+
+typedef struct {
+  double r, g, b;           /* 0..1 */
+} ViperColor;
+
+/* The program state words every paradigm maps to (thesis 3.2). */
+typedef enum {
+  VIPER_PROGRAM_INACTIVE = 0,
+  VIPER_PROGRAM_RUNNING,
+  VIPER_PROGRAM_DEADLOCK,
+  VIPER_PROGRAM_ABNORMAL,
+  VIPER_PROGRAM_TERMINATED,
+} ViperProgramWord;
+
+/* "running" etc. -> the word; unknown words are running. */
+ViperProgramWord viper_program_word_from_string (const char *word);
+const char *viper_program_word_name (ViperProgramWord w);
+/* green running, yellow deadlock, red abnormal, grey inactive, blue terminated */
+ViperColor viper_program_word_color (ViperProgramWord w);
+
+/* An arrow underway in the animation view. */
+typedef struct {
+  gint64 from, to;
+  ViperColor color;
+  gboolean dashed;
+} ViperViewArrow;
+
+/* One global variable of a module for the variables view. */
+typedef struct {
+  const char *name;         /* NULL: "v<id>" */
+  const char *type;         /* from the setup file, NULL when unknown */
+  const char *state;        /* "exposed", "hidden", ... */
+  gboolean highlight;       /* drawn in the "available" colour (exposed) */
+} ViperViewVariable;
+
+typedef struct _ViperRenderer {
+  /* The modules to show, in display order (the setup file's order): appends
+   * gint64 ids to `ids`.  run may be NULL. */
+  void (*modules) (const ViperModel *m, const ViperRun *run, GArray *ids);
+  /* Label of a module, newly allocated. */
+  char *(*module_label) (const ViperModel *m, gint64 id);
+  /* The module's state code (0 .. n_states-1), its name and its colour. */
+  gint (*module_state) (const ViperModel *m, gint64 id);
+  const char *(*state_name) (gint state);
+  ViperColor (*state_color) (gint state);
+  guint n_states;
+  /* Marks drawn around a module after its disc (e.g. the exposure circle);
+   * they stay inside the disc's radius + VIPER_VIEW_DECORATION_MARGIN.  May be NULL. */
+  void (*decorate_module) (cairo_t *cr, const ViperModel *m, gint64 id, double x, double y, double radius);
+  /* Arrows underway now (animation view); appends ViperViewArrow.  May be NULL. */
+  void (*arrows) (const ViperModel *m, const ViperRun *run, GArray *out);
+  /* Is this history entry an arrow (space-time view), and in which colour?
+   * Entries that are not arrows are state changes (state = module state code). */
+  gboolean (*history_arrow) (const ViperModel *m, const ViperHistoryEntry *e, ViperColor *color);
+  /* Global variables of a module.  May be NULL (no variables). */
+  guint (*n_variables) (const ViperModel *m, gint64 id);
+  void (*variable) (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out);
+  /* TRUE when the program state was reported by the program (the program
+   * manager) rather than derived by Viper.  May be NULL (always derived). */
+  gboolean (*program_reported) (const ViperModel *m);
+  /* A one-line description of the module's current activity for the
+   * animation view and tooltips ("inglb MASTER.JOB"), newly allocated; may be NULL. */
+  char *(*module_activity) (const ViperModel *m, gint64 id);
+} ViperRenderer;
+
+#define VIPER_VIEW_DECORATION_MARGIN 8.0
+
+/* The renderer of the model's paradigm, or the generic one. */
+const ViperRenderer *viper_view_renderer (const ViperModel *m);
+
+/* ---- module placement (animation view) ------------------------------------ */
+
+/* Where modules stand in the animation view, as fractions (0..1) of its width
+ * and height.  A view setup file fills one; modules it does not name, and
+ * every module when there is no layout, go on the default circle. */
+typedef struct {
+  GArray *ids;              /* gint64 */
+  GArray *pos;              /* double x, y pairs, fractions of the view */
+} ViperLayout;
+
+ViperLayout *viper_layout_new (void);
+void viper_layout_free (ViperLayout *l);
+void viper_layout_set (ViperLayout *l, gint64 id, double fx, double fy);
+gboolean viper_layout_get (const ViperLayout *l, gint64 id, double *fx, double *fy);
+
+/* ---- space-time window ---------------------------------------------------- */
+
+/* Which slice of adjusted time the space-time view shows.  With `follow`
+ * the window ends at the clock and is `span` long (span <= 0: everything
+ * the history holds); otherwise it shows [start, start + span]. */
+typedef struct {
+  gboolean follow;
+  double start;
+  double span;
+  double breakpoint;        /* NAN: none */
+} ViperTimeWindow;
+
+void viper_time_window_init (ViperTimeWindow *w);
+/* The time range drawn for this model. */
+void viper_time_window_range (const ViperTimeWindow *w, const ViperModel *m, double *t0, double *t1);
+
+/* ---- geometry and damage -------------------------------------------------- */
+
+typedef struct _ViperViewGeometry ViperViewGeometry;
+
+/* Where things are in a view of this size for the model as it is now.
+ * layout and window may be NULL (defaults). */
+ViperViewGeometry *viper_view_geometry_new (ViperViewKind kind, const ViperModel *m, const ViperRun *run,
+                                            const ViperLayout *layout, const ViperTimeWindow *window,
+                                            int width, int height);
+void viper_view_geometry_free (ViperViewGeometry *g);
+ViperViewKind viper_view_geometry_kind (const ViperViewGeometry *g);
+guint viper_view_geometry_n_modules (const ViperViewGeometry *g);
+gint64 viper_view_geometry_module (const ViperViewGeometry *g, guint i);
+/* The point that shows the module's state colour (disc centre, bar row,
+ * state word) - for tests, and for tools that probe images. */
+gboolean viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id, double *x, double *y);
+
+/* Rectangle of the view that shows an area; FALSE when the view does not
+ * show it.  VIPER_AREA_ALL (and areas that move the whole picture, such as
+ * the clock in a space-time view that follows it) give the whole view. */
+gboolean viper_view_area_rect (const ViperViewGeometry *g, const ViperArea *area, cairo_rectangle_int_t *out);
+/* One rectangle per damaged area the view shows (areas come from
+ * viper_damage_take, so each at most once); appends to rects
+ * (cairo_rectangle_int_t) and returns how many. */
+guint viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, GArray *rects);
+
+/* ---- drawing -------------------------------------------------------------- */
+
+/* Draw the view into [0, width) x [0, height) of cr.  run, layout and window may be NULL. */
+void viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, const ViperRun *run,
+                      const ViperLayout *layout, const ViperTimeWindow *window, int width, int height);
+
+/* A description of what lies under (x, y) in the space-time view (the state
+ * bar or message and the times), newly allocated, or NULL. */
+char *viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const ViperTimeWindow *window,
+                                     int width, int height, double x, double y);
+
+/* Render one view to an image file; the format follows the extension:
+ * .png, .svg or .pdf.  view: "animation", "spacetime", "variables" or "program". */
+gboolean viper_view_render_to_file (const char *view, ViperModel *model, const ViperRun *run, const char *path,
+                                    int width, int height, GError **error);
+
+/* Same, with a layout and a time window (the GUI's export). */
+gboolean viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, const ViperRun *run,
+                                         const ViperLayout *layout, const ViperTimeWindow *window,
+                                         const char *path, int width, int height, GError **error);
+
+G_END_DECLS
