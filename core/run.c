@@ -683,6 +683,21 @@ viper_run_reset (ViperRun *run)
 static guint
 data_column (const ViperTram *t, guint i)
 {
+  if (t->flags & VIPER_TRAM_F_CANON)
+    {
+      /* canonical: DTYPE is "2" at data_off, then the data printed with one
+       * blank each, so positions follow from the values' lengths */
+      if (i >= t->ndata)
+        return t->raw_len + 1;
+      const gint64 *d = viper_tram_data (t);
+      guint pos = (guint) t->data_off + 2;
+      for (guint k = 0; k < i; k++)
+        {
+          char num[24];
+          pos += (guint) g_snprintf (num, sizeof num, "%" G_GINT64_FORMAT, d[k]) + 1;
+        }
+      return pos + 1;
+    }
   const char *raw = viper_tram_raw (t);
   guint pos = t->data_off;
   if (!t->ndata || pos >= t->raw_len)
@@ -727,7 +742,9 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       run->last_out = NULL;
     }
   guint slot = (guint) ((guint64) (t->rec * 31 + t->ev) & 63);
-  if (run->type_cache[slot].valid && run->type_cache[slot].rec == t->rec && run->type_cache[slot].ev == t->ev)
+  if (t->flags & VIPER_TRAM_F_WIDE)
+    t->type = VIPER_TYPE_UNKNOWN;
+  else if (run->type_cache[slot].valid && run->type_cache[slot].rec == t->rec && run->type_cache[slot].ev == t->ev)
     t->type = run->type_cache[slot].type;
   else
     {

@@ -195,9 +195,10 @@ ViperTram *
 viper_tram_copy (ViperTramPool *pool, const ViperTram *t)
 {
   guint32 nints = t->dtype == VIPER_DTYPE_INT ? t->ndata : 0;
-  ViperTram *c = viper_tram_pool_alloc_uninit (pool, nints, t->raw_len);
+  guint32 text = (t->flags & VIPER_TRAM_F_CANON) ? 0 : t->raw_len;
+  ViperTram *c = viper_tram_pool_alloc_uninit (pool, nints, text);
   guint16 cls = c->size_class;
-  memcpy (c, t, sizeof *t + (gsize) nints * sizeof (gint64) + t->raw_len + 1);
+  memcpy (c, t, sizeof *t + (gsize) nints * sizeof (gint64) + ((t->flags & VIPER_TRAM_F_CANON) ? 0 : text + 1));
   c->size_class = cls;
   /* The engine's links and states describe the original's place in the run;
    * the copy is a fresh tram with the same content and classification. */
@@ -208,7 +209,7 @@ viper_tram_copy (ViperTramPool *pool, const ViperTram *t)
   c->slot = 0;
   c->state = VIPER_TRAM_NEW;
   c->waits = 0;
-  c->flags &= VIPER_TRAM_F_IGNORED;
+  c->flags &= VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE;
   return c;
 }
 
@@ -238,8 +239,7 @@ static void
 print_from_fields (const ViperTram *t, gboolean use_adjusted, GString *out)
 {
   char num[32];
-  g_string_append_printf (out, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-                          " %u",
+  g_string_append_printf (out, "%d %d %s %" G_GINT64_FORMAT " %d %u",
                           t->rec, t->ev, viper_format_double (use_adjusted ? t->adjusted : t->time, num), t->proc,
                           t->process, t->ndata);
   const gint64 *data = viper_tram_data (t);
@@ -254,9 +254,9 @@ print_from_fields (const ViperTram *t, gboolean use_adjusted, GString *out)
 void
 viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out)
 {
-  if (t->raw_len == 0)
+  if (t->raw_len == 0 || (t->flags & VIPER_TRAM_F_CANON))
     {
-      /* built by code rather than read: there is no text to preserve */
+      /* built by code, or read in exactly the form printing gives: regenerate */
       print_from_fields (t, use_adjusted, out);
       return;
     }
@@ -281,10 +281,12 @@ viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out)
         p++;
       if (field)
         g_string_append_c (out, ' ');
-      if (field == 2 && use_adjusted)
+      if (field == 2)
         {
+          /* TIME always in its shortest exact form, so that printing is the
+           * same whether the text was kept or regenerated */
           char num[32];
-          g_string_append (out, viper_format_double (t->adjusted, num));
+          g_string_append (out, viper_format_double (use_adjusted ? t->adjusted : t->time, num));
         }
       else
         g_string_append_len (out, w, p - w);

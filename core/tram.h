@@ -19,7 +19,7 @@ G_BEGIN_DECLS
 
 #define VIPER_MAX_LINE 65536          /* longest accepted line, not counting its end */
 #define VIPER_DTYPE_INT 2             /* the only data format Viper interprets */
-#define VIPER_DTYPE_OTHER G_MININT32  /* any other format: data kept as raw text only */
+#define VIPER_DTYPE_OTHER (-1)        /* any other format: data kept as raw text only */
 #define VIPER_TYPE_UNKNOWN 0xffffu    /* (REC, EV) not in the paradigm's table */
 
 /* Life cycle of a tram in the run construction (thesis 5.1.2). */
@@ -37,10 +37,7 @@ typedef struct _ViperTram ViperTram;
 struct _ViperTram {
   double time;              /* TIME as read: the generating clock, never trusted for order */
   double adjusted;          /* adjusted time stamp, set when the tram is transferred */
-  gint64 rec;               /* record type */
-  gint64 ev;                /* event type */
   gint64 proc;              /* processor / module / device; -1 = program manager */
-  gint64 process;           /* process within the processor */
   gint64 seq;               /* sequence number in its module (explicit D1 or implicit) */
 
   /* engine bookkeeping (core/run.c); zero when fresh */
@@ -49,25 +46,35 @@ struct _ViperTram {
   ViperTram *waiters;       /* first tram whose cross-dependency is this one */
   ViperTram *waiter_next;   /* next tram waiting for the same tram as this one */
 
-  guint32 ndata;            /* number of data fields */
-  gint32 dtype;             /* VIPER_DTYPE_INT, or VIPER_DTYPE_OTHER (data only in raw) */
-  guint32 raw_len;          /* length of the raw line, without line end */
-  guint32 data_off;         /* byte offset in raw where DTYPE starts (0 when ndata == 0) */
+  /* REC, EV and PROCESS are 64-bit in the syntax but small in every paradigm;
+   * a value outside 32 bits sets VIPER_TRAM_F_WIDE (the text keeps it, and
+   * no paradigm knows the type). */
+  gint32 rec;               /* record type */
+  gint32 ev;                /* event type */
+  gint32 process;           /* process within the processor */
+  guint32 raw_len;          /* length of the line as read, without line end */
   guint32 line;             /* line number in its channel, for diagnostics */
   guint32 channel;          /* id of the channel (file, connection) it came from */
+  guint16 ndata;            /* number of data fields (a 64 KiB line holds at most 32,769) */
+  guint16 data_off;         /* byte offset in the line where DTYPE starts (0 when ndata == 0) */
   guint16 type;             /* index in the paradigm's tram table, VIPER_TYPE_UNKNOWN */
   guint16 size_class;       /* pool bookkeeping */
   guint16 slot;             /* entry index in its primitive list (engine) */
+  gint8 dtype;              /* VIPER_DTYPE_INT, or VIPER_DTYPE_OTHER (data only in the text) */
   guint8 state;             /* ViperTramState */
   guint8 waits;             /* dependencies not yet transferred (engine) */
   guint8 flags;             /* VIPER_TRAM_F_* */
-  /* followed by: gint64 data[ndata] (if dtype == 2), then char raw[raw_len + 1] */
+  /* followed by: gint64 data[ndata] (if dtype == 2), then the line's text
+   * (raw_len bytes + NUL) unless VIPER_TRAM_F_CANON */
 };
 
 enum {
   VIPER_TRAM_F_CLAIMED = 1 << 0,  /* filled a slot of a primitive list */
   VIPER_TRAM_F_IGNORED = 1 << 1,  /* (REC, EV) unknown to the paradigm */
   VIPER_TRAM_F_FREE = 1 << 2,     /* belongs to no primitive (one-tram list) */
+  VIPER_TRAM_F_CANON = 1 << 3,    /* the line was in canonical form: its text is not stored,
+                                     printing regenerates it from the fields */
+  VIPER_TRAM_F_WIDE = 1 << 4,     /* REC, EV or PROCESS does not fit 32 bits (see the text) */
 };
 
 /* Data fields as integers; NULL when dtype is not VIPER_DTYPE_INT. */
@@ -84,10 +91,13 @@ viper_tram_datum (const ViperTram *t, guint i, gint64 def)
   return (t->dtype == VIPER_DTYPE_INT && i < t->ndata) ? ((const gint64 *) (t + 1))[i] : def;
 }
 
-/* The raw line as read (no line end), NUL-terminated. */
+/* The raw line as read (no line end), NUL-terminated; NULL for a canonical
+ * line, whose text is exactly what viper_tram_print() regenerates. */
 static inline const char *
 viper_tram_raw (const ViperTram *t)
 {
+  if (t->flags & VIPER_TRAM_F_CANON)
+    return NULL;
   return (const char *) (t + 1) + (t->dtype == VIPER_DTYPE_INT ? t->ndata * sizeof (gint64) : 0);
 }
 
@@ -110,10 +120,12 @@ ViperTram *viper_tram_copy (ViperTramPool *pool, const ViperTram *t);
 
 /* ---- printing ------------------------------------------------------------ */
 
-/* Append the tram's line to out, without line end.  With use_adjusted the
- * TIME field is the adjusted time (printed with the fewest digits that read
- * back the same double); everything else is the raw text, with runs of blanks
- * normalised to one space and leading/trailing blanks removed. */
+/* Append the tram's line to out, without line end.  TIME is printed with the
+ * fewest digits that read back the same double: the adjusted time with
+ * use_adjusted, else the time as read.  Everything else is the text as read,
+ * with runs of blanks normalised to one space and leading/trailing blanks
+ * removed (a canonical line's text is regenerated from its fields, which
+ * gives the same). */
 void viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out);
 /* Format a double with the fewest significant digits (<= 17) that read back
  * exactly; buf must hold 32 bytes.  Returns buf. */

@@ -455,27 +455,76 @@ viper_tram_fields_free (ViperTramFields *f)
  * because from_fields overwrites all of it anyway. */
 ViperTram *viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
 
+/* Is the line exactly what print_from_fields() would write (single spaces, no
+ * '+', no leading zeros, DTYPE 2)?  Then its text need not be stored.  TIME
+ * is exempt: it is printed as the shortest text that reads back the same
+ * double, which is the same number. */
+static gboolean
+is_canonical (const char *line, const ViperTramFields *f)
+{
+  if (f->dtype != VIPER_DTYPE_INT)
+    return FALSE;
+  const char *p = line, *end = line + f->len;
+  guint field = 0, expected = f->ndata ? 7u + f->ndata : 6u;
+  while (p < end)
+    {
+      const char *w = p;
+      while (p < end && *p != ' ' && *p != '\t')
+        p++;
+      if (p == w || (p < end && *p == '\t'))
+        return FALSE;
+      if (field != 2)
+        {
+          const char *q = w;
+          if (*q == '-')
+            {
+              q++;
+              if (q == p || *q == '0')
+                return FALSE;
+            }
+          if (*q == '0' && p - q > 1)
+            return FALSE;
+          for (; q < p; q++)
+            if (*q < '0' || *q > '9')
+              return FALSE;
+          if (field == 6 && (p - w != 1 || *w != '2'))
+            return FALSE;
+        }
+      field++;
+      if (p < end && ++p == end)
+        return FALSE;                   /* trailing blank */
+    }
+  return field == expected;
+}
+
 ViperTram *
 viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line)
 {
   guint32 nints = f->dtype == VIPER_DTYPE_INT ? f->ndata : 0;
-  ViperTram *t = viper_tram_pool_alloc_uninit (pool, nints, f->len);
+  gboolean wide = f->rec < G_MININT32 || f->rec > G_MAXINT32 || f->ev < G_MININT32 || f->ev > G_MAXINT32
+                  || f->process < G_MININT32 || f->process > G_MAXINT32;
+  gboolean canon = !wide && is_canonical (line, f);
+  ViperTram *t = viper_tram_pool_alloc_uninit (pool, nints, canon ? 0 : f->len);
   t->time = f->time;
-  t->rec = f->rec;
-  t->ev = f->ev;
+  t->rec = (gint32) CLAMP (f->rec, G_MININT32, G_MAXINT32);
+  t->ev = (gint32) CLAMP (f->ev, G_MININT32, G_MAXINT32);
   t->proc = f->proc;
-  t->process = f->process;
-  t->ndata = f->ndata;
-  t->dtype = f->dtype;
+  t->process = (gint32) CLAMP (f->process, G_MININT32, G_MAXINT32);
+  t->ndata = (guint16) f->ndata;
+  t->dtype = (gint8) f->dtype;
   t->raw_len = f->len;
-  t->data_off = f->data_off;
+  t->data_off = (guint16) f->data_off;
   t->type = VIPER_TYPE_UNKNOWN;
+  t->flags = (guint8) ((canon ? VIPER_TRAM_F_CANON : 0) | (wide ? VIPER_TRAM_F_WIDE : 0));
   gint64 *data = (gint64 *) (t + 1);
   if (nints)
     memcpy (data, f->data, nints * sizeof (gint64));
-  char *raw = (char *) (data + nints);
-  memcpy (raw, line, f->len);
-  raw[f->len] = '\0';
+  if (!canon)
+    {
+      char *raw = (char *) (data + nints);
+      memcpy (raw, line, f->len);
+      raw[f->len] = '\0';
+    }
   return t;
 }
 

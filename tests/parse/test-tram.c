@@ -139,7 +139,7 @@ test_copy (void)
   t->adjusted = 1.5;
   t->state = VIPER_TRAM_TRANSFERRED;
   t->next = t;
-  t->flags = VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CLAIMED;
+  t->flags |= VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CLAIMED;
   ViperTram *c = viper_tram_copy (pool, t);
   g_assert_true (c != t);
   g_assert_cmpuint (viper_tram_pool_live (pool), ==, 2);
@@ -154,12 +154,19 @@ test_copy (void)
   g_assert_cmpuint (c->ndata, ==, 4);
   g_assert_cmpint (viper_tram_datum (c, 3, -1), ==, 0);
   g_assert_cmpint (viper_tram_datum (c, 0, -1), ==, 128);
-  g_assert_cmpstr (viper_tram_raw (c), ==, "-3 -21 0.25 3 0 4 2 128 7 5 0");
+  /* a canonical line keeps no text: printing regenerates it exactly */
+  g_assert_null (viper_tram_raw (c));
+  GString *text = g_string_new (NULL);
+  viper_tram_print (c, FALSE, text);
+  g_assert_cmpstr (text->str, ==, "-3 -21 0.25 3 0 4 2 128 7 5 0");
   g_assert_null (c->next);
   g_assert_cmpuint (c->state, ==, VIPER_TRAM_NEW);
-  g_assert_cmpuint (c->flags, ==, VIPER_TRAM_F_IGNORED);
+  g_assert_cmpuint (c->flags, ==, VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CANON);
   viper_tram_pool_release (pool, t);
-  g_assert_cmpstr (viper_tram_raw (c), ==, "-3 -21 0.25 3 0 4 2 128 7 5 0");
+  g_string_truncate (text, 0);
+  viper_tram_print (c, FALSE, text);
+  g_assert_cmpstr (text->str, ==, "-3 -21 0.25 3 0 4 2 128 7 5 0");
+  g_string_free (text, TRUE);
 
   GString *longline = g_string_new ("1 2 3 4 5 1 9 ");
   for (guint i = 0; i < 2000; i++)
@@ -167,7 +174,7 @@ test_copy (void)
   ViperTram *b = parse (pool, longline->str);
   ViperTram *bc = viper_tram_copy (pool, b);
   g_assert_cmpstr (viper_tram_raw (bc), ==, longline->str);
-  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, rounded (4, 29) + 2 * rounded (0, longline->len));
+  g_assert_cmpuint (viper_tram_pool_bytes_in_use (pool), ==, rounded (4, 0) + 2 * rounded (0, longline->len));
   viper_tram_pool_release (pool, b);
   viper_tram_pool_release (pool, bc);
   viper_tram_pool_release (pool, c);
@@ -220,16 +227,51 @@ check_print (ViperTramPool *pool, const char *line, double adjusted, const char 
 }
 
 static void
+test_canonical (void)
+{
+  ViperTramPool *pool = viper_tram_pool_new ();
+  static const struct { const char *line; gboolean canon; } cases[] = {
+    { "-3 -21 0.25 3 0 4 2 128 7 5 0", TRUE },
+    { "1 10 12100 0 0 1 2 1", TRUE },
+    { "-4 -21 7 3 0 0", TRUE },
+    { "-4 -21 7 3 0 0 ", FALSE },            /* trailing blank */
+    { " -4 -21 7 3 0 0", FALSE },            /* leading blank */
+    { "-4  -21 7 3 0 0", FALSE },            /* two blanks */
+    { "-4\t-21 7 3 0 0", FALSE },            /* a tab */
+    { "-4 -21 7 03 0 0", FALSE },            /* leading zero */
+    { "-4 -21 7 +3 0 0", FALSE },            /* a plus sign */
+    { "-4 -21 7 -0 0 0", FALSE },            /* minus zero */
+    { "1 2 3 4 5 1 02 9", FALSE },           /* DTYPE written 02 */
+    { "1 2 3 4 5 1 7 word", FALSE },         /* another DTYPE: words */
+    { "-4 -21 7 3 0 0\r", TRUE },            /* a CR is not part of the line */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      ViperTram *t = parse (pool, cases[i].line);
+      g_assert_cmpint (!!(t->flags & VIPER_TRAM_F_CANON), ==, cases[i].canon);
+      g_assert_cmpint (viper_tram_raw (t) == NULL, ==, cases[i].canon);
+      viper_tram_pool_release (pool, t);
+    }
+  viper_tram_pool_free (pool);
+}
+
+static void
 test_print (void)
 {
   ViperTramPool *pool = viper_tram_pool_new ();
-  check_print (pool, "  -3\t-21   1.5e-3 3 0 4 2 128 7 5 0  \r", 2.5, "-3 -21 1.5e-3 3 0 4 2 128 7 5 0",
+  /* TIME is printed in its shortest exact form: 1.5e-3 -> 0.0015 */
+  check_print (pool, "  -3\t-21   1.5e-3 3 0 4 2 128 7 5 0  \r", 2.5, "-3 -21 0.0015 3 0 4 2 128 7 5 0",
                "-3 -21 2.5 3 0 4 2 128 7 5 0");
   check_print (pool, "2 14 12100 2 0 3 2 17 0 0", 12100.1, "2 14 12100 2 0 3 2 17 0 0", "2 14 12100.1 2 0 3 2 17 0 0");
   check_print (pool, "-4 -21 7 3 0 0", 1.0 / 3.0, "-4 -21 7 3 0 0", "-4 -21 0.3333333333333333 3 0 0");
   check_print (pool, "-3 -911 1.5 0 0 3 \"%d  %s\t%s\"   5 hello\t\tworld", -0.5,
                "-3 -911 1.5 0 0 3 \"%d  %s\t%s\" 5 hello world", "-3 -911 -0.5 0 0 3 \"%d  %s\t%s\" 5 hello world");
   check_print (pool, "1 2 3 4 5 2 7 \"a  b", 3.0, "1 2 3 4 5 2 7 \"a b", "1 2 3 4 5 2 7 \"a b");
+  /* canonical lines keep no text and print the same */
+  check_print (pool, "-3 -21 0.25 3 0 4 2 -128 0 5 10", 1.0, "-3 -21 0.25 3 0 4 2 -128 0 5 10",
+               "-3 -21 1 3 0 4 2 -128 0 5 10");
+  /* REC beyond 32 bits: kept in the text */
+  check_print (pool, "4294967296 1 2 3 4 0", 1.0, "4294967296 1 2 3 4 0", "4294967296 1 1 3 4 0");
 
   /* a tram made by code, not read: printed from its fields */
   ViperTram *t = viper_tram_pool_alloc (pool, 2, 0);
@@ -321,6 +363,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tram/pool-many", test_pool_many);
   g_test_add_func ("/tram/copy", test_copy);
   g_test_add_func ("/tram/format-double", test_format_double);
+  g_test_add_func ("/tram/canonical", test_canonical);
   g_test_add_func ("/tram/print", test_print);
   g_test_add_func ("/diag/bad-and-events", test_diag);
   return g_test_run ();

@@ -98,7 +98,9 @@ static Seen *
 seen_new (const ViperTram *t)
 {
   Seen *s = g_new0 (Seen, 1);
-  s->raw = g_strdup (viper_tram_raw (t));
+  GString *text = g_string_new (NULL);
+  viper_tram_print (t, FALSE, text);      /* the line, or its canonical regeneration */
+  s->raw = g_string_free (text, FALSE);
   s->line = t->line;
   s->channel = t->channel;
   s->rec = t->rec;
