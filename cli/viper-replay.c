@@ -18,6 +18,7 @@
 #include "core/stateout.h"
 #include "core/tramparse.h"
 #include "paradigms/paradigms.h"
+#include "paradigms/views.h"
 
 #define EXIT_IO 1
 #define EXIT_USAGE 2
@@ -39,6 +40,8 @@ typedef struct {
   gboolean list_paradigms;
   gboolean version;
   gboolean quiet;
+  char **render;
+  char *render_size;
   char **traces;
 } Options;
 
@@ -244,6 +247,9 @@ main (int argc, char **argv)
     { "run-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.run_out, "Write the consistent run, with adjusted times, to FILE ('-' = stdout)", "FILE" },
     { "state-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.state_out, "Write the state at the stop point as JSON to FILE ('-' = stdout)", "FILE" },
     { "history", 0, 0, G_OPTION_ARG_STRING, &history_s, "Keep the state history (for rendering the space-time view) for INTERVAL trace time units; 0 = all (default: none)", "INTERVAL" },
+    { "render", 0, 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.render,
+      "Draw VIEW (animation, spacetime, variables, program) at the stop point to FILE (.png, .svg, .pdf); repeatable", "VIEW:FILE" },
+    { "render-size", 0, 0, G_OPTION_ARG_STRING, &app.opt.render_size, "Size of rendered views (default 1024x768)", "WxH" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &app.opt.quiet, "Do not print warnings (bad lines are still reported)", NULL },
@@ -312,6 +318,29 @@ main (int argc, char **argv)
       rc = usage_error (ctx, "--steps must not be negative");
       goto out_ctx;
     }
+  int render_w = 1024, render_h = 768;
+  if (app.opt.render_size && (sscanf (app.opt.render_size, "%dx%d", &render_w, &render_h) != 2 || render_w < 16
+                              || render_h < 16 || render_w > 20000 || render_h > 20000))
+    {
+      rc = usage_error (ctx, "--render-size must be WIDTHxHEIGHT, each 16..20000");
+      goto out_ctx;
+    }
+  for (char **r = app.opt.render; r && *r; r++)
+    {
+      const char *colon = strchr (*r, ':');
+      static const char *const views[] = { "animation", "spacetime", "variables", "program" };
+      gboolean known = FALSE;
+      for (guint i = 0; colon && i < G_N_ELEMENTS (views); i++)
+        known |= strlen (views[i]) == (gsize) (colon - *r) && strncmp (views[i], *r, (gsize) (colon - *r)) == 0;
+      if (!colon || !known || !colon[1])
+        {
+          char *msg = g_strdup_printf ("--render=%s: expected VIEW:FILE with VIEW one of animation, spacetime, "
+                                       "variables, program", *r);
+          rc = usage_error (ctx, msg);
+          g_free (msg);
+          goto out_ctx;
+        }
+    }
   if (!app.opt.traces && !app.opt.listen)
     {
       rc = usage_error (ctx, "no trace given (a file, '-' for standard input, or --listen=ADDR)");
@@ -353,8 +382,8 @@ main (int argc, char **argv)
     {
       app.model = app.paradigm->model_new (app.paradigm, app.setup);
       app.model->diag = &app.diag;
-      /* nothing headless reads the history unless asked: do not keep it */
-      viper_model_set_history (app.model, history_s ? app.opt.history : -1.0);
+      /* nothing headless reads the history unless asked (or a view is drawn) */
+      viper_model_set_history (app.model, history_s ? app.opt.history : app.opt.render ? 0.0 : -1.0);
       /* no view redraws here */
       viper_damage_set_enabled (app.model->damage, FALSE);
     }
@@ -434,6 +463,19 @@ main (int argc, char **argv)
         }
       g_free (json);
     }
+  for (char **r = app.opt.render; r && *r && app.model; r++)
+    {
+      char *view = g_strndup (*r, (gsize) (strchr (*r, ':') - *r));
+      if (!viper_view_render_to_file (view, app.model, app.run, strchr (*r, ':') + 1, render_w, render_h, &error))
+        {
+          fprintf (stderr, "viper-replay: --render=%s: %s\n", *r, error->message);
+          g_clear_error (&error);
+          app.io_error = TRUE;
+        }
+      g_free (view);
+    }
+  if (app.opt.render && !app.model)
+    fprintf (stderr, "viper-replay: paradigm '%s' has no model to draw\n", app.paradigm->name);
   if (app.opt.stats)
     print_stats (&app, seconds);
 
@@ -476,6 +518,8 @@ out_ctx:
   g_option_context_free (ctx);
   g_strfreev (app.opt.listen);
   g_strfreev (app.opt.traces);
+  g_strfreev (app.opt.render);
+  g_free (app.opt.render_size);
   g_free (app.opt.paradigm);
   g_free (app.opt.setup);
   g_free (app.opt.until);
