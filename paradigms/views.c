@@ -639,6 +639,7 @@ text (cairo_t *cr, double x, double y, double align, const char *s)
 static void
 arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head, gboolean dashed)
 {
+  cairo_new_path (cr);
   double dx = x1 - x0, dy = y1 - y0, len = hypot (dx, dy);
   if (len < 1)
     return;
@@ -671,6 +672,7 @@ format_time (double t, char *buf, gsize len)
 static void
 draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
 {
+  cairo_new_path (cr);
   font (cr, 11, FALSE);
   for (guint s = 0; s < r->n_states; s++)
     {
@@ -727,6 +729,8 @@ draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
     {
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
       gint s = r->module_state (m, b->id);
+      /* text leaves a current point; an arc would draw a line from it */
+      cairo_new_path (cr);
       cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
       set_color (cr, r->state_color (s));
       cairo_fill_preserve (cr);
@@ -1013,6 +1017,7 @@ draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
       cairo_set_source_rgb (cr, 0.93, 0.94, 0.96);
       cairo_rectangle (cr, b->box.x + 1, b->box.y + 1, b->box.width - 2, b->box.height - 2);
       cairo_fill (cr);
+      cairo_new_path (cr);
       cairo_arc (cr, b->x, b->y, 6, 0, 2 * G_PI);
       set_color (cr, r->state_color (r->module_state (m, b->id)));
       cairo_fill (cr);

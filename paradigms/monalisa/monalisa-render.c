@@ -81,6 +81,7 @@ ml_decorate (cairo_t *cr, const ViperModel *m, gint64 id, double x, double y, do
     return;
   cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
   cairo_set_line_width (cr, 2);
+  cairo_new_path (cr);
   cairo_arc (cr, x, y, radius + VIPER_VIEW_DECORATION_MARGIN / 2, 0, 2 * G_PI);
   cairo_stroke (cr);
 }

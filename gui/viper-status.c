@@ -1,0 +1,190 @@
+/* viper-status.c - the status window: is Viper reading, is it applying, and
+ * what unusual happened (thesis 3.2.3, Figure 13).
+ *
+ * Reading and applying are decoupled (trams wait in the run until they are
+ * consistent), so the window shows both the last tram read and the last tram
+ * that changed the state, next to the clock and the pending count.  Special
+ * conditions come from the session's diagnostics sink and are kept as a
+ * bounded list, newest last, so a trace full of bad lines cannot grow it
+ * without end.
+ */
+#include <math.h>
+#include "viper-status.h"
+#include "paradigms/views.h"
+
+#define MAX_CONDITIONS 500
+
+struct _ViperStatus {
+  GtkWidget *window;
+  GtkWidget *read, *applied, *clock, *rate, *pending, *counts;
+  GtkListStore *conditions;
+  GtkWidget *view;
+  guint n_conditions;
+};
+
+static GtkWidget *
+row (GtkGrid *grid, int y, const char *name)
+{
+  GtkWidget *l = gtk_label_new (name);
+  gtk_widget_set_halign (l, GTK_ALIGN_START);
+  gtk_style_context_add_class (gtk_widget_get_style_context (l), "dim-label");
+  gtk_grid_attach (grid, l, 0, y, 1, 1);
+  GtkWidget *v = gtk_label_new ("-");
+  gtk_widget_set_halign (v, GTK_ALIGN_START);
+  gtk_label_set_selectable (GTK_LABEL (v), FALSE);
+  gtk_grid_attach (grid, v, 1, y, 1, 1);
+  return v;
+}
+
+ViperStatus *
+viper_status_new (GtkWindow *parent)
+{
+  ViperStatus *st = g_new0 (ViperStatus, 1);
+  st->window = gtk_window_new (GTK_WINDOW_TOPLEVEL);
+  gtk_window_set_title (GTK_WINDOW (st->window), "Viper status");
+  gtk_window_set_transient_for (GTK_WINDOW (st->window), parent);
+  gtk_window_set_default_size (GTK_WINDOW (st->window), 480, 380);
+  gtk_window_set_skip_taskbar_hint (GTK_WINDOW (st->window), TRUE);
+  /* closing only hides it: the menu's toggle brings it back */
+  g_signal_connect (st->window, "delete-event", G_CALLBACK (gtk_widget_hide_on_delete), NULL);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  gtk_container_set_border_width (GTK_CONTAINER (box), 10);
+  GtkGrid *grid = GTK_GRID (gtk_grid_new ());
+  gtk_grid_set_column_spacing (grid, 12);
+  gtk_grid_set_row_spacing (grid, 4);
+  st->read = row (grid, 0, "Last tram read");
+  st->applied = row (grid, 1, "Last state update");
+  st->clock = row (grid, 2, "Execution clock");
+  st->rate = row (grid, 3, "Trams/s");
+  st->pending = row (grid, 4, "Pending");
+  st->counts = row (grid, 5, "Read / transferred / rejected");
+  gtk_box_pack_start (GTK_BOX (box), GTK_WIDGET (grid), FALSE, FALSE, 0);
+  GtkWidget *hdr = gtk_label_new ("Special conditions");
+  gtk_widget_set_halign (hdr, GTK_ALIGN_START);
+  gtk_box_pack_start (GTK_BOX (box), hdr, FALSE, FALSE, 0);
+  st->conditions = gtk_list_store_new (2, G_TYPE_STRING, G_TYPE_STRING);
+  st->view = gtk_tree_view_new_with_model (GTK_TREE_MODEL (st->conditions));
+  gtk_tree_view_set_headers_visible (GTK_TREE_VIEW (st->view), FALSE);
+  GtkCellRenderer *cell = gtk_cell_renderer_text_new ();
+  gtk_tree_view_append_column (GTK_TREE_VIEW (st->view),
+                               gtk_tree_view_column_new_with_attributes ("kind", cell, "text", 0, NULL));
+  gtk_tree_view_append_column (GTK_TREE_VIEW (st->view),
+                               gtk_tree_view_column_new_with_attributes ("message", gtk_cell_renderer_text_new (),
+                                                                         "text", 1, NULL));
+  GtkWidget *sw = gtk_scrolled_window_new (NULL, NULL);
+  gtk_container_add (GTK_CONTAINER (sw), st->view);
+  gtk_box_pack_start (GTK_BOX (box), sw, TRUE, TRUE, 0);
+  gtk_container_add (GTK_CONTAINER (st->window), box);
+  gtk_widget_show_all (box);
+  return st;
+}
+
+void
+viper_status_free (ViperStatus *st)
+{
+  if (!st)
+    return;
+  gtk_widget_destroy (st->window);
+  g_object_unref (st->conditions);
+  g_free (st);
+}
+
+GtkWidget *viper_status_window (ViperStatus *st) { return st->window; }
+
+static void
+set_text (GtkWidget *label, const char *s)
+{
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), s) != 0)
+    gtk_label_set_text (GTK_LABEL (label), s);
+}
+
+static const char *
+module_name (ViperSession *s, gint64 proc, char *buf, gsize len)
+{
+  /* the renderer's label names modules by the setup file when there is one */
+  if (proc < 0)
+    g_snprintf (buf, len, "program manager");
+  else
+    {
+      char *label = viper_view_renderer (s->model)->module_label (s->model, proc);
+      g_strlcpy (buf, label, len);
+      g_free (label);
+    }
+  return buf;
+}
+
+void
+viper_status_update (ViperStatus *st, ViperSession *s, double trams_per_s)
+{
+  char buf[160], name[64], tb[32];
+  double t;
+  gint64 proc;
+  if (s && viper_scheduler_last_read (s->sched, &t, &proc))
+    {
+      g_snprintf (buf, sizeof buf, "%s, time stamp %s", module_name (s, proc, name, sizeof name),
+                  viper_format_double (t, tb));
+      set_text (st->read, buf);
+    }
+  else
+    set_text (st->read, "-");
+  double clock = s ? viper_run_clock (s->run) : NAN;
+  set_text (st->clock, isfinite (clock) ? viper_format_double (clock, tb) : "-");
+  g_snprintf (buf, sizeof buf, "%.0f", trams_per_s);
+  set_text (st->rate, buf);
+  if (s)
+    {
+      ViperCounts c;
+      viper_run_counts (s->run, &c);
+      g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT, c.pending);
+      set_text (st->pending, buf);
+      g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT,
+                  c.read, c.transferred, c.rejected);
+      set_text (st->counts, buf);
+    }
+}
+
+void
+viper_status_set_last_applied (ViperStatus *st, const char *module, double time, double adjusted)
+{
+  char buf[160], tb[32], ab[32];
+  if (!module)
+    {
+      set_text (st->applied, "-");
+      return;
+    }
+  g_snprintf (buf, sizeof buf, "%s, time stamp %s (adjusted %s)", module, viper_format_double (time, tb),
+              viper_format_double (adjusted, ab));
+  set_text (st->applied, buf);
+}
+
+void
+viper_status_condition (ViperStatus *st, ViperDiagKind kind, const char *message)
+{
+  const char *k;
+  switch (kind)
+    {
+    case VIPER_DIAG_BAD_INPUT: k = "bad input"; break;
+    case VIPER_DIAG_WARNING: k = "warning"; break;
+    case VIPER_DIAG_CONNECTION: k = "connection"; break;
+    case VIPER_DIAG_TRACE_START: k = "start of trace"; break;
+    case VIPER_DIAG_TRACE_END: k = "end of trace"; break;
+    default: k = "note"; break;
+    }
+  GtkTreeIter it;
+  if (st->n_conditions >= MAX_CONDITIONS)
+    {
+      if (gtk_tree_model_get_iter_first (GTK_TREE_MODEL (st->conditions), &it))
+        gtk_list_store_remove (st->conditions, &it);
+    }
+  else
+    st->n_conditions++;
+  gtk_list_store_insert_with_values (st->conditions, &it, -1, 0, k, 1, message, -1);
+}
+
+void
+viper_status_clear (ViperStatus *st)
+{
+  gtk_list_store_clear (st->conditions);
+  st->n_conditions = 0;
+  set_text (st->applied, "-");
+}

@@ -1,0 +1,31 @@
+/* viper-view-widget.h - one of the four views as a GTK widget. */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "paradigms/views.h"
+
+G_BEGIN_DECLS
+
+#define VIPER_TYPE_VIEW_WIDGET (viper_view_widget_get_type ())
+G_DECLARE_FINAL_TYPE (ViperViewWidget, viper_view_widget, VIPER, VIEW_WIDGET, GtkDrawingArea)
+
+GtkWidget *viper_view_widget_new (ViperViewKind kind);
+ViperViewKind viper_view_widget_kind (ViperViewWidget *self);
+/* The model and run to draw (not owned); NULL clears. */
+void viper_view_widget_set_model (ViperViewWidget *self, const ViperModel *model, const ViperRun *run);
+void viper_view_widget_set_layout (ViperViewWidget *self, const ViperLayout *layout);
+void viper_view_widget_set_breakpoint (ViperViewWidget *self, double clock);
+const ViperTimeWindow *viper_view_widget_time_window (ViperViewWidget *self);
+
+/* Invalidate exactly one region per damaged area the view shows (areas from
+ * viper_damage_take).  Returns how many regions were invalidated. */
+guint viper_view_widget_damage (ViperViewWidget *self, const GArray *areas);
+/* Regions invalidated by damage so far (tests, statistics). */
+guint64 viper_view_widget_invalidations (ViperViewWidget *self);
+/* Frames drawn so far. */
+guint64 viper_view_widget_frames (ViperViewWidget *self);
+
+/* Where a module's state colour shows, in widget coordinates (program view: id -1). */
+gboolean viper_view_widget_module_point (ViperViewWidget *self, gint64 id, double *x, double *y);
+
+G_END_DECLS
