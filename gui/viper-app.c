@@ -136,8 +136,9 @@ update_controls (App *a)
   else
     {
       double clock = viper_run_clock (a->s->run);
+      ViperStopReason last = viper_scheduler_last_stop (a->s->sched);
       g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name,
-                  running ? "running" : stop_name (viper_scheduler_last_stop (a->s->sched)),
+                  running ? "running" : last == VIPER_STOP_NONE ? "ready" : stop_name (last),
                   isfinite (clock) ? viper_format_double (clock, tb) : "-");
     }
   gtk_header_bar_set_subtitle (GTK_HEADER_BAR (a->header), sub);

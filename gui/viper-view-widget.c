@@ -146,7 +146,7 @@ viper_view_widget_new (ViperViewKind kind)
       break;
     case VIPER_VIEW_VARIABLES: gtk_widget_set_size_request (w, 260, 160); break;
     case VIPER_VIEW_PROGRAM:
-    default: gtk_widget_set_size_request (w, 200, 200); break;
+    default: gtk_widget_set_size_request (w, 250, 200); break;
     }
   return w;
 }

@@ -1073,7 +1073,7 @@ draw_program (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
   cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
   font (cr, 18, TRUE);
   text (cr, cx, y, 0.5, viper_program_word_name (w));
-  font (cr, 12, FALSE);
+  font (cr, 11, FALSE);
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   const char *how = w == VIPER_PROGRAM_INACTIVE ? "no module has started"
                   : reported ? "reported by the program manager" : "detected by Viper";

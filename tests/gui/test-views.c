@@ -1,0 +1,446 @@
+/* test-views.c - the views without a display: every view of every paradigm
+ * rendered to PNG at a stop point, pixels probed against the state the model
+ * reports, and the damage coalescing the redraw timer relies on.
+ *
+ * The expected colours are written out here (the spec's traffic lights,
+ * ParaGraph's utilisation colours) rather than read from the renderers, so a
+ * renderer that paints the wrong colour for a state fails.
+ */
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include "core/scheduler.h"
+#include "paradigms/paradigms.h"
+#include "paradigms/views.h"
+#include "paradigms/picl/picl.h"
+#include "paradigms/monalisa/monalisa.h"
+
+#define W 800
+#define H 600
+
+typedef struct {
+  ViperTramPool *pool;
+  ViperChannels *channels;
+  ViperDiag diag;
+  const ViperParadigm *paradigm;
+  ViperSetup *setup;
+  ViperModel *model;
+  ViperRun *run;
+  ViperScheduler *sched;
+  char *dir;
+} Replay;
+
+static void
+replay_open (Replay *r, const char *paradigm, const char *trace, const char *setup, double until)
+{
+  memset (r, 0, sizeof *r);
+  viper_paradigms_register_all ();
+  r->paradigm = viper_paradigm_lookup (paradigm);
+  g_assert_nonnull (r->paradigm);
+  GError *error = NULL;
+  if (setup)
+    {
+      r->setup = r->paradigm->setup_load (setup, &error);
+      g_assert_no_error (error);
+    }
+  r->pool = viper_tram_pool_new ();
+  r->channels = viper_channels_new ();
+  viper_diag_init (&r->diag, NULL, NULL);
+  r->model = r->paradigm->model_new (r->paradigm, r->setup);
+  viper_model_set_history (r->model, 0);
+  r->run = viper_run_new (r->paradigm, r->model, r->pool, r->channels, &r->diag, 0.5);
+  r->sched = viper_scheduler_new (r->run, r->model, r->channels, &r->diag);
+  ViperTramSource *src = viper_file_source_new (trace, r->pool, &r->diag, r->channels, &error);
+  g_assert_no_error (error);
+  viper_scheduler_add_source (r->sched, src);
+  viper_scheduler_set_breakpoint (r->sched, until);
+  viper_scheduler_go (r->sched);
+  ViperStopReason why = viper_scheduler_run (r->sched);
+  g_assert_true (why == (isnan (until) ? VIPER_STOP_END : VIPER_STOP_BREAKPOINT));
+  r->dir = g_dir_make_tmp ("viper-views-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+replay_close (Replay *r)
+{
+  viper_scheduler_free (r->sched);
+  viper_run_free (r->run);
+  viper_model_free (r->model);
+  if (r->setup)
+    r->paradigm->setup_free (r->setup);
+  viper_channels_free (r->channels);
+  viper_diag_clear (&r->diag);
+  viper_tram_pool_free (r->pool);
+  GDir *d = g_dir_open (r->dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      char *p = g_build_filename (r->dir, name, NULL);
+      g_unlink (p);
+      g_free (p);
+    }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (r->dir);
+  g_free (r->dir);
+}
+
+static guint32
+pixel (cairo_surface_t *s, double x, double y)
+{
+  int ix = (int) floor (x), iy = (int) floor (y);
+  g_assert_cmpint (ix, >=, 0);
+  g_assert_cmpint (iy, >=, 0);
+  g_assert_cmpint (ix, <, cairo_image_surface_get_width (s));
+  g_assert_cmpint (iy, <, cairo_image_surface_get_height (s));
+  const unsigned char *row = cairo_image_surface_get_data (s) + iy * cairo_image_surface_get_stride (s);
+  return ((const guint32 *) row)[ix] & 0xffffff;
+}
+
+/* Pixels that are not the white background. */
+static guint
+ink (cairo_surface_t *s)
+{
+  guint n = 0;
+  for (int y = 0; y < cairo_image_surface_get_height (s); y++)
+    for (int x = 0; x < cairo_image_surface_get_width (s); x++)
+      if (pixel (s, x, y) != 0xffffff)
+        n++;
+  return n;
+}
+
+static cairo_surface_t *
+render (Replay *r, ViperViewKind kind, const char *ext)
+{
+  char *name = g_strdup_printf ("%s.%s", viper_view_kind_name (kind), ext);
+  char *path = g_build_filename (r->dir, name, NULL);
+  GError *error = NULL;
+  g_assert_true (viper_view_render_to_file (viper_view_kind_name (kind), r->model, r->run, path, W, H, &error));
+  g_assert_no_error (error);
+  cairo_surface_t *s = NULL;
+  if (g_str_equal (ext, "png"))
+    {
+      s = cairo_image_surface_create_from_png (path);
+      g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+      g_assert_cmpint (cairo_image_surface_get_width (s), ==, W);
+      /* non-blank: a view draws much more than a few stray pixels */
+      g_assert_cmpuint (ink (s), >, 2000);
+    }
+  else
+    {
+      GStatBuf st;
+      g_assert_cmpint (g_stat (path, &st), ==, 0);
+      g_assert_cmpint (st.st_size, >, 500);
+    }
+  g_free (path);
+  g_free (name);
+  return s;
+}
+
+/* Check the colour at each module's point in every module view. */
+static void
+probe_modules (Replay *r, guint32 (*expected) (const ViperModel *m, gint64 id), guint n_expected)
+{
+  const ViperViewKind kinds[] = { VIPER_VIEW_ANIMATION, VIPER_VIEW_SPACETIME, VIPER_VIEW_VARIABLES };
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      cairo_surface_t *s = render (r, kinds[k], "png");
+      ViperViewGeometry *g = viper_view_geometry_new (kinds[k], r->model, r->run, NULL, NULL, W, H);
+      g_assert_cmpuint (viper_view_geometry_n_modules (g), ==, n_expected);
+      for (guint i = 0; i < viper_view_geometry_n_modules (g); i++)
+        {
+          gint64 id = viper_view_geometry_module (g, i);
+          double x, y;
+          g_assert_true (viper_view_geometry_module_point (g, id, &x, &y));
+          guint32 want = expected (r->model, id), got = pixel (s, x, y);
+          if (want != got)
+            g_error ("%s view: module %" G_GINT64_FORMAT " at (%.0f, %.0f) is #%06x, its state's colour is #%06x",
+                     viper_view_kind_name (kinds[k]), id, x, y, got, want);
+        }
+      viper_view_geometry_free (g);
+      cairo_surface_destroy (s);
+    }
+}
+
+static guint32
+program_colour (const char *word)
+{
+  if (g_str_equal (word, "running")) return 0x3cb44b;
+  if (g_str_equal (word, "deadlock")) return 0xf5c800;
+  if (g_str_equal (word, "abnormal")) return 0xd7263d;
+  if (g_str_equal (word, "terminated")) return 0x2864dc;
+  return 0xa0a0a0;
+}
+
+static void
+probe_program (Replay *r, const char *want_word)
+{
+  g_assert_cmpstr (viper_model_program_state (r->model), ==, want_word);
+  cairo_surface_t *s = render (r, VIPER_VIEW_PROGRAM, "png");
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_PROGRAM, r->model, r->run, NULL, NULL, W, H);
+  double x, y;
+  g_assert_true (viper_view_geometry_module_point (g, -1, &x, &y));
+  g_assert_cmphex (pixel (s, x, y), ==, program_colour (want_word));
+  viper_view_geometry_free (g);
+  cairo_surface_destroy (s);
+  cairo_surface_destroy (render (r, VIPER_VIEW_ANIMATION, "svg"));
+  cairo_surface_destroy (render (r, VIPER_VIEW_SPACETIME, "pdf"));
+}
+
+/* ---- picl ----------------------------------------------------------------------- */
+
+/* P1 waits for P0's message (idle), gets it; P2 waits for a message P1 never
+ * sends (idle to the end); P0 sends a second message nobody receives. */
+static const char picl_trace[] =
+  "-3 -901 0.0 0 0 0\n"
+  "-3 -901 0.0 1 0 0\n"
+  "-3 -901 0.0 2 0 0\n"
+  "-3 -52 1.0 1 0 3 2 7 0 0\n"
+  "-3 -21 2.0 0 0 4 2 8 7 1 0\n"
+  "-4 -21 2.5 0 0 0\n"
+  "-4 -52 3.0 1 0 4 2 8 7 0 0\n"
+  "-3 -52 4.0 2 0 3 2 9 1 0\n"
+  "-3 -21 5.0 0 0 4 2 8 7 1 0\n";
+
+static char *
+write_temp (const char *text)
+{
+  GError *error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("viper-views-XXXXXX.trc", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  return path;
+}
+
+static guint32
+picl_colour (const ViperModel *m, gint64 id)
+{
+  switch (viper_picl_model_state (m, id))
+    {
+    case VIPER_PICL_BUSY: return 0x3cb44b;
+    case VIPER_PICL_COMMUNICATING: return 0xf5c800;
+    case VIPER_PICL_IDLE: return 0xd7263d;
+    default: return 0;
+    }
+}
+
+static void
+test_picl_end (void)
+{
+  char *trace = write_temp (picl_trace);
+  Replay r;
+  replay_open (&r, "picl", trace, NULL, NAN);
+  /* what the trace says, independently of the colours */
+  g_assert_cmpint (viper_picl_model_state (r.model, 0), ==, VIPER_PICL_COMMUNICATING);
+  g_assert_cmpint (viper_picl_model_state (r.model, 1), ==, VIPER_PICL_BUSY);
+  g_assert_cmpint (viper_picl_model_state (r.model, 2), ==, VIPER_PICL_IDLE);
+  probe_modules (&r, picl_colour, 3);
+  probe_program (&r, "running");
+  replay_close (&r);
+  g_unlink (trace);
+  g_free (trace);
+}
+
+static void
+test_picl_breakpoint (void)
+{
+  char *trace = write_temp (picl_trace);
+  Replay r;
+  replay_open (&r, "picl", trace, NULL, 2.2);
+  /* inside the first send: both ends communicate */
+  g_assert_cmpint (viper_picl_model_state (r.model, 0), ==, VIPER_PICL_COMMUNICATING);
+  g_assert_cmpint (viper_picl_model_state (r.model, 1), ==, VIPER_PICL_COMMUNICATING);
+  g_assert_cmpint (viper_picl_model_state (r.model, 2), ==, VIPER_PICL_BUSY);
+  probe_modules (&r, picl_colour, 3);
+  probe_program (&r, "running");
+  replay_close (&r);
+  g_unlink (trace);
+  g_free (trace);
+}
+
+/* ---- Mona Lisa: the bundled Farm ---------------------------------------------------- */
+
+static guint32
+monalisa_colour (const ViperModel *m, gint64 id)
+{
+  const char *s = viper_monalisa_module_state_name (viper_monalisa_module_state (m, id));
+  if (g_str_equal (s, "executing")) return 0x3cb44b;
+  if (g_str_equal (s, "interacting")) return 0xf5c800;
+  if (g_str_equal (s, "blocked")) return 0xd7263d;
+  return 0xa0a0a0;
+}
+
+static gboolean
+farm_ready (char **trace, char **setup)
+{
+  const char *root = g_getenv ("VIPER_SOURCE_ROOT");
+  viper_paradigms_register_all ();
+  const ViperParadigm *p = viper_paradigm_lookup ("monalisa");
+  if (!root || !p || !p->render)
+    {
+      g_test_skip ("the monalisa paradigm or its renderer is not built in");
+      return FALSE;
+    }
+  *trace = g_build_filename (root, "traces", "farm.trc", NULL);
+  *setup = g_build_filename (root, "setup", "farm.setup", NULL);
+  if (!g_file_test (*trace, G_FILE_TEST_EXISTS) || !g_file_test (*setup, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("traces/farm.trc or setup/farm.setup is missing");
+      g_free (*trace);
+      g_free (*setup);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+test_farm (gconstpointer data)
+{
+  double until = *(const double *) data;
+  char *trace, *setup;
+  if (!farm_ready (&trace, &setup))
+    return;
+  Replay r;
+  replay_open (&r, "monalisa", trace, setup, until);
+  g_assert_cmpuint (viper_monalisa_model_n_modules (r.model), ==, 5);
+  probe_modules (&r, monalisa_colour, 5);
+  probe_program (&r, viper_model_program_state (r.model));
+  replay_close (&r);
+  g_free (trace);
+  g_free (setup);
+}
+
+/* ---- damage coalescing -------------------------------------------------------------- */
+
+static void
+test_damage_coalescing (void)
+{
+  /* P0 sends N messages to P1 (2N state changes of P0) before P1 receives one */
+  enum { N = 50 };
+  GString *t = g_string_new ("-3 -901 0.0 0 0 0\n-3 -901 0.0 1 0 0\n");
+  for (int i = 0; i < N; i++)
+    g_string_append_printf (t, "-3 -21 %d.0 0 0 4 2 8 7 1 0\n-4 -21 %d.5 0 0 0\n", i + 1, i + 1);
+  char *trace = write_temp (t->str);
+  g_string_free (t, TRUE);
+  Replay r;
+  replay_open (&r, "picl", trace, NULL, NAN);
+  /* the first tick after the replay: everything marked since the start */
+  GArray *areas = g_array_new (FALSE, FALSE, sizeof (ViperArea));
+  viper_damage_take (r.model->damage, areas);
+  g_assert_cmpuint (viper_damage_marks (r.model->damage), >=, 2 * N);
+  guint module0 = 0;
+  for (guint i = 0; i < areas->len; i++)
+    {
+      const ViperArea *a = &g_array_index (areas, ViperArea, i);
+      if (a->kind == VIPER_AREA_MODULE && a->a == 0)
+        module0++;
+    }
+  g_assert_cmpuint (module0, ==, 1);
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      ViperTimeWindow w;
+      viper_time_window_init (&w);
+      w.follow = FALSE;   /* a fixed window maps module areas to rows */
+      w.span = 100;
+      ViperViewGeometry *g = viper_view_geometry_new (k, r.model, r.run, NULL, &w, W, H);
+      GArray *rects = g_array_new (FALSE, FALSE, sizeof (cairo_rectangle_int_t));
+      guint n = viper_view_damage_rects (g, areas, rects);
+      g_assert_cmpuint (n, ==, rects->len);
+      g_assert_cmpuint (n, <=, areas->len);
+      /* module 0's redraw region appears exactly once */
+      if (k == VIPER_VIEW_ANIMATION || k == VIPER_VIEW_SPACETIME || k == VIPER_VIEW_VARIABLES)
+        {
+          ViperArea m0 = { VIPER_AREA_MODULE, 0, 0 };
+          cairo_rectangle_int_t want;
+          g_assert_true (viper_view_area_rect (g, &m0, &want));
+          guint same = 0;
+          for (guint i = 0; i < rects->len; i++)
+            {
+              const cairo_rectangle_int_t *q = &g_array_index (rects, cairo_rectangle_int_t, i);
+              same += q->x == want.x && q->y == want.y && q->width == want.width && q->height == want.height;
+            }
+          g_assert_cmpuint (same, ==, 1);
+        }
+      g_array_unref (rects);
+      viper_view_geometry_free (g);
+    }
+  /* a second tick with nothing applied in between redraws nothing */
+  g_array_set_size (areas, 0);
+  viper_damage_take (r.model->damage, areas);
+  g_assert_cmpuint (areas->len, ==, 0);
+  g_array_unref (areas);
+  replay_close (&r);
+  g_unlink (trace);
+  g_free (trace);
+}
+
+/* Module areas land inside the module's own disc box, and a link covers both ends. */
+static void
+test_area_mapping (void)
+{
+  char *trace = write_temp (picl_trace);
+  Replay r;
+  replay_open (&r, "picl", trace, NULL, NAN);
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, r.model, r.run, NULL, NULL, W, H);
+  for (gint64 id = 0; id < 3; id++)
+    {
+      ViperArea a = { VIPER_AREA_MODULE, id, 0 };
+      cairo_rectangle_int_t rect;
+      double x, y;
+      g_assert_true (viper_view_area_rect (g, &a, &rect));
+      g_assert_true (viper_view_geometry_module_point (g, id, &x, &y));
+      g_assert_true (x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height);
+      g_assert_cmpint (rect.width, <, W);
+    }
+  ViperArea link = { VIPER_AREA_LINK, 0, 2 }, unknown = { VIPER_AREA_MODULE, 99, 0 }, all = { VIPER_AREA_ALL, 0, 0 };
+  cairo_rectangle_int_t rect;
+  g_assert_true (viper_view_area_rect (g, &link, &rect));
+  double x0, y0, x2, y2;
+  viper_view_geometry_module_point (g, 0, &x0, &y0);
+  viper_view_geometry_module_point (g, 2, &x2, &y2);
+  g_assert_true (x0 >= rect.x && x2 >= rect.x && x0 < rect.x + rect.width && x2 < rect.x + rect.width);
+  g_assert_true (y0 >= rect.y && y2 >= rect.y && y0 < rect.y + rect.height && y2 < rect.y + rect.height);
+  g_assert_false (viper_view_area_rect (g, &unknown, &rect));
+  g_assert_true (viper_view_area_rect (g, &all, &rect));
+  g_assert_cmpint (rect.width, ==, W);
+  g_assert_cmpint (rect.height, ==, H);
+  viper_view_geometry_free (g);
+  /* the tooltip names the state under the pointer */
+  ViperTimeWindow w;
+  viper_time_window_init (&w);
+  ViperViewGeometry *st = viper_view_geometry_new (VIPER_VIEW_SPACETIME, r.model, r.run, NULL, &w, W, H);
+  double sx, sy;
+  viper_view_geometry_module_point (st, 2, &sx, &sy);
+  viper_view_geometry_free (st);
+  char *tip = viper_view_spacetime_describe (r.model, r.run, &w, W, H, sx - 40, sy);
+  g_assert_nonnull (tip);
+  g_assert_nonnull (strstr (tip, "P2: idle"));
+  g_free (tip);
+  GError *error = NULL;
+  g_assert_false (viper_view_render_to_file ("nosuch", r.model, r.run, "/tmp/x.png", W, H, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (viper_view_render_to_file ("animation", r.model, r.run, "/tmp/x.bmp", W, H, &error));
+  g_clear_error (&error);
+  replay_close (&r);
+  g_unlink (trace);
+  g_free (trace);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  static const double farm_end = NAN, farm_mid = 6.6, farm_early = 2.6;
+  g_test_add_func ("/views/picl/end", test_picl_end);
+  g_test_add_func ("/views/picl/breakpoint", test_picl_breakpoint);
+  g_test_add_data_func ("/views/monalisa/farm-early", &farm_early, test_farm);
+  g_test_add_data_func ("/views/monalisa/farm-mid", &farm_mid, test_farm);
+  g_test_add_data_func ("/views/monalisa/farm-end", &farm_end, test_farm);
+  g_test_add_func ("/views/damage/coalescing", test_damage_coalescing);
+  g_test_add_func ("/views/damage/mapping", test_area_mapping);
+  return g_test_run ();
+}
