@@ -2,6 +2,7 @@
  * Adding a paradigm = adding its folder and one line here. */
 #include "paradigms.h"
 #include "picl/picl.h"
+#include "monalisa/monalisa.h"
 
 void
 viper_paradigms_register_all (void)
@@ -10,5 +11,6 @@ viper_paradigms_register_all (void)
   if (!g_once_init_enter (&done))
     return;
   viper_paradigm_register (&viper_picl_paradigm);
+  viper_paradigm_register (&viper_monalisa_paradigm);
   g_once_init_leave (&done, 1);
 }

@@ -1,0 +1,1180 @@
+/* monalisa-model.c - the Mona Lisa program-state model (spec monalisa.md
+ * section 4): module states and primitives, variable states, the messages
+ * underway, and the program state with the program manager's verdict.
+ *
+ * Design.  Trams arrive in run order (a consistent run), so every rule of the
+ * spec is a local update on the tram's own module, its partner, or both:
+ *  - The application process's trams (START, END, INSTANT, the caller's
+ *    reply receipt and ack) change the module's state and primitive.  The
+ *    supervisor's trams (request received, reply sent) change the owner's
+ *    variable and block or release the *caller*; a supervisor outlives its
+ *    application process, so they are legal after (1,11).
+ *  - Messages underway are kept per sending module, oldest first.  Channels
+ *    are FIFO, so a receipt always takes the oldest matching message from
+ *    that sender: no sequence numbers are needed to pair them, and an inrglb
+ *    request that reaches a slow instance after its caller has moved on
+ *    still finds the call it belongs to (the request arrow points to it).
+ *  - An inrglb call counts the instances that received the request while
+ *    their variable was hidden; when all have, the caller blocks, until the
+ *    first reply.
+ *  - Contradictions (a reply from a hidden variable, trams of a finished
+ *    module, a receipt nothing was sent for) are counted through
+ *    viper_model_inconsistent() and applied as far as they make sense; the
+ *    model never refuses a tram.
+ *  - The program state is re-derived only when something it depends on
+ *    changed (a module started, finished, blocked or was released, or a
+ *    verdict arrived).  Counters answer the common cases in O(1); the
+ *    largest deadlocked set D is a greatest fixpoint (drop every member whose
+ *    partner is not in D until nothing changes), computed only while some
+ *    module is blocked.
+ * Without a setup file modules appear as their trams do ("M<id>"), variables
+ * as they are named ("V<id>"), and a group is its own id, so every primitive
+ * but inrglb replays as with one.
+ */
+#include <math.h>
+#include <string.h>
+#include "monalisa.h"
+
+typedef struct {
+  char *name;
+  gboolean exposed;
+  guint n_dims;
+  gint64 offset[VIPER_ML_MAX_DIMS];
+  gint64 size[VIPER_ML_MAX_DIMS];
+} Var;
+
+/* One inrglb call, alive until it is replied, received by every instance and
+ * no longer the caller's primitive. */
+typedef struct {
+  gint64 caller, group;
+  guint n_members;
+  guint received, received_hidden;
+  gboolean replied;
+  gboolean current;         /* the caller's primitive right now */
+} Call;
+
+typedef struct {
+  ViperMonalisaArrow a;
+  guint64 hist;             /* absolute index of its history entry */
+  Call *call;               /* inrglb request: the call it belongs to */
+} Arrow;
+
+typedef struct {
+  gint64 id;
+  char *name;
+  gboolean from_setup;
+  ViperMonalisaModuleState state;
+  gboolean started, finished, killed;
+  ViperMonalisaPrimitive prim;
+  Call *call;               /* current inrglb call (owned by calls) */
+  GArray *vars;             /* of Var, index = variable id */
+  GArray *arrows;           /* of Arrow: messages this module sent that are underway */
+  GPtrArray *calls;         /* of Call*, unsettled inrglb calls of this caller, oldest first */
+} Module;
+
+typedef struct {
+  ViperModel base;
+  const ViperMonalisaSetup *setup;
+  GPtrArray *modules;       /* of Module*, index = id, NULL = not known */
+  guint n_exist, n_started, n_finished, n_blocked;
+  ViperMonalisaProgramState derived;
+  ViperMonalisaProgramState reported;   /* INACTIVE = none */
+  GArray *cycle;            /* of gint64, sorted */
+  GArray *reported_list;    /* the last verdict's modules */
+  gboolean dirty;           /* the program state must be re-derived */
+  gboolean changed;         /* this apply changed something visible */
+  const ViperTram *tram;    /* being applied */
+} MlModel;
+
+#define ML(m) ((MlModel *) (m))
+#define CML(m) ((const MlModel *) (m))
+
+/* ---- modules and variables ------------------------------------------------- */
+
+static void
+var_clear (gpointer p)
+{
+  g_free (((Var *) p)->name);
+}
+
+static void
+module_free (gpointer p)
+{
+  Module *mod = p;
+  if (!mod)
+    return;
+  g_free (mod->name);
+  g_array_unref (mod->vars);
+  g_array_unref (mod->arrows);
+  g_ptr_array_unref (mod->calls);
+  g_free (mod);
+}
+
+static void
+add_var (Module *mod, const char *name)
+{
+  Var v = { 0 };
+  v.name = name ? g_strdup (name) : g_strdup_printf ("V%u", mod->vars->len);
+  g_array_append_val (mod->vars, v);
+}
+
+static Module *
+module_new (MlModel *m, gint64 id)
+{
+  Module *mod = g_new0 (Module, 1);
+  mod->id = id;
+  mod->vars = g_array_new (FALSE, FALSE, sizeof (Var));
+  g_array_set_clear_func (mod->vars, var_clear);
+  mod->arrows = g_array_new (FALSE, FALSE, sizeof (Arrow));
+  mod->calls = g_ptr_array_new_with_free_func (g_free);
+  const char *name = m->setup ? viper_monalisa_setup_module_name (m->setup, (guint) MIN (id, G_MAXUINT)) : NULL;
+  if (name && id < (gint64) viper_monalisa_setup_n_modules (m->setup))
+    {
+      mod->from_setup = TRUE;
+      mod->name = g_strdup (name);
+      guint n = viper_monalisa_setup_n_attributes (m->setup, (guint) id);
+      for (guint i = 0; i < n; i++)
+        add_var (mod, viper_monalisa_setup_attribute_name (m->setup, (guint) id, i));
+    }
+  else
+    mod->name = g_strdup_printf ("M%" G_GINT64_FORMAT, id);
+  if ((gint64) m->modules->len <= id)
+    g_ptr_array_set_size (m->modules, (guint) id + 1);
+  m->modules->pdata[id] = mod;
+  m->n_exist++;
+  m->dirty = TRUE;
+  viper_damage_add (m->base.damage, VIPER_AREA_MODULE, id, 0);
+  return mod;
+}
+
+static Module *
+module_get (const MlModel *m, gint64 id)
+{
+  if (id < 0 || id >= (gint64) m->modules->len)
+    return NULL;
+  return m->modules->pdata[id];
+}
+
+/* The module of a tram's PROC (or a module a verdict lists): created on first sight. */
+static Module *
+module_ensure (MlModel *m, gint64 id)
+{
+  Module *mod = module_get (m, id);
+  if (mod)
+    return mod;
+  if (id < 0 || id > G_MAXINT32)
+    {
+      viper_model_inconsistent (&m->base, m->tram, "module id %" G_GINT64_FORMAT " is not a module", id);
+      return NULL;
+    }
+  if (m->setup)
+    viper_model_inconsistent (&m->base, m->tram, "module %" G_GINT64_FORMAT " is not in the setup file (%u modules)",
+                              id, viper_monalisa_setup_n_modules (m->setup));
+  return module_new (m, id);
+}
+
+static Var *
+var_get (const Module *mod, gint64 var)
+{
+  if (!mod || var < 0 || var >= (gint64) mod->vars->len)
+    return NULL;
+  return &g_array_index (mod->vars, Var, var);
+}
+
+static Var *
+var_ensure (MlModel *m, Module *mod, gint64 var)
+{
+  Var *v = var_get (mod, var);
+  if (v || !mod)
+    return v;
+  if (var < 0 || var > 65535)
+    {
+      viper_model_inconsistent (&m->base, m->tram, "variable id %" G_GINT64_FORMAT " of module %s is not a variable",
+                                var, mod->name);
+      return NULL;
+    }
+  if (mod->from_setup)
+    viper_model_inconsistent (&m->base, m->tram, "module %s has no variable %" G_GINT64_FORMAT " in the setup file",
+                              mod->name, var);
+  while ((gint64) mod->vars->len <= var)
+    add_var (mod, NULL);
+  return var_get (mod, var);
+}
+
+static guint
+members_of (const MlModel *m, gint64 group, gint64 *out, guint max)
+{
+  guint n = m->setup ? viper_monalisa_setup_group_members (m->setup, group, out, max) : 0;
+  if (n == 0 && max > 0)
+    {
+      out[0] = group;           /* a module is its own group */
+      n = 1;
+    }
+  return n;
+}
+
+/* ---- state changes ------------------------------------------------------------ */
+
+static void
+touch_module (MlModel *m, Module *mod)
+{
+  viper_damage_add (m->base.damage, VIPER_AREA_MODULE, mod->id, 0);
+  m->changed = TRUE;
+}
+
+static void
+set_state (MlModel *m, Module *mod, ViperMonalisaModuleState s)
+{
+  if (mod->state == s)
+    return;
+  if (mod->state == VIPER_ML_BLOCKED)
+    m->n_blocked--;
+  if (s == VIPER_ML_BLOCKED)
+    m->n_blocked++;
+  if (mod->state == VIPER_ML_BLOCKED || s == VIPER_ML_BLOCKED)
+    m->dirty = TRUE;
+  mod->state = s;
+  touch_module (m, mod);
+  ViperHistoryEntry e = { m->tram->adjusted, m->tram->adjusted, (gint32) mod->id, -1, (gint32) s,
+                          (gint32) mod->prim.prim };
+  viper_model_history_add (&m->base, &e);
+}
+
+static void
+set_prim (MlModel *m, Module *mod, ViperMonalisaPrim prim, gint64 partner, gint64 var)
+{
+  if (mod->prim.prim == prim && mod->prim.partner == partner && mod->prim.var == var)
+    return;
+  if (mod->prim.prim == VIPER_ML_PRIM_INRGLB && prim != VIPER_ML_PRIM_INRGLB && mod->call)
+    {
+      mod->call->current = FALSE;
+      mod->call = NULL;
+    }
+  mod->prim.prim = prim;
+  mod->prim.partner = prim == VIPER_ML_PRIM_NONE ? -1 : partner;
+  mod->prim.var = prim == VIPER_ML_PRIM_NONE ? -1 : var;
+  /* no re-derivation here: a primitive only matters to the program state
+   * while its module is blocked, and blocking goes through set_state */
+  touch_module (m, mod);
+}
+
+static void
+settle_call (Module *caller, Call *call)
+{
+  if (call->replied && call->received >= call->n_members && !call->current)
+    g_ptr_array_remove (caller->calls, call);
+}
+
+static void
+set_finished (MlModel *m, Module *mod, gboolean killed)
+{
+  if (killed)
+    mod->killed = TRUE;
+  if (mod->finished)
+    return;
+  Call *call = mod->call;
+  set_prim (m, mod, VIPER_ML_PRIM_NONE, -1, -1);
+  if (call)
+    settle_call (mod, call);
+  set_state (m, mod, VIPER_ML_INACTIVE);
+  mod->finished = TRUE;
+  m->n_finished++;
+  m->dirty = TRUE;
+  touch_module (m, mod);
+}
+
+static void
+set_started (MlModel *m, Module *mod)
+{
+  if (mod->started)
+    return;
+  mod->started = TRUE;
+  m->n_started++;
+  m->dirty = TRUE;
+  touch_module (m, mod);
+}
+
+static void
+set_var (MlModel *m, Module *mod, gint64 var_id, gboolean exposed, const ViperMonalisaTram *d)
+{
+  Var *v = var_ensure (m, mod, var_id);
+  if (!v)
+    return;
+  gboolean change = v->exposed != exposed;
+  v->exposed = exposed;
+  if (d && !d->bad_slice && (d->type == VIPER_ML_T_EXPOSE_INSTANT || d->type == VIPER_ML_T_EXPOSE_END
+                             || d->type == VIPER_ML_T_HIDE_INSTANT || d->type == VIPER_ML_T_HIDE_END))
+    {
+      if (v->n_dims != d->n_dims || memcmp (v->offset, d->offset, d->n_dims * sizeof (gint64))
+          || memcmp (v->size, d->size, d->n_dims * sizeof (gint64)))
+        change = TRUE;
+      v->n_dims = d->n_dims;
+      memcpy (v->offset, d->offset, sizeof v->offset);
+      memcpy (v->size, d->size, sizeof v->size);
+    }
+  if (change)
+    {
+      viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, mod->id, var_id);
+      touch_module (m, mod);    /* the second circle */
+    }
+}
+
+static gboolean
+var_exposed (const Module *mod, gint64 var)
+{
+  const Var *v = var_get (mod, var);
+  return v && v->exposed;
+}
+
+/* ---- messages underway ----------------------------------------------------- */
+
+static void
+arrow_send (MlModel *m, Module *from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
+            gint64 var, Call *call)
+{
+  Arrow a = { { from->id, to, kind, prim, var, m->tram->adjusted }, 0, call };
+  a.hist = m->base.history_dropped + (guint64) m->base.history->len;
+  ViperHistoryEntry e = { m->tram->adjusted, NAN, (gint32) from->id, (gint32) to,
+                          VIPER_ML_HISTORY_ARROW + (gint32) kind, (gint32) prim };
+  viper_model_history_add (&m->base, &e);
+  g_array_append_val (from->arrows, a);
+  viper_damage_add (m->base.damage, VIPER_AREA_LINK, from->id, to);
+  m->changed = TRUE;
+}
+
+/* The oldest message from -> to of this kind arrives; FALSE when none was sent. */
+static gboolean
+arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
+               Call **call)
+{
+  Module *src = module_get (m, from);
+  if (call)
+    *call = NULL;
+  if (!src)
+    return FALSE;
+  for (guint i = 0; i < src->arrows->len; i++)
+    {
+      Arrow *a = &g_array_index (src->arrows, Arrow, i);
+      if (a->a.to != to || a->a.kind != kind || a->a.prim != prim)
+        continue;
+      if (call)
+        *call = a->call;
+      if (a->hist >= m->base.history_dropped)
+        {
+          guint64 idx = a->hist - m->base.history_dropped;
+          if (idx < m->base.history->len)
+            g_array_index (m->base.history, ViperHistoryEntry, idx).t1 = m->tram->adjusted;
+        }
+      g_array_remove_index (src->arrows, i);
+      viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
+      m->changed = TRUE;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* ---- applying trams ------------------------------------------------------------ */
+
+static ViperMonalisaPrim
+prim_of (ViperMonalisaTramType t)
+{
+  switch (t)
+    {
+    case VIPER_ML_T_IN_START: case VIPER_ML_T_IN_RQ_RECV: case VIPER_ML_T_IN_RP_SEND:
+    case VIPER_ML_T_IN_RP_RECV: case VIPER_ML_T_IN_END:
+      return VIPER_ML_PRIM_INGLB;
+    case VIPER_ML_T_RD_START: case VIPER_ML_T_RD_RQ_RECV: case VIPER_ML_T_RD_RP_SEND:
+    case VIPER_ML_T_RD_RP_RECV: case VIPER_ML_T_RD_END:
+      return VIPER_ML_PRIM_RDGLB;
+    case VIPER_ML_T_WR_START: case VIPER_ML_T_WR_RQ_RECV: case VIPER_ML_T_WR_RP_SEND:
+    case VIPER_ML_T_WR_RP_RECV: case VIPER_ML_T_WR_END:
+      return VIPER_ML_PRIM_WRGLB;
+    case VIPER_ML_T_INR_START: case VIPER_ML_T_INR_RQ_RECV: case VIPER_ML_T_INR_RP_SEND:
+    case VIPER_ML_T_INR_RP_RECV: case VIPER_ML_T_INR_ACK: case VIPER_ML_T_INR_END:
+      return VIPER_ML_PRIM_INRGLB;
+    case VIPER_ML_T_EXPOSE_START: case VIPER_ML_T_EXPOSE_END:
+      return VIPER_ML_PRIM_EXPOSEGLB;
+    case VIPER_ML_T_HIDE_START: case VIPER_ML_T_HIDE_END:
+      return VIPER_ML_PRIM_HIDEGLB;
+    default:
+      return VIPER_ML_PRIM_NONE;
+    }
+}
+
+/* May the application process's tram change mod's state?  A finished
+ * module's trams are counted inconsistent and leave its state alone. */
+static gboolean
+own (MlModel *m, Module *mod)
+{
+  if (!mod->finished)
+    return TRUE;
+  viper_model_inconsistent (&m->base, m->tram, "%s has %s", mod->name,
+                            mod->killed ? "been ended by the program manager" : "finished");
+  return FALSE;
+}
+
+/* A supervisor tram of mod: legal after (1,11), not after the program manager ended it. */
+static void
+supervisor (MlModel *m, Module *mod)
+{
+  if (mod->killed)
+    viper_model_inconsistent (&m->base, m->tram, "%s has been ended by the program manager", mod->name);
+}
+
+static void
+expect_prim (MlModel *m, Module *mod, ViperMonalisaPrim want)
+{
+  if (mod->prim.prim != want)
+    viper_model_inconsistent (&m->base, m->tram, "%s is in %s, not in %s", mod->name,
+                              mod->prim.prim ? viper_monalisa_prim_name (mod->prim.prim) : "no primitive",
+                              viper_monalisa_prim_name (want));
+}
+
+static void
+expect_no_prim (MlModel *m, Module *mod)
+{
+  if (mod->prim.prim != VIPER_ML_PRIM_NONE)
+    viper_model_inconsistent (&m->base, m->tram, "%s is still in %s", mod->name,
+                              viper_monalisa_prim_name (mod->prim.prim));
+}
+
+static void
+end_primitive (MlModel *m, Module *mod, ViperMonalisaPrim want)
+{
+  if (!own (m, mod))
+    return;
+  expect_prim (m, mod, want);
+  Call *call = mod->call;
+  set_prim (m, mod, VIPER_ML_PRIM_NONE, -1, -1);
+  if (call)
+    settle_call (mod, call);
+  set_state (m, mod, VIPER_ML_EXECUTING);
+}
+
+static gboolean
+valid_partner (MlModel *m, gint64 partner)
+{
+  if (partner < 0 || partner > G_MAXINT32)
+    {
+      viper_model_inconsistent (&m->base, m->tram, "partner %" G_GINT64_FORMAT " is not a module", partner);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+apply_start (MlModel *m, Module *c, const ViperMonalisaTram *d)
+{
+  ViperMonalisaPrim prim = prim_of (d->type);
+  if (!valid_partner (m, d->partner))
+    return;
+  Call *call = NULL;
+  if (prim == VIPER_ML_PRIM_INRGLB)
+    {
+      gint64 members[1024];
+      guint n = members_of (m, d->partner, members, G_N_ELEMENTS (members));
+      call = g_new0 (Call, 1);
+      call->caller = c->id;
+      call->group = d->partner;
+      call->n_members = n;
+      g_ptr_array_add (c->calls, call);
+      for (guint i = 0; i < n; i++)
+        arrow_send (m, c, members[i], VIPER_ML_ARROW_REQUEST, prim, d->var, call);
+    }
+  else
+    arrow_send (m, c, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
+                prim, d->var, NULL);
+  if (!own (m, c))
+    return;
+  expect_no_prim (m, c);
+  set_prim (m, c, prim, d->partner, d->var);
+  c->call = call;
+  if (call)
+    call->current = TRUE;
+  set_state (m, c, VIPER_ML_INTERACTING);
+}
+
+/* P's supervisor received C's inglb / rdglb / wrglb request. */
+static void
+apply_request_received (MlModel *m, Module *p, const ViperMonalisaTram *d)
+{
+  ViperMonalisaPrim prim = prim_of (d->type);
+  supervisor (m, p);
+  if (!arrow_receive (m, d->partner, p->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
+                      prim, NULL))
+    viper_model_inconsistent (&m->base, m->tram, "%s received a %s request module %" G_GINT64_FORMAT " did not send",
+                              p->name, viper_monalisa_prim_name (prim), d->partner);
+  var_ensure (m, p, d->var);
+  if (var_exposed (p, d->var))
+    return;
+  Module *c = module_get (m, d->partner);
+  if (c && !c->finished && c->state == VIPER_ML_INTERACTING && c->prim.prim == prim && c->prim.partner == p->id)
+    set_state (m, c, VIPER_ML_BLOCKED);
+}
+
+/* P's supervisor replies to C. */
+static void
+apply_reply_sent (MlModel *m, Module *p, const ViperMonalisaTram *d)
+{
+  ViperMonalisaPrim prim = prim_of (d->type);
+  supervisor (m, p);
+  var_ensure (m, p, d->var);
+  if (!var_exposed (p, d->var))
+    viper_model_inconsistent (&m->base, m->tram, "%s replies from its hidden variable %" G_GINT64_FORMAT,
+                              p->name, d->var);
+  if (prim != VIPER_ML_PRIM_RDGLB)
+    set_var (m, p, d->var, FALSE, NULL);
+  arrow_send (m, p, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
+              prim, d->var, NULL);
+  Module *c = module_get (m, d->partner);
+  if (prim == VIPER_ML_PRIM_INRGLB && c)
+    {
+      Call *call = NULL;
+      for (guint i = 0; i < c->calls->len && !call; i++)
+        if (!((Call *) c->calls->pdata[i])->replied)
+          call = c->calls->pdata[i];
+      if (!call)
+        {
+          viper_model_inconsistent (&m->base, m->tram, "%s replies to an inrglb of %s that is not underway",
+                                    p->name, c->name);
+          return;
+        }
+      call->replied = TRUE;
+      gboolean current = call->current;
+      settle_call (c, call);
+      if (!current)
+        return;
+    }
+  if (c && !c->finished && c->state == VIPER_ML_BLOCKED && c->prim.prim == prim)
+    set_state (m, c, VIPER_ML_INTERACTING);
+}
+
+/* An instance received C's inrglb request. */
+static void
+apply_inr_received (MlModel *m, Module *inst, const ViperMonalisaTram *d)
+{
+  supervisor (m, inst);
+  Call *call = NULL;
+  var_ensure (m, inst, d->var);
+  if (!arrow_receive (m, d->partner, inst->id, VIPER_ML_ARROW_REQUEST, VIPER_ML_PRIM_INRGLB, &call) || !call)
+    {
+      viper_model_inconsistent (&m->base, m->tram, "%s received an inrglb request module %" G_GINT64_FORMAT
+                                " did not send", inst->name, d->partner);
+      return;
+    }
+  call->received++;
+  Module *c = module_get (m, call->caller);
+  if (!call->replied && !var_exposed (inst, d->var) && ++call->received_hidden == call->n_members && call->current
+      && c && !c->finished && c->state == VIPER_ML_INTERACTING)
+    set_state (m, c, VIPER_ML_BLOCKED);
+  if (c)
+    settle_call (c, call);
+}
+
+static void
+apply_reply_received (MlModel *m, Module *c, const ViperMonalisaTram *d)
+{
+  ViperMonalisaPrim prim = prim_of (d->type);
+  if (!arrow_receive (m, d->partner, c->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
+                      prim, NULL))
+    viper_model_inconsistent (&m->base, m->tram, "%s received a %s reply module %" G_GINT64_FORMAT " did not send",
+                              c->name, viper_monalisa_prim_name (prim), d->partner);
+  if (!own (m, c))
+    return;
+  expect_prim (m, c, prim);
+  if (prim == VIPER_ML_PRIM_INRGLB && c->prim.prim == prim)
+    {
+      Call *call = c->call;
+      set_prim (m, c, prim, d->partner, c->prim.var);     /* the instance that replied */
+      c->call = call;
+    }
+}
+
+static void
+apply_pm (MlModel *m, const ViperMonalisaTram *d)
+{
+  if (m->tram->proc != -1)
+    viper_model_inconsistent (&m->base, m->tram, "a program manager tram from module %" G_GINT64_FORMAT
+                              " (the program manager is PROC -1)", m->tram->proc);
+  m->reported = d->type == VIPER_ML_T_PM_DLOCK ? VIPER_ML_PROGRAM_DEADLOCK
+              : d->type == VIPER_ML_T_PM_ABORT ? VIPER_ML_PROGRAM_ABNORMAL : VIPER_ML_PROGRAM_TERMINATED;
+  g_array_set_size (m->reported_list, 0);
+  g_array_append_vals (m->reported_list, d->list, d->n_list);
+  if (d->type == VIPER_ML_T_PM_EXIT)
+    for (guint i = 0; i < d->n_list; i++)
+      {
+        Module *mod = module_ensure (m, d->list[i]);
+        if (mod)
+          set_finished (m, mod, TRUE);
+      }
+  viper_damage_add (m->base.damage, VIPER_AREA_PROGRAM, 0, 0);
+  m->changed = TRUE;
+  m->dirty = TRUE;
+}
+
+static void
+apply_module (MlModel *m, Module *mod, const ViperMonalisaTram *d)
+{
+  if (d->bad_slice)
+    viper_model_inconsistent (&m->base, m->tram, "the data after the variable do not form a slice");
+  switch (d->type)
+    {
+    case VIPER_ML_T_RUNNING:
+      if (mod->started && !mod->finished)
+        viper_model_inconsistent (&m->base, m->tram, "%s starts twice", mod->name);
+      if (own (m, mod))
+        {
+          expect_no_prim (m, mod);
+          set_prim (m, mod, VIPER_ML_PRIM_NONE, -1, -1);
+          set_state (m, mod, VIPER_ML_EXECUTING);
+        }
+      set_started (m, mod);
+      break;
+    case VIPER_ML_T_DORMANT:
+      if (!own (m, mod))
+        break;
+      if (!mod->started)
+        viper_model_inconsistent (&m->base, m->tram, "%s finishes before it started", mod->name);
+      expect_no_prim (m, mod);
+      set_finished (m, mod, FALSE);
+      break;
+    case VIPER_ML_T_EXPOSE_INSTANT:
+    case VIPER_ML_T_HIDE_INSTANT:
+      {
+        gboolean expose = d->type == VIPER_ML_T_EXPOSE_INSTANT;
+        var_ensure (m, mod, d->var);
+        if (expose && var_exposed (mod, d->var))
+          viper_model_inconsistent (&m->base, m->tram, "%s exposes its exposed variable %" G_GINT64_FORMAT,
+                                    mod->name, d->var);
+        set_var (m, mod, d->var, expose, d);
+        if (own (m, mod))
+          {
+            expect_no_prim (m, mod);
+            set_prim (m, mod, VIPER_ML_PRIM_NONE, -1, -1);
+            set_state (m, mod, VIPER_ML_EXECUTING);
+          }
+        break;
+      }
+    case VIPER_ML_T_EXPOSE_START:
+    case VIPER_ML_T_HIDE_START:
+      {
+        gboolean expose = d->type == VIPER_ML_T_EXPOSE_START;
+        var_ensure (m, mod, d->var);
+        if (expose && !var_exposed (mod, d->var))
+          viper_model_inconsistent (&m->base, m->tram, "%s waits to expose its hidden variable %" G_GINT64_FORMAT,
+                                    mod->name, d->var);
+        if (own (m, mod))
+          {
+            expect_no_prim (m, mod);
+            set_prim (m, mod, prim_of (d->type), -1, d->var);
+            set_state (m, mod, expose ? VIPER_ML_BLOCKED : VIPER_ML_INTERACTING);
+          }
+        break;
+      }
+    case VIPER_ML_T_EXPOSE_END:
+    case VIPER_ML_T_HIDE_END:
+      {
+        gboolean expose = d->type == VIPER_ML_T_EXPOSE_END;
+        var_ensure (m, mod, d->var);
+        if (expose && var_exposed (mod, d->var))
+          viper_model_inconsistent (&m->base, m->tram, "%s exposes its exposed variable %" G_GINT64_FORMAT,
+                                    mod->name, d->var);
+        set_var (m, mod, d->var, expose, d);
+        end_primitive (m, mod, prim_of (d->type));
+        break;
+      }
+    case VIPER_ML_T_IN_START:
+    case VIPER_ML_T_RD_START:
+    case VIPER_ML_T_WR_START:
+    case VIPER_ML_T_INR_START:
+      apply_start (m, mod, d);
+      break;
+    case VIPER_ML_T_IN_RQ_RECV:
+    case VIPER_ML_T_RD_RQ_RECV:
+    case VIPER_ML_T_WR_RQ_RECV:
+      apply_request_received (m, mod, d);
+      break;
+    case VIPER_ML_T_INR_RQ_RECV:
+      apply_inr_received (m, mod, d);
+      break;
+    case VIPER_ML_T_IN_RP_SEND:
+    case VIPER_ML_T_RD_RP_SEND:
+    case VIPER_ML_T_WR_RP_SEND:
+    case VIPER_ML_T_INR_RP_SEND:
+      apply_reply_sent (m, mod, d);
+      break;
+    case VIPER_ML_T_IN_RP_RECV:
+    case VIPER_ML_T_RD_RP_RECV:
+    case VIPER_ML_T_WR_RP_RECV:
+    case VIPER_ML_T_INR_RP_RECV:
+      apply_reply_received (m, mod, d);
+      break;
+    case VIPER_ML_T_INR_ACK:
+      if (own (m, mod))
+        expect_prim (m, mod, VIPER_ML_PRIM_INRGLB);
+      break;
+    case VIPER_ML_T_IN_END:
+    case VIPER_ML_T_RD_END:
+    case VIPER_ML_T_WR_END:
+    case VIPER_ML_T_INR_END:
+      end_primitive (m, mod, prim_of (d->type));
+      break;
+    default:
+      break;
+    }
+}
+
+/* ---- the program state ---------------------------------------------------------- */
+
+static gboolean
+remote_blocked (const Module *mod)
+{
+  return mod && !mod->finished && mod->state == VIPER_ML_BLOCKED && mod->prim.prim >= VIPER_ML_PRIM_INGLB
+         && mod->prim.prim <= VIPER_ML_PRIM_INRGLB;
+}
+
+/* The group an inrglb waits on (the call's, since (4,19) renames the partner). */
+static gint64
+waits_on (const Module *mod)
+{
+  return mod->prim.prim == VIPER_ML_PRIM_INRGLB && mod->call ? mod->call->group : mod->prim.partner;
+}
+
+static gboolean
+blocked_on_finished (const MlModel *m, const Module *mod)
+{
+  if (!remote_blocked (mod))
+    return FALSE;
+  if (mod->prim.prim == VIPER_ML_PRIM_INRGLB)
+    {
+      gint64 members[1024];
+      guint n = members_of (m, waits_on (mod), members, G_N_ELEMENTS (members));
+      for (guint i = 0; i < n; i++)
+        {
+          const Module *p = module_get (m, members[i]);
+          if (!p || !p->finished)
+            return FALSE;
+        }
+      return TRUE;
+    }
+  const Module *p = module_get (m, mod->prim.partner);
+  return p && p->finished;
+}
+
+static void
+evaluate (MlModel *m)
+{
+  m->dirty = FALSE;
+  ViperMonalisaProgramState s;
+  GArray *cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
+  if (m->n_started == 0)
+    s = VIPER_ML_PROGRAM_INACTIVE;
+  else if (m->n_finished == m->n_exist)
+    s = VIPER_ML_PROGRAM_TERMINATED;
+  else if (m->n_blocked == 0)
+    s = VIPER_ML_PROGRAM_RUNNING;
+  else
+    {
+      guint n = m->modules->len;
+      gboolean *in = g_new0 (gboolean, n);
+      for (guint i = 0; i < n; i++)
+        in[i] = remote_blocked (m->modules->pdata[i]);
+      gboolean again = TRUE;
+      gint64 members[1024];
+      while (again)
+        {
+          again = FALSE;
+          for (guint i = 0; i < n; i++)
+            {
+              if (!in[i])
+                continue;
+              const Module *mod = m->modules->pdata[i];
+              gboolean keep = TRUE;
+              if (mod->prim.prim == VIPER_ML_PRIM_INRGLB)
+                {
+                  guint k = members_of (m, waits_on (mod), members, G_N_ELEMENTS (members));
+                  for (guint j = 0; j < k && keep; j++)
+                    keep = members[j] >= 0 && members[j] < (gint64) n && in[members[j]];
+                }
+              else
+                keep = mod->prim.partner >= 0 && mod->prim.partner < (gint64) n && in[mod->prim.partner];
+              if (!keep)
+                {
+                  in[i] = FALSE;
+                  again = TRUE;
+                }
+            }
+        }
+      gboolean on_finished = FALSE, all_expose = TRUE;
+      for (guint i = 0; i < n; i++)
+        {
+          const Module *mod = m->modules->pdata[i];
+          if (in[i])
+            {
+              gint64 id = i;
+              g_array_append_val (cycle, id);
+            }
+          if (!mod || mod->finished)
+            continue;
+          on_finished = on_finished || blocked_on_finished (m, mod);
+          all_expose = all_expose && mod->state == VIPER_ML_BLOCKED && mod->prim.prim == VIPER_ML_PRIM_EXPOSEGLB;
+        }
+      g_free (in);
+      if (cycle->len)
+        s = VIPER_ML_PROGRAM_DEADLOCK;
+      else if (on_finished || all_expose)
+        s = VIPER_ML_PROGRAM_ABNORMAL;
+      else
+        s = VIPER_ML_PROGRAM_RUNNING;
+    }
+  if (cycle->len == 0 && m->reported == VIPER_ML_PROGRAM_DEADLOCK)
+    {
+      /* the verdict names D when the states alone no longer show it */
+      for (guint i = 0; i < m->reported_list->len; i++)
+        {
+          gint64 id = g_array_index (m->reported_list, gint64, i);
+          guint k = 0;
+          while (k < cycle->len && g_array_index (cycle, gint64, k) < id)
+            k++;
+          if (k == cycle->len || g_array_index (cycle, gint64, k) != id)
+            g_array_insert_val (cycle, k, id);
+        }
+    }
+  gboolean same = s == m->derived && cycle->len == m->cycle->len
+                  && (cycle->len == 0 || memcmp (cycle->data, m->cycle->data, cycle->len * sizeof (gint64)) == 0);
+  if (!same)
+    {
+      m->derived = s;
+      g_array_unref (m->cycle);
+      m->cycle = cycle;
+      viper_damage_add (m->base.damage, VIPER_AREA_PROGRAM, 0, 0);
+      m->changed = TRUE;
+    }
+  else
+    g_array_unref (cycle);
+}
+
+/* ---- the model class --------------------------------------------------------------- */
+
+static gboolean
+ml_apply (ViperModel *base, const ViperTram *t)
+{
+  MlModel *m = ML (base);
+  ViperMonalisaTram d;
+  m->changed = FALSE;
+  if (!viper_monalisa_tram_decode (t, &d))
+    return FALSE;
+  m->tram = t;
+  if (d.type == VIPER_ML_T_PM_DLOCK || d.type == VIPER_ML_T_PM_ABORT || d.type == VIPER_ML_T_PM_EXIT)
+    apply_pm (m, &d);
+  else if (t->proc < 0)
+    viper_model_inconsistent (base, t, "only program manager trams come from PROC %" G_GINT64_FORMAT, t->proc);
+  else
+    {
+      Module *mod = module_ensure (m, t->proc);
+      if (mod)
+        apply_module (m, mod, &d);
+    }
+  if (m->dirty)
+    evaluate (m);
+  m->tram = NULL;
+  return m->changed;
+}
+
+static void
+populate (MlModel *m)
+{
+  guint n = m->setup ? viper_monalisa_setup_n_modules (m->setup) : 0;
+  for (guint i = 0; i < n; i++)
+    module_new (m, i);
+  m->derived = VIPER_ML_PROGRAM_INACTIVE;
+  m->reported = VIPER_ML_PROGRAM_INACTIVE;
+  m->dirty = FALSE;
+}
+
+static void
+ml_reset (ViperModel *base)
+{
+  MlModel *m = ML (base);
+  g_ptr_array_set_size (m->modules, 0);
+  m->n_exist = m->n_started = m->n_finished = m->n_blocked = 0;
+  g_array_set_size (m->cycle, 0);
+  g_array_set_size (m->reported_list, 0);
+  populate (m);
+}
+
+static void
+ml_destroy (ViperModel *base)
+{
+  MlModel *m = ML (base);
+  g_ptr_array_unref (m->modules);
+  g_array_unref (m->cycle);
+  g_array_unref (m->reported_list);
+  viper_model_finish (base);
+  g_free (m);
+}
+
+static const char *
+ml_program_state (const ViperModel *base)
+{
+  return viper_monalisa_program_state_name (viper_monalisa_program_state (base));
+}
+
+static void
+ml_write_top (const ViperModel *base, ViperJson *j)
+{
+  const MlModel *m = CML (base);
+  viper_json_key (j, "reported");
+  viper_json_string (j, m->reported == VIPER_ML_PROGRAM_INACTIVE ? NULL
+                        : viper_monalisa_program_state_name (m->reported));
+  viper_json_key (j, "deadlock_cycle");
+  viper_json_begin_array (j);
+  for (guint i = 0; i < m->cycle->len; i++)
+    viper_json_int (j, g_array_index (m->cycle, gint64, i));
+  viper_json_end_array (j);
+}
+
+static void
+ml_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
+{
+  const MlModel *m = CML (base);
+  for (guint i = 0; i < m->modules->len; i++)
+    {
+      const Module *mod = m->modules->pdata[i];
+      if (!mod)
+        continue;
+      viper_json_begin_object (j);
+      viper_json_key (j, "id"); viper_json_int (j, mod->id);
+      viper_json_key (j, "name"); viper_json_string (j, mod->name);
+      viper_json_key (j, "state"); viper_json_string (j, viper_monalisa_module_state_name (mod->state));
+      viper_json_key (j, "started"); viper_json_bool (j, mod->started);
+      viper_json_key (j, "finished"); viper_json_bool (j, mod->finished);
+      viper_json_key (j, "primitive");
+      if (mod->prim.prim == VIPER_ML_PRIM_NONE)
+        viper_json_null (j);
+      else
+        {
+          viper_json_begin_object (j);
+          viper_json_key (j, "name"); viper_json_string (j, viper_monalisa_prim_name (mod->prim.prim));
+          viper_json_key (j, "partner");
+          if (mod->prim.partner < 0)
+            viper_json_null (j);
+          else
+            viper_json_int (j, mod->prim.partner);
+          viper_json_key (j, "var"); viper_json_int (j, mod->prim.var);
+          viper_json_end_object (j);
+        }
+      viper_json_key (j, "variables");
+      viper_json_begin_array (j);
+      for (guint v = 0; v < mod->vars->len; v++)
+        {
+          const Var *var = &g_array_index (mod->vars, Var, v);
+          viper_json_begin_object (j);
+          viper_json_key (j, "id"); viper_json_int (j, v);
+          viper_json_key (j, "name"); viper_json_string (j, var->name);
+          viper_json_key (j, "state"); viper_json_string (j, var->exposed ? "exposed" : "hidden");
+          viper_json_end_object (j);
+        }
+      viper_json_end_array (j);
+      viper_json_key (j, "offset"); viper_json_double (j, run ? viper_run_offset (run, mod->id) : 0.0);
+      viper_json_end_object (j);
+    }
+}
+
+static guint
+ml_group_members (const ViperModel *base, gint64 group, gint64 *out, guint max)
+{
+  const MlModel *m = CML (base);
+  return m->setup ? viper_monalisa_setup_group_members (m->setup, group, out, max) : 0;
+}
+
+static const ViperModelClass ml_class = {
+  .apply = ml_apply,
+  .reset = ml_reset,
+  .destroy = ml_destroy,
+  .program_state = ml_program_state,
+  .write_top = ml_write_top,
+  .write_modules = ml_write_modules,
+  .group_members = ml_group_members,
+};
+
+ViperModel *
+viper_monalisa_model_new (const ViperParadigm *p, ViperSetup *setup)
+{
+  MlModel *m = g_new0 (MlModel, 1);
+  viper_model_init (&m->base, &ml_class, p, setup);
+  m->setup = (const ViperMonalisaSetup *) setup;
+  m->modules = g_ptr_array_new_with_free_func (module_free);
+  m->cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
+  m->reported_list = g_array_new (FALSE, FALSE, sizeof (gint64));
+  populate (m);
+  viper_damage_clear (m->base.damage);
+  return &m->base;
+}
+
+/* ---- accessors ------------------------------------------------------------------------ */
+
+const char *
+viper_monalisa_module_state_name (ViperMonalisaModuleState s)
+{
+  switch (s)
+    {
+    case VIPER_ML_EXECUTING: return "executing";
+    case VIPER_ML_INTERACTING: return "interacting";
+    case VIPER_ML_BLOCKED: return "blocked";
+    case VIPER_ML_INACTIVE:
+    default: return "inactive";
+    }
+}
+
+const char *
+viper_monalisa_program_state_name (ViperMonalisaProgramState s)
+{
+  switch (s)
+    {
+    case VIPER_ML_PROGRAM_RUNNING: return "running";
+    case VIPER_ML_PROGRAM_DEADLOCK: return "deadlock";
+    case VIPER_ML_PROGRAM_ABNORMAL: return "abnormal";
+    case VIPER_ML_PROGRAM_TERMINATED: return "terminated";
+    case VIPER_ML_PROGRAM_INACTIVE:
+    default: return "inactive";
+    }
+}
+
+guint
+viper_monalisa_model_n_modules (const ViperModel *m)
+{
+  return CML (m)->modules->len;
+}
+
+gboolean
+viper_monalisa_module_exists (const ViperModel *m, gint64 module)
+{
+  return module_get (CML (m), module) != NULL;
+}
+
+const char *
+viper_monalisa_module_name (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->name : NULL;
+}
+
+ViperMonalisaModuleState
+viper_monalisa_module_state (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->state : VIPER_ML_INACTIVE;
+}
+
+gboolean
+viper_monalisa_module_started (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod && mod->started;
+}
+
+gboolean
+viper_monalisa_module_finished (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod && mod->finished;
+}
+
+gboolean
+viper_monalisa_module_primitive (const ViperModel *m, gint64 module, ViperMonalisaPrimitive *out)
+{
+  const Module *mod = module_get (CML (m), module);
+  ViperMonalisaPrimitive none = { VIPER_ML_PRIM_NONE, -1, -1 };
+  *out = mod ? mod->prim : none;
+  return out->prim != VIPER_ML_PRIM_NONE;
+}
+
+gboolean
+viper_monalisa_module_any_exposed (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  if (!mod)
+    return FALSE;
+  for (guint i = 0; i < mod->vars->len; i++)
+    if (g_array_index (mod->vars, Var, i).exposed)
+      return TRUE;
+  return FALSE;
+}
+
+guint
+viper_monalisa_module_n_variables (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->vars->len : 0;
+}
+
+const char *
+viper_monalisa_variable_name (const ViperModel *m, gint64 module, gint64 var)
+{
+  const Var *v = var_get (module_get (CML (m), module), var);
+  return v ? v->name : NULL;
+}
+
+gboolean
+viper_monalisa_variable_exposed (const ViperModel *m, gint64 module, gint64 var)
+{
+  return var_exposed (module_get (CML (m), module), var);
+}
+
+guint
+viper_monalisa_variable_slice (const ViperModel *m, gint64 module, gint64 var, gint64 *offset, gint64 *size)
+{
+  const Var *v = var_get (module_get (CML (m), module), var);
+  if (!v)
+    return 0;
+  for (guint k = 0; k < v->n_dims; k++)
+    {
+      if (offset)
+        offset[k] = v->offset[k];
+      if (size)
+        size[k] = v->size[k];
+    }
+  return v->n_dims;
+}
+
+guint
+viper_monalisa_module_n_arrows (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->arrows->len : 0;
+}
+
+const ViperMonalisaArrow *
+viper_monalisa_module_arrow (const ViperModel *m, gint64 module, guint i)
+{
+  const Module *mod = module_get (CML (m), module);
+  if (!mod || i >= mod->arrows->len)
+    return NULL;
+  return &g_array_index (mod->arrows, Arrow, i).a;
+}
+
+ViperMonalisaProgramState
+viper_monalisa_program_state (const ViperModel *m)
+{
+  return CML (m)->reported != VIPER_ML_PROGRAM_INACTIVE ? CML (m)->reported : CML (m)->derived;
+}
+
+ViperMonalisaProgramState
+viper_monalisa_program_state_derived (const ViperModel *m)
+{
+  return CML (m)->derived;
+}
+
+ViperMonalisaProgramState
+viper_monalisa_reported (const ViperModel *m)
+{
+  return CML (m)->reported;
+}
+
+const gint64 *
+viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n)
+{
+  *n = CML (m)->cycle->len;
+  return (const gint64 *) (void *) CML (m)->cycle->data;
+}

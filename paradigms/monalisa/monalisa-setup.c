@@ -1,0 +1,617 @@
+/* monalisa-setup.c - the Module Setup file reader (spec monalisa.md section 6,
+ * thesis 3.2.2.4 and appendix B).
+ *
+ * Design: the file is small and strictly ordered (the thesis gives an LL(1)
+ * grammar), so it is read whole and parsed by one recursive-descent pass
+ * over its non-blank lines:
+ *
+ *   MODULES: / N / GROUPS: / G / [RANGE FOR GROUPS: / G lines "FIRST SIZE"]
+ *   DEFINITION TABLE: / N lines "FILE NAME ID" / "- # all_modules # ID"
+ *   / G lines "- NAME ID" / { "#ATTRIBUTES for module NAME#" / lines "NAME ID TYPE" }
+ *
+ * Column-header lines ("file name ...", "module / group name ...",
+ * "attribute name ...") may appear in the tables and are skipped.  The
+ * thesis's own layout is accepted too: "FILE module NAME ID" and
+ * "- replication group NAME ID".  An attribute section names a module or a
+ * group; a group's attributes go to each of its instances.  Attribute ids of
+ * a module run 0, 1, 2 ... in the order the file gives them.
+ *
+ * Every error is one GError "FILE:LINE: expected ...", naming the first line
+ * that does not fit (at the end of the file: its last line, ", found the end
+ * of the file").  Nothing is guessed: a setup file drives the matching of
+ * group primitives, and a wrong member list would stall replays silently.
+ */
+#include <string.h>
+#include "monalisa.h"
+
+#define MAX_MODULES 1000000
+#define MAX_GROUPS 100000
+
+typedef struct {
+  char *name;
+  char *type;
+} Attr;
+
+typedef struct {
+  char *file;
+  char *name;
+  GPtrArray *attrs;         /* of Attr*, index = attribute id */
+  guint line;               /* where it was defined */
+} Module;
+
+typedef struct {
+  char *name;
+  gint64 id;
+  guint first, size;
+} Group;
+
+struct _ViperMonalisaSetup {
+  guint n_modules;
+  Module *modules;
+  guint n_groups;
+  Group *groups;
+  gint64 all_id;
+};
+
+G_DEFINE_QUARK (viper-monalisa-setup-error-quark, viper_monalisa_setup_error)
+
+static void
+attr_free (gpointer p)
+{
+  Attr *a = p;
+  g_free (a->name);
+  g_free (a->type);
+  g_free (a);
+}
+
+void
+viper_monalisa_setup_free (ViperMonalisaSetup *s)
+{
+  if (!s)
+    return;
+  for (guint i = 0; i < s->n_modules; i++)
+    {
+      g_free (s->modules[i].file);
+      g_free (s->modules[i].name);
+      if (s->modules[i].attrs)
+        g_ptr_array_unref (s->modules[i].attrs);
+    }
+  g_free (s->modules);
+  for (guint i = 0; i < s->n_groups; i++)
+    g_free (s->groups[i].name);
+  g_free (s->groups);
+  g_free (s);
+}
+
+/* ---- the line reader ------------------------------------------------------- */
+
+typedef struct {
+  const char *filename;
+  char **lines;             /* the file split at '\n' */
+  guint n_lines;            /* lines that hold anything (a final empty piece is not a line) */
+  guint next;               /* index of the next line to look at */
+  guint lineno;             /* 1-based number of the line last taken */
+  char **tok;               /* its words */
+  guint n_tok;
+  GError **error;
+} Reader;
+
+static gboolean
+fail (Reader *r, guint line, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+fail (Reader *r, guint line, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  char *what = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (r->error, VIPER_ML_SETUP_ERROR, VIPER_ML_SETUP_ERROR_PARSE, "%s:%u: expected %s",
+               r->filename, line, what);
+  g_free (what);
+  return FALSE;
+}
+
+static gboolean
+fail_eof (Reader *r, const char *what)
+{
+  return fail (r, MAX (r->n_lines, 1u), "%s, found the end of the file", what);
+}
+
+/* Lower-case words of a line joined by one space, for header comparisons. */
+static char *
+normalised (char **tok, guint n)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      if (i)
+        g_string_append_c (s, ' ');
+      g_string_append (s, tok[i]);
+    }
+  char *low = g_ascii_strdown (s->str, -1);
+  g_string_free (s, TRUE);
+  return low;
+}
+
+static gboolean
+is_column_header (char **tok, guint n)
+{
+  char *low = normalised (tok, n);
+  static const char *heads[] = { "file name", "module / group name", "module | group name",
+                                 "module/group name", "module /group name", "module/ group name",
+                                 "attribute name" };
+  gboolean yes = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (heads) && !yes; i++)
+    yes = g_str_has_prefix (low, heads[i]) && (low[strlen (heads[i])] == '\0' || low[strlen (heads[i])] == ' ');
+  g_free (low);
+  return yes;
+}
+
+/* Take the next non-blank line (skipping column headers when asked).
+ * FALSE at the end of the file. */
+static gboolean
+take (Reader *r, gboolean skip_headers)
+{
+  while (r->next < r->n_lines)
+    {
+      guint i = r->next++;
+      g_strfreev (r->tok);
+      r->tok = NULL;
+      r->n_tok = 0;
+      char *line = r->lines[i];
+      gsize len = strlen (line);
+      if (len && line[len - 1] == '\r')
+        line[len - 1] = '\0';
+      char **parts = g_strsplit_set (line, " \t", -1);
+      GPtrArray *words = g_ptr_array_new ();
+      for (char **p = parts; *p; p++)
+        if (**p)
+          g_ptr_array_add (words, g_strdup (*p));
+      g_strfreev (parts);
+      g_ptr_array_add (words, NULL);
+      r->n_tok = words->len - 1;
+      r->tok = (char **) g_ptr_array_free (words, FALSE);
+      r->lineno = i + 1;
+      if (r->n_tok == 0)
+        continue;
+      if (skip_headers && is_column_header (r->tok, r->n_tok))
+        continue;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+line_is (Reader *r, const char *header)
+{
+  char *low = normalised (r->tok, r->n_tok);
+  char *want = g_ascii_strdown (header, -1);
+  gboolean yes = g_str_equal (low, want);
+  g_free (low);
+  g_free (want);
+  return yes;
+}
+
+static gboolean
+expect_header (Reader *r, const char *header)
+{
+  char *what = g_strdup_printf ("\"%s\"", header);
+  gboolean ok = take (r, FALSE) ? (line_is (r, header) || fail (r, r->lineno, "%s", what)) : fail_eof (r, what);
+  g_free (what);
+  return ok;
+}
+
+static gboolean
+parse_int (const char *s, gint64 min, gint64 max, gint64 *out)
+{
+  return g_ascii_string_to_signed (s, 10, min, max, out, NULL);
+}
+
+/* A line holding one integer in [min, max]. */
+static gboolean
+expect_count (Reader *r, const char *what, gint64 min, gint64 max, gint64 *out)
+{
+  char *desc = g_strdup_printf ("%s (an integer from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT ")", what, min, max);
+  gboolean ok;
+  if (!take (r, FALSE))
+    ok = fail_eof (r, desc);
+  else if (r->n_tok != 1 || !parse_int (r->tok[0], min, max, out))
+    ok = fail (r, r->lineno, "%s", desc);
+  else
+    ok = TRUE;
+  g_free (desc);
+  return ok;
+}
+
+static gint
+module_by_name (const ViperMonalisaSetup *s, const char *name)
+{
+  for (guint i = 0; i < s->n_modules; i++)
+    if (s->modules[i].name && g_str_equal (s->modules[i].name, name))
+      return (gint) i;
+  return -1;
+}
+
+static gint
+group_by_name (const ViperMonalisaSetup *s, const char *name)
+{
+  for (guint i = 0; i < s->n_groups; i++)
+    if (s->groups[i].name && g_str_equal (s->groups[i].name, name))
+      return (gint) i;
+  return -1;
+}
+
+static gboolean
+id_taken (const ViperMonalisaSetup *s, gint64 id, guint groups_known)
+{
+  if (id >= 0 && id < (gint64) s->n_modules)
+    return TRUE;
+  if (id == s->all_id)
+    return TRUE;
+  for (guint i = 0; i < groups_known; i++)
+    if (s->groups[i].id == id)
+      return TRUE;
+  return FALSE;
+}
+
+/* "#ATTRIBUTES for module NAME#": the name, or NULL when the line is not one. */
+static char *
+attributes_header (Reader *r)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < r->n_tok; i++)
+    {
+      if (i)
+        g_string_append_c (s, ' ');
+      g_string_append (s, r->tok[i]);
+    }
+  char *name = NULL;
+  const char *head = "#attributes for module";
+  char *low = g_ascii_strdown (s->str, -1);
+  if (g_str_has_prefix (low, head) && s->len > strlen (head) + 1 && s->str[s->len - 1] == '#'
+      && s->str[strlen (head)] == ' ')
+    {
+      name = g_strndup (s->str + strlen (head), s->len - strlen (head) - 1);
+      g_strstrip (name);
+      if (!*name)
+        {
+          g_free (name);
+          name = NULL;
+        }
+    }
+  g_free (low);
+  g_string_free (s, TRUE);
+  return name;
+}
+
+static gboolean
+parse (Reader *r, ViperMonalisaSetup *s)
+{
+  gint64 n, g;
+  if (!expect_header (r, "MODULES:") || !expect_count (r, "the number of modules", 1, MAX_MODULES, &n))
+    return FALSE;
+  s->n_modules = (guint) n;
+  s->modules = g_new0 (Module, s->n_modules);
+  if (!expect_header (r, "GROUPS:") || !expect_count (r, "the number of groups", 0, MAX_GROUPS, &g))
+    return FALSE;
+  s->n_groups = (guint) g;
+  s->groups = g_new0 (Group, s->n_groups);
+  s->all_id = G_MININT64;
+
+  /* RANGE FOR GROUPS: required when there are groups */
+  guint save = r->next;
+  gboolean got = take (r, FALSE);
+  if (!got || !line_is (r, "RANGE FOR GROUPS:"))
+    {
+      if (s->n_groups > 0)
+        return got ? fail (r, r->lineno, "\"RANGE FOR GROUPS:\"") : fail_eof (r, "\"RANGE FOR GROUPS:\"");
+      r->next = save;           /* give the line back */
+    }
+  for (guint i = 0; i < s->n_groups; i++)
+    {
+      char *what = g_strdup_printf ("a group range \"FIRST SIZE\" (group %u of %u)", i + 1, s->n_groups);
+      gint64 first, size;
+      gboolean ok;
+      if (!take (r, FALSE))
+        ok = fail_eof (r, what);
+      else if (r->n_tok != 2 || !parse_int (r->tok[0], G_MININT64, G_MAXINT64, &first)
+               || !parse_int (r->tok[1], G_MININT64, G_MAXINT64, &size))
+        ok = fail (r, r->lineno, "%s", what);
+      else if (first < 0 || size < 1 || first >= (gint64) s->n_modules || size > (gint64) s->n_modules - first)
+        ok = fail (r, r->lineno, "a group range inside the modules 0..%u (FIRST >= 0, SIZE >= 1)", s->n_modules - 1);
+      else
+        {
+          s->groups[i].first = (guint) first;
+          s->groups[i].size = (guint) size;
+          ok = TRUE;
+        }
+      g_free (what);
+      if (!ok)
+        return FALSE;
+    }
+
+  if (!expect_header (r, "DEFINITION TABLE:"))
+    return FALSE;
+  for (guint i = 0; i < s->n_modules; i++)
+    {
+      char *what = g_strdup_printf ("a module definition \"FILE NAME ID\" (module %u of %u)", i + 1, s->n_modules);
+      gint64 id;
+      gboolean ok = TRUE;
+      const char *name = NULL;
+      if (!take (r, TRUE))
+        ok = fail_eof (r, what);
+      else if (r->n_tok == 3 && parse_int (r->tok[2], G_MININT64, G_MAXINT64, &id))
+        name = r->tok[1];
+      else if (r->n_tok == 4 && g_str_equal (r->tok[1], "module") && parse_int (r->tok[3], G_MININT64, G_MAXINT64, &id))
+        name = r->tok[2];
+      else
+        ok = fail (r, r->lineno, "%s", what);
+      g_free (what);
+      if (!ok)
+        return FALSE;
+      if (id < 0 || id >= (gint64) s->n_modules)
+        return fail (r, r->lineno, "a module id from 0 to %u", s->n_modules - 1);
+      Module *m = &s->modules[id];
+      if (m->name)
+        return fail (r, r->lineno, "a module id not defined before (%" G_GINT64_FORMAT " is defined on line %u)",
+                     id, m->line);
+      if (module_by_name (s, name) >= 0)
+        return fail (r, r->lineno, "a module name not defined before (%s is defined on line %u)",
+                     name, s->modules[module_by_name (s, name)].line);
+      m->file = g_strdup (r->tok[0]);
+      m->name = g_strdup (name);
+      m->line = r->lineno;
+      m->attrs = g_ptr_array_new_with_free_func (attr_free);
+    }
+
+  /* - # all_modules # ID */
+  {
+    const char *what = "\"- # all_modules # ID\"";
+    if (!take (r, TRUE))
+      return fail_eof (r, what);
+    gint64 id;
+    gboolean ok = r->n_tok >= 3 && g_str_equal (r->tok[0], "-")
+                  && parse_int (r->tok[r->n_tok - 1], G_MININT64, G_MAXINT64, &id);
+    if (ok)
+      {
+        GString *mid = g_string_new (NULL);
+        for (guint k = 1; k + 1 < r->n_tok; k++)
+          g_string_append (mid, r->tok[k]);
+        ok = g_str_equal (mid->str, "#all_modules#");
+        g_string_free (mid, TRUE);
+      }
+    if (!ok)
+      return fail (r, r->lineno, "%s", what);
+    if (id >= 0 && id < (gint64) s->n_modules)
+      return fail (r, r->lineno, "an all_modules id that is not a module id (0..%u)", s->n_modules - 1);
+    s->all_id = id;
+  }
+  for (guint i = 0; i < s->n_groups; i++)
+    {
+      char *what = g_strdup_printf ("a group definition \"- NAME ID\" (group %u of %u)", i + 1, s->n_groups);
+      gint64 id;
+      const char *name = NULL;
+      gboolean ok = TRUE;
+      if (!take (r, TRUE))
+        ok = fail_eof (r, what);
+      else if (r->n_tok == 3 && g_str_equal (r->tok[0], "-") && parse_int (r->tok[2], G_MININT64, G_MAXINT64, &id))
+        name = r->tok[1];
+      else if (r->n_tok == 5 && g_str_equal (r->tok[0], "-") && g_ascii_strcasecmp (r->tok[1], "replication") == 0
+               && g_str_equal (r->tok[2], "group") && parse_int (r->tok[4], G_MININT64, G_MAXINT64, &id))
+        name = r->tok[3];
+      else
+        ok = fail (r, r->lineno, "%s", what);
+      g_free (what);
+      if (!ok)
+        return FALSE;
+      if (id_taken (s, id, i))
+        return fail (r, r->lineno, "a group id that no module or group has (%" G_GINT64_FORMAT " is taken)", id);
+      if (module_by_name (s, name) >= 0 || group_by_name (s, name) >= 0)
+        return fail (r, r->lineno, "a group name that no module or group has (%s is taken)", name);
+      s->groups[i].name = g_strdup (name);
+      s->groups[i].id = id;
+    }
+
+  /* attribute sections */
+  guint first = 0, count = 0;     /* modules the current section adds to */
+  gboolean in_section = FALSE;
+  while (take (r, in_section))
+    {
+      char *name = attributes_header (r);
+      if (name)
+        {
+          gint mi = module_by_name (s, name);
+          gint gi = group_by_name (s, name);
+          if (mi >= 0)
+            first = (guint) mi, count = 1;
+          else if (gi >= 0)
+            first = s->groups[gi].first, count = s->groups[gi].size;
+          else
+            {
+              fail (r, r->lineno, "a module or group name of the DEFINITION TABLE (not %s)", name);
+              g_free (name);
+              return FALSE;
+            }
+          g_free (name);
+          in_section = TRUE;
+          continue;
+        }
+      if (!in_section)
+        return fail (r, r->lineno, "\"#ATTRIBUTES for module NAME#\"");
+      gint64 id;
+      if (r->n_tok < 2 || r->tok[0][0] == '#' || !parse_int (r->tok[1], G_MININT64, G_MAXINT64, &id))
+        return fail (r, r->lineno, "an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"");
+      for (guint k = first; k < first + count; k++)
+        if (id != (gint64) s->modules[k].attrs->len)
+          return fail (r, r->lineno, "attribute id %u of module %s (ids run 0, 1, ... per module)",
+                       s->modules[k].attrs->len, s->modules[k].name);
+      GString *type = g_string_new (NULL);
+      for (guint k = 2; k < r->n_tok; k++)
+        {
+          if (k > 2)
+            g_string_append_c (type, ' ');
+          g_string_append (type, r->tok[k]);
+        }
+      for (guint k = first; k < first + count; k++)
+        {
+          Attr *a = g_new0 (Attr, 1);
+          a->name = g_strdup (r->tok[0]);
+          a->type = g_strdup (type->str);
+          g_ptr_array_add (s->modules[k].attrs, a);
+        }
+      g_string_free (type, TRUE);
+    }
+  return TRUE;
+}
+
+ViperMonalisaSetup *
+viper_monalisa_setup_parse (const char *text, gssize len, const char *filename, GError **error)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+  char *copy = len < 0 ? g_strdup (text) : g_strndup (text, (gsize) len);
+  if (len >= 0 && memchr (text, '\0', (gsize) len))
+    {
+      g_set_error (error, VIPER_ML_SETUP_ERROR, VIPER_ML_SETUP_ERROR_PARSE,
+                   "%s: expected a text file (it contains a NUL byte)", filename);
+      g_free (copy);
+      return NULL;
+    }
+  Reader r = { .filename = filename, .error = error };
+  r.lines = g_strsplit (copy, "\n", -1);
+  g_free (copy);
+  r.n_lines = g_strv_length (r.lines);
+  if (r.n_lines > 0 && r.lines[r.n_lines - 1][0] == '\0')
+    r.n_lines--;                /* the piece after the final '\n' */
+  ViperMonalisaSetup *s = g_new0 (ViperMonalisaSetup, 1);
+  gboolean ok = parse (&r, s);
+  g_strfreev (r.tok);
+  g_strfreev (r.lines);
+  if (!ok)
+    {
+      viper_monalisa_setup_free (s);
+      return NULL;
+    }
+  return s;
+}
+
+ViperMonalisaSetup *
+viper_monalisa_setup_load (const char *path, GError **error)
+{
+  char *text = NULL;
+  gsize len = 0;
+  GError *err = NULL;
+  if (!g_file_get_contents (path, &text, &len, &err))
+    {
+      g_set_error (error, VIPER_ML_SETUP_ERROR, VIPER_ML_SETUP_ERROR_READ, "%s", err->message);
+      g_error_free (err);
+      return NULL;
+    }
+  ViperMonalisaSetup *s = viper_monalisa_setup_parse (text, (gssize) len, path, error);
+  g_free (text);
+  return s;
+}
+
+/* ---- accessors ---------------------------------------------------------------- */
+
+guint
+viper_monalisa_setup_n_modules (const ViperMonalisaSetup *s)
+{
+  return s ? s->n_modules : 0;
+}
+
+const char *
+viper_monalisa_setup_module_name (const ViperMonalisaSetup *s, guint module)
+{
+  return s && module < s->n_modules ? s->modules[module].name : NULL;
+}
+
+const char *
+viper_monalisa_setup_module_file (const ViperMonalisaSetup *s, guint module)
+{
+  return s && module < s->n_modules ? s->modules[module].file : NULL;
+}
+
+guint
+viper_monalisa_setup_n_attributes (const ViperMonalisaSetup *s, guint module)
+{
+  return s && module < s->n_modules ? s->modules[module].attrs->len : 0;
+}
+
+static const Attr *
+attr_at (const ViperMonalisaSetup *s, guint module, guint attr)
+{
+  if (!s || module >= s->n_modules || attr >= s->modules[module].attrs->len)
+    return NULL;
+  return g_ptr_array_index (s->modules[module].attrs, attr);
+}
+
+const char *
+viper_monalisa_setup_attribute_name (const ViperMonalisaSetup *s, guint module, guint attr)
+{
+  const Attr *a = attr_at (s, module, attr);
+  return a ? a->name : NULL;
+}
+
+const char *
+viper_monalisa_setup_attribute_type (const ViperMonalisaSetup *s, guint module, guint attr)
+{
+  const Attr *a = attr_at (s, module, attr);
+  return a ? a->type : NULL;
+}
+
+gint64
+viper_monalisa_setup_all_modules_id (const ViperMonalisaSetup *s)
+{
+  return s ? s->all_id : -1;
+}
+
+guint
+viper_monalisa_setup_n_groups (const ViperMonalisaSetup *s)
+{
+  return s ? s->n_groups : 0;
+}
+
+const char *
+viper_monalisa_setup_group_name (const ViperMonalisaSetup *s, guint group)
+{
+  return s && group < s->n_groups ? s->groups[group].name : NULL;
+}
+
+gint64
+viper_monalisa_setup_group_id (const ViperMonalisaSetup *s, guint group)
+{
+  return s && group < s->n_groups ? s->groups[group].id : -1;
+}
+
+void
+viper_monalisa_setup_group_range (const ViperMonalisaSetup *s, guint group, guint *first, guint *size)
+{
+  gboolean ok = s && group < s->n_groups;
+  if (first)
+    *first = ok ? s->groups[group].first : 0;
+  if (size)
+    *size = ok ? s->groups[group].size : 0;
+}
+
+guint
+viper_monalisa_setup_group_members (const ViperMonalisaSetup *s, gint64 group, gint64 *out, guint max)
+{
+  if (!s)
+    return 0;
+  guint first = 0, size = 0;
+  if (group == s->all_id)
+    size = s->n_modules;
+  else
+    for (guint i = 0; i < s->n_groups; i++)
+      if (s->groups[i].id == group)
+        {
+          first = s->groups[i].first;
+          size = s->groups[i].size;
+          break;
+        }
+  guint n = MIN (size, max);
+  for (guint i = 0; i < n; i++)
+    out[i] = first + i;
+  return n;
+}
