@@ -17,6 +17,7 @@
  *   interleaved  round robin over the modules, a random chunk of 1..--chunk
  *                trams from each, like a collector draining per-module
  *                buffers.
+ * In the last two the program manager's trams come after every module's.
  * Live mode opens one connection per module plus one for the program
  * manager and writes each tram on its module's connection in true-time
  * order, paced to simulated time / --speed: each connection carries one
@@ -115,6 +116,21 @@ delivery_order (Sim *S, SimDelivery mode)
   }
   g_free (start);
   g_free (cursor);
+  /* The program manager's verdicts come last: it speaks once the modules have
+   * done what it judges, and a collector that forwarded its verdict ahead of
+   * those trams would make a replay end the modules early (Viper gives
+   * program-manager trams no dependencies, spec monalisa.md section 4). */
+  {
+    guint k = 0, m = 0;
+    guint *pm = g_new (guint, MAX (n, 1));
+    for (guint i = 0; i < n; i++)
+      if (t[order[i]].proc < 0)
+        pm[m++] = order[i];
+      else
+        order[k++] = order[i];
+    memcpy (order + k, pm, m * sizeof (guint));
+    g_free (pm);
+  }
   return order;
 }
 
