@@ -61,6 +61,7 @@ typedef struct {
   gboolean dump_pending;
   guint64 live_dumped_at;
   char *last_layout;
+  gint64 go_t;              /* when processing last started (benchmark numbers in the dump) */
 } App;
 
 static App app;
@@ -149,6 +150,8 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
 {
   (void) sched;
   App *a = data;
+  if (why == VIPER_STOP_NONE && viper_scheduler_state (sched) != VIPER_SCHED_IDLE)
+    a->go_t = g_get_monotonic_time ();
   if (why != VIPER_STOP_NONE && why != VIPER_STOP_WAITING)
     {
       /* show the stop point now rather than at the next tick */
@@ -375,9 +378,14 @@ write_state (App *a)
   char *state = a->s ? viper_state_to_json (a->s->run, a->s->model, FALSE) : g_strdup ("null");
   g_strchomp (state);
   char *doc = g_strdup_printf ("{\"dumps\": %u, \"why\": \"%s\", \"steps\": %" G_GUINT64_FORMAT
-                               ", \"changes\": %" G_GUINT64_FORMAT ", \"state\": %s}\n",
+                               ", \"changes\": %" G_GUINT64_FORMAT ", \"applied\": %" G_GUINT64_FORMAT
+                               ", \"seconds\": %.6f, \"frames\": {\"animation\": %" G_GUINT64_FORMAT
+                               ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"state\": %s}\n",
                                a->dumps, a->dump_why, a->s ? viper_scheduler_steps_done (a->s->sched) : 0,
-                               a->s ? a->s->model->changes : 0, state);
+                               a->s ? a->s->model->changes : 0, a->s ? a->s->model->applied : 0,
+                               (double) (g_get_monotonic_time () - a->go_t) / 1e6,
+                               viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_ANIMATION])),
+                               viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME])), state);
   char *path = g_build_filename (a->debug_dir, "state.json", NULL);
   GError *e = NULL;
   /* g_file_set_contents renames into place: a reader never sees half a file */

@@ -224,10 +224,13 @@ viper_time_window_range (const ViperTimeWindow *w, const ViperModel *m, double *
         a = b - w->span;
       else
         {
-          /* everything the history holds: its earliest start */
+          /* everything the history holds.  It is appended in run order,
+           * which is time order up to the offsets between modules, so the
+           * earliest start is among the first entries: looking at a few keeps
+           * this O(1) for a history of millions */
           a = b;
           if (m && m->history)
-            for (guint i = 0; i < m->history->len; i++)
+            for (guint i = 0; i < MIN (m->history->len, 256u); i++)
               a = MIN (a, g_array_index (m->history, ViperHistoryEntry, i).t0);
         }
     }
@@ -768,6 +771,11 @@ draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
 typedef struct {
   double last_t;
   gint last_state;
+  /* the bar not painted yet: bars that share a pixel column merge into it,
+   * so a row costs at most one rectangle per pixel however long the history */
+  double px0, px1;
+  gint pstate;
+  gboolean pending;
 } RowState;
 
 static double
@@ -793,17 +801,38 @@ nice_step (double span, int target)
 }
 
 static void
-st_bar (cairo_t *cr, const ViperViewGeometry *g, gint row, double a, double b, ViperColor c)
+st_paint (cairo_t *cr, const ViperViewGeometry *g, const ViperRenderer *r, gint row, RowState *rs)
+{
+  if (!rs->pending)
+    return;
+  rs->pending = FALSE;
+  double y0 = g->top + row * g->row_h + g->row_h * 0.2;
+  set_color (cr, r->state_color (rs->pstate));
+  cairo_rectangle (cr, rs->px0, y0, MAX (rs->px1 - rs->px0, 0.5), g->row_h * 0.6);
+  cairo_fill (cr);
+}
+
+static void
+st_bar (cairo_t *cr, const ViperViewGeometry *g, const ViperRenderer *r, gint row, RowState *rs,
+        double a, double b, gint state)
 {
   a = MAX (a, g->t0);
   b = MIN (b, g->t1);
   if (b < a)
     return;
   double x0 = st_x (g, a), x1 = st_x (g, b);
-  double y0 = g->top + row * g->row_h + g->row_h * 0.2;
-  set_color (cr, c);
-  cairo_rectangle (cr, x0, y0, MAX (x1 - x0, 0.5), g->row_h * 0.6);
-  cairo_fill (cr);
+  if (rs->pending && (rs->pstate == state || floor (x1) <= floor (rs->px1)) && x0 <= rs->px1 + 0.5)
+    {
+      /* the same state going on, or a bar that ends inside the pixel the
+       * pending one ends in: it cannot be seen apart from it */
+      rs->px1 = MAX (rs->px1, x1);
+      return;
+    }
+  st_paint (cr, g, r, row, rs);
+  rs->px0 = x0;
+  rs->px1 = x1;
+  rs->pstate = state;
+  rs->pending = TRUE;
 }
 
 static void
@@ -840,7 +869,7 @@ draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
   /* state bars: each state lasts from its change to the module's next change */
   RowState *rows = g_new (RowState, MAX (n, 1u));
   for (guint i = 0; i < n; i++)
-    rows[i] = (RowState) { NAN, 0 };
+    rows[i] = (RowState) { NAN, 0, 0, 0, 0, FALSE };
   GArray *hist = m ? m->history : NULL;
   cairo_save (cr);
   cairo_rectangle (cr, g->plot_x, 0, g->plot_w, bottom);
@@ -856,18 +885,23 @@ draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
         continue;
       RowState *rs = &rows[row];
       if (!isnan (rs->last_t))
-        st_bar (cr, g, row, rs->last_t, e->t0, r->state_color (rs->last_state));
+        st_bar (cr, g, r, row, rs, rs->last_t, e->t0, rs->last_state);
       rs->last_t = e->t0;
       rs->last_state = e->state;
     }
   double clock = m && isfinite (m->clock) ? m->clock : g->t1;
   for (guint i = 0; i < n; i++)
-    if (!isnan (rows[i].last_t))
-      st_bar (cr, g, (gint) i, rows[i].last_t, clock, r->state_color (rows[i].last_state));
+    {
+      if (!isnan (rows[i].last_t))
+        st_bar (cr, g, r, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
+      st_paint (cr, g, r, (gint) i, &rows[i]);
+    }
   g_free (rows);
 
-  /* messages: from the sender's row at the send to the receiver's row at the arrival */
+  /* messages: from the sender's row at the send to the receiver's row at the
+   * arrival; one per pixel column of their start is all a screen can show */
   cairo_set_line_width (cr, 1.2);
+  double last_col = -1;
   for (guint i = 0; hist && i < hist->len; i++)
     {
       const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
@@ -881,6 +915,10 @@ draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
       double t1 = underway ? clock : e->t1;
       if (t1 < g->t0 || e->t0 > g->t1)
         continue;
+      double col = floor (st_x (g, e->t0));
+      if (col == last_col && !underway)
+        continue;
+      last_col = col;
       set_color (cr, c);
       arrow_line (cr, st_x (g, e->t0), g->top + (ra + 0.5) * g->row_h, st_x (g, t1), g->top + (rb + 0.5) * g->row_h,
                   MIN (7.0, g->row_h * 0.4 + 2), underway);
