@@ -3,6 +3,7 @@
 #include "paradigms.h"
 #include "picl/picl.h"
 #include "monalisa/monalisa.h"
+#include "macrame/macrame.h"
 
 void
 viper_paradigms_register_all (void)
@@ -12,5 +13,6 @@ viper_paradigms_register_all (void)
     return;
   viper_paradigm_register (&viper_picl_paradigm);
   viper_paradigm_register (&viper_monalisa_paradigm);
+  viper_paradigm_register (&viper_macrame_paradigm);
   g_once_init_leave (&done, 1);
 }

@@ -1,0 +1,89 @@
+/* viewsetup.h - view setup files: which modules a view shows, where, drawn
+ * how, plus layout-only elements (spec macrame.md section 4, docs/view-setup.md).
+ *
+ * One file describes one view of one program or testbed.  The reader is
+ * paradigm independent: it checks the syntax and keeps what the file says;
+ * a paradigm checks the words that are its own (the representations it
+ * draws, whether MAXRATE means anything to it).  Coordinates are in the
+ * file's own space (`size W H`, default 1000 x 1000); a view scales that
+ * space to its window.  Nothing here needs cairo.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define VIPER_VIEW_SETUP_ERROR (viper_view_setup_error_quark ())
+GQuark viper_view_setup_error_quark (void);
+
+typedef enum {
+  VIPER_VIEW_SETUP_ERROR_READ,    /* the file cannot be read */
+  VIPER_VIEW_SETUP_ERROR_SYNTAX,  /* "FILE:LINE: expected ..." */
+} ViperViewSetupError;
+
+#define VIPER_VIEW_SETUP_DEFAULT_MAXRATE 100
+#define VIPER_VIEW_SETUP_DEFAULT_SIZE 1000.0
+
+typedef struct {
+  double r, g, b;           /* 0..1 */
+} ViperViewRgb;
+
+typedef struct {
+  gint64 id;
+  char *repr;               /* "node", "switch", "circle", or a paradigm's own word */
+  double x, y, w, h;        /* top-left corner and size */
+  char *label;              /* NULL when the line gives none */
+  guint line;               /* where it was defined, for the paradigm's own errors */
+} ViperViewModule;
+
+typedef enum {
+  VIPER_VIEW_ELEMENT_LINE,
+  VIPER_VIEW_ELEMENT_RECT,
+  VIPER_VIEW_ELEMENT_TEXT,
+} ViperViewElementKind;
+
+/* A layout-only element, drawn below the modules in file order. */
+typedef struct {
+  ViperViewElementKind kind;
+  double x1, y1;            /* line: start; rect: top-left; text: start of the baseline */
+  double x2, y2;            /* line: end; rect: bottom-right (x + w, y + h); text: unused */
+  gboolean filled;          /* rect: fill given */
+  ViperViewRgb fill;
+  char *text;               /* text: the words; else NULL */
+  guint line;
+} ViperViewElement;
+
+typedef struct {
+  char *name;               /* the path (or name) the errors cite */
+  char *paradigm;           /* NULL when the file names none */
+  gint64 maxrate;           /* VIPER_VIEW_SETUP_DEFAULT_MAXRATE unless given */
+  gboolean has_maxrate;
+  guint paradigm_line;      /* 0 when not given */
+  double width, height;     /* coordinate space */
+  GArray *modules;          /* of ViperViewModule, in file order */
+  GArray *elements;         /* of ViperViewElement, in file order */
+  GArray *spacetime;        /* of gint64: the space-time view's modules in order (empty: all) */
+  GHashTable *index;        /* id -> position in modules + 1 */
+} ViperViewSetup;
+
+/* Read a file; NULL and an error "FILE:LINE: expected ..." on bad syntax. */
+ViperViewSetup *viper_view_setup_load (const char *path, GError **error);
+/* Parse text; name is what errors cite. */
+ViperViewSetup *viper_view_setup_parse (const char *text, gsize len, const char *name, GError **error);
+void viper_view_setup_free (ViperViewSetup *vs);
+
+/* The module with this id, or NULL. */
+const ViperViewModule *viper_view_setup_module (const ViperViewSetup *vs, gint64 id);
+guint viper_view_setup_n_modules (const ViperViewSetup *vs);
+const ViperViewModule *viper_view_setup_module_at (const ViperViewSetup *vs, guint i);
+
+/* A default layout: the ids on a circle (Mona Lisa's default when a
+ * program has no view setup file), each drawn as `repr`. */
+ViperViewSetup *viper_view_setup_new_circle (const gint64 *ids, guint n, const char *repr);
+
+/* Colour by name (black, white, grey, lightgrey, darkgrey, red, green,
+ * blue, yellow, orange, brown, beige, cyan, magenta) or 0xRRGGBB. */
+gboolean viper_view_rgb_parse (const char *word, ViperViewRgb *out);
+
+G_END_DECLS
