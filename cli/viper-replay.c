@@ -19,6 +19,7 @@
 #include "core/tramparse.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
+#include "paradigms/export.h"
 
 #define EXIT_IO 1
 #define EXIT_USAGE 2
@@ -41,6 +42,7 @@ typedef struct {
   gboolean version;
   gboolean quiet;
   char **render;
+  char **exports;
   char *render_size;
   char **traces;
 } Options;
@@ -60,6 +62,7 @@ typedef struct {
   gboolean io_error;
   gboolean interrupted;
   GMainLoop *loop;
+  GPtrArray *exporters;      /* ViperExporter*, one per --export */
 } App;
 
 static void
@@ -249,6 +252,8 @@ main (int argc, char **argv)
     { "history", 0, 0, G_OPTION_ARG_STRING, &history_s, "Keep the state history (for rendering the space-time view) for INTERVAL trace time units; 0 = all (default: none)", "INTERVAL" },
     { "render", 0, 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.render,
       "Draw VIEW (animation, spacetime, variables, program) at the stop point to FILE (.png, .svg, .pdf); repeatable", "VIEW:FILE" },
+    { "export", 0, 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.exports,
+      "Write the run as FORMAT (paragraph, paje, chrome) to FILE ('-' = stdout); repeatable", "FORMAT:FILE" },
     { "render-size", 0, 0, G_OPTION_ARG_STRING, &app.opt.render_size, "Size of rendered views (default 1024x768)", "WxH" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
@@ -355,6 +360,19 @@ main (int argc, char **argv)
       g_free (msg);
       goto out_ctx;
     }
+  for (char **x = app.opt.exports; x && *x; x++)
+    {
+      char *xformat = NULL, *xfile = NULL;
+      gboolean ok = viper_export_parse_spec (*x, &xformat, &xfile, &error)
+                    && viper_export_supported (app.paradigm, xformat, &error);
+      g_free (xformat);
+      g_free (xfile);
+      if (!ok)
+        {
+          rc = usage_error (ctx, error->message);
+          goto out_ctx;
+        }
+    }
   if (app.opt.setup)
     {
       if (!app.paradigm->setup_load)
@@ -425,6 +443,24 @@ main (int argc, char **argv)
         }
       viper_scheduler_add_hook (app.sched, run_out_hook, &app);
     }
+  if (app.opt.exports)
+    app.exporters = g_ptr_array_new ();
+  for (char **x = app.opt.exports; x && *x; x++)
+    {
+      char *xformat = NULL, *xfile = NULL;
+      viper_export_parse_spec (*x, &xformat, &xfile, NULL);
+      ViperExporter *ex = viper_exporter_open (app.paradigm, app.model, xformat, xfile, &error);
+      g_free (xformat);
+      g_free (xfile);
+      if (!ex)
+        {
+          fprintf (stderr, "viper-replay: --export=%s: %s\n", *x, error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+      g_ptr_array_add (app.exporters, ex);
+      viper_scheduler_add_hook (app.sched, viper_exporter_hook, ex);
+    }
   viper_scheduler_set_breakpoint (app.sched, until);
   viper_scheduler_set_step_limit (app.sched, (guint64) app.opt.steps);
 
@@ -449,6 +485,13 @@ main (int argc, char **argv)
   else if (app.run_out == stdout)
     fflush (stdout);
   app.run_out = NULL;
+  for (guint i = 0; app.exporters && i < app.exporters->len; i++)
+    if (!viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), &error))
+      {
+        fprintf (stderr, "viper-replay: %s\n", error->message);
+        g_clear_error (&error);
+        app.io_error = TRUE;
+      }
 
   if (app.opt.state_out)
     {
@@ -502,6 +545,10 @@ main (int argc, char **argv)
       rc = EXIT_PENDING;
     }
 out:
+  for (guint i = 0; app.exporters && i < app.exporters->len; i++)
+    viper_exporter_close (app.exporters->pdata[i], NULL);
+  if (app.exporters)
+    g_ptr_array_unref (app.exporters);
   viper_scheduler_free (app.sched);
   viper_run_free (app.run);
   if (app.model)
@@ -519,6 +566,7 @@ out_ctx:
   g_strfreev (app.opt.listen);
   g_strfreev (app.opt.traces);
   g_strfreev (app.opt.render);
+  g_strfreev (app.opt.exports);
   g_free (app.opt.render_size);
   g_free (app.opt.paradigm);
   g_free (app.opt.setup);

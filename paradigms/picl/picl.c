@@ -14,6 +14,7 @@
  */
 #include "picl.h"
 #include "picl-render.h"
+#include "picl-export.h"
 
 #define B VIPER_PICL_REC_BEGIN
 #define E VIPER_PICL_REC_END
@@ -69,7 +70,7 @@ const ViperParadigm viper_picl_paradigm = {
   .setup_load = NULL,
   .setup_free = NULL,
   .render = &viper_picl_renderer,
-  .export = NULL,
+  .export = &viper_picl_exports,
 };
 
 const char *

@@ -1,0 +1,1011 @@
+/* export.c - exporters: Tram::output() for ParaGraph, Pajé and Chrome.
+ *
+ * An exporter is a small pipeline: the paradigm's translator (its export
+ * table) turns each transferred tram into records; the exporter writes them
+ * in the format's order and syntax.
+ *
+ * Sorting with bounded memory.  ParaGraph and PajeNG need records in
+ * non-decreasing time, but the run is not sorted by time: a tram leaves as
+ * soon as its predecessors have, and only each module's adjusted times (and
+ * each dependency) are ordered.  Every sorted record therefore names a
+ * *source* (a processor) whose own records come with non-decreasing times.
+ * Records wait in one binary heap keyed by (time, order of production); the
+ * watermark W is the smallest "last time" over the live sources and the
+ * smallest open *hold* (a record promised for later, e.g. a message's start
+ * that becomes a Pajé link only once the message is received).  Nothing that
+ * will still be produced can be older than W, so every heap record with time
+ * <= W is written.  Ties keep the order of production, which is the run
+ * order: a receive whose adjusted time equals its send's stays after the send
+ * (ties by processor could invert them, and ParaGraph needs causal order).
+ * The heap holds exactly the records newer than the slowest live source (or
+ * the oldest hold); sources that end (tracing stopped, a finished process)
+ * stop holding it.  A hard limit (VIPER_EXPORT_DEFAULT_LIMIT records, settable)
+ * caps the heap: past it the oldest record is written anyway, and any later
+ * record older than what was written is written with the last written time
+ * ("clamped", counted).  Raising a time to the last written one keeps the file
+ * non-decreasing and never puts an effect before its cause (the cause was
+ * produced earlier, so it was written earlier, with a time no larger).
+ *
+ * The timeline (Pajé and Chrome) is one description for both formats:
+ * module states, messages and program events.  Messages are matched FIFO per
+ * (from, to, tag) - the paradigms' channels are FIFO - and become a link
+ * (Pajé) or a flow (Chrome) when received; a send holds the merge at its time
+ * until then, so the link's start can still be written in order.  Messages
+ * never received leave no link (PajeNG rejects incomplete links).
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include "export.h"
+
+G_DEFINE_QUARK (viper-export-error-quark, viper_export_error)
+
+typedef enum { FMT_PARAGRAPH = 0, FMT_PAJE, FMT_CHROME, N_FMT } Fmt;
+
+static const char *const format_names[] = { "paragraph", "paje", "chrome", NULL };
+static const char *const format_titles[] = { "ParaGraph", "Pajé", "Chrome trace" };
+
+/* A sorted record: "HEAD TIME TAIL"; text holds head\0tail\0. */
+typedef struct {
+  double time;
+  guint64 serial;
+  gsize head_len;
+  char text[];
+} Rec;
+
+typedef struct {
+  gint64 id;
+  double last;
+  gboolean done;
+} Source;
+
+typedef struct {
+  double time;
+  guint64 id;
+} Hold;
+
+typedef struct {
+  gint64 id;
+  char *name;
+  char *alias;              /* Pajé container alias */
+  gboolean created;
+  gboolean has_state;
+  guint state;
+  double since;             /* start of the current state */
+  double last;              /* latest time written about this track */
+} Track;
+
+typedef struct {
+  gint64 from, to, tag;
+} ChanKey;
+
+typedef struct {
+  guint64 id;
+  double time;
+  guint64 hold;
+  char *name;
+} Msg;
+
+struct _ViperExporter {
+  Fmt fmt;
+  const ViperParadigm *paradigm;
+  const ViperExportTable *table;
+  const ViperModel *model;
+  FILE *file;               /* or */
+  GString *string;
+  gboolean own_file;
+  gboolean io_error;
+  int io_errno;
+  GString *buf;             /* one record being formatted */
+
+  /* the merge */
+  GPtrArray *heap;          /* of Rec*, min-heap on (time, serial) */
+  guint64 serial;
+  GHashTable *sources;      /* gint64* -> Source* */
+  GTree *holds;             /* Hold* -> Hold* ordered by (time, id) */
+  GHashTable *hold_ids;     /* guint64* id -> Hold* */
+  guint64 next_hold;
+  guint64 limit;
+  double last_written;
+  gboolean any_written;
+  gint64 cur_source;        /* PROC of the tram being exported */
+
+  /* the timeline */
+  GHashTable *tracks;       /* gint64* -> Track* */
+  GHashTable *chans;        /* ChanKey* -> GQueue* of Msg* */
+  guint64 next_msg;
+  char *last_event;
+  double max_time;
+  gboolean chrome_first;
+
+  ViperExportStats stats;
+  gpointer priv;
+};
+
+/* ---- output ----------------------------------------------------------------- */
+
+static void
+sink (ViperExporter *e, const char *s, gsize len)
+{
+  if (e->string)
+    g_string_append_len (e->string, s, (gssize) len);
+  else if (!e->io_error && fwrite (s, 1, len, e->file) != len)
+    {
+      e->io_error = TRUE;
+      e->io_errno = errno;
+    }
+}
+
+static void G_GNUC_PRINTF (2, 3)
+sinkf (ViperExporter *e, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_string_truncate (e->buf, 0);
+  g_string_append_vprintf (e->buf, fmt, ap);
+  va_end (ap);
+  sink (e, e->buf->str, e->buf->len);
+}
+
+/* ---- the merge ---------------------------------------------------------------- */
+
+static gboolean
+rec_less (const Rec *a, const Rec *b)
+{
+  return a->time < b->time || (a->time == b->time && a->serial < b->serial);
+}
+
+static void
+heap_push (GPtrArray *h, Rec *r)
+{
+  g_ptr_array_add (h, r);
+  guint i = h->len - 1;
+  while (i > 0)
+    {
+      guint p = (i - 1) / 2;
+      if (!rec_less (h->pdata[i], h->pdata[p]))
+        break;
+      gpointer tmp = h->pdata[i];
+      h->pdata[i] = h->pdata[p];
+      h->pdata[p] = tmp;
+      i = p;
+    }
+}
+
+static Rec *
+heap_pop (GPtrArray *h)
+{
+  Rec *top = h->pdata[0];
+  h->pdata[0] = h->pdata[h->len - 1];
+  g_ptr_array_set_size (h, h->len - 1);
+  guint i = 0, n = h->len;
+  while (TRUE)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+      if (l < n && rec_less (h->pdata[l], h->pdata[m]))
+        m = l;
+      if (r < n && rec_less (h->pdata[r], h->pdata[m]))
+        m = r;
+      if (m == i)
+        break;
+      gpointer tmp = h->pdata[i];
+      h->pdata[i] = h->pdata[m];
+      h->pdata[m] = tmp;
+      i = m;
+    }
+  return top;
+}
+
+static void paje_program_container (ViperExporter *e, const char *time);
+
+static void
+write_rec (ViperExporter *e, Rec *r)
+{
+  double t = r->time;
+  if (e->any_written && t < e->last_written)
+    {
+      t = e->last_written;
+      e->stats.clamped++;
+    }
+  char num[32];
+  viper_format_double (t, num);
+  if (!e->any_written && e->fmt == FMT_PAJE)
+    paje_program_container (e, num);
+  e->any_written = TRUE;
+  e->last_written = t;
+  const char *tail = r->text + r->head_len + 1;
+  g_string_truncate (e->buf, 0);
+  g_string_append_len (e->buf, r->text, (gssize) r->head_len);
+  g_string_append_c (e->buf, ' ');
+  g_string_append (e->buf, num);
+  if (*tail)
+    {
+      g_string_append_c (e->buf, ' ');
+      g_string_append (e->buf, tail);
+    }
+  g_string_append_c (e->buf, '\n');
+  sink (e, e->buf->str, e->buf->len);
+  e->stats.records++;
+  g_free (r);
+}
+
+static double
+watermark (ViperExporter *e)
+{
+  double w = INFINITY;
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->sources);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      const Source *s = v;
+      if (!s->done && s->last < w)
+        w = s->last;
+    }
+  GTreeNode *first = g_tree_node_first (e->holds);
+  if (first)
+    {
+      const Hold *h = g_tree_node_key (first);
+      if (h->time < w)
+        w = h->time;
+    }
+  return w;
+}
+
+static void
+flush_upto (ViperExporter *e, double w, gboolean all)
+{
+  while (e->heap->len > 0 && (all || ((Rec *) e->heap->pdata[0])->time <= w))
+    write_rec (e, heap_pop (e->heap));
+  e->stats.buffered = e->heap->len;
+}
+
+static void
+flush (ViperExporter *e)
+{
+  if (e->heap->len)
+    flush_upto (e, watermark (e), FALSE);
+}
+
+static Source *
+source_get (ViperExporter *e, gint64 id)
+{
+  Source *s = g_hash_table_lookup (e->sources, &id);
+  if (!s)
+    {
+      s = g_new0 (Source, 1);
+      s->id = id;
+      s->last = -INFINITY;
+      g_hash_table_insert (e->sources, &s->id, s);
+    }
+  return s;
+}
+
+void
+viper_export_push (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+{
+  Source *s = source_get (e, source);
+  s->done = FALSE;
+  if (time > s->last)
+    s->last = time;
+  if (time > e->max_time)
+    e->max_time = time;
+  gsize hl = strlen (head), tl = tail ? strlen (tail) : 0;
+  Rec *r = g_malloc (sizeof (Rec) + hl + tl + 2);
+  r->time = time;
+  r->serial = e->serial++;
+  r->head_len = hl;
+  memcpy (r->text, head, hl + 1);
+  if (tl)
+    memcpy (r->text + hl + 1, tail, tl);
+  r->text[hl + 1 + tl] = '\0';
+  heap_push (e->heap, r);
+  if (e->heap->len > e->stats.peak_buffered)
+    e->stats.peak_buffered = e->heap->len;
+  while (e->heap->len > e->limit)
+    write_rec (e, heap_pop (e->heap));
+  e->stats.buffered = e->heap->len;
+}
+
+void
+viper_export_pushf (ViperExporter *e, gint64 source, double time, const char *head, const char *tail_fmt, ...)
+{
+  va_list ap;
+  va_start (ap, tail_fmt);
+  char *tail = g_strdup_vprintf (tail_fmt, ap);
+  va_end (ap);
+  viper_export_push (e, source, time, head, tail);
+  g_free (tail);
+}
+
+void
+viper_export_expect_source (ViperExporter *e, gint64 source)
+{
+  source_get (e, source)->done = FALSE;
+}
+
+void
+viper_export_source_done (ViperExporter *e, gint64 source)
+{
+  Source *s = g_hash_table_lookup (e->sources, &source);
+  if (s)
+    s->done = TRUE;
+}
+
+double
+viper_export_source_time (const ViperExporter *e, gint64 source)
+{
+  const Source *s = g_hash_table_lookup (e->sources, &source);
+  return s ? s->last : -INFINITY;
+}
+
+static gint
+hold_cmp (gconstpointer a, gconstpointer b, gpointer data)
+{
+  (void) data;
+  const Hold *x = a, *y = b;
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+guint64
+viper_export_hold (ViperExporter *e, double time)
+{
+  Hold *h = g_new (Hold, 1);
+  h->time = time;
+  h->id = ++e->next_hold;
+  g_tree_insert (e->holds, h, h);
+  g_hash_table_insert (e->hold_ids, &h->id, h);
+  return h->id;
+}
+
+void
+viper_export_release (ViperExporter *e, guint64 hold)
+{
+  Hold *h = g_hash_table_lookup (e->hold_ids, &hold);
+  if (!h)
+    return;
+  g_hash_table_remove (e->hold_ids, &hold);
+  g_tree_remove (e->holds, h);
+  g_free (h);
+}
+
+/* ---- Pajé ---------------------------------------------------------------------- */
+
+/* Pajé strings: quoted, without quotes inside. */
+static char *
+paje_quote (const char *s)
+{
+  GString *q = g_string_new ("\"");
+  for (; *s; s++)
+    g_string_append_c (q, *s == '"' ? '\'' : *s);
+  g_string_append_c (q, '"');
+  return g_string_free (q, FALSE);
+}
+
+static const char paje_header[] =
+  "%EventDef PajeDefineContainerType 0\n%       Alias string\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineStateType 1\n%       Alias string\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineEventType 2\n%       Alias string\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineLinkType 3\n%       Alias string\n%       Type string\n%       StartContainerType string\n"
+  "%       EndContainerType string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineEntityValue 4\n%       Alias string\n%       Type string\n%       Name string\n"
+  "%       Color color\n%EndEventDef\n"
+  "%EventDef PajeCreateContainer 5\n%       Time date\n%       Alias string\n%       Type string\n"
+  "%       Container string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDestroyContainer 6\n%       Time date\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeSetState 7\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       Value string\n%EndEventDef\n"
+  "%EventDef PajeNewEvent 8\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       Value string\n%EndEventDef\n"
+  "%EventDef PajeStartLink 9\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       StartContainer string\n%       Value string\n%       Key string\n%EndEventDef\n"
+  "%EventDef PajeEndLink 10\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       EndContainer string\n%       Value string\n%       Key string\n%EndEventDef\n";
+
+static void
+paje_begin (ViperExporter *e)
+{
+  const ViperTimelineInfo *info = e->table->timeline_info;
+  sink (e, paje_header, sizeof paje_header - 1);
+  char *kind = paje_quote (info->module_kind);
+  sinkf (e, "0 CP 0 \"Program\"\n0 CM CP %s\n1 SM CM \"State\"\n2 EP CP \"Program event\"\n"
+         "2 EM CM \"Event\"\n3 LM CP CM CM \"Message\"\n", kind);
+  g_free (kind);
+  for (guint i = 0; i < info->n_states; i++)
+    {
+      char *name = paje_quote (info->states[i]);
+      sinkf (e, "4 s%u SM %s \"%s\"\n", i, name, info->colors ? info->colors[i] : "0.5 0.5 0.5");
+      g_free (name);
+    }
+}
+
+static void
+paje_program_container (ViperExporter *e, const char *time)
+{
+  char *name = paje_quote (e->table->timeline_info->program);
+  sinkf (e, "5 %s p CP 0 %s\n", time, name);
+  g_free (name);
+}
+
+/* ---- Chrome ------------------------------------------------------------------- */
+
+static void
+chrome_event (ViperExporter *e, const char *json)
+{
+  sink (e, e->chrome_first ? "\n" : ",\n", e->chrome_first ? 1 : 2);
+  e->chrome_first = FALSE;
+  sink (e, json, strlen (json));
+  e->stats.records++;
+}
+
+static char *
+chrome_ts (ViperExporter *e, double time, char *buf)
+{
+  return viper_format_double (time * e->table->timeline_info->us_per_unit, buf);
+}
+
+static void
+chrome_begin (ViperExporter *e)
+{
+  static const char open[] = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  sink (e, open, sizeof open - 1);
+  e->chrome_first = TRUE;
+  char *name = g_strescape (e->table->timeline_info->program, NULL);
+  char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"%s\"}}", name);
+  chrome_event (e, ev);
+  g_free (ev);
+  g_free (name);
+}
+
+static void
+chrome_slice (ViperExporter *e, const Track *tr, double end)
+{
+  char ts[32], dur[32];
+  chrome_ts (e, tr->since, ts);
+  viper_format_double ((end - tr->since) * e->table->timeline_info->us_per_unit, dur);
+  char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
+                              "\"name\":\"%s\",\"cat\":\"state\"}",
+                              tr->id, ts, dur, e->table->timeline_info->states[tr->state]);
+  chrome_event (e, ev);
+  g_free (ev);
+}
+
+/* ---- the timeline ------------------------------------------------------------- */
+
+static Track *
+track_get (ViperExporter *e, gint64 module)
+{
+  Track *tr = g_hash_table_lookup (e->tracks, &module);
+  if (!tr)
+    {
+      tr = g_new0 (Track, 1);
+      tr->id = module;
+      tr->last = -INFINITY;
+      tr->alias = g_strdup_printf ("m%" G_GINT64_FORMAT, module);
+      g_hash_table_insert (e->tracks, &tr->id, tr);
+    }
+  return tr;
+}
+
+void
+viper_timeline_name (ViperExporter *e, gint64 module, const char *name)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return;
+  Track *tr = track_get (e, module);
+  if (!tr->created)
+    {
+      g_free (tr->name);
+      tr->name = g_strdup (name);
+    }
+}
+
+/* The track exists from time on; returns the time a record about it may carry. */
+static double
+track_touch (ViperExporter *e, Track *tr, double time)
+{
+  if (time < tr->last)
+    time = tr->last;
+  if (!tr->created)
+    {
+      tr->created = TRUE;
+      char *name = tr->name ? g_strdup (tr->name)
+                            : g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
+      if (e->fmt == FMT_PAJE)
+        {
+          char *q = paje_quote (name);
+          viper_export_pushf (e, e->cur_source, time, "5", "%s CM p %s", tr->alias, q);
+          g_free (q);
+        }
+      else
+        {
+          char *esc = g_strescape (name, NULL);
+          char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_name\","
+                                      "\"args\":{\"name\":\"%s\"}}", tr->id, esc);
+          chrome_event (e, ev);
+          g_free (ev);
+          ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_sort_index\","
+                                "\"args\":{\"sort_index\":%" G_GINT64_FORMAT "}}", tr->id, tr->id);
+          chrome_event (e, ev);
+          g_free (ev);
+          g_free (esc);
+        }
+      g_free (name);
+    }
+  tr->last = time;
+  if (time > e->max_time)
+    e->max_time = time;
+  return time;
+}
+
+void
+viper_timeline_state (ViperExporter *e, gint64 module, double time, guint state)
+{
+  if (e->fmt == FMT_PARAGRAPH || state >= e->table->timeline_info->n_states)
+    return;
+  Track *tr = track_get (e, module);
+  if (tr->has_state && tr->state == state)
+    return;
+  time = track_touch (e, tr, time);
+  if (e->fmt == FMT_PAJE)
+    viper_export_pushf (e, e->cur_source, time, "7", "SM %s s%u", tr->alias, state);
+  else if (tr->has_state)
+    chrome_slice (e, tr, time);
+  tr->has_state = TRUE;
+  tr->state = state;
+  tr->since = time;
+}
+
+static guint
+chan_hash (gconstpointer k)
+{
+  const ChanKey *c = k;
+  guint64 h = (guint64) c->from * 0x9E3779B97F4A7C15ull ^ ((guint64) c->to + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full
+              ^ (guint64) c->tag * 0x165667B19E3779F9ull;
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+chan_equal (gconstpointer a, gconstpointer b)
+{
+  const ChanKey *x = a, *y = b;
+  return x->from == y->from && x->to == y->to && x->tag == y->tag;
+}
+
+static void
+msg_free (gpointer p)
+{
+  Msg *m = p;
+  g_free (m->name);
+  g_free (m);
+}
+
+static void
+queue_free (gpointer q)
+{
+  g_queue_free_full (q, msg_free);
+}
+
+void
+viper_timeline_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time, const char *name)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return;
+  Track *tr = track_get (e, from);
+  time = track_touch (e, tr, time);
+  ChanKey key = { from, to, tag };
+  GQueue *q = g_hash_table_lookup (e->chans, &key);
+  if (!q)
+    {
+      q = g_queue_new ();
+      g_hash_table_insert (e->chans, g_memdup2 (&key, sizeof key), q);
+    }
+  Msg *m = g_new0 (Msg, 1);
+  m->id = ++e->next_msg;
+  m->time = time;
+  m->name = g_strdup (name ? name : "message");
+  if (e->fmt == FMT_PAJE)
+    m->hold = viper_export_hold (e, time);
+  g_queue_push_tail (q, m);
+}
+
+gboolean
+viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return TRUE;
+  ChanKey key = { from, to, tag };
+  GQueue *q = g_hash_table_lookup (e->chans, &key);
+  Msg *m = q ? g_queue_pop_head (q) : NULL;
+  if (!m)
+    return FALSE;
+  Track *tr = track_get (e, to);
+  if (time < m->time)
+    time = m->time;
+  time = track_touch (e, tr, time);
+  if (e->fmt == FMT_PAJE)
+    {
+      char *name = paje_quote (m->name);
+      viper_export_pushf (e, e->cur_source, m->time, "9", "LM p m%" G_GINT64_FORMAT " %s k%" G_GUINT64_FORMAT,
+                          from, name, m->id);
+      viper_export_pushf (e, e->cur_source, time, "10", "LM p %s %s k%" G_GUINT64_FORMAT, tr->alias, name, m->id);
+      g_free (name);
+      viper_export_release (e, m->hold);
+    }
+  else
+    {
+      char t0[32], t1[32];
+      char *name = g_strescape (m->name, NULL);
+      char *ev = g_strdup_printf ("{\"ph\":\"s\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%" G_GUINT64_FORMAT
+                                  ",\"name\":\"%s\",\"cat\":\"message\"}", from, chrome_ts (e, m->time, t0), m->id, name);
+      chrome_event (e, ev);
+      g_free (ev);
+      ev = g_strdup_printf ("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%"
+                            G_GUINT64_FORMAT ",\"name\":\"%s\",\"cat\":\"message\"}", to, chrome_ts (e, time, t1), m->id, name);
+      chrome_event (e, ev);
+      g_free (ev);
+      g_free (name);
+    }
+  msg_free (m);
+  return TRUE;
+}
+
+void
+viper_timeline_event (ViperExporter *e, double time, const char *value)
+{
+  if (e->fmt == FMT_PARAGRAPH || !value || g_strcmp0 (value, e->last_event) == 0)
+    return;
+  g_free (e->last_event);
+  e->last_event = g_strdup (value);
+  if (time > e->max_time)
+    e->max_time = time;
+  if (e->fmt == FMT_PAJE)
+    {
+      char *q = paje_quote (value);
+      viper_export_pushf (e, e->cur_source, time, "8", "EP p %s", q);
+      g_free (q);
+    }
+  else
+    {
+      char ts[32];
+      char *esc = g_strescape (value, NULL);
+      char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%s,\"name\":\"%s\","
+                                  "\"cat\":\"program\"}", chrome_ts (e, time, ts), esc);
+      chrome_event (e, ev);
+      g_free (ev);
+      g_free (esc);
+    }
+}
+
+void
+viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char *value)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return;
+  Track *tr = track_get (e, module);
+  time = track_touch (e, tr, time);
+  if (e->fmt == FMT_PAJE)
+    {
+      char *q = paje_quote (value);
+      viper_export_pushf (e, e->cur_source, time, "8", "EM %s %s", tr->alias, q);
+      g_free (q);
+    }
+  else
+    {
+      char ts[32];
+      char *esc = g_strescape (value, NULL);
+      char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,"
+                                  "\"name\":\"%s\",\"cat\":\"event\"}", tr->id, chrome_ts (e, time, ts), esc);
+      chrome_event (e, ev);
+      g_free (ev);
+      g_free (esc);
+    }
+}
+
+static gint
+track_cmp (gconstpointer a, gconstpointer b)
+{
+  const Track *x = *(Track *const *) a, *y = *(Track *const *) b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Close the states and containers at the end of the run. */
+static void
+timeline_end (ViperExporter *e)
+{
+  GPtrArray *list = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->tracks);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    g_ptr_array_add (list, v);
+  g_ptr_array_sort (list, track_cmp);
+  double end = isfinite (e->max_time) ? e->max_time : 0.0;
+  for (guint i = 0; i < list->len; i++)
+    {
+      Track *tr = list->pdata[i];
+      if (!tr->created)
+        continue;
+      if (e->fmt == FMT_PAJE)
+        viper_export_pushf (e, e->cur_source, end, "6", "CM %s", tr->alias);
+      else if (tr->has_state)
+        chrome_slice (e, tr, end);
+    }
+  if (e->fmt == FMT_PAJE && (e->heap->len > 0 || e->any_written))
+    viper_export_push (e, e->cur_source, end, "6", "CP p");
+  if (e->fmt == FMT_CHROME)
+    sink (e, "\n]}\n", 4);
+  g_ptr_array_unref (list);
+}
+
+/* ---- formats, specs ------------------------------------------------------------ */
+
+const char *const *
+viper_export_format_names (void)
+{
+  return format_names;
+}
+
+static int
+format_index (const char *format)
+{
+  for (int i = 0; format_names[i]; i++)
+    if (g_strcmp0 (format, format_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+gboolean
+viper_export_format_known (const char *format)
+{
+  return format_index (format) >= 0;
+}
+
+static gboolean
+table_has (const ViperExportTable *t, Fmt f)
+{
+  if (!t)
+    return FALSE;
+  return f == FMT_PARAGRAPH ? t->paragraph != NULL : (t->timeline != NULL && t->timeline_info != NULL);
+}
+
+gboolean
+viper_export_supported (const ViperParadigm *p, const char *format, GError **error)
+{
+  int f = format_index (format);
+  if (f < 0)
+    {
+      char *list = g_strjoinv (", ", (char **) format_names);
+      g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_UNKNOWN, "unknown export format '%s' (one of %s)",
+                   format, list);
+      g_free (list);
+      return FALSE;
+    }
+  const ViperExportTable *t = p->export;
+  if (table_has (t, (Fmt) f))
+    return TRUE;
+  GString *use = g_string_new (NULL);
+  for (int i = 0; i < N_FMT; i++)
+    if (table_has (t, (Fmt) i))
+      g_string_append_printf (use, "%s%s", use->len ? " or " : "", format_names[i]);
+  const char *why = f == FMT_PARAGRAPH ? (t && t->no_paragraph_reason ? t->no_paragraph_reason
+                                                                       : "ParaGraph knows message passing only")
+                                       : "it describes no timeline of states";
+  if (use->len)
+    g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_UNSUPPORTED, "%s runs have no %s form: %s; use %s",
+                 p->name, format_titles[f], why, use->str);
+  else
+    g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_UNSUPPORTED, "%s runs have no exports", p->name);
+  g_string_free (use, TRUE);
+  return FALSE;
+}
+
+gboolean
+viper_export_parse_spec (const char *spec, char **format, char **file, GError **error)
+{
+  const char *colon = strchr (spec, ':');
+  if (!colon || colon == spec || !colon[1])
+    {
+      g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_SPEC,
+                   "--export=%s: expected FORMAT:FILE (FORMAT one of paragraph, paje, chrome; FILE '-' = stdout)", spec);
+      return FALSE;
+    }
+  char *f = g_strndup (spec, (gsize) (colon - spec));
+  if (!viper_export_format_known (f))
+    {
+      g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_UNKNOWN,
+                   "--export=%s: unknown format '%s' (one of paragraph, paje, chrome)", spec, f);
+      g_free (f);
+      return FALSE;
+    }
+  *format = f;
+  *file = g_strdup (colon + 1);
+  return TRUE;
+}
+
+/* ---- exporters ------------------------------------------------------------------- */
+
+static ViperExporter *
+exporter_new (const ViperParadigm *p, const ViperModel *model, const char *format, GError **error)
+{
+  if (!viper_export_supported (p, format, error))
+    return NULL;
+  if (!model)
+    {
+      g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_UNSUPPORTED,
+                   "%s exports read the paradigm's model, and this replay has none", p->name);
+      return NULL;
+    }
+  ViperExporter *e = g_new0 (ViperExporter, 1);
+  e->fmt = (Fmt) format_index (format);
+  e->paradigm = p;
+  e->table = p->export;
+  e->model = model;
+  e->buf = g_string_new (NULL);
+  e->heap = g_ptr_array_new ();
+  e->sources = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+  e->holds = g_tree_new_full (hold_cmp, NULL, NULL, NULL);
+  e->hold_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  e->limit = VIPER_EXPORT_DEFAULT_LIMIT;
+  e->tracks = g_hash_table_new (g_int64_hash, g_int64_equal);
+  e->chans = g_hash_table_new_full (chan_hash, chan_equal, g_free, queue_free);
+  e->max_time = -INFINITY;
+  e->cur_source = -1;
+  if (e->table->priv_size)
+    e->priv = g_malloc0 (e->table->priv_size);
+  return e;
+}
+
+static void
+exporter_begin (ViperExporter *e)
+{
+  if (e->fmt == FMT_PAJE)
+    paje_begin (e);
+  else if (e->fmt == FMT_CHROME)
+    chrome_begin (e);
+  if (e->table->begin)
+    e->table->begin (e, e->model);
+}
+
+ViperExporter *
+viper_exporter_open (const ViperParadigm *p, const ViperModel *model, const char *format, const char *file,
+                     GError **error)
+{
+  ViperExporter *e = exporter_new (p, model, format, error);
+  if (!e)
+    return NULL;
+  if (g_str_equal (file, "-"))
+    e->file = stdout;
+  else
+    {
+      e->file = fopen (file, "w");
+      if (!e->file)
+        {
+          int err = errno;
+          g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s: %s", file, g_strerror (err));
+          viper_exporter_close (e, NULL);
+          return NULL;
+        }
+      e->own_file = TRUE;
+    }
+  exporter_begin (e);
+  return e;
+}
+
+ViperExporter *
+viper_exporter_open_string (const ViperParadigm *p, const ViperModel *model, const char *format, GString *out,
+                            GError **error)
+{
+  ViperExporter *e = exporter_new (p, model, format, error);
+  if (!e)
+    return NULL;
+  e->string = out;
+  exporter_begin (e);
+  return e;
+}
+
+void
+viper_exporter_tram (ViperExporter *e, const ViperTram *t)
+{
+  e->cur_source = t->proc;
+  ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
+  f (e, t, e->model);
+  /* the program manager / global records come one at a time, out of any stream */
+  viper_export_source_done (e, -1);
+  flush (e);
+}
+
+void
+viper_exporter_hook (const ViperTram *t, gboolean changed, gpointer data)
+{
+  (void) changed;
+  viper_exporter_tram (data, t);
+}
+
+void
+viper_exporter_set_buffer_limit (ViperExporter *e, guint64 limit)
+{
+  e->limit = MAX (limit, 1);
+}
+
+void
+viper_exporter_stats (const ViperExporter *e, ViperExportStats *out)
+{
+  *out = e->stats;
+}
+
+const char *
+viper_exporter_format (const ViperExporter *e)
+{
+  return format_names[e->fmt];
+}
+
+gpointer
+viper_exporter_priv (ViperExporter *e)
+{
+  return e->priv;
+}
+
+gboolean
+viper_exporter_close (ViperExporter *e, GError **error)
+{
+  if (!e)
+    return TRUE;
+  gboolean opened = e->file || e->string;
+  if (opened)
+    {
+      /* nothing more will be produced: promised records are dropped */
+      GList *ids = g_hash_table_get_keys (e->hold_ids);
+      for (GList *l = ids; l; l = l->next)
+        viper_export_release (e, *(guint64 *) l->data);
+      g_list_free (ids);
+      if (e->table->end)
+        e->table->end (e, e->model);
+      if (e->fmt != FMT_PARAGRAPH)
+        timeline_end (e);
+      flush_upto (e, INFINITY, TRUE);
+    }
+  gboolean ok = TRUE;
+  if (e->file)
+    {
+      if (e->own_file ? fclose (e->file) != 0 : fflush (e->file) != 0)
+        {
+          if (!e->io_error)
+            e->io_errno = errno;
+          e->io_error = TRUE;
+        }
+    }
+  if (e->io_error)
+    {
+      g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error: %s",
+                   format_names[e->fmt], g_strerror (e->io_errno));
+      ok = FALSE;
+    }
+  while (e->heap->len)
+    g_free (heap_pop (e->heap));
+  g_ptr_array_unref (e->heap);
+  g_hash_table_unref (e->sources);
+  g_tree_unref (e->holds);
+  g_hash_table_unref (e->hold_ids);
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->tracks);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      Track *tr = v;
+      g_free (tr->name);
+      g_free (tr->alias);
+      g_free (tr);
+    }
+  g_hash_table_unref (e->tracks);
+  g_hash_table_unref (e->chans);
+  if (e->priv && e->table->priv_clear)
+    e->table->priv_clear (e->priv);
+  g_free (e->priv);
+  g_free (e->last_event);
+  g_string_free (e->buf, TRUE);
+  g_free (e);
+  return ok;
+}

@@ -1,0 +1,147 @@
+/* export.h - trace exports that other tools open (thesis 2.4.4, 5.4.3).
+ *
+ * An exporter is opened on a file for a format ("paragraph", "paje",
+ * "chrome") and a paradigm.  It sees every transferred tram in run order,
+ * after the model applied it (a scheduler transfer hook: the same in the GUI
+ * and in viper-replay --export), and writes zero, one or more records for it:
+ * the thesis's Tram::output().  viper_exporter_close() finishes the file.
+ *
+ * A paradigm supports exports through its description's `export` field, a
+ * ViperExportTable:
+ *   - `paragraph` translates one tram into PICL records (ParaGraph's format)
+ *     with viper_export_push();
+ *   - `timeline` describes one tram as module states, messages and program
+ *     events with the viper_timeline_*() calls; the exporter turns that
+ *     description into Pajé or Chrome trace records, so a paradigm writes its
+ *     mapping once for both.
+ * A NULL entry means the paradigm has no such form; asking for it is an error
+ * that says why (VIPER_EXPORT_ERROR_UNSUPPORTED).
+ *
+ * Records that must be sorted by time (ParaGraph, Pajé) go through a bounded
+ * merge keyed by (time, order of production): see export.c and
+ * docs/exports.md for the memory bound.
+ */
+#pragma once
+
+#include <stdio.h>
+#include "core/model.h"
+#include "core/paradigm.h"
+#include "core/tram.h"
+
+G_BEGIN_DECLS
+
+#define VIPER_EXPORT_ERROR (viper_export_error_quark ())
+GQuark viper_export_error_quark (void);
+typedef enum {
+  VIPER_EXPORT_ERROR_SPEC,          /* not FORMAT:FILE */
+  VIPER_EXPORT_ERROR_UNKNOWN,       /* no such format */
+  VIPER_EXPORT_ERROR_UNSUPPORTED,   /* the paradigm has no form in that format */
+  VIPER_EXPORT_ERROR_IO,
+} ViperExportError;
+
+typedef struct _ViperExporter ViperExporter;
+
+/* What a paradigm's timeline looks like in Pajé and Chrome. */
+typedef struct {
+  const char *program;              /* name of the program container, "picl run" */
+  const char *module_kind;          /* "processor", "module": names tracks "<kind> <id>" */
+  const char *const *states;        /* state names, index = state code */
+  const char *const *colors;        /* Pajé colours "r g b" in [0,1], one per state */
+  guint n_states;
+  double us_per_unit;               /* Chrome wants microseconds: 1e6 for seconds, 1e3 for ms */
+} ViperTimelineInfo;
+
+typedef void (*ViperExportTramFunc) (ViperExporter *e, const ViperTram *t, const ViperModel *m);
+
+typedef struct {
+  ViperExportTramFunc paragraph;    /* NULL: no ParaGraph form */
+  ViperExportTramFunc timeline;     /* NULL: no Pajé / Chrome form */
+  const ViperTimelineInfo *timeline_info;
+  /* Called once when an exporter opens, before any tram (may be NULL). */
+  void (*begin) (ViperExporter *e, const ViperModel *m);
+  /* Called once at close, before the last records are flushed (may be NULL). */
+  void (*end) (ViperExporter *e, const ViperModel *m);
+  gsize priv_size;                  /* zeroed private state per exporter */
+  void (*priv_clear) (gpointer priv);
+  /* Why a format is missing, for the error ("ParaGraph knows message passing only"). */
+  const char *no_paragraph_reason;
+} ViperExportTable;
+
+typedef struct {
+  guint64 records;                  /* records written (lines, events) */
+  guint64 clamped;                  /* sorted records written later than their time allowed (time raised) */
+  guint64 peak_buffered;            /* most records held by the merge at once */
+  guint64 buffered;                 /* held now */
+} ViperExportStats;
+
+/* ---- formats and the command line ------------------------------------------ */
+
+/* NULL-terminated {"paragraph", "paje", "chrome"}. */
+const char *const *viper_export_format_names (void);
+gboolean viper_export_format_known (const char *format);
+/* TRUE when paradigm p can export format; else a VIPER_EXPORT_ERROR saying why. */
+gboolean viper_export_supported (const ViperParadigm *p, const char *format, GError **error);
+/* Split "FORMAT:FILE" (FILE may contain ':'); checks the format is known. */
+gboolean viper_export_parse_spec (const char *spec, char **format, char **file, GError **error);
+
+/* ---- exporters --------------------------------------------------------------- */
+
+/* Open on a file ('-' = standard output).  model: the model the run is
+ * applied to (read after each apply); may be NULL for formats that need none. */
+ViperExporter *viper_exporter_open (const ViperParadigm *p, const ViperModel *model, const char *format,
+                                    const char *file, GError **error);
+/* The same, appending to a string (tests). */
+ViperExporter *viper_exporter_open_string (const ViperParadigm *p, const ViperModel *model, const char *format,
+                                           GString *out, GError **error);
+/* Records for one transferred tram (call after the model applied it). */
+void viper_exporter_tram (ViperExporter *e, const ViperTram *t);
+/* A ViperTransferHook: data is the exporter. */
+void viper_exporter_hook (const ViperTram *t, gboolean changed, gpointer data);
+/* Bound of the merge (records held); beyond it the oldest record is written
+ * anyway and a later, older record gets the last written time (counted as
+ * clamped).  Default VIPER_EXPORT_DEFAULT_LIMIT. */
+#define VIPER_EXPORT_DEFAULT_LIMIT (1u << 20)
+void viper_exporter_set_buffer_limit (ViperExporter *e, guint64 limit);
+void viper_exporter_stats (const ViperExporter *e, ViperExportStats *out);
+const char *viper_exporter_format (const ViperExporter *e);
+/* Finish the file (flush the merge, trailers, close) and free the exporter. */
+gboolean viper_exporter_close (ViperExporter *e, GError **error);
+
+/* ---- for paradigm exporters -------------------------------------------------- */
+
+gpointer viper_exporter_priv (ViperExporter *e);
+
+/* A sorted record "HEAD TIME TAIL" (TAIL may be empty).  source: the record's
+ * stream (a processor): records of one source come with non-decreasing times,
+ * so a record is written once every live source has passed its time. */
+void viper_export_push (ViperExporter *e, gint64 source, double time, const char *head, const char *tail);
+void viper_export_pushf (ViperExporter *e, gint64 source, double time, const char *head, const char *tail_fmt,
+                         ...) G_GNUC_PRINTF (5, 6);
+/* A source that will produce records (holds the merge until it does). */
+void viper_export_expect_source (ViperExporter *e, gint64 source);
+/* A source that produces no more records (releases the merge). */
+void viper_export_source_done (ViperExporter *e, gint64 source);
+/* The time of the last record pushed for source, or -inf. */
+double viper_export_source_time (const ViperExporter *e, gint64 source);
+/* Promise a record at time (e.g. a message's start, known only when it is
+ * received): nothing later is written until the hold is released. */
+guint64 viper_export_hold (ViperExporter *e, double time);
+void viper_export_release (ViperExporter *e, guint64 hold);
+
+/* ---- the timeline (Pajé and Chrome) ------------------------------------------ */
+
+/* Module (track) `module` is in state `state` (index into info->states) from time on. */
+void viper_timeline_state (ViperExporter *e, gint64 module, double time, guint state);
+/* A message from -> to on channel tag leaves at time; it becomes a link /
+ * flow when viper_timeline_recv() takes it (FIFO per (from, to, tag)). */
+void viper_timeline_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time, const char *name);
+/* FALSE when no message was underway on that channel. */
+gboolean viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time);
+/* A program-level event (program state change) at time. */
+void viper_timeline_event (ViperExporter *e, double time, const char *value);
+/* A module-level instant event (e.g. a variable exposed). */
+void viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char *value);
+/* Name a track (default "<kind> <id>"); call before its first state. */
+void viper_timeline_name (ViperExporter *e, gint64 module, const char *name);
+
+G_END_DECLS
