@@ -21,6 +21,7 @@
  */
 #include <string.h>
 #include "monalisa.h"
+#include "monalisa-render.h"
 
 /* Match classes, one per SLOT tram type. */
 enum {
@@ -148,7 +149,7 @@ const ViperParadigm viper_monalisa_paradigm = {
   .model_new = viper_monalisa_model_new,
   .setup_load = setup_load,
   .setup_free = setup_free,
-  .render = NULL,
+  .render = &viper_monalisa_renderer,
   .export = NULL,
 };
 
