@@ -154,6 +154,11 @@ ml_activity (const ViperModel *m, gint64 id)
         owner = viper_monalisa_setup_group_name (s, g);
   /* the variable lives at the partner (its owner), or at the module for expose / hide */
   gint64 holder = p.partner >= 0 && owner && viper_monalisa_module_exists (m, p.partner) ? p.partner : id;
+  gint64 member;
+  /* a group's variable is each instance's: name it after the first instance's */
+  if (p.partner >= 0 && s && !viper_monalisa_module_exists (m, p.partner)
+      && viper_monalisa_setup_group_members (s, p.partner, &member, 1) == 1)
+    holder = member;
   const char *var = p.var >= 0 ? viper_monalisa_variable_name (m, holder, p.var) : NULL;
   char vbuf[32];
   if (!var && p.var >= 0)
