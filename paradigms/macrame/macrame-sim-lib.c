@@ -530,7 +530,7 @@ static void
 ring_node (GString *v, guint R, gint64 sw, guint k, double cx, double cy)
 {
   /* four nodes on each side of a 210 x 210 square around the switch */
-  double off = -75 + 50 * (k % 4);
+  double off = -75.0 + 50.0 * (k % 4);
   double x, y;
   switch (k / 4)
     {
