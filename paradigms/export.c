@@ -31,7 +31,9 @@
  * (from, to, tag) - the paradigms' channels are FIFO - and become a link
  * (Pajé) or a flow (Chrome) when received; a send holds the merge at its time
  * until then, so the link's start can still be written in order.  Messages
- * never received leave no link (PajeNG rejects incomplete links).
+ * never received leave no link (PajeNG rejects incomplete links).  PajeNG
+ * also reads a negative time as "unset", so a Pajé file whose run begins
+ * before 0 is shifted to begin at 0 (the shift is the first record's time).
  */
 #include <errno.h>
 #include <math.h>
@@ -108,6 +110,7 @@ struct _ViperExporter {
   guint64 limit;
   double last_written;
   gboolean any_written;
+  double shift;             /* added to written times (Pajé runs that begin before 0) */
   gint64 cur_source;        /* PROC of the tram being exported */
 
   /* the timeline */
@@ -207,8 +210,10 @@ write_rec (ViperExporter *e, Rec *r)
       t = e->last_written;
       e->stats.clamped++;
     }
+  if (!e->any_written && e->fmt == FMT_PAJE && t < 0)
+    e->shift = -t;          /* PajeNG takes negative times for "unset" */
   char num[32];
-  viper_format_double (t, num);
+  viper_format_double (t + e->shift, num);
   if (!e->any_written && e->fmt == FMT_PAJE)
     paje_program_container (e, num);
   e->any_written = TRUE;
@@ -300,10 +305,10 @@ viper_export_push (ViperExporter *e, gint64 source, double time, const char *hea
     memcpy (r->text + hl + 1, tail, tl);
   r->text[hl + 1 + tl] = '\0';
   heap_push (e->heap, r);
-  if (e->heap->len > e->stats.peak_buffered)
-    e->stats.peak_buffered = e->heap->len;
   while (e->heap->len > e->limit)
     write_rec (e, heap_pop (e->heap));
+  if (e->heap->len > e->stats.peak_buffered)
+    e->stats.peak_buffered = e->heap->len;
   e->stats.buffered = e->heap->len;
 }
 
