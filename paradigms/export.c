@@ -17,9 +17,13 @@
  * <= W is written.  Ties keep the order of production, which is the run
  * order: a receive whose adjusted time equals its send's stays after the send
  * (ties by processor could invert them, and ParaGraph needs causal order).
- * The heap holds exactly the records newer than the slowest live source (or
- * the oldest hold); sources that end (tracing stopped, a finished process)
- * stop holding it.  A hard limit (VIPER_EXPORT_DEFAULT_LIMIT records, settable)
+ * Sources are learnt as they appear, so a processor whose first lines are
+ * read late could be older than what the watermark let out: the newest
+ * VIPER_EXPORT_DEFAULT_WINDOW records therefore stay in the heap even when
+ * the watermark passed them (a reorder window).  Beyond the window the heap
+ * holds the records newer than the slowest live source (or the oldest hold);
+ * sources that end (tracing stopped, a finished process) stop holding it.
+ * A hard limit (VIPER_EXPORT_DEFAULT_LIMIT records, settable)
  * caps the heap: past it the oldest record is written anyway, and any later
  * record older than what was written is written with the last written time
  * ("clamped", counted).  Raising a time to the last written one keeps the file
@@ -97,6 +101,7 @@ struct _ViperExporter {
   GString *string;
   gboolean own_file;
   gboolean io_error;
+  gboolean finished;
   int io_errno;
   GString *buf;             /* one record being formatted */
 
@@ -108,6 +113,7 @@ struct _ViperExporter {
   GHashTable *hold_ids;     /* guint64* id -> Hold* */
   guint64 next_hold;
   guint64 limit;
+  guint64 window;           /* records kept even when the watermark passed them */
   double last_written;
   gboolean any_written;
   double shift;             /* added to written times (Pajé runs that begin before 0) */
@@ -265,11 +271,18 @@ flush_upto (ViperExporter *e, double w, gboolean all)
   e->stats.buffered = e->heap->len;
 }
 
+/* Write what the watermark allows, keeping the newest `window` records: a
+ * processor that shows up late (its first lines read after others' were
+ * merged) still finds its place in the window. */
 static void
 flush (ViperExporter *e)
 {
-  if (e->heap->len)
-    flush_upto (e, watermark (e), FALSE);
+  if (e->heap->len <= e->window)
+    return;
+  double w = watermark (e);
+  while (e->heap->len > e->window && ((Rec *) e->heap->pdata[0])->time <= w)
+    write_rec (e, heap_pop (e->heap));
+  e->stats.buffered = e->heap->len;
 }
 
 static Source *
@@ -854,6 +867,7 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
   e->holds = g_tree_new_full (hold_cmp, NULL, NULL, NULL);
   e->hold_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
   e->limit = VIPER_EXPORT_DEFAULT_LIMIT;
+  e->window = VIPER_EXPORT_DEFAULT_WINDOW;
   e->tracks = g_hash_table_new (g_int64_hash, g_int64_equal);
   e->chans = g_hash_table_new_full (chan_hash, chan_equal, g_free, queue_free);
   e->max_time = -INFINITY;
@@ -914,6 +928,8 @@ viper_exporter_open_string (const ViperParadigm *p, const ViperModel *model, con
 void
 viper_exporter_tram (ViperExporter *e, const ViperTram *t)
 {
+  if (e->finished)
+    return;
   e->cur_source = t->proc;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);
@@ -933,6 +949,13 @@ void
 viper_exporter_set_buffer_limit (ViperExporter *e, guint64 limit)
 {
   e->limit = MAX (limit, 1);
+  e->window = MIN (e->window, e->limit);
+}
+
+void
+viper_exporter_set_window (ViperExporter *e, guint64 window)
+{
+  e->window = MIN (window, e->limit);
 }
 
 void
@@ -954,10 +977,16 @@ viper_exporter_priv (ViperExporter *e)
 }
 
 gboolean
-viper_exporter_close (ViperExporter *e, GError **error)
+viper_exporter_finish (ViperExporter *e, GError **error)
 {
-  if (!e)
-    return TRUE;
+  if (e->finished)
+    {
+      if (e->io_error)
+        g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error: %s",
+                     format_names[e->fmt], g_strerror (e->io_errno));
+      return !e->io_error;
+    }
+  e->finished = TRUE;
   gboolean opened = e->file || e->string;
   if (opened)
     {
@@ -988,6 +1017,16 @@ viper_exporter_close (ViperExporter *e, GError **error)
                    format_names[e->fmt], g_strerror (e->io_errno));
       ok = FALSE;
     }
+  e->file = NULL;
+  return ok;
+}
+
+gboolean
+viper_exporter_close (ViperExporter *e, GError **error)
+{
+  if (!e)
+    return TRUE;
+  gboolean ok = viper_exporter_finish (e, error);
   while (e->heap->len)
     g_free (heap_pop (e->heap));
   g_ptr_array_unref (e->heap);

@@ -102,9 +102,17 @@ void viper_exporter_hook (const ViperTram *t, gboolean changed, gpointer data);
  * clamped).  Default VIPER_EXPORT_DEFAULT_LIMIT. */
 #define VIPER_EXPORT_DEFAULT_LIMIT (1u << 20)
 void viper_exporter_set_buffer_limit (ViperExporter *e, guint64 limit);
+/* Records kept even when the watermark has passed them, so that a processor
+ * that appears late (its first line read after others' lines were merged)
+ * is still placed exactly; at most the buffer limit. */
+#define VIPER_EXPORT_DEFAULT_WINDOW (1u << 16)
+void viper_exporter_set_window (ViperExporter *e, guint64 window);
 void viper_exporter_stats (const ViperExporter *e, ViperExportStats *out);
 const char *viper_exporter_format (const ViperExporter *e);
-/* Finish the file (flush the merge, trailers, close) and free the exporter. */
+/* Finish the file (flush the merge, trailers, close it); the stats stay
+ * readable.  Further calls return the same verdict without writing. */
+gboolean viper_exporter_finish (ViperExporter *e, GError **error);
+/* Finish (if not done) and free the exporter. */
 gboolean viper_exporter_close (ViperExporter *e, GError **error);
 
 /* ---- for paradigm exporters -------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include <string.h>
 #include "monalisa.h"
 #include "monalisa-render.h"
+#include "monalisa-export.h"
 
 /* Match classes, one per SLOT tram type. */
 enum {
@@ -150,7 +151,7 @@ const ViperParadigm viper_monalisa_paradigm = {
   .setup_load = setup_load,
   .setup_free = setup_free,
   .render = &viper_monalisa_renderer,
-  .export = NULL,
+  .export = &viper_monalisa_exports,
 };
 
 const char *
