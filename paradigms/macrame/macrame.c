@@ -16,6 +16,7 @@
  */
 #include "macrame.h"
 #include "macrame-render.h"
+#include "macrame-export.h"
 
 #define NF VIPER_NO_FIELD
 
@@ -78,7 +79,7 @@ const ViperParadigm viper_macrame_paradigm = {
   .setup_load = macrame_setup_load,
   .setup_free = macrame_setup_free,
   .render = &macrame_renderer,
-  .export = NULL,
+  .export = &macrame_exports,
 };
 
 const char *

@@ -926,6 +926,83 @@ test_cli (void)
   viper_picl_gen_free (gen);
 }
 
+/* ---- Macrame ------------------------------------------------------------------------------ */
+
+/* A simulated 2x2 mesh testbed: Pajé and Chrome carry every state tram as an
+ * instant on its device's track; ParaGraph is refused with the reason. */
+static void
+test_macrame (void)
+{
+  const char *root = g_getenv ("VIPER_BUILD_ROOT");
+  char *sim = g_build_filename (root, "paradigms", "macrame", "viper-macrame-sim", NULL);
+  char *trace = g_build_filename (tmpdir, "mac.trc", NULL);
+  const char *argv[] = { sim, "-m", "2", "-n", "300", "-s", "4", "--ordered", "-o", trace, NULL };
+  int status = 0;
+  GError *error = NULL;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  /* the devices and the state trams, from the trace itself */
+  char *text = read_file (trace);
+  GArray *lines = read_lines (text);
+  GHashTable *devices = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  guint state_trams = 0;
+  for (guint i = 0; i < lines->len; i++)
+    {
+      Line *l = &g_array_index (lines, Line, i);
+      if (l->rec == 2 && l->ev >= 30 && l->ev <= 33 && l->proc >= 0)
+        {
+          state_trams++;
+          g_hash_table_add (devices, g_memdup2 (&l->proc, sizeof l->proc));
+        }
+    }
+
+  char *paje = g_build_filename (tmpdir, "mac.paje", NULL);
+  char *json = g_build_filename (tmpdir, "mac.json", NULL);
+  const char *formats[] = { "paje", "chrome", NULL };
+  const char *paths[] = { paje, json, NULL };
+  export_trace ("macrame", NULL, trace, formats, paths, 0, G_MAXUINT64, NULL);
+  char *file = read_file (paje);
+  check_paje_sorted (file);
+  char *dump = pj_dump (paje);
+  if (dump)
+    {
+      g_assert_cmpuint (count_prefix (dump, "Container, Macrame run, device,"), ==, g_hash_table_size (devices));
+      g_assert_cmpuint (count_prefix (dump, "Event, device "), ==, state_trams);
+    }
+#ifdef HAVE_JSON_GLIB
+  ChromeCounts c;
+  chrome_count (json, &c);
+  g_assert_cmpuint (c.threads, ==, g_hash_table_size (devices));
+  g_assert_cmpuint (c.flow_s, ==, 0);
+  g_assert_cmpuint (c.instants, >=, state_trams);
+  chrome_counts_clear (&c);
+#endif
+
+  char *err = NULL;
+  char *a1 = g_strconcat ("--export=paragraph:", paje, NULL);
+  const char *cli[] = { "-p", "macrame", a1, trace, NULL };
+  g_assert_cmpint (run_cli (cli, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "macrame runs have no ParaGraph form: ParaGraph knows message passing only; "
+                                 "use paje or chrome"));
+  g_free (err);
+  g_free (a1);
+
+  g_free (dump);
+  g_free (file);
+  g_hash_table_unref (devices);
+  free_lines (lines);
+  g_free (text);
+  g_unlink (paje);
+  g_unlink (json);
+  g_unlink (trace);
+  g_free (paje);
+  g_free (json);
+  g_free (trace);
+  g_free (sim);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -941,6 +1018,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/monalisa/paragraph", test_monalisa_paragraph);
   g_test_add_func ("/export/monalisa/paje", test_monalisa_paje);
   g_test_add_func ("/export/monalisa/chrome", test_monalisa_chrome);
+  g_test_add_func ("/export/macrame", test_macrame);
   g_test_add_func ("/export/unsupported", test_unsupported);
   g_test_add_func ("/export/cli", test_cli);
   int rc = g_test_run ();
