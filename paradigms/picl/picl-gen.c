@@ -66,6 +66,7 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       g_printerr ("viper-picl-gen: %s\n", error->message);
+      g_error_free (error);
       g_option_context_free (ctx);
       return 2;
     }
