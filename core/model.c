@@ -5,9 +5,135 @@
  * appended in run order; because the run is not sorted by time, trimming
  * drops entries from the front while they are older than clock - interval,
  * which keeps memory bounded by the window without a sort.
+ *
+ * Beside the history the base keeps an index by module (model.h explains
+ * the refs): appending costs one hash lookup (none for a run of entries of
+ * the same module) and a ref; trimming drops the dropped entries' refs with
+ * one binary search per module list.  Arrows a paradigm completes later (it
+ * writes t1 in place) wait in the module's `open` list; the list is swept
+ * when it has doubled since the last sweep, which keeps appends amortised
+ * O(1) and turns each completed arrow's length into the module's arrow_span.
  */
 #include <math.h>
 #include "model.h"
+
+struct _ViperHistoryIndex {
+  GHashTable *mods;         /* gint64 module (the key lives in the value) -> ViperHistoryModule */
+  ViperHistoryModule *last; /* the module of the previous append */
+  gint64 last_id;
+};
+
+typedef struct {
+  ViperHistoryModule pub;
+  gint64 id;
+} IndexModule;
+
+static void
+index_module_free (gpointer p)
+{
+  IndexModule *x = p;
+  g_array_unref (x->pub.states);
+  g_array_unref (x->pub.arrows);
+  g_array_unref (x->pub.open);
+  g_free (x);
+}
+
+static ViperHistoryIndex *
+index_new (void)
+{
+  ViperHistoryIndex *x = g_new0 (ViperHistoryIndex, 1);
+  x->mods = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, index_module_free);
+  return x;
+}
+
+static void
+index_clear (ViperHistoryIndex *x)
+{
+  g_hash_table_remove_all (x->mods);
+  x->last = NULL;
+}
+
+static ViperHistoryModule *
+index_module (ViperHistoryIndex *x, gint64 id)
+{
+  if (x->last && x->last_id == id)
+    return x->last;
+  IndexModule *im = g_hash_table_lookup (x->mods, &id);
+  if (!im)
+    {
+      im = g_new0 (IndexModule, 1);
+      im->id = id;
+      im->pub.states = g_array_new (FALSE, FALSE, sizeof (ViperHistoryRef));
+      im->pub.arrows = g_array_new (FALSE, FALSE, sizeof (ViperHistoryRef));
+      im->pub.open = g_array_new (FALSE, FALSE, sizeof (guint64));
+      g_hash_table_insert (x->mods, &im->id, im);
+    }
+  x->last = &im->pub;
+  x->last_id = id;
+  return x->last;
+}
+
+static void
+refs_append (GArray *refs, double *disorder, guint64 pos, double t0)
+{
+  double prev = refs->len ? g_array_index (refs, ViperHistoryRef, refs->len - 1).t0_max : -INFINITY;
+  if (t0 < prev)
+    *disorder = MAX (*disorder, prev - t0);
+  ViperHistoryRef r = { pos, t0 > prev ? t0 : prev };
+  g_array_append_val (refs, r);
+}
+
+/* refs are in position order: the trimmed ones are a prefix */
+static void
+refs_drop_before (GArray *refs, guint64 pos)
+{
+  guint lo = 0, hi = refs->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (refs, ViperHistoryRef, mid).pos < pos)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo)
+    g_array_remove_range (refs, 0, lo);
+}
+
+/* Keep the arrows still underway; the lengths of the arrived ones now bound arrow_span. */
+static void
+open_sweep (const ViperModel *m, ViperHistoryModule *h)
+{
+  guint k = 0;
+  for (guint i = 0; i < h->open->len; i++)
+    {
+      guint64 pos = g_array_index (h->open, guint64, i);
+      const ViperHistoryEntry *e = viper_model_history_at (m, pos);
+      if (!e)
+        continue;
+      if (isnan (e->t1))
+        g_array_index (h->open, guint64, k++) = pos;
+      else if (e->t1 - e->t0 > h->arrow_span)
+        h->arrow_span = e->t1 - e->t0;
+    }
+  g_array_set_size (h->open, k);
+  h->open_kept = k;
+}
+
+static void
+index_trim (ViperModel *m)
+{
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, m->history_index->mods);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      ViperHistoryModule *h = v;
+      refs_drop_before (h->states, m->history_dropped);
+      refs_drop_before (h->arrows, m->history_dropped);
+      open_sweep (m, h);
+    }
+}
 
 void
 viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadigm *p, ViperSetup *setup)
@@ -18,6 +144,7 @@ viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadi
   m->damage = viper_damage_new ();
   m->clock = -INFINITY;
   m->history = g_array_new (FALSE, FALSE, sizeof (ViperHistoryEntry));
+  m->history_index = index_new ();
 }
 
 void
@@ -28,6 +155,12 @@ viper_model_finish (ViperModel *m)
   if (m->history)
     g_array_unref (m->history);
   m->history = NULL;
+  if (m->history_index)
+    {
+      g_hash_table_destroy (m->history_index->mods);
+      g_free (m->history_index);
+    }
+  m->history_index = NULL;
 }
 
 void
@@ -64,6 +197,7 @@ trim_history (ViperModel *m)
     {
       g_array_remove_range (m->history, 0, n);
       m->history_dropped += n;
+      index_trim (m);
     }
 }
 
@@ -90,6 +224,7 @@ viper_model_reset (ViperModel *m)
   m->applied = m->changes = m->inconsistent = 0;
   g_array_set_size (m->history, 0);
   m->history_dropped = 0;
+  index_clear (m->history_index);
   viper_damage_clear (m->damage);
   if (m->klass->reset)
     m->klass->reset (m);
@@ -125,6 +260,7 @@ viper_model_set_history (ViperModel *m, double interval)
     {
       m->history_dropped += m->history->len;
       g_array_set_size (m->history, 0);
+      index_clear (m->history_index);
     }
   trim_history (m);
 }
@@ -134,5 +270,53 @@ viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e)
 {
   if (m->history_interval < 0)
     return;
+  guint64 pos = (guint64) m->history_dropped + m->history->len;
   g_array_append_vals (m->history, e, 1);
+  ViperHistoryModule *h = index_module (m->history_index, e->module);
+  if (e->other < 0)
+    {
+      refs_append (h->states, &h->state_disorder, pos, e->t0);
+      return;
+    }
+  refs_append (h->arrows, &h->arrow_disorder, pos, e->t0);
+  if (!isnan (e->t1))
+    h->arrow_span = MAX (h->arrow_span, e->t1 - e->t0);
+  else
+    {
+      g_array_append_val (h->open, pos);
+      if (h->open->len >= 2 * h->open_kept + 16)
+        open_sweep (m, h);
+    }
+}
+
+const ViperHistoryModule *
+viper_model_history_module (const ViperModel *m, gint64 module)
+{
+  if (!m->history_index)
+    return NULL;
+  IndexModule *im = g_hash_table_lookup (m->history_index->mods, &module);
+  return im ? &im->pub : NULL;
+}
+
+guint
+viper_history_refs_seek (const GArray *refs, double t)
+{
+  guint lo = 0, hi = refs->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (refs, ViperHistoryRef, mid).t0_max < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+const ViperHistoryEntry *
+viper_model_history_at (const ViperModel *m, guint64 pos)
+{
+  if (pos < m->history_dropped || pos - m->history_dropped >= m->history->len)
+    return NULL;
+  return &g_array_index (m->history, ViperHistoryEntry, (guint) (pos - m->history_dropped));
 }

@@ -18,6 +18,7 @@
 G_BEGIN_DECLS
 
 typedef struct _ViperRun ViperRun;
+typedef struct _ViperHistoryIndex ViperHistoryIndex;
 
 typedef struct {
   /* Apply one transferred tram; return TRUE when the visible state changed. */
@@ -56,6 +57,7 @@ struct _ViperModel {
   double history_interval;          /* 0: keep everything; < 0: keep none (headless replay) */
   GArray *history;                  /* of ViperHistoryEntry, time ordered by t0 */
   guint history_dropped;            /* entries dropped from the front so far */
+  ViperHistoryIndex *history_index; /* per-module refs into history (viper_model_history_module) */
 };
 
 void viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadigm *p,
@@ -74,5 +76,42 @@ void viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fm
 /* interval > 0: drop entries older than clock - interval; 0: keep all; < 0: record none. */
 void viper_model_set_history (ViperModel *m, double interval);
 void viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e);
+
+/* ---- the history by module --------------------------------------------------
+ * A view that shows a slice of time (the space-time view) must not walk the
+ * whole history each frame.  The base therefore keeps, for each module, where
+ * its entries are, in order of addition, which is time order for each module
+ * in every paradigm so far.  A ref names an entry by its absolute position
+ * (history_dropped + index) and carries the largest t0 among it and the
+ * module's earlier refs: seeking that running maximum is exact even when a
+ * paradigm appends a module's entries slightly out of time order, and
+ * `disorder` bounds how far below the maximum a later t0 can lie, so a scan
+ * can stop once t0_max passes its end + disorder.  Entries with other >= 0
+ * are arrows, filed under their sender (module); the others are state
+ * changes.  Arrows appended while underway (t1 NAN) are also listed in
+ * `open`, because the paradigm completes them in place and their length is
+ * unknown until then; `arrow_span` is the longest length of the module's
+ * arrows not in `open`, so an arrow that reaches a window [a, b] either
+ * starts at or after a - arrow_span or is in `open`. */
+typedef struct {
+  guint64 pos;              /* absolute position: history index + history_dropped */
+  double t0_max;            /* max t0 of this and the earlier refs of the list */
+} ViperHistoryRef;
+
+typedef struct {
+  GArray *states;           /* ViperHistoryRef: the module's state changes */
+  GArray *arrows;           /* ViperHistoryRef: arrows it sent */
+  double state_disorder, arrow_disorder;  /* t0 >= t0_max - disorder for every ref */
+  GArray *open;             /* guint64 positions: arrows underway when last looked at */
+  double arrow_span;        /* longest t1 - t0 among its arrows not in open */
+  guint open_kept;          /* open->len after the last sweep (sweeps are amortised) */
+} ViperHistoryModule;
+
+/* The module's refs, or NULL when the history holds nothing of it. */
+const ViperHistoryModule *viper_model_history_module (const ViperModel *m, gint64 module);
+/* The first ref whose t0_max >= t (refs->len when none): every ref before it has t0 < t. */
+guint viper_history_refs_seek (const GArray *refs, double t);
+/* The entry at an absolute position; NULL once trimmed away. */
+const ViperHistoryEntry *viper_model_history_at (const ViperModel *m, guint64 pos);
 
 G_END_DECLS

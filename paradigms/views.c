@@ -835,6 +835,223 @@ st_bar (cairo_t *cr, const ViperViewGeometry *g, const ViperRenderer *r, gint ro
   rs->pending = TRUE;
 }
 
+/* The time at pixel column x of the plot. */
+static double
+st_t (const ViperViewGeometry *g, double x)
+{
+  return g->t0 + (x - g->plot_x) / g->plot_w * (g->t1 - g->t0);
+}
+
+/* viper_history_refs_seek from `from` on: the walks below move forward a
+ * pixel column at a time, so the answer is usually a few refs ahead.
+ * Galloping (1, 2, 4, ... refs) brackets it in O(log distance) steps that
+ * stay in the cache lines just read, where a search over the whole list
+ * would touch a cold line per step. */
+static guint
+refs_seek_from (const GArray *refs, guint from, double t)
+{
+  guint n = refs->len, lo = from, step = 1;
+  if (lo >= n || g_array_index (refs, ViperHistoryRef, lo).t0_max >= t)
+    return lo;
+  /* invariant: t0_max[lo] < t */
+  guint hi = lo + step;
+  while (hi < n && g_array_index (refs, ViperHistoryRef, hi).t0_max < t)
+    {
+      lo = hi;
+      step *= 2;
+      hi = step < n - lo ? lo + step : n;
+    }
+  lo++;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (refs, ViperHistoryRef, mid).t0_max < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static const ViperHistoryEntry *
+ref_entry (const ViperModel *m, const GArray *refs, guint i)
+{
+  return viper_model_history_at (m, g_array_index (refs, ViperHistoryRef, i).pos);
+}
+
+static double
+ref_t0_max (const GArray *refs, guint i)
+{
+  return g_array_index (refs, ViperHistoryRef, i).t0_max;
+}
+
+/* One row's state bars, from the model's per-module index rather than the
+ * whole history: a binary search finds the change in effect at the window's
+ * start, and wherever more than one change falls inside one pixel column
+ * another search jumps to the change in effect at the next column.  The
+ * changes jumped over are bars that st_bar would merge into the one the
+ * column shows anyway, so the picture is the same and a row costs at most
+ * a few searches per pixel column, however long the history.  Leaves the
+ * last change drawn in rs->last_t / last_state for the bar up to the clock. */
+static void
+st_row_bars (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, gint row, RowState *rs)
+{
+  const ViperRenderer *r = g->r;
+  const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, row).id);
+  if (!h || !h->states->len)
+    return;
+  const GArray *refs = h->states;
+  guint n = refs->len;
+  /* past this, every change starts after the window */
+  double stop = g->t1 + h->state_disorder;
+  guint i = viper_history_refs_seek (refs, g->t0);
+  i = i > 0 ? i - 1 : 0;
+  const ViperHistoryEntry *cur = NULL;
+  while (i < n)
+    {
+      const ViperHistoryEntry *e = ref_entry (m, refs, i);
+      if (!e)
+        {
+          i++;
+          continue;
+        }
+      if (cur)
+        st_bar (cr, g, r, row, rs, cur->t0, e->t0, cur->state);
+      cur = e;
+      if (ref_t0_max (refs, i) > stop)
+        break;
+      double col = floor (st_x (g, MAX (e->t0, g->t0)));
+      guint k = refs_seek_from (refs, i, st_t (g, col + 1));
+      const ViperHistoryEntry *last = k > i + 2 ? ref_entry (m, refs, k - 1) : NULL;
+      if (last)
+        {
+          /* changes i+1 .. k-2 end inside this column: one bar up to the
+           * start of k-1 (the change in effect at the next column) stands
+           * for them */
+          st_bar (cr, g, r, row, rs, cur->t0, last->t0, cur->state);
+          cur = last;
+          i = k;
+        }
+      else
+        i++;
+    }
+  if (cur)
+    {
+      rs->last_t = cur->t0;
+      rs->last_state = cur->state;
+    }
+}
+
+/* Where a message is drawn: from its sender's row at the send to the
+ * receiver's row at the arrival (the clock while underway).  FALSE when it is
+ * not drawn: not an arrow for the renderer, a receiver without a row, or
+ * outside the window. */
+typedef struct {
+  const ViperHistoryEntry *e;
+  double x0, y0, x1, y1;
+  ViperColor color;
+  gboolean underway;
+} StArrow;
+
+static gboolean
+st_arrow_place (const ViperViewGeometry *g, const ViperModel *m, gint row, const ViperHistoryEntry *e, double clock,
+                StArrow *out)
+{
+  if (!g->r->history_arrow || !g->r->history_arrow (m, e, &out->color))
+    return FALSE;
+  gint rb = row_of (g, e->other);
+  if (rb < 0)
+    return FALSE;
+  out->underway = isnan (e->t1);
+  double t1 = out->underway ? clock : e->t1;
+  if (t1 < g->t0 || e->t0 > g->t1)
+    return FALSE;
+  out->e = e;
+  out->x0 = st_x (g, e->t0);
+  out->y0 = g->top + (row + 0.5) * g->row_h;
+  out->x1 = st_x (g, t1);
+  out->y1 = g->top + (rb + 0.5) * g->row_h;
+  return TRUE;
+}
+
+/* Called for each message the view shows; TRUE stops the walk. */
+typedef gboolean (*StArrowVisit) (const StArrow *a, gpointer data);
+
+/* The messages a row's module sent that the view shows.  Those that have
+ * arrived and fit in the module's arrow_span start at or after
+ * t0 - arrow_span: a binary search finds the first, and one arrived message
+ * per pixel column of their start is all a screen can show (taken[] marks
+ * the plot's columns that have one, whichever row sent it), so after each
+ * a search jumps to the next column.  Underway ones (and arrived ones
+ * longer than the span, not yet swept from the list) are in the module's
+ * `open` list and are all shown: they are few, and each is news.  The
+ * painter and the tooltip both walk this, so the tooltip names only what
+ * is drawn. */
+static gboolean
+st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double clock, guint8 *taken,
+               StArrowVisit visit, gpointer data)
+{
+  const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, row).id);
+  if (!h)
+    return FALSE;
+  const GArray *refs = h->arrows;
+  double stop = g->t1 + h->arrow_disorder;
+  StArrow a;
+  guint i = viper_history_refs_seek (refs, g->t0 - h->arrow_span);
+  while (i < refs->len && ref_t0_max (refs, i) <= stop)
+    {
+      const ViperHistoryEntry *e = ref_entry (m, refs, i++);
+      if (!e || isnan (e->t1) || !st_arrow_place (g, m, row, e, clock, &a))
+        continue;
+      double col = floor (a.x0);
+      double c = col - floor (g->plot_x);
+      gboolean in_plot = c >= 0 && c <= g->plot_w;
+      if (!in_plot || !taken[(guint) c])
+        {
+          if (visit (&a, data))
+            return TRUE;
+          if (in_plot)
+            taken[(guint) c] = 1;
+        }
+      guint k = refs_seek_from (refs, i, st_t (g, col + 1));
+      i = MAX (i, k);
+    }
+  for (guint o = 0; o < h->open->len; o++)
+    {
+      const ViperHistoryEntry *e = viper_model_history_at (m, g_array_index (h->open, guint64, o));
+      if (e && (isnan (e->t1) || e->t1 - e->t0 > h->arrow_span) && st_arrow_place (g, m, row, e, clock, &a)
+          && visit (&a, data))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Every row's messages; taken[] is shared so a pixel column keeps one. */
+static gboolean
+st_arrows (const ViperViewGeometry *g, const ViperModel *m, double clock, StArrowVisit visit, gpointer data)
+{
+  guint8 *taken = g_malloc0 ((gsize) g->plot_w + 2);
+  gboolean stopped = FALSE;
+  for (guint i = 0; m && i < g->mods->len && !stopped; i++)
+    stopped = st_row_arrows (g, m, (gint) i, clock, taken, visit, data);
+  g_free (taken);
+  return stopped;
+}
+
+typedef struct {
+  cairo_t *cr;
+  double head;
+} StPaint;
+
+static gboolean
+st_arrow_paint (const StArrow *a, gpointer data)
+{
+  StPaint *p = data;
+  set_color (p->cr, a->color);
+  arrow_line (p->cr, a->x0, a->y0, a->x1, a->y1, p->head, a->underway);
+  return FALSE;
+}
+
 static void
 draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
 {
@@ -870,28 +1087,13 @@ draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
   RowState *rows = g_new (RowState, MAX (n, 1u));
   for (guint i = 0; i < n; i++)
     rows[i] = (RowState) { NAN, 0, 0, 0, 0, FALSE };
-  GArray *hist = m ? m->history : NULL;
   cairo_save (cr);
   cairo_rectangle (cr, g->plot_x, 0, g->plot_w, bottom);
   cairo_clip (cr);
-  for (guint i = 0; hist && i < hist->len; i++)
-    {
-      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
-      ViperColor c;
-      if (r->history_arrow && r->history_arrow (m, e, &c))
-        continue;
-      gint row = row_of (g, e->module);
-      if (row < 0)
-        continue;
-      RowState *rs = &rows[row];
-      if (!isnan (rs->last_t))
-        st_bar (cr, g, r, row, rs, rs->last_t, e->t0, rs->last_state);
-      rs->last_t = e->t0;
-      rs->last_state = e->state;
-    }
   double clock = m && isfinite (m->clock) ? m->clock : g->t1;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; m && i < n; i++)
     {
+      st_row_bars (cr, g, m, (gint) i, &rows[i]);
       if (!isnan (rows[i].last_t))
         st_bar (cr, g, r, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
       st_paint (cr, g, r, (gint) i, &rows[i]);
@@ -899,30 +1101,10 @@ draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
   g_free (rows);
 
   /* messages: from the sender's row at the send to the receiver's row at the
-   * arrival; one per pixel column of their start is all a screen can show */
+   * arrival, row by row of their senders */
   cairo_set_line_width (cr, 1.2);
-  double last_col = -1;
-  for (guint i = 0; hist && i < hist->len; i++)
-    {
-      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
-      ViperColor c;
-      if (!r->history_arrow || !r->history_arrow (m, e, &c))
-        continue;
-      gint ra = row_of (g, e->module), rb = row_of (g, e->other);
-      if (ra < 0 || rb < 0)
-        continue;
-      gboolean underway = isnan (e->t1);
-      double t1 = underway ? clock : e->t1;
-      if (t1 < g->t0 || e->t0 > g->t1)
-        continue;
-      double col = floor (st_x (g, e->t0));
-      if (col == last_col && !underway)
-        continue;
-      last_col = col;
-      set_color (cr, c);
-      arrow_line (cr, st_x (g, e->t0), g->top + (ra + 0.5) * g->row_h, st_x (g, t1), g->top + (rb + 0.5) * g->row_h,
-                  MIN (7.0, g->row_h * 0.4 + 2), underway);
-    }
+  StPaint paint = { cr, MIN (7.0, g->row_h * 0.4 + 2) };
+  st_arrows (g, m, clock, st_arrow_paint, &paint);
   cairo_restore (cr);
 
   /* axis */
@@ -961,6 +1143,23 @@ draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
   draw_legend (cr, r, g->plot_x, g->height - 6);
 }
 
+typedef struct {
+  double x, y;
+  const ViperHistoryEntry *e;
+} StNear;
+
+static gboolean
+st_arrow_near (const StArrow *a, gpointer data)
+{
+  StNear *n = data;
+  double dx = a->x1 - a->x0, dy = a->y1 - a->y0, l2 = dx * dx + dy * dy;
+  double u = l2 > 0 ? CLAMP (((n->x - a->x0) * dx + (n->y - a->y0) * dy) / l2, 0, 1) : 0;
+  if (hypot (a->x0 + u * dx - n->x, a->y0 + u * dy - n->y) > 3)
+    return FALSE;
+  n->e = a->e;
+  return TRUE;
+}
+
 char *
 viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const ViperTimeWindow *window,
                                int width, int height, double x, double y)
@@ -975,51 +1174,36 @@ viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const V
     goto done;
   double t = g->t0 + (x - g->plot_x) / g->plot_w * (g->t1 - g->t0);
   gint64 id = g_array_index (g->mods, ModBox, row).id;
-  GArray *hist = m->history;
   /* a message passing close to the pointer wins over the bar under it */
-  for (guint i = 0; i < hist->len; i++)
+  StNear near = { x, y, NULL };
+  if (st_arrows (g, m, isfinite (m->clock) ? m->clock : g->t1, st_arrow_near, &near))
     {
-      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
-      ViperColor c;
-      if (!r->history_arrow || !r->history_arrow (m, e, &c))
-        continue;
-      gint ra = row_of (g, e->module), rb = row_of (g, e->other);
-      if (ra < 0 || rb < 0)
-        continue;
-      double t1 = isnan (e->t1) ? m->clock : e->t1;
-      double x0 = st_x (g, e->t0), y0 = g->top + (ra + 0.5) * g->row_h;
-      double x1 = st_x (g, t1), y1 = g->top + (rb + 0.5) * g->row_h;
-      double dx = x1 - x0, dy = y1 - y0, l2 = dx * dx + dy * dy;
-      double u = l2 > 0 ? CLAMP (((x - x0) * dx + (y - y0) * dy) / l2, 0, 1) : 0;
-      if (hypot (x0 + u * dx - x, y0 + u * dy - y) <= 3)
-        {
-          char *a = r->module_label (m, e->module), *b = r->module_label (m, e->other);
-          char t0s[32], t1s[32];
-          format_time (e->t0, t0s, sizeof t0s);
-          format_time (e->t1, t1s, sizeof t1s);
-          out = isnan (e->t1) ? g_strdup_printf ("message %s \u2192 %s sent at %s, underway", a, b, t0s)
-                              : g_strdup_printf ("message %s \u2192 %s sent at %s, received at %s", a, b, t0s, t1s);
-          g_free (a);
-          g_free (b);
-          goto done;
-        }
+      const ViperHistoryEntry *e = near.e;
+      char *a = r->module_label (m, e->module), *b = r->module_label (m, e->other);
+      char t0s[32], t1s[32];
+      format_time (e->t0, t0s, sizeof t0s);
+      format_time (e->t1, t1s, sizeof t1s);
+      out = isnan (e->t1) ? g_strdup_printf ("message %s \u2192 %s sent at %s, underway", a, b, t0s)
+                          : g_strdup_printf ("message %s \u2192 %s sent at %s, received at %s", a, b, t0s, t1s);
+      g_free (a);
+      g_free (b);
+      goto done;
     }
+  /* the bar under the pointer: the last change at or before t and the next one */
   double from = NAN, to = NAN;
   gint state = -1;
-  for (guint i = 0; i < hist->len; i++)
+  const ViperHistoryModule *h = viper_model_history_module (m, id);
+  if (h && h->states->len)
     {
-      const ViperHistoryEntry *e = &g_array_index (hist, ViperHistoryEntry, i);
-      ViperColor c;
-      if (e->module != id || (r->history_arrow && r->history_arrow (m, e, &c)))
-        continue;
-      if (e->t0 <= t)
+      guint k = viper_history_refs_seek (h->states, nextafter (t, INFINITY));
+      const ViperHistoryEntry *e = k > 0 ? ref_entry (m, h->states, k - 1) : NULL;
+      const ViperHistoryEntry *next = k < h->states->len ? ref_entry (m, h->states, k) : NULL;
+      if (e)
         {
           from = e->t0;
           state = e->state;
-          to = NAN;
+          to = next ? next->t0 : NAN;
         }
-      else if (isnan (to))
-        to = e->t0;
     }
   if (state >= 0)
     {

@@ -350,6 +350,144 @@ test_history_window (void)
   g_free (m);
 }
 
+/* The per-module index must name exactly the module's entries the history
+ * still holds, in order; seeking must never skip an entry at or after the
+ * time sought; and every arrow that reaches a window [a, b] must be either
+ * in `open` or start at or after a - arrow_span - through appends, arrows
+ * completed in place (as Mona Lisa does), out-of-order arrows (as picl
+ * appends them at the receive), trimming and reset. */
+static void
+check_history_index (const ViperModel *m, guint n_mods)
+{
+  for (guint mod = 0; mod < n_mods; mod++)
+    {
+      const ViperHistoryModule *h = viper_model_history_module (m, mod);
+      guint si = 0, ai = 0;
+      for (guint i = 0; i < m->history->len; i++)
+        {
+          const ViperHistoryEntry *e = &g_array_index (m->history, ViperHistoryEntry, i);
+          if (e->module != (gint32) mod)
+            continue;
+          g_assert_nonnull (h);
+          guint64 pos = (guint64) m->history_dropped + i;
+          g_assert_true (viper_model_history_at (m, pos) == e);
+          GArray *refs = e->other < 0 ? h->states : h->arrows;
+          guint *k = e->other < 0 ? &si : &ai;
+          double disorder = e->other < 0 ? h->state_disorder : h->arrow_disorder;
+          g_assert_cmpuint (*k, <, refs->len);
+          const ViperHistoryRef *r = &g_array_index (refs, ViperHistoryRef, *k);
+          g_assert_cmpuint (r->pos, ==, pos);
+          g_assert_cmpfloat (r->t0_max, >=, e->t0);
+          g_assert_cmpfloat (e->t0, >=, r->t0_max - disorder);
+          (*k)++;
+          if (e->other < 0)
+            continue;
+          /* an arrow outside open must fit in arrow_span */
+          gboolean in_open = FALSE;
+          for (guint o = 0; o < h->open->len; o++)
+            in_open |= g_array_index (h->open, guint64, o) == pos;
+          g_assert_true (in_open || e->t1 - e->t0 <= h->arrow_span);
+        }
+      if (!h)
+        continue;
+      g_assert_cmpuint (si, ==, h->states->len);
+      g_assert_cmpuint (ai, ==, h->arrows->len);
+      for (double t = -5; t < 1100; t += 7.25)
+        for (int which = 0; which < 2; which++)
+          {
+            const GArray *refs = which ? h->arrows : h->states;
+            guint k = viper_history_refs_seek (refs, t);
+            g_assert_cmpuint (k, <=, refs->len);
+            for (guint j = 0; j < k; j++)
+              g_assert_cmpfloat (viper_model_history_at (m, g_array_index (refs, ViperHistoryRef, j).pos)->t0, <, t);
+            if (k < refs->len)
+              g_assert_cmpfloat (g_array_index (refs, ViperHistoryRef, k).t0_max, >=, t);
+          }
+    }
+  g_assert_null (viper_model_history_module (m, n_mods + 7));
+  if (m->history_dropped > 0)
+    g_assert_null (viper_model_history_at (m, m->history_dropped - 1));
+  g_assert_null (viper_model_history_at (m, (guint64) m->history_dropped + m->history->len));
+}
+
+static void
+test_history_index (void)
+{
+  ToyModel *m = g_new0 (ToyModel, 1);
+  viper_model_init (&m->base, &toy_class, &toy, NULL);
+  ViperModel *b = &m->base;
+  GRand *rand = g_rand_new_with_seed (5);
+  const guint n_mods = 4;
+  GArray *underway = g_array_new (FALSE, FALSE, sizeof (guint64));
+  double t = 0;
+  for (guint round = 0; round < 3; round++)
+    {
+      viper_model_set_history (b, round == 1 ? 120.0 : 0.0);
+      for (guint i = 0; i < 6000; i++)
+        {
+          t += g_rand_double_range (rand, 0, 0.1);
+          gint32 mod = g_rand_int_range (rand, 0, n_mods);
+          guint kind = g_rand_int_range (rand, 0, 4);
+          ViperHistoryEntry e = { t, t, mod, -1, g_rand_int_range (rand, 0, 3), 0 };
+          if (kind == 1)
+            {
+              /* sent now, completed later in place */
+              e.other = (mod + 1) % n_mods;
+              e.t1 = NAN;
+              e.state = 100;
+              guint64 pos = (guint64) b->history_dropped + b->history->len;
+              g_array_append_val (underway, pos);
+            }
+          else if (kind == 2)
+            {
+              /* appended at the receive: sent up to 3 time units ago */
+              e.other = (mod + 2) % n_mods;
+              e.t0 = MAX (t - g_rand_double_range (rand, 0, 3), 0);
+              e.state = 101;
+            }
+          viper_model_history_add (b, &e);
+          if (underway->len && g_rand_int_range (rand, 0, 3) == 0)
+            {
+              guint k = g_rand_int_range (rand, 0, underway->len);
+              guint64 pos = g_array_index (underway, guint64, k);
+              g_array_remove_index_fast (underway, k);
+              if (pos >= b->history_dropped)
+                g_array_index (b->history, ViperHistoryEntry, (guint) (pos - b->history_dropped)).t1 = t;
+            }
+          /* the clock moves as trams are applied; trimming follows it */
+          b->clock = t;
+          viper_model_set_history (b, b->history_interval);
+          if (i % 1500 == 0)
+            check_history_index (b, n_mods);
+        }
+      check_history_index (b, n_mods);
+      if (round == 1)
+        g_assert_cmpuint (b->history_dropped, >, 0);
+    }
+  /* a full trim: the index forgets the dropped entries */
+  g_array_set_size (underway, 0);
+  for (guint i = 0; i < b->history->len; i++)
+    if (isnan (g_array_index (b->history, ViperHistoryEntry, i).t1))
+      g_array_index (b->history, ViperHistoryEntry, i).t1 = t;
+  b->clock = t + 1000;
+  viper_model_set_history (b, 10.0);
+  check_history_index (b, n_mods);
+  g_assert_cmpuint (b->history->len, ==, 0);
+  for (guint mod = 0; mod < n_mods; mod++)
+    {
+      const ViperHistoryModule *h = viper_model_history_module (b, mod);
+      g_assert_nonnull (h);
+      g_assert_cmpuint (h->states->len + h->arrows->len + h->open->len, ==, 0);
+    }
+  viper_model_reset (b);
+  for (guint mod = 0; mod < n_mods; mod++)
+    g_assert_null (viper_model_history_module (b, mod));
+  g_array_unref (underway);
+  g_rand_free (rand);
+  viper_model_finish (b);
+  g_free (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -360,5 +498,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scheduler/breakpoint-step-reset", test_scheduler_breakpoint_step_reset);
   g_test_add_func ("/scheduler/step-limit", test_scheduler_step_limit);
   g_test_add_func ("/model/history-window", test_history_window);
+  g_test_add_func ("/model/history-index", test_history_index);
   return g_test_run ();
 }
