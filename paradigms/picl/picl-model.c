@@ -25,6 +25,7 @@
  * one array with a free list; both grow geometrically and are reused.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "picl.h"
 #include "core/run.h"
@@ -685,4 +686,44 @@ viper_picl_model_n_subsets (const ViperModel *m)
 {
   const PiclModel *pm = checked (m);
   return pm ? pm->n_subsets : 0;
+}
+
+static int
+cmp_message (gconstpointer a, gconstpointer b)
+{
+  const ViperPiclMessage *x = a, *y = b;
+  if (x->sent != y->sent)
+    return x->sent < y->sent ? -1 : 1;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
+  if (x->dest != y->dest)
+    return x->dest < y->dest ? -1 : 1;
+  return (x->tag > y->tag) - (x->tag < y->tag);
+}
+
+/* The channel FIFOs hold exactly the send begins applied and not yet
+ * received, so reading them out is the answer; sorting makes the order
+ * independent of where the channels hash. */
+guint
+viper_picl_model_underway (const ViperModel *m, GArray *out)
+{
+  const PiclModel *pm = checked (m);
+  if (!pm)
+    return 0;
+  guint first = out->len;
+  for (guint i = 0; i < pm->channels.cap; i++)
+    {
+      const MapSlot *c = &pm->channels.s[i];
+      if (!c->used)
+        continue;
+      for (gint64 idx = c->v0; idx >= 0; idx = g_array_index (pm->pending, Pending, idx).next)
+        {
+          ViperPiclMessage msg = { c->a, c->b, c->c, g_array_index (pm->pending, Pending, idx).adjusted };
+          g_array_append_val (out, msg);
+        }
+    }
+  guint n = out->len - first;
+  if (n > 1)
+    qsort (&g_array_index (out, ViperPiclMessage, first), n, sizeof (ViperPiclMessage), cmp_message);
+  return n;
 }

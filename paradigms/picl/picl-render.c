@@ -4,7 +4,9 @@
  * as P0, P1, ...  Their states take ParaGraph's utilisation colours: green
  * busy (useful work), yellow communicating (overhead), red idle (waiting for
  * a message nobody has sent yet).  Messages are history arrows from the send
- * begin on the sender's row to the receive end on the receiver's.
+ * begin on the sender's row to the receive end on the receiver's; in the
+ * animation view, a message underway (sent, its receive end not applied yet)
+ * is an arrow from its sender to its receiver.
  */
 #include "picl-render.h"
 #include "picl.h"
@@ -67,6 +69,35 @@ picl_history_arrow (const ViperModel *m, const ViperHistoryEntry *e, ViperColor 
   return TRUE;
 }
 
+static int
+cmp_pair (gconstpointer a, gconstpointer b)
+{
+  const ViperPiclMessage *x = a, *y = b;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
+  return (x->dest > y->dest) - (x->dest < y->dest);
+}
+
+/* One arrow per (sender, receiver) with messages underway: a channel with a
+ * thousand unreceived messages is still one line on the screen. */
+static void
+picl_arrows (const ViperModel *m, const ViperRun *run, GArray *out)
+{
+  (void) run;
+  GArray *msgs = g_array_new (FALSE, FALSE, sizeof (ViperPiclMessage));
+  viper_picl_model_underway (m, msgs);
+  g_array_sort (msgs, cmp_pair);
+  for (guint i = 0; i < msgs->len; i++)
+    {
+      const ViperPiclMessage *x = &g_array_index (msgs, ViperPiclMessage, i);
+      if (i > 0 && cmp_pair (x, &g_array_index (msgs, ViperPiclMessage, i - 1)) == 0)
+        continue;
+      ViperViewArrow a = { x->src, x->dest, { 0.1, 0.1, 0.1 }, FALSE };
+      g_array_append_val (out, a);
+    }
+  g_array_unref (msgs);
+}
+
 static char *
 picl_activity (const ViperModel *m, gint64 id)
 {
@@ -82,6 +113,7 @@ const ViperRenderer viper_picl_renderer = {
   .state_name = picl_state_name,
   .state_color = picl_color,
   .n_states = 3,
+  .arrows = picl_arrows,
   .history_arrow = picl_history_arrow,
   .module_activity = picl_activity,
 };

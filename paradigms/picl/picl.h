@@ -67,4 +67,15 @@ guint64 viper_picl_model_received (const ViperModel *m, gint64 proc);
 guint viper_picl_model_n_procs (const ViperModel *m);
 guint viper_picl_model_n_subsets (const ViperModel *m);            /* (-202, -812) records seen */
 
+/* A message underway in the reconstructed run: its send begin is applied,
+ * the receive end that takes it is not yet. */
+typedef struct {
+  gint64 src, dest, tag;
+  double sent;              /* adjusted time of the send begin */
+} ViperPiclMessage;
+
+/* Appends the messages underway (ViperPiclMessage) to out, in order of
+ * sending, and returns how many. */
+guint viper_picl_model_underway (const ViperModel *m, GArray *out);
+
 G_END_DECLS

@@ -261,6 +261,74 @@ test_picl_breakpoint (void)
   g_free (trace);
 }
 
+/* Ink dark enough to be an arrow across the line between two modules'
+ * discs, at its middle: searched a few pixels to either side, because the
+ * renderer offsets an arrow from the centre line (so opposite arrows lie
+ * side by side) and the probe should not depend on by how much. */
+static gboolean
+dark_across_midpoint (cairo_surface_t *s, const ViperViewGeometry *g, gint64 a, gint64 b)
+{
+  double xa, ya, xb, yb;
+  g_assert_true (viper_view_geometry_module_point (g, a, &xa, &ya));
+  g_assert_true (viper_view_geometry_module_point (g, b, &xb, &yb));
+  double len = hypot (xb - xa, yb - ya);
+  g_assert_cmpfloat (len, >, 20);
+  double px = -(yb - ya) / len, py = (xb - xa) / len;
+  for (double d = -7; d <= 7; d += 0.5)
+    {
+      guint32 c = pixel (s, (xa + xb) / 2 + px * d, (ya + yb) / 2 + py * d);
+      if (((c >> 16) & 0xff) < 0x50 && ((c >> 8) & 0xff) < 0x50 && (c & 0xff) < 0x50)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* picl's animation view draws each message underway (sent, receive end not
+ * applied) as an arrow from sender to receiver, and nothing once it has been
+ * received: stops inside the first message, between the two, and at the
+ * end with the second one never received. */
+static void
+test_picl_arrows (void)
+{
+  const struct {
+    double until;
+    guint n;
+    double sent;
+  } stops[] = { { 2.2, 1, 2.0 }, { 4.5, 0, 0 }, { NAN, 1, 5.0 } };
+  char *trace = write_temp (picl_trace);
+  for (guint k = 0; k < G_N_ELEMENTS (stops); k++)
+    {
+      Replay r;
+      replay_open (&r, "picl", trace, NULL, stops[k].until);
+      GArray *msgs = g_array_new (FALSE, FALSE, sizeof (ViperPiclMessage));
+      g_assert_cmpuint (viper_picl_model_underway (r.model, msgs), ==, stops[k].n);
+      g_assert_cmpuint (msgs->len, ==, viper_picl_model_unreceived (r.model));
+      if (stops[k].n)
+        {
+          const ViperPiclMessage *x = &g_array_index (msgs, ViperPiclMessage, 0);
+          g_assert_cmpint (x->src, ==, 0);
+          g_assert_cmpint (x->dest, ==, 1);
+          g_assert_cmpint (x->tag, ==, 7);
+          g_assert_cmpfloat (x->sent, ==, stops[k].sent);
+        }
+      cairo_surface_t *s = render (&r, VIPER_VIEW_ANIMATION, "png");
+      ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, r.model, r.run, NULL, NULL, W, H);
+      g_assert_cmpuint (viper_view_geometry_n_modules (g), ==, 3);
+      if (dark_across_midpoint (s, g, 0, 1) != (stops[k].n > 0))
+        g_error ("stop %u: P0 -> P1 with %u message(s) underway, but an arrow is %s", k, stops[k].n,
+                 stops[k].n ? "missing" : "drawn");
+      /* no message ever travels between P2 and the others */
+      g_assert_false (dark_across_midpoint (s, g, 0, 2));
+      g_assert_false (dark_across_midpoint (s, g, 1, 2));
+      viper_view_geometry_free (g);
+      cairo_surface_destroy (s);
+      g_array_unref (msgs);
+      replay_close (&r);
+    }
+  g_unlink (trace);
+  g_free (trace);
+}
+
 /* ---- Mona Lisa: the bundled Farm ---------------------------------------------------- */
 
 static guint32
@@ -437,6 +505,7 @@ main (int argc, char **argv)
   static const double farm_end = NAN, farm_mid = 6.6, farm_early = 2.6;
   g_test_add_func ("/views/picl/end", test_picl_end);
   g_test_add_func ("/views/picl/breakpoint", test_picl_breakpoint);
+  g_test_add_func ("/views/picl/arrows", test_picl_arrows);
   g_test_add_data_func ("/views/monalisa/farm-early", &farm_early, test_farm);
   g_test_add_data_func ("/views/monalisa/farm-mid", &farm_mid, test_farm);
   g_test_add_data_func ("/views/monalisa/farm-end", &farm_end, test_farm);
