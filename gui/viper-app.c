@@ -27,6 +27,7 @@
 #include "core/stateout.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
+#include "viper-export-trace.h"
 #include "viper-session.h"
 #include "viper-status.h"
 #include "viper-view-widget.h"
@@ -724,6 +725,14 @@ act_show_view (GSimpleAction *action, GVariant *param, gpointer data)
 }
 
 static void
+act_export_trace (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  App *a = data;
+  viper_export_trace_dialog (GTK_WINDOW (a->window), a->s, a->status);
+}
+
+static void
 act_quit (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
@@ -739,6 +748,7 @@ static const GActionEntry actions[] = {
   { "open", act_open, NULL, NULL, NULL, { 0 } },
   { "listen", act_listen, NULL, NULL, NULL, { 0 } },
   { "export", act_export, NULL, NULL, NULL, { 0 } },
+  { "export-trace", act_export_trace, NULL, NULL, NULL, { 0 } },
   { "settings", act_settings, NULL, NULL, NULL, { 0 } },
   { "status", act_status, NULL, "false", NULL, { 0 } },
   { "show-animation", act_show_view, NULL, "true", NULL, { 0 } },
@@ -769,6 +779,7 @@ build_menu (void)
   g_menu_append (file, "_Open trace\u2026", "app.open");
   g_menu_append (file, "_Listen\u2026", "app.listen");
   g_menu_append (file, "_Export view\u2026", "app.export");
+  g_menu_append (file, "Export _trace\u2026", "app.export-trace");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (file));
   GMenu *views = g_menu_new ();
   g_menu_append (views, "Animation", "app.show-animation");
@@ -882,6 +893,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.open", { "<Control>o", NULL } },
     { "app.listen", { "<Control>l", NULL } },
     { "app.export", { "<Control>e", NULL } },
+    { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.quit", { "<Control>q", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)

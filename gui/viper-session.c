@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include "viper-session.h"
 #include "paradigms/paradigms.h"
+#include "paradigms/export.h"
 
 ViperSession *
 viper_session_new (const char *paradigm, const char *setup_path, const char *const *traces,
@@ -41,6 +42,12 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
   ViperSession *s = g_new0 (ViperSession, 1);
   s->paradigm = p;
   s->setup = setup;
+  s->traces = g_strdupv ((char **) traces);
+  if (!s->traces)
+    s->traces = g_new0 (char *, 1);
+  s->setup_path = g_strdup (setup_path);
+  s->decay = decay;
+  s->exporters = g_ptr_array_new ();
   s->pool = viper_tram_pool_new ();
   s->channels = viper_channels_new ();
   viper_diag_init (&s->diag, sink, sink_data);
@@ -85,6 +92,18 @@ viper_session_free (ViperSession *s)
 {
   if (!s)
     return;
+  /* live exports end with the session: finish their files first */
+  for (guint i = 0; s->exporters && i < s->exporters->len; i++)
+    {
+      GError *error = NULL;
+      if (!viper_exporter_close (s->exporters->pdata[i], &error))
+        {
+          g_printerr ("viper: export: %s\n", error->message);
+          g_error_free (error);
+        }
+    }
+  if (s->exporters)
+    g_ptr_array_free (s->exporters, TRUE);
   viper_scheduler_free (s->sched);
   viper_run_free (s->run);
   viper_model_free (s->model);
@@ -94,6 +113,8 @@ viper_session_free (ViperSession *s)
   viper_diag_clear (&s->diag);
   viper_tram_pool_free (s->pool);
   g_free (s->title);
+  g_strfreev (s->traces);
+  g_free (s->setup_path);
   g_free (s);
 }
 

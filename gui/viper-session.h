@@ -16,6 +16,10 @@ typedef struct {
   ViperRun *run;
   ViperScheduler *sched;
   char *title;              /* trace file name or listen address, for the window title */
+  char **traces;            /* the trace files (NULL-terminated, may be empty) */
+  char *setup_path;         /* the setup file, or NULL */
+  double decay;
+  GPtrArray *exporters;     /* ViperExporter* attached live (File > Export trace); closed with the session */
   guint64 file_bytes;       /* total size of the trace files (progress of a fast-forward) */
 } ViperSession;
 

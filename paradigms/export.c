@@ -43,6 +43,8 @@
 #include <math.h>
 #include <string.h>
 #include "export.h"
+#include "core/scheduler.h"
+#include "paradigms.h"
 
 G_DEFINE_QUARK (viper-export-error-quark, viper_export_error)
 
@@ -1051,5 +1053,70 @@ viper_exporter_close (ViperExporter *e, GError **error)
   g_free (e->last_event);
   g_string_free (e->buf, TRUE);
   g_free (e);
+  return ok;
+}
+
+/* ---- a whole run ------------------------------------------------------------------ */
+
+gboolean
+viper_export_files (const char *paradigm, const char *setup_path, const char *const *traces, double decay,
+                    const char *format, const char *file, guint64 *trams_out, GError **error)
+{
+  viper_paradigms_register_all ();
+  const ViperParadigm *p = viper_paradigm_lookup (paradigm);
+  if (!p)
+    {
+      g_set_error (error, VIPER_EXPORT_ERROR, 0, "unknown paradigm '%s'", paradigm);
+      return FALSE;
+    }
+  if (!viper_export_supported (p, format, error))
+    return FALSE;
+  ViperSetup *setup = NULL;
+  if (setup_path && *setup_path && p->setup_load && !(setup = p->setup_load (setup_path, error)))
+    return FALSE;
+  gboolean ok = FALSE;
+  ViperTramPool *pool = viper_tram_pool_new ();
+  ViperChannels *channels = viper_channels_new ();
+  ViperDiag diag;
+  viper_diag_init (&diag, NULL, NULL);
+  ViperModel *model = p->model_new ? p->model_new (p, setup) : NULL;
+  if (model)
+    {
+      viper_model_set_history (model, -1.0);
+      viper_damage_set_enabled (model->damage, FALSE);
+    }
+  ViperRun *run = viper_run_new (p, model, pool, channels, &diag, decay);
+  ViperScheduler *sched = viper_scheduler_new (run, model, channels, &diag);
+  ViperExporter *ex = NULL;
+  for (const char *const *t = traces; t && *t; t++)
+    {
+      ViperTramSource *src = viper_file_source_new (*t, pool, &diag, channels, error);
+      if (!src)
+        goto out;
+      viper_scheduler_add_source (sched, src);
+    }
+  if (!(ex = viper_exporter_open (p, model, format, file, error)))
+    goto out;
+  viper_scheduler_add_hook (sched, viper_exporter_hook, ex);
+  viper_scheduler_run (sched);
+  ok = viper_exporter_close (g_steal_pointer (&ex), error);
+  if (trams_out)
+    {
+      ViperCounts c;
+      viper_run_counts (run, &c);
+      *trams_out = c.transferred;
+    }
+out:
+  if (ex)
+    viper_exporter_close (ex, NULL);
+  viper_scheduler_free (sched);
+  viper_run_free (run);
+  if (model)
+    viper_model_free (model);
+  if (setup && p->setup_free)
+    p->setup_free (setup);
+  viper_channels_free (channels);
+  viper_diag_clear (&diag);
+  viper_tram_pool_free (pool);
   return ok;
 }

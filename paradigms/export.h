@@ -115,6 +115,18 @@ gboolean viper_exporter_finish (ViperExporter *e, GError **error);
 /* Finish (if not done) and free the exporter. */
 gboolean viper_exporter_close (ViperExporter *e, GError **error);
 
+/* ---- a whole run --------------------------------------------------------------- */
+
+/* Replay the trace files from the start, headless and on its own pipeline
+ * (the GUI's position does not matter), into one exporter on `file`.  Safe
+ * to call from a worker thread: it touches no main context.  trams_out: the
+ * trams transferred.  FALSE with an error when something cannot be read,
+ * loaded or written; pending trams at the end are not an error (they are
+ * simply not in the export). */
+gboolean viper_export_files (const char *paradigm, const char *setup_path, const char *const *traces,
+                             double decay, const char *format, const char *file, guint64 *trams_out,
+                             GError **error);
+
 /* ---- for paradigm exporters -------------------------------------------------- */
 
 gpointer viper_exporter_priv (ViperExporter *e);

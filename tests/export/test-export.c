@@ -1003,6 +1003,67 @@ test_macrame (void)
   g_free (sim);
 }
 
+/* The GUI's whole-run export (viper_export_files, run in a worker thread)
+ * writes exactly what viper-replay --export writes for the same files. */
+static gpointer
+export_files_thread (gpointer data)
+{
+  const char *const *args = data;
+  const char *traces[] = { args[2], NULL };
+  guint64 trams = 0;
+  GError *error = NULL;
+  gboolean ok = viper_export_files ("monalisa", args[1], traces, 0.5, args[3], args[4], &trams, &error);
+  g_assert_no_error (error);
+  g_assert_true (ok);
+  return GSIZE_TO_POINTER ((gsize) trams);
+}
+
+static void
+test_export_files (void)
+{
+  const char *root = g_getenv ("VIPER_SOURCE_ROOT");
+  char *setup = g_build_filename (root, "setup", "farm.setup", NULL);
+  char *trace = g_build_filename (root, "traces", "farm.trc", NULL);
+  const char *formats[] = { "paragraph", "paje", "chrome" };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      char *mine = g_build_filename (tmpdir, "files.out", NULL);
+      char *cli_out = g_build_filename (tmpdir, "cli.out", NULL);
+      const char *args[] = { "monalisa", setup, trace, formats[i], mine };
+      GThread *th = g_thread_new ("export", export_files_thread, (gpointer) args);
+      guint64 trams = GPOINTER_TO_SIZE (g_thread_join (th));
+      g_assert_cmpuint (trams, >, 300);
+      char *spec = g_strdup_printf ("--export=%s:%s", formats[i], cli_out);
+      char *setup_arg = g_strconcat ("--setup=", setup, NULL);
+      const char *cli[] = { "-p", "monalisa", setup_arg, spec, trace, NULL };
+      char *err = NULL;
+      g_assert_cmpint (run_cli (cli, &err), ==, 0);
+      g_free (err);
+      char *a = read_file (mine), *b = read_file (cli_out);
+      g_assert_cmpstr (a, ==, b);
+      g_free (a);
+      g_free (b);
+      g_free (spec);
+      g_free (setup_arg);
+      g_unlink (mine);
+      g_unlink (cli_out);
+      g_free (mine);
+      g_free (cli_out);
+    }
+  /* errors come back, nothing is left half-done */
+  const char *none[] = { "/nonexistent/x.trc", NULL };
+  GError *error = NULL;
+  g_assert_false (viper_export_files ("monalisa", setup, none, 0.5, "paje", "/dev/null", NULL, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  const char *farm[] = { trace, NULL };
+  g_assert_false (viper_export_files ("nosuch", NULL, farm, 0.5, "paje", "/dev/null", NULL, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_free (setup);
+  g_free (trace);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1021,6 +1082,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/macrame", test_macrame);
   g_test_add_func ("/export/unsupported", test_unsupported);
   g_test_add_func ("/export/cli", test_cli);
+  g_test_add_func ("/export/files", test_export_files);
   int rc = g_test_run ();
   g_rmdir (tmpdir);
   g_free (tmpdir);
