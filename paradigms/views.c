@@ -498,6 +498,17 @@ viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id, double 
   return TRUE;
 }
 
+static double st_x (const ViperViewGeometry *g, double t);
+
+gboolean
+viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x)
+{
+  if (g->kind != VIPER_VIEW_SPACETIME)
+    return FALSE;
+  *x = st_x (g, t);
+  return TRUE;
+}
+
 gboolean
 viper_view_area_rect (const ViperViewGeometry *g, const ViperArea *area, cairo_rectangle_int_t *out)
 {

@@ -148,6 +148,9 @@ gint64 viper_view_geometry_module (const ViperViewGeometry *g, guint i);
 /* The point that shows the module's state colour (disc centre, bar row,
  * state word) - for tests, and for tools that probe images. */
 gboolean viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id, double *x, double *y);
+/* Space-time view: the x where adjusted time t is drawn (it may lie outside
+ * the plot), for tests and tools that probe images; FALSE in other views. */
+gboolean viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x);
 
 /* Rectangle of the view that shows an area; FALSE when the view does not
  * show it.  VIPER_AREA_ALL (and areas that move the whole picture, such as

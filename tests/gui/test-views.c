@@ -381,6 +381,184 @@ test_farm (gconstpointer data)
   g_free (setup);
 }
 
+/* ---- space-time over a long history ------------------------------------------------- */
+
+static const guint32 ml_state_rgb[] = { 0xa0a0a0, 0x3cb44b, 0xf5c800, 0xd7263d };  /* inactive .. blocked */
+
+typedef struct {
+  double from, to;
+  gint state;
+} Segment;
+
+static int
+cmp_entry_t0 (gconstpointer a, gconstpointer b)
+{
+  const ViperHistoryEntry *x = a, *y = b;
+  return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+static cairo_surface_t *
+render_window (const ViperModel *m, const ViperTimeWindow *w, const char *dir)
+{
+  char *path = g_build_filename (dir, "spacetime.png", NULL);
+  GError *error = NULL;
+  g_assert_true (viper_view_render_kind_to_file (VIPER_VIEW_SPACETIME, m, NULL, NULL, w, path, W, H, &error));
+  g_assert_no_error (error);
+  cairo_surface_t *s = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+  g_unlink (path);
+  g_free (path);
+  return s;
+}
+
+/* Whether the tooltip finds `what` anywhere on the horizontal line y. */
+static gboolean
+describe_finds (const ViperModel *m, const ViperTimeWindow *w, double y, const char *what)
+{
+  for (int x = 0; x < W; x++)
+    {
+      char *d = viper_view_spacetime_describe (m, NULL, w, W, H, x, y);
+      gboolean hit = d && strstr (d, what);
+      g_free (d);
+      if (hit)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The space-time view draws from the model's per-module index and jumps over
+ * changes that share a pixel column.  Over 25,000 changes per module -
+ * stretches of one state between bursts of many changes per pixel - every
+ * probe in the middle of a stretch must still show the stretch's state, in
+ * the view that follows the clock and in a zoomed window.  Then messages: one
+ * underway since the start (it lives in the index's open list) and one that
+ * arrived but crosses a zoomed window from long before it (found through
+ * arrow_span) must both be found under the pointer among thousands of short
+ * ones. */
+static void
+test_spacetime_dense (void)
+{
+  char *trace, *setup_path;
+  if (!farm_ready (&trace, &setup_path))
+    return;
+  const ViperParadigm *p = viper_paradigm_lookup ("monalisa");
+  GError *error = NULL;
+  ViperSetup *setup = p->setup_load (setup_path, &error);
+  g_assert_no_error (error);
+  ViperModel *m = p->model_new (p, setup);
+  viper_model_set_history (m, 0);
+  GRand *rand = g_rand_new_with_seed (11);
+  const double end = 10000;
+  const guint n_mods = 5;
+  GArray *entries = g_array_new (FALSE, FALSE, sizeof (ViperHistoryEntry));
+  GArray *segs[5];
+  for (guint mod = 0; mod < n_mods; mod++)
+    {
+      segs[mod] = g_array_new (FALSE, FALSE, sizeof (Segment));
+      double t = g_rand_double_range (rand, 0, 2);
+      while (t < end)
+        {
+          /* a stretch of one state, 80 to 400 time units (5 to 30 pixels at full width) */
+          Segment sg = { t, MIN (t + g_rand_double_range (rand, 80, 400), end), g_rand_int_range (rand, 0, 4) };
+          g_array_append_val (segs[mod], sg);
+          ViperHistoryEntry e = { sg.from, sg.from, (gint32) mod, -1, sg.state, 0 };
+          g_array_append_val (entries, e);
+          /* then a burst: many changes in a few pixels */
+          t = sg.to;
+          double burst_end = MIN (t + g_rand_double_range (rand, 5, 40), end);
+          while (t < burst_end)
+            {
+              ViperHistoryEntry b = { t, t, (gint32) mod, -1, g_rand_int_range (rand, 0, 4), 0 };
+              g_array_append_val (entries, b);
+              t += g_rand_double_range (rand, 0.001, 0.05);
+            }
+        }
+    }
+  g_array_sort (entries, cmp_entry_t0);
+  for (guint i = 0; i < entries->len; i++)
+    viper_model_history_add (m, &g_array_index (entries, ViperHistoryEntry, i));
+  g_assert_cmpuint (m->history->len, >, 25000 * n_mods);
+  m->clock = end;
+
+  char *dir = g_dir_make_tmp ("viper-views-XXXXXX", &error);
+  g_assert_no_error (error);
+  ViperTimeWindow follow, zoom;
+  viper_time_window_init (&follow);
+  viper_time_window_init (&zoom);
+  zoom.follow = FALSE;
+  zoom.start = 4000;
+  zoom.span = 900;
+  const ViperTimeWindow *windows[] = { &follow, &zoom };
+  for (guint k = 0; k < G_N_ELEMENTS (windows); k++)
+    {
+      cairo_surface_t *s = render_window (m, windows[k], dir);
+      ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, m, NULL, NULL, windows[k], W, H);
+      g_assert_cmpuint (viper_view_geometry_n_modules (g), ==, n_mods);
+      double t0, t1;
+      viper_time_window_range (windows[k], m, &t0, &t1);
+      guint probes = 0;
+      for (guint mod = 0; mod < n_mods; mod++)
+        {
+          double sx, y;
+          g_assert_true (viper_view_geometry_module_point (g, mod, &sx, &y));
+          for (guint i = 0; i < segs[mod]->len; i++)
+            {
+              const Segment *sg = &g_array_index (segs[mod], Segment, i);
+              double xa, xb;
+              g_assert_true (viper_view_geometry_time_x (g, sg->from, &xa));
+              g_assert_true (viper_view_geometry_time_x (g, sg->to, &xb));
+              /* two clear pixels either side of the probe, inside the window */
+              if (xb - xa < 6 || sg->from < t0 || sg->to > t1)
+                continue;
+              double x = floor ((xa + xb) / 2) + 0.5;
+              guint32 got = pixel (s, x, y);
+              if (got != ml_state_rgb[sg->state])
+                g_error ("window %u, module %u: at %.0f (t = %.1f .. %.1f, state %d) #%06x, want #%06x", k, mod, x,
+                         sg->from, sg->to, sg->state, got, ml_state_rgb[sg->state]);
+              probes++;
+            }
+        }
+      g_assert_cmpuint (probes, >=, k == 0 ? 100 : 10);
+      viper_view_geometry_free (g);
+      cairo_surface_destroy (s);
+    }
+
+  /* messages: SLAVE[2] -> SLAVE[3] thousands of short ones; MASTER -> SLAVE[1]
+   * sent at 100 and underway; SLAVE[4] -> SLAVE[3] from 50 to 9500 */
+  ViperHistoryEntry under = { 100, NAN, 0, 1, VIPER_ML_HISTORY_ARROW, 0 };
+  viper_model_history_add (m, &under);
+  ViperHistoryEntry longer = { 50, 9500, 4, 3, VIPER_ML_HISTORY_ARROW, 0 };
+  viper_model_history_add (m, &longer);
+  for (double t = 101; t < end; t += 2.5)
+    {
+      ViperHistoryEntry e = { t, t + 1, 2, 3, VIPER_ML_HISTORY_ARROW, 0 };
+      viper_model_history_add (m, &e);
+    }
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, m, NULL, NULL, &follow, W, H);
+  double x, y0, y1, y3, y4;
+  g_assert_true (viper_view_geometry_module_point (g, 0, &x, &y0));
+  g_assert_true (viper_view_geometry_module_point (g, 1, &x, &y1));
+  g_assert_true (viper_view_geometry_module_point (g, 3, &x, &y3));
+  g_assert_true (viper_view_geometry_module_point (g, 4, &x, &y4));
+  viper_view_geometry_free (g);
+  g_assert_true (describe_finds (m, &follow, (y0 + y1) / 2, "sent at 100, underway"));
+  g_assert_true (describe_finds (m, &zoom, (y3 + y4) / 2, "sent at 50, received at 9500"));
+  /* a window after the long message: nothing of it is left to find */
+  zoom.start = 9600;
+  g_assert_false (describe_finds (m, &zoom, (y3 + y4) / 2, "sent at 50"));
+
+  g_rmdir (dir);
+  g_free (dir);
+  for (guint mod = 0; mod < n_mods; mod++)
+    g_array_unref (segs[mod]);
+  g_array_unref (entries);
+  g_rand_free (rand);
+  viper_model_free (m);
+  p->setup_free (setup);
+  g_free (trace);
+  g_free (setup_path);
+}
+
 /* ---- damage coalescing -------------------------------------------------------------- */
 
 static void
@@ -509,6 +687,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/views/monalisa/farm-early", &farm_early, test_farm);
   g_test_add_data_func ("/views/monalisa/farm-mid", &farm_mid, test_farm);
   g_test_add_data_func ("/views/monalisa/farm-end", &farm_end, test_farm);
+  g_test_add_func ("/views/spacetime/dense", test_spacetime_dense);
   g_test_add_func ("/views/damage/coalescing", test_damage_coalescing);
   g_test_add_func ("/views/damage/mapping", test_area_mapping);
   return g_test_run ();
