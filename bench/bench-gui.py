@@ -110,7 +110,8 @@ def main():
                     print(f"viper stopped on {d['why']} after {d['applied']} trams")
                     return 1
                 secs = d["seconds"]
-                fr = d["run_frames"]
+                # builds before the dump counted paints since Go give paints since start-up
+                fr = d.get("run_frames", d["frames"])
                 r = (d["applied"] / secs, fr["animation"] / secs, fr["spacetime"] / secs, secs, d["applied"])
                 results.append(r)
                 print(f"run {run + 1}: {r[4]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
