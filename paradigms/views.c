@@ -811,21 +811,58 @@ nice_step (double span, int target)
   return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
+/* A bar to fill: bars are collected, not filled one by one, so a frame sends
+ * the (X) server one path per state instead of one request per bar, and
+ * their edges sit on whole pixels, which the server fills without
+ * computing coverage. */
+typedef struct {
+  gint state;
+  double x0, y0, x1, y1;
+} StBar;
+
 static void
-st_paint (cairo_t *cr, const ViperViewGeometry *g, const ViperRenderer *r, gint row, RowState *rs)
+st_paint (GArray *bars, const ViperViewGeometry *g, gint row, RowState *rs)
 {
   if (!rs->pending)
     return;
   rs->pending = FALSE;
   double y0 = g->top + row * g->row_h + g->row_h * 0.2;
-  set_color (cr, r->state_color (rs->pstate));
-  cairo_rectangle (cr, rs->px0, y0, MAX (rs->px1 - rs->px0, 0.5), g->row_h * 0.6);
-  cairo_fill (cr);
+  StBar b = { rs->pstate, round (rs->px0), round (y0), round (rs->px1), round (y0 + g->row_h * 0.6) };
+  /* a state shorter than a pixel still shows as one */
+  if (b.x1 <= b.x0)
+    b.x1 = b.x0 + 1;
+  if (b.y1 <= b.y0)
+    b.y1 = b.y0 + 1;
+  g_array_append_val (bars, b);
+}
+
+static int
+cmp_bar_state (gconstpointer a, gconstpointer b)
+{
+  const StBar *x = a, *y = b;
+  return (x->state > y->state) - (x->state < y->state);
 }
 
 static void
-st_bar (cairo_t *cr, const ViperViewGeometry *g, const ViperRenderer *r, gint row, RowState *rs,
-        double a, double b, gint state)
+st_fill_bars (cairo_t *cr, const ViperRenderer *r, GArray *bars)
+{
+  g_array_sort (bars, cmp_bar_state);
+  for (guint i = 0; i < bars->len;)
+    {
+      gint state = g_array_index (bars, StBar, i).state;
+      cairo_new_path (cr);
+      for (; i < bars->len && g_array_index (bars, StBar, i).state == state; i++)
+        {
+          const StBar *b = &g_array_index (bars, StBar, i);
+          cairo_rectangle (cr, b->x0, b->y0, b->x1 - b->x0, b->y1 - b->y0);
+        }
+      set_color (cr, r->state_color (state));
+      cairo_fill (cr);
+    }
+}
+
+static void
+st_bar (GArray *bars, const ViperViewGeometry *g, gint row, RowState *rs, double a, double b, gint state)
 {
   a = MAX (a, g->t0);
   b = MIN (b, g->t1);
@@ -839,7 +876,7 @@ st_bar (cairo_t *cr, const ViperViewGeometry *g, const ViperRenderer *r, gint ro
       rs->px1 = MAX (rs->px1, x1);
       return;
     }
-  st_paint (cr, g, r, row, rs);
+  st_paint (bars, g, row, rs);
   rs->px0 = x0;
   rs->px1 = x1;
   rs->pstate = state;
@@ -905,9 +942,8 @@ ref_t0_max (const GArray *refs, guint i)
  * a few searches per pixel column, however long the history.  Leaves the
  * last change drawn in rs->last_t / last_state for the bar up to the clock. */
 static void
-st_row_bars (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, gint row, RowState *rs)
+st_row_bars (GArray *bars, const ViperViewGeometry *g, const ViperModel *m, gint row, RowState *rs)
 {
-  const ViperRenderer *r = g->r;
   const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, row).id);
   if (!h || !h->states->len)
     return;
@@ -927,7 +963,7 @@ st_row_bars (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, gint 
           continue;
         }
       if (cur)
-        st_bar (cr, g, r, row, rs, cur->t0, e->t0, cur->state);
+        st_bar (bars, g, row, rs, cur->t0, e->t0, cur->state);
       cur = e;
       if (ref_t0_max (refs, i) > stop)
         break;
@@ -939,7 +975,7 @@ st_row_bars (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, gint 
           /* changes i+1 .. k-2 end inside this column: one bar up to the
            * start of k-1 (the change in effect at the next column) stands
            * for them */
-          st_bar (cr, g, r, row, rs, cur->t0, last->t0, cur->state);
+          st_bar (bars, g, row, rs, cur->t0, last->t0, cur->state);
           cur = last;
           i = k;
         }
@@ -1049,18 +1085,76 @@ st_arrows (const ViperViewGeometry *g, const ViperModel *m, double clock, StArro
   return stopped;
 }
 
-typedef struct {
-  cairo_t *cr;
-  double head;
-} StPaint;
-
 static gboolean
-st_arrow_paint (const StArrow *a, gpointer data)
+st_arrow_collect (const StArrow *a, gpointer data)
 {
-  StPaint *p = data;
-  set_color (p->cr, a->color);
-  arrow_line (p->cr, a->x0, a->y0, a->x1, a->y1, p->head, a->underway);
+  g_array_append_val ((GArray *) data, *a);
   return FALSE;
+}
+
+static int
+cmp_arrow_look (gconstpointer a, gconstpointer b)
+{
+  const StArrow *x = a, *y = b;
+  if (x->underway != y->underway)
+    return x->underway - y->underway;
+  if (x->color.r != y->color.r)
+    return x->color.r < y->color.r ? -1 : 1;
+  if (x->color.g != y->color.g)
+    return x->color.g < y->color.g ? -1 : 1;
+  return (x->color.b > y->color.b) - (x->color.b < y->color.b);
+}
+
+/* The messages as arrow_line draws them, but one stroke for the shafts and
+ * one fill for the heads of all the arrows that look alike (colour, dashed):
+ * a handful of requests a frame however many arrows there are. */
+static void
+st_stroke_arrows (cairo_t *cr, GArray *arrows, double head)
+{
+  g_array_sort (arrows, cmp_arrow_look);
+  double dash[] = { 5, 3 };
+  for (guint i = 0; i < arrows->len;)
+    {
+      guint j = i;
+      while (j < arrows->len && cmp_arrow_look (&g_array_index (arrows, StArrow, i),
+                                                &g_array_index (arrows, StArrow, j)) == 0)
+        j++;
+      const StArrow *first = &g_array_index (arrows, StArrow, i);
+      set_color (cr, first->color);
+      for (int part = 0; part < 2; part++)
+        {
+          cairo_new_path (cr);
+          for (guint k = i; k < j; k++)
+            {
+              const StArrow *a = &g_array_index (arrows, StArrow, k);
+              double dx = a->x1 - a->x0, dy = a->y1 - a->y0, len = hypot (dx, dy);
+              if (len < 1)
+                continue;
+              double ux = dx / len, uy = dy / len;
+              if (part == 0)
+                {
+                  cairo_move_to (cr, a->x0, a->y0);
+                  cairo_line_to (cr, a->x1 - ux * head * 0.8, a->y1 - uy * head * 0.8);
+                }
+              else
+                {
+                  cairo_move_to (cr, a->x1, a->y1);
+                  cairo_line_to (cr, a->x1 - ux * head - uy * head * 0.45, a->y1 - uy * head + ux * head * 0.45);
+                  cairo_line_to (cr, a->x1 - ux * head + uy * head * 0.45, a->y1 - uy * head - ux * head * 0.45);
+                  cairo_close_path (cr);
+                }
+            }
+          if (part == 0)
+            {
+              cairo_set_dash (cr, dash, first->underway ? 2 : 0, 0);
+              cairo_stroke (cr);
+              cairo_set_dash (cr, NULL, 0, 0);
+            }
+          else
+            cairo_fill (cr);
+        }
+      i = j;
+    }
 }
 
 static void
@@ -1102,20 +1196,25 @@ draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
   cairo_rectangle (cr, g->plot_x, 0, g->plot_w, bottom);
   cairo_clip (cr);
   double clock = m && isfinite (m->clock) ? m->clock : g->t1;
+  GArray *bars = g_array_new (FALSE, FALSE, sizeof (StBar));
   for (guint i = 0; m && i < n; i++)
     {
-      st_row_bars (cr, g, m, (gint) i, &rows[i]);
+      st_row_bars (bars, g, m, (gint) i, &rows[i]);
       if (!isnan (rows[i].last_t))
-        st_bar (cr, g, r, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
-      st_paint (cr, g, r, (gint) i, &rows[i]);
+        st_bar (bars, g, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
+      st_paint (bars, g, (gint) i, &rows[i]);
     }
+  st_fill_bars (cr, r, bars);
+  g_array_unref (bars);
   g_free (rows);
 
   /* messages: from the sender's row at the send to the receiver's row at the
    * arrival, row by row of their senders */
   cairo_set_line_width (cr, 1.2);
-  StPaint paint = { cr, MIN (7.0, g->row_h * 0.4 + 2) };
-  st_arrows (g, m, clock, st_arrow_paint, &paint);
+  GArray *arrows = g_array_new (FALSE, FALSE, sizeof (StArrow));
+  st_arrows (g, m, clock, st_arrow_collect, arrows);
+  st_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2));
+  g_array_unref (arrows);
   cairo_restore (cr);
 
   /* axis */
