@@ -455,46 +455,70 @@ viper_tram_fields_free (ViperTramFields *f)
  * because from_fields overwrites all of it anyway. */
 ViperTram *viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
 
+/* Characters in the canonical spelling of v ("-" and digits). */
+static inline guint
+int_width (gint64 v)
+{
+  guint64 u = v < 0 ? 0 - (guint64) v : (guint64) v;
+  guint w = v < 0;
+  if (u < 10)
+    return w + 1;
+  if (u < 100)
+    return w + 2;
+  if (u < 1000)
+    return w + 3;
+  if (u < 10000)
+    return w + 4;
+  for (w += 4, u /= 10000; u; u /= 10)
+    w++;
+  return w;
+}
+
 /* Is the line exactly what print_from_fields() would write (single spaces, no
- * '+', no leading zeros, DTYPE 2)?  Then its text need not be stored.  TIME
- * is exempt: it is printed as the shortest text that reads back the same
- * double, which is the same number. */
+ * '+', no leading zeros, DTYPE 2)?  Then its text need not be stored.  The
+ * scanner has validated every token, so it is enough that each integer's
+ * text is as long as its canonical spelling and a single space stands where
+ * the canonical line has one: any '+', leading zero, "-0", extra blank or tab
+ * moves a separator.  TIME is exempt: it is printed as the shortest text that
+ * reads back the same double, which is the same number. */
 static gboolean
 is_canonical (const char *line, const ViperTramFields *f)
 {
   if (f->dtype != VIPER_DTYPE_INT)
     return FALSE;
-  const char *p = line, *end = line + f->len;
-  guint field = 0, expected = f->ndata ? 7u + f->ndata : 6u;
-  while (p < end)
+  const gsize len = f->len;
+  gsize pos = int_width (f->rec);
+#define SEP() G_STMT_START { if (pos >= len || line[pos] != ' ') return FALSE; pos++; } G_STMT_END
+  SEP ();
+  pos += int_width (f->ev);
+  SEP ();
+  const char *t = line + pos;
+  const char *stop = memchr (t, ' ', len - pos);
+  if (!stop)
+    return FALSE;
+  for (; t < stop; t++)
+    if (*t == '\t')
+      return FALSE;
+  pos = (gsize) (stop - line);
+  SEP ();
+  pos += int_width (f->proc);
+  SEP ();
+  pos += int_width (f->process);
+  SEP ();
+  pos += int_width (f->ndata);
+  if (f->ndata == 0)
+    return pos == len;
+  SEP ();
+  if (pos >= len || line[pos] != '2')
+    return FALSE;
+  pos++;
+  for (guint32 i = 0; i < f->ndata; i++)
     {
-      const char *w = p;
-      while (p < end && *p != ' ' && *p != '\t')
-        p++;
-      if (p == w || (p < end && *p == '\t'))
-        return FALSE;
-      if (field != 2)
-        {
-          const char *q = w;
-          if (*q == '-')
-            {
-              q++;
-              if (q == p || *q == '0')
-                return FALSE;
-            }
-          if (*q == '0' && p - q > 1)
-            return FALSE;
-          for (; q < p; q++)
-            if (*q < '0' || *q > '9')
-              return FALSE;
-          if (field == 6 && (p - w != 1 || *w != '2'))
-            return FALSE;
-        }
-      field++;
-      if (p < end && ++p == end)
-        return FALSE;                   /* trailing blank */
+      SEP ();
+      pos += int_width (f->data[i]);
     }
-  return field == expected;
+#undef SEP
+  return pos == len;
 }
 
 ViperTram *

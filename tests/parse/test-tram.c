@@ -244,6 +244,11 @@ test_canonical (void)
     { "1 2 3 4 5 1 02 9", FALSE },           /* DTYPE written 02 */
     { "1 2 3 4 5 1 7 word", FALSE },         /* another DTYPE: words */
     { "-4 -21 7 3 0 0\r", TRUE },            /* a CR is not part of the line */
+    { "-4 -21 7\t3 0 0", FALSE },            /* a tab right after TIME */
+    { "1 2 3 4 5 1 2 07", FALSE },           /* a datum with a leading zero */
+    { "1 2 3 4 5 1 2 -0", FALSE },           /* a datum written -0 */
+    { "1 2 3 4 5 2 2 10 -9223372036854775808", TRUE },
+    { "1 2 1.5e-3 4 5 1 2 +7", FALSE },      /* a datum with a plus sign */
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
