@@ -29,6 +29,7 @@
 #include "paradigms/views.h"
 #include "viper-export-trace.h"
 #include "viper-session.h"
+#include "viper-setup-dialog.h"
 #include "viper-status.h"
 #include "viper-view-widget.h"
 
@@ -36,6 +37,7 @@ typedef struct {
   /* options */
   char *paradigm;
   char *setup;
+  char *view;               /* --view: a view setup file beside the paradigm's setup */
   char **listen;
   char **traces;
   double decay;
@@ -49,6 +51,7 @@ typedef struct {
   GtkWidget *window, *header, *go_button, *progress;
   GtkWidget *views[VIPER_VIEW_N_KINDS], *frames[VIPER_VIEW_N_KINDS];
   ViperStatus *status;
+  ViperViewSetupCtl *vsc;   /* the view setup the views draw (Setup...) */
   guint timer;
   GArray *areas;
 
@@ -175,6 +178,7 @@ set_session (App *a, ViperSession *s)
 {
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_model (VIPER_VIEW_WIDGET (a->views[k]), NULL, NULL);
+  viper_view_setup_ctl_attach (a->vsc, NULL, NULL, NULL);
   viper_session_free (a->s);
   a->s = s;
   a->have_applied = FALSE;
@@ -190,6 +194,14 @@ set_session (App *a, ViperSession *s)
       viper_scheduler_set_breakpoint (s->sched, a->breakpoint);
       for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
         viper_view_widget_set_model (VIPER_VIEW_WIDGET (a->views[k]), s->model, s->run);
+      GError *verr = NULL;
+      if (!viper_view_setup_ctl_attach (a->vsc, s, a->view, &verr))
+        {
+          /* the replay works without it: the views fall back to the default layout */
+          diag_sink (VIPER_DIAG_WARNING, verr->message, a);
+          g_printerr ("viper: %s\n", verr->message);
+          g_error_free (verr);
+        }
       char *title = g_strdup_printf ("Viper \u2014 %s", s->title && *s->title ? s->title : "(nothing)");
       gtk_header_bar_set_title (GTK_HEADER_BAR (a->header), title);
       g_free (title);
@@ -347,8 +359,14 @@ write_layout (App *a)
               int rx, ry;
               if (viper_view_widget_module_point (v, id, &x, &y) && root_point (a->views[k], x, y, &rx, &ry))
                 {
-                  g_string_append_printf (j, "%s{\"id\": %" G_GINT64_FORMAT ", \"x\": %d, \"y\": %d}",
+                  g_string_append_printf (j, "%s{\"id\": %" G_GINT64_FORMAT ", \"x\": %d, \"y\": %d",
                                           first ? "" : ", ", id, rx, ry);
+                  /* a view setup's box, with the root offset of the widget's (0, 0) */
+                  double bx, by, bw, bh;
+                  if (viper_view_widget_module_box (v, id, &bx, &by, &bw, &bh))
+                    g_string_append_printf (j, ", \"box\": [%.3f, %.3f, %.3f, %.3f]", bx + rx - floor (x),
+                                            by + ry - floor (y), bw, bh);
+                  g_string_append (j, "}");
                   first = FALSE;
                 }
             }
@@ -733,6 +751,15 @@ act_export_trace (GSimpleAction *action, GVariant *param, gpointer data)
 }
 
 static void
+act_view_setup (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  App *a = data;
+  viper_view_setup_ctl_dialog (a->vsc, GTK_WINDOW (a->window), a->status);
+  request_dump (a, "view-setup");
+}
+
+static void
 act_quit (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
@@ -755,6 +782,7 @@ static const GActionEntry actions[] = {
   { "show-spacetime", act_show_view, NULL, "true", NULL, { 0 } },
   { "show-variables", act_show_view, NULL, "true", NULL, { 0 } },
   { "show-program", act_show_view, NULL, "true", NULL, { 0 } },
+  { "view-setup", act_view_setup, NULL, NULL, NULL, { 0 } },
   { "quit", act_quit, NULL, NULL, NULL, { 0 } },
 };
 
@@ -780,6 +808,7 @@ build_menu (void)
   g_menu_append (file, "_Listen\u2026", "app.listen");
   g_menu_append (file, "_Export view\u2026", "app.export");
   g_menu_append (file, "Export _trace\u2026", "app.export-trace");
+  g_menu_append (file, "View _setup\u2026", "app.view-setup");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (file));
   GMenu *views = g_menu_new ();
   g_menu_append (views, "Animation", "app.show-animation");
@@ -856,6 +885,9 @@ build_window (App *a)
   gtk_container_add (GTK_CONTAINER (a->window), box);
   g_signal_connect (a->window, "realize", G_CALLBACK (on_realize), a);
   a->status = viper_status_new (GTK_WINDOW (a->window));
+  a->vsc = viper_view_setup_ctl_new (a->views, VIPER_VIEW_N_KINDS);
+  viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_ANIMATION], "app.view-setup");
+  viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_SPACETIME], "app.view-setup");
 }
 
 /* ---- start-up ------------------------------------------------------------------------------ */
@@ -894,6 +926,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.listen", { "<Control>l", NULL } },
     { "app.export", { "<Control>e", NULL } },
     { "app.export-trace", { "<Shift><Control>e", NULL } },
+    { "app.view-setup", { "<Shift><Control>o", NULL } },
     { "app.quit", { "<Control>q", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
@@ -945,6 +978,7 @@ main (int argc, char **argv)
   gboolean version = FALSE;
   GOptionEntry entries[] = {
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &a->setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
+    { "view", 0, 0, G_OPTION_ARG_FILENAME, &a->view, "A view setup file for the views (Macrame: also its setup)", "FILE" },
     { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default monalisa)", "NAME" },
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &a->listen, "Accept trams on ADDR (tcp:HOST:PORT, tcp:PORT, unix:PATH) and play them live", "ADDR" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
@@ -1004,10 +1038,12 @@ main (int argc, char **argv)
   /* the widgets are gone with the window: free the pipeline alone */
   viper_session_free (a->s);
   a->s = NULL;
+  viper_view_setup_ctl_free (a->vsc);
   g_object_unref (a->gapp);
   g_array_unref (a->areas);
   g_free (a->paradigm);
   g_free (a->setup);
+  g_free (a->view);
   g_strfreev (a->listen);
   g_strfreev (a->traces);
   g_free (a->debug_dir);

@@ -216,3 +216,12 @@ viper_view_widget_module_point (ViperViewWidget *self, gint64 id, double *x, dou
   viper_view_geometry_free (g);
   return ok;
 }
+
+gboolean
+viper_view_widget_module_box (ViperViewWidget *self, gint64 id, double *x, double *y, double *w, double *h)
+{
+  ViperViewGeometry *g = geometry (self);
+  gboolean ok = viper_view_geometry_module_box (g, id, x, y, w, h);
+  viper_view_geometry_free (g);
+  return ok;
+}

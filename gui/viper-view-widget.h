@@ -27,5 +27,7 @@ guint64 viper_view_widget_frames (ViperViewWidget *self);
 
 /* Where a module's state colour shows, in widget coordinates (program view: id -1). */
 gboolean viper_view_widget_module_point (ViperViewWidget *self, gint64 id, double *x, double *y);
+/* Animation view laid out by a view setup file: the module's box in widget coordinates. */
+gboolean viper_view_widget_module_box (ViperViewWidget *self, gint64 id, double *x, double *y, double *w, double *h);
 
 G_END_DECLS

@@ -17,6 +17,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include "views.h"
+#include "viewlayout.h"
 
 /* ---- names and program states ---------------------------------------------- */
 
@@ -254,6 +255,7 @@ typedef struct {
   double r;                 /* animation: disc radius */
   cairo_rectangle_int_t box;  /* everything drawn for the module */
   guint first_var, n_vars;  /* variables view: rows in vars */
+  double bx, by, bw, bh;    /* animation laid out by a view setup file: the module's box */
 } ModBox;
 
 typedef struct {
@@ -277,6 +279,9 @@ struct _ViperViewGeometry {
   gboolean follow;
   /* program view */
   double px, py, pside;
+  /* animation view laid out by a view setup file (viewlayout.h) */
+  const ViperViewSetup *setup;
+  ViperViewTransform xf;
 };
 
 #define ST_LABEL_W 110.0
@@ -307,9 +312,40 @@ rect_union (cairo_rectangle_int_t a, cairo_rectangle_int_t b)
   return (cairo_rectangle_int_t) { x0, y0, x1 - x0, y1 - y0 };
 }
 
+/* Boxes from the file, scaled between the clock line and the legend. */
+static void
+place_animation_setup (ViperViewGeometry *g)
+{
+  int w = g->width, h = g->height;
+  viper_view_transform_fit (g->setup, 0, AN_TOP, w, MAX (h - AN_TOP - AN_LEGEND, 10.0), &g->xf);
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      viper_view_layout_box (g->setup, &g->xf, b->id, &b->bx, &b->by, &b->bw, &b->bh);
+      b->x = floor (b->bx + b->bw / 2) + 0.5;
+      b->y = floor (b->by + b->bh / 2) + 0.5;
+      b->r = MAX (MIN (b->bw, b->bh) / 2, 1.0);
+      const ViperViewModule *mod = viper_view_setup_module (g->setup, b->id);
+      if (g->r->draw_module && mod && !g_str_equal (mod->repr, "circle"))
+        b->box = rect_around (b->bx, b->by, b->bx + b->bw, b->by + b->bh, w, h);
+      else
+        {
+          /* the generic disc with its label and activity lines under it */
+          double rr = b->r + VIPER_VIEW_DECORATION_MARGIN, half = MAX (rr, 60.0);
+          b->box = rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
+        }
+    }
+  g->clock_box = rect_around (0, 0, w, AN_TOP, w, h);
+}
+
 static void
 place_animation (ViperViewGeometry *g, const ViperLayout *layout)
 {
+  if (g->setup)
+    {
+      place_animation_setup (g);
+      return;
+    }
   int w = g->width, h = g->height;
   double ah = MAX (h - AN_TOP - AN_LEGEND, 10.0);
   double m = MIN ((double) w, ah);
@@ -430,6 +466,12 @@ viper_view_geometry_new (ViperViewKind kind, const ViperModel *m, const ViperRun
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   if (m)
     g->r->modules (m, run, ids);
+  if (layout && layout->setup)
+    {
+      viper_view_layout_select (layout->setup, kind, ids);
+      if (kind == VIPER_VIEW_ANIMATION)
+        g->setup = layout->setup;
+    }
   g_array_set_size (g->mods, ids->len);
   for (guint i = 0; i < ids->len; i++)
     g_array_index (g->mods, ModBox, i).id = g_array_index (ids, gint64, i);
@@ -495,6 +537,16 @@ viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id, double 
     return FALSE;
   *x = b->x;
   *y = b->y;
+  return TRUE;
+}
+
+gboolean
+viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, double *x, double *y, double *w, double *h)
+{
+  const ModBox *b = g->setup ? find_mod (g, id) : NULL;
+  if (!b)
+    return FALSE;
+  *x = b->bx, *y = b->by, *w = b->bw, *h = b->bh;
   return TRUE;
 }
 
@@ -712,6 +764,8 @@ draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
   text (cr, 8, 20, 0, buf);
   if (!m)
     return;
+  if (g->setup)
+    viper_view_layout_draw_elements (cr, g->setup, &g->xf);
 
   /* arrows first: the discs cover their ends, so each disc's centre stays its state colour */
   if (r->arrows)
@@ -742,6 +796,25 @@ draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
   for (guint i = 0; i < g->mods->len; i++)
     {
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      const ViperViewModule *mod = g->setup ? viper_view_setup_module (g->setup, b->id) : NULL;
+      if (mod)
+        {
+          /* a damage repaint clips to a few boxes: of a thousand modules
+           * skip those wholly outside it rather than build their paths */
+          double cx0, cy0, cx1, cy1;
+          cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+          if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0
+              || b->box.y + b->box.height <= cy0)
+            continue;
+          if (r->draw_module && !g_str_equal (mod->repr, "circle"))
+            {
+              cairo_save (cr);
+              gboolean drawn = r->draw_module (cr, m, b->id, mod->repr, b->bx, b->by, b->bw, b->bh, mod->label);
+              cairo_restore (cr);
+              if (drawn)
+                continue;
+            }
+        }
       gint s = r->module_state (m, b->id);
       /* text leaves a current point; an arc would draw a line from it */
       cairo_new_path (cr);
@@ -757,7 +830,7 @@ draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, co
           r->decorate_module (cr, m, b->id, b->x, b->y, b->r);
           cairo_restore (cr);
         }
-      char *label = r->module_label (m, b->id);
+      char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
       font (cr, 12, TRUE);
       text (cr, b->x, b->y + b->r + VIPER_VIEW_DECORATION_MARGIN + 12, 0.5, label);

@@ -17,6 +17,7 @@
 #include <cairo.h>
 #include "core/model.h"
 #include "core/run.h"
+#include "paradigms/viewsetup.h"
 
 G_BEGIN_DECLS
 
@@ -94,6 +95,12 @@ typedef struct _ViperRenderer {
   /* A one-line description of the module's current activity for the
    * animation view and tooltips ("inglb MASTER.JOB"), newly allocated; may be NULL. */
   char *(*module_activity) (const ViperModel *m, gint64 id);
+  /* Draw the module as a view setup file's representation `repr` filling the
+   * box (x, y, w, h); label is the file's (may be NULL).  FALSE when repr is
+   * not one of the paradigm's own: the view then draws its disc in the box.
+   * May be NULL. */
+  gboolean (*draw_module) (cairo_t *cr, const ViperModel *m, gint64 id, const char *repr, double x, double y,
+                           double w, double h, const char *label);
 } ViperRenderer;
 
 #define VIPER_VIEW_DECORATION_MARGIN 8.0
@@ -109,6 +116,10 @@ const ViperRenderer *viper_view_renderer (const ViperModel *m);
 typedef struct {
   GArray *ids;              /* gint64 */
   GArray *pos;              /* double x, y pairs, fractions of the view */
+  /* A view setup file (not owned; NULL: none).  When set, the animation view
+   * shows its modules in their boxes over its elements, and the space-time
+   * view its `spacetime` subset (paradigms/viewlayout.h); ids/pos are unused. */
+  const ViperViewSetup *setup;
 } ViperLayout;
 
 ViperLayout *viper_layout_new (void);
@@ -148,6 +159,9 @@ gint64 viper_view_geometry_module (const ViperViewGeometry *g, guint i);
 /* The point that shows the module's state colour (disc centre, bar row,
  * state word) - for tests, and for tools that probe images. */
 gboolean viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id, double *x, double *y);
+/* Animation view laid out by a view setup file: the module's box; FALSE otherwise. */
+gboolean viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, double *x, double *y, double *w,
+                                         double *h);
 /* Space-time view: the x where adjusted time t is drawn (it may lie outside
  * the plot), for tests and tools that probe images; FALSE in other views. */
 gboolean viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x);

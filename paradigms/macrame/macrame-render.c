@@ -426,6 +426,21 @@ r_activity (const ViperModel *m, gint64 id)
                           macrame_state_name ((MacrameState) d.rx_state), d.rx_rate);
 }
 
+/* A view setup's node or switch drawn as itself in its box (the animation
+ * view laid out by the file); any other word is not Macrame's. */
+static gboolean
+r_draw_module (cairo_t *cr, const ViperModel *m, gint64 id, const char *repr, double x, double y, double w,
+               double h, const char *label)
+{
+  if (g_str_equal (repr, "switch"))
+    macrame_draw_switch (cr, m, id, x, y, w, h, label);
+  else if (g_str_equal (repr, "node"))
+    macrame_draw_node (cr, m, id, x, y, w, h);
+  else
+    return FALSE;
+  return TRUE;
+}
+
 const ViperRenderer macrame_renderer = {
   .modules = r_modules,
   .module_label = r_label,
@@ -440,4 +455,5 @@ const ViperRenderer macrame_renderer = {
   .variable = NULL,
   .program_reported = NULL,
   .module_activity = r_activity,
+  .draw_module = r_draw_module,
 };
