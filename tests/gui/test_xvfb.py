@@ -72,7 +72,10 @@ def read_json(path):
 
 def start_xvfb():
     r, w = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+    # -noreset: by default the server resets when its last client leaves,
+    # which would put the pointer parked below back in the centre
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+                             "-noreset"],
                             pass_fds=[w], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(w)
     num = b""
