@@ -7,7 +7,7 @@
  * deadlock_cycle and every module's state, primitive and variables.
  *  - /monalisa/replay/bundled: traces/{farm,deadlock,abnormal,trackfit}.trc
  *  - /monalisa/replay/simulated: viper-monalisa-sim over many seeds and every
- *    delivery order (VIPER_ML_SEEDS seeds, default 200); skipped only when
+ *    delivery order (VIPER_ML_SEEDS seeds, default 1000); skipped only when
  *    the simulator binary has not been built. */
 #include <string.h>
 #include <glib/gstdio.h>
@@ -201,7 +201,7 @@ test_simulated (void)
       g_free (sim);
       return;
     }
-  guint seeds = 200;
+  guint seeds = 1000;     /* x 3 delivery orders: 3000 simulated runs */
   const char *env = g_getenv ("VIPER_ML_SEEDS");
   if (env)
     seeds = (guint) g_ascii_strtoull (env, NULL, 10);
