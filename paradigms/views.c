@@ -73,8 +73,8 @@ viper_program_word_color (ViperProgramWord w)
 
 /* ---- the generic renderer: any paradigm without its own ---------------------- */
 
-static void
-generic_modules (const ViperModel *m, const ViperRun *run, GArray *ids)
+void
+viper_view_modules_from_run (const ViperModel *m, const ViperRun *run, GArray *ids)
 {
   (void) m;
   if (!run)
@@ -89,8 +89,8 @@ generic_modules (const ViperModel *m, const ViperRun *run, GArray *ids)
   g_array_unref (procs);
 }
 
-static char *
-generic_label (const ViperModel *m, gint64 id)
+char *
+viper_view_label_p (const ViperModel *m, gint64 id)
 {
   (void) m;
   return g_strdup_printf ("P%" G_GINT64_FORMAT, id);
@@ -128,8 +128,8 @@ generic_history_arrow (const ViperModel *m, const ViperHistoryEntry *e, ViperCol
 }
 
 static const ViperRenderer generic_renderer = {
-  .modules = generic_modules,
-  .module_label = generic_label,
+  .modules = viper_view_modules_from_run,
+  .module_label = viper_view_label_p,
   .module_state = generic_state,
   .state_name = generic_state_name,
   .state_color = generic_color,

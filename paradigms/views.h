@@ -175,6 +175,11 @@ gboolean viper_view_area_rect (const ViperViewGeometry *g, const ViperArea *area
  * (cairo_rectangle_int_t) and returns how many. */
 guint viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, GArray *rects);
 
+/* Renderer helpers paradigms may reuse: the run's PROCs >= 0 as modules,
+ * and "P<id>" as a module's label. */
+void viper_view_modules_from_run (const ViperModel *m, const ViperRun *run, GArray *ids);
+char *viper_view_label_p (const ViperModel *m, gint64 id);
+
 /* ---- drawing -------------------------------------------------------------- */
 
 /* Draw the view into [0, width) x [0, height) of cr.  run, layout and window may be NULL. */

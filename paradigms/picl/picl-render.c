@@ -11,30 +11,6 @@
 #include "picl-render.h"
 #include "picl.h"
 
-static void
-picl_modules (const ViperModel *m, const ViperRun *run, GArray *ids)
-{
-  (void) m;
-  if (!run)
-    return;
-  /* PICL's host program logs as a negative node: it is no processor */
-  GArray *procs = viper_run_procs (run);
-  for (guint i = 0; i < procs->len; i++)
-    {
-      gint64 p = g_array_index (procs, gint64, i);
-      if (p >= 0)
-        g_array_append_val (ids, p);
-    }
-  g_array_unref (procs);
-}
-
-static char *
-picl_label (const ViperModel *m, gint64 id)
-{
-  (void) m;
-  return g_strdup_printf ("P%" G_GINT64_FORMAT, id);
-}
-
 static gint
 picl_state (const ViperModel *m, gint64 id)
 {
@@ -107,8 +83,8 @@ picl_activity (const ViperModel *m, gint64 id)
 }
 
 const ViperRenderer viper_picl_renderer = {
-  .modules = picl_modules,
-  .module_label = picl_label,
+  .modules = viper_view_modules_from_run,    /* PICL's host program logs as a negative node */
+  .module_label = viper_view_label_p,
   .module_state = picl_state,
   .state_name = picl_state_name,
   .state_color = picl_color,
