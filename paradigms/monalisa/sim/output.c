@@ -21,7 +21,9 @@
  * Live mode opens one connection per module plus one for the program
  * manager and writes each tram on its module's connection in true-time
  * order, paced to simulated time / --speed: each connection carries one
- * module's trams in its sequence order, as a real module's would.
+ * module's trams in its sequence order, as a real module's would.  The
+ * program manager's verdicts go out once the modules' connections have
+ * closed, as in the delivery orders above.
  */
 #include "sim.h"
 
@@ -230,15 +232,32 @@ sim_write_live (Sim *S, GError **error)
     t0 = S->trams->len ? g_array_index (S->trams, SimTram, order[0]).t_true : 0.0;
     clock_gettime (CLOCK_MONOTONIC, &now);
     start_ns = (gint64) now.tv_sec * 1000000000 + now.tv_nsec;
-    for (guint i = 0; ok && i < S->trams->len; i++) {
-      const SimTram *tr = &g_array_index (S->trams, SimTram, order[i]);
-      if (S->opt.speed > 0)
-        sleep_until (start_ns + (gint64) llround ((tr->t_true - t0) * 1e6 / S->opt.speed));
-      ok = write_one (S, ch[tr->proc + 1], pm[tr->proc + 1], &ctx, tr, error);
-      if (!ok && error && *error) {
-        char *msg = g_strdup_printf ("%s (connection of PROC %d)", (*error)->message, tr->proc);
-        g_free ((*error)->message);
-        (*error)->message = msg;
+    /* the program manager speaks after the modules have closed their
+     * connections: its verdict judges what they sent (see delivery_order) */
+    for (int pass = 0; pass < 2 && ok; pass++) {
+      for (guint i = 0; ok && i < S->trams->len; i++) {
+        const SimTram *tr = &g_array_index (S->trams, SimTram, order[i]);
+        if ((tr->proc < 0) != (pass == 1))
+          continue;
+        if (S->opt.speed > 0)
+          sleep_until (start_ns + (gint64) llround ((tr->t_true - t0) * 1e6 / S->opt.speed));
+        ok = write_one (S, ch[tr->proc + 1], pm[tr->proc + 1], &ctx, tr, error);
+        if (!ok && error && *error) {
+          char *msg = g_strdup_printf ("%s (connection of PROC %d)", (*error)->message, tr->proc);
+          g_free ((*error)->message);
+          (*error)->message = msg;
+        }
+      }
+      for (int k = 1; pass == 0 && k < n; k++) {
+        if (pm[k])
+          viper_probe_module_free (pm[k]);
+        pm[k] = NULL;
+        if (ch[k] && viper_probe_close (ch[k]) < 0 && ok) {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s", S->opt.connect,
+                       viper_probe_error (NULL));
+          ok = FALSE;
+        }
+        ch[k] = NULL;
       }
     }
   }
