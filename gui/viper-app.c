@@ -313,23 +313,22 @@ restart_timer (App *a)
 
 /* ---- debug dumps (tests) ------------------------------------------------------------- */
 
+/* Where the widget's (0, 0) is in root pixels.  gdk_window_get_origin asks
+ * the X server, so write_layout asks once per view, not once per module. */
 static gboolean
-root_point (GtkWidget *w, double x, double y, int *rx, int *ry)
+root_origin (GtkWidget *w, int *ox, int *oy)
 {
   GdkWindow *gw = gtk_widget_get_window (w);
   if (!gw || !gtk_widget_get_mapped (w))
     return FALSE;
-  int ox, oy;
-  gdk_window_get_origin (gw, &ox, &oy);
+  gdk_window_get_origin (gw, ox, oy);
   if (!gtk_widget_get_has_window (w))
     {
       GtkAllocation al;
       gtk_widget_get_allocation (w, &al);
-      ox += al.x;
-      oy += al.y;
+      *ox += al.x;
+      *oy += al.y;
     }
-  *rx = ox + (int) floor (x);
-  *ry = oy + (int) floor (y);
   return TRUE;
 }
 
@@ -351,25 +350,32 @@ write_layout (App *a)
             }
           else
             viper_view_renderer (a->s->model)->modules (a->s->model, a->s->run, ids);
+          /* one layout per view and dump: this runs after every frame, and
+           * laying the view out again for each of 1088 modules made every
+           * frame take seconds, so the replay's idle slices never ran */
+          ViperViewGeometry *g = viper_view_widget_geometry (v);
+          int ox = 0, oy = 0;
+          gboolean placed = root_origin (a->views[k], &ox, &oy);
           gboolean first = TRUE;
-          for (guint i = 0; i < ids->len; i++)
+          for (guint i = 0; placed && i < ids->len; i++)
             {
               gint64 id = g_array_index (ids, gint64, i);
               double x, y;
-              int rx, ry;
-              if (viper_view_widget_module_point (v, id, &x, &y) && root_point (a->views[k], x, y, &rx, &ry))
+              if (viper_view_geometry_module_point (g, id, &x, &y))
                 {
+                  int rx = ox + (int) floor (x), ry = oy + (int) floor (y);
                   g_string_append_printf (j, "%s{\"id\": %" G_GINT64_FORMAT ", \"x\": %d, \"y\": %d",
                                           first ? "" : ", ", id, rx, ry);
                   /* a view setup's box, with the root offset of the widget's (0, 0) */
                   double bx, by, bw, bh;
-                  if (viper_view_widget_module_box (v, id, &bx, &by, &bw, &bh))
-                    g_string_append_printf (j, ", \"box\": [%.3f, %.3f, %.3f, %.3f]", bx + rx - floor (x),
-                                            by + ry - floor (y), bw, bh);
+                  if (viper_view_geometry_module_box (g, id, &bx, &by, &bw, &bh))
+                    g_string_append_printf (j, ", \"box\": [%.3f, %.3f, %.3f, %.3f]", bx + ox, by + oy,
+                                            bw, bh);
                   g_string_append (j, "}");
                   first = FALSE;
                 }
             }
+          viper_view_geometry_free (g);
           g_array_unref (ids);
         }
       g_string_append (j, "]");

@@ -208,6 +208,12 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
   return n;
 }
 
+ViperViewGeometry *
+viper_view_widget_geometry (ViperViewWidget *self)
+{
+  return geometry (self);
+}
+
 gboolean
 viper_view_widget_module_point (ViperViewWidget *self, gint64 id, double *x, double *y)
 {

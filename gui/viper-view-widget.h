@@ -25,6 +25,11 @@ guint64 viper_view_widget_invalidations (ViperViewWidget *self);
 /* Frames drawn so far. */
 guint64 viper_view_widget_frames (ViperViewWidget *self);
 
+/* The geometry the next paint would use (free with viper_view_geometry_free).
+ * Building it lays out every module, so a caller asking about many modules
+ * builds it once and queries it rather than going through the per-module
+ * calls below. */
+ViperViewGeometry *viper_view_widget_geometry (ViperViewWidget *self);
 /* Where a module's state colour shows, in widget coordinates (program view: id -1). */
 gboolean viper_view_widget_module_point (ViperViewWidget *self, gint64 id, double *x, double *y);
 /* Animation view laid out by a view setup file: the module's box in widget coordinates. */
