@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""bench-gui-macrame: viper playing a 1,000,000-tram 8x8 Macrame testbed (1024 nodes).
+
+Generates the trace with viper-macrame-sim (8x8 mesh, shuffled delivery,
+skewed clocks), starts `viper` on it with setup/mesh8x8.view (the 1088-device
+animation view among the four shown) at a 40 ms update interval, plays it to
+the end, and prints trams/s and frames/s from the app's own debug dump
+(VIPER_DEBUG_DIR: seconds since Go, trams applied, paints per view), like
+bench-gui.py.  Target (issue 6): 300,000 trams/s at 20 frames/s or more.
+A benchmark: prints figures, asserts nothing beyond a complete replay.
+Usage: bench-gui-macrame.py VIPER VIPER_MACRAME_SIM SOURCE_ROOT [TRAMS] [RUNS]
+"""
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("bench_gui", os.path.join(here, "bench-gui.py"))
+bg = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bg)
+
+
+def play(viper, display, trace, setup, tmp, run):
+    ddir = os.path.join(tmp, "run%d" % run)
+    os.makedirs(ddir)
+    env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=ddir, GDK_BACKEND="x11",
+               NO_AT_BRIDGE="1", GTK_A11Y="none")
+    env.pop("G_DEBUG", None)
+    proc = subprocess.Popen([viper, trace, "--setup=" + setup, "--paradigm=macrame",
+                             "--update-interval=40", "--breakpoint=1e300"], env=env)
+    path = os.path.join(ddir, "state.json")
+    end = time.monotonic() + bg.TIMEOUT
+    delay = 0.05
+    try:
+        while True:
+            d = bg.read_json(path)
+            if d and d.get("why") in ("end", "bad input"):
+                return d
+            if proc.poll() is not None:
+                raise SystemExit("viper exited (%s) before the end of the trace" % proc.returncode)
+            if time.monotonic() > end:
+                raise SystemExit("viper did not reach the end of the trace in %.0f s" % bg.TIMEOUT)
+            time.sleep(delay)   # polling interval: the file decides when the run is over
+            delay = min(delay * 2, 0.5)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def main():
+    viper, sim, root = sys.argv[1], sys.argv[2], sys.argv[3]
+    count = int(sys.argv[4]) if len(sys.argv) > 4 else 1000000
+    runs = int(sys.argv[5]) if len(sys.argv) > 5 else 3
+    if not shutil.which("Xvfb"):
+        print("Xvfb is not installed: nothing to measure")
+        return 77
+    setup = os.path.join(root, "setup", "mesh8x8.view")
+    with tempfile.TemporaryDirectory(prefix="viper-bench-gui-mac-") as tmp:
+        trc = os.path.join(tmp, "mesh8x8.trc")
+        subprocess.run([sim, "--mesh=8", f"--trams={count}", "--seed=5", f"--out={trc}"], check=True)
+        trams = sum(1 for line in open(trc) if line.strip() and not line.startswith("#"))
+        print(f"generated an 8x8 testbed trace of {trams} trams (1088 devices, shuffled delivery)")
+        xvfb, display = bg.start_xvfb()
+        results = []
+        try:
+            for run in range(runs):
+                d = play(viper, display, trc, setup, tmp, run)
+                if d["why"] != "end":
+                    print(f"viper stopped on {d['why']} after {d['applied']} trams")
+                    return 1
+                secs = d["seconds"]
+                fr = d.get("run_frames", d["frames"])
+                r = (d["applied"] / secs, fr["animation"] / secs, secs, d["applied"])
+                results.append(r)
+                print(f"run {run + 1}: {r[3]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
+                      f"animation {r[1]:.1f} frames/s")
+        finally:
+            xvfb.terminate()
+            xvfb.wait()
+        best = max(results)
+        print(f"viper, 1024-node animation view, 40 ms updates: {best[0]:,.0f} trams/s, {best[1]:.1f} frames/s "
+              f"(target: 300,000 trams/s at 20 frames/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
