@@ -11,51 +11,16 @@ A benchmark: prints figures, asserts nothing beyond a complete replay.
 Usage: bench-gui-macrame.py VIPER VIPER_MACRAME_SIM SOURCE_ROOT [TRAMS] [RUNS]
 """
 import importlib.util
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("bench_gui", os.path.join(here, "bench-gui.py"))
 bg = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bg)
-
-
-def play(viper, display, trace, setup, tmp, run):
-    ddir = os.path.join(tmp, "run%d" % run)
-    os.makedirs(ddir)
-    env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=ddir, GDK_BACKEND="x11",
-               NO_AT_BRIDGE="1", GTK_A11Y="none")
-    env.pop("G_DEBUG", None)
-    proc = subprocess.Popen([viper, trace, "--setup=" + setup, "--paradigm=macrame",
-                             "--update-interval=40", "--breakpoint=1e300"], env=env)
-    path = os.path.join(ddir, "state.json")
-    end = time.monotonic() + bg.TIMEOUT
-    delay = 0.05
-    try:
-        while True:
-            d = bg.read_json(path)
-            if d and d.get("why") in ("end", "bad input"):
-                return d
-            if proc.poll() is not None:
-                raise SystemExit("viper exited (%s) before the end of the trace" % proc.returncode)
-            if time.monotonic() > end:
-                raise SystemExit("viper did not reach the end of the trace in %.0f s" % bg.TIMEOUT)
-            time.sleep(delay)   # polling interval: the file decides when the run is over
-            delay = min(delay * 2, 0.5)
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def main():
@@ -75,7 +40,7 @@ def main():
         results = []
         try:
             for run in range(runs):
-                d = play(viper, display, trc, setup, tmp, run)
+                d = bg.play(viper, display, trc, setup, tmp, run, paradigm="macrame")
                 if d["why"] != "end":
                     print(f"viper stopped on {d['why']} after {d['applied']} trams")
                     return 1

@@ -56,13 +56,13 @@ def read_json(path):
         return None
 
 
-def play(viper, display, trace, setup, tmp, run):
+def play(viper, display, trace, setup, tmp, run, paradigm="monalisa"):
     ddir = os.path.join(tmp, "run%d" % run)
     os.makedirs(ddir)
     env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=ddir, GDK_BACKEND="x11",
                NO_AT_BRIDGE="1", GTK_A11Y="none")
     env.pop("G_DEBUG", None)
-    proc = subprocess.Popen([viper, trace, "--setup=" + setup, "--paradigm=monalisa",
+    proc = subprocess.Popen([viper, trace, "--setup=" + setup, "--paradigm=" + paradigm,
                              "--update-interval=40", "--breakpoint=1e300"], env=env)
     path = os.path.join(ddir, "state.json")
     end = time.monotonic() + TIMEOUT
