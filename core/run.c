@@ -27,6 +27,7 @@
 #include <string.h>
 #include "run.h"
 #include "seqlist.h"
+#include "heap.h"
 #include "model.h"
 
 #define MAX_MEMBERS 1024
@@ -184,8 +185,9 @@ release_tram (ViperTram *t, gpointer data)
 /* ---- heap ------------------------------------------------------------------ */
 
 static gboolean
-heap_less (const ViperTram *a, const ViperTram *b)
+heap_less (gconstpointer x, gconstpointer y)
 {
+  const ViperTram *a = x, *b = y;
   if (a->adjusted != b->adjusted)
     return a->adjusted < b->adjusted;
   if (a->proc != b->proc)
@@ -196,46 +198,13 @@ heap_less (const ViperTram *a, const ViperTram *b)
 static void
 heap_push (ViperRun *run, ViperTram *t)
 {
-  GPtrArray *h = run->heap;
-  g_ptr_array_add (h, t);
-  guint i = h->len - 1;
-  while (i > 0)
-    {
-      guint p = (i - 1) / 2;
-      if (!heap_less (h->pdata[i], h->pdata[p]))
-        break;
-      gpointer tmp = h->pdata[i];
-      h->pdata[i] = h->pdata[p];
-      h->pdata[p] = tmp;
-      i = p;
-    }
+  viper_heap_push (run->heap, t, heap_less);
 }
 
 static ViperTram *
 heap_pop (ViperRun *run)
 {
-  GPtrArray *h = run->heap;
-  if (h->len == 0)
-    return NULL;
-  ViperTram *top = h->pdata[0];
-  h->pdata[0] = h->pdata[h->len - 1];
-  g_ptr_array_set_size (h, h->len - 1);
-  guint i = 0, n = h->len;
-  for (;;)
-    {
-      guint l = 2 * i + 1, r = l + 1, m = i;
-      if (l < n && heap_less (h->pdata[l], h->pdata[m]))
-        m = l;
-      if (r < n && heap_less (h->pdata[r], h->pdata[m]))
-        m = r;
-      if (m == i)
-        break;
-      gpointer tmp = h->pdata[i];
-      h->pdata[i] = h->pdata[m];
-      h->pdata[m] = tmp;
-      i = m;
-    }
-  return top;
+  return viper_heap_pop (run->heap, heap_less);
 }
 
 /* ---- readiness ------------------------------------------------------------- */

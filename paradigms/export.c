@@ -44,6 +44,7 @@
 #include <string.h>
 #include "export.h"
 #include "core/scheduler.h"
+#include "core/heap.h"
 #include "paradigms.h"
 
 G_DEFINE_QUARK (viper-export-error-quark, viper_export_error)
@@ -161,50 +162,22 @@ sinkf (ViperExporter *e, const char *fmt, ...)
 /* ---- the merge ---------------------------------------------------------------- */
 
 static gboolean
-rec_less (const Rec *a, const Rec *b)
+rec_less (gconstpointer x, gconstpointer y)
 {
+  const Rec *a = x, *b = y;
   return a->time < b->time || (a->time == b->time && a->serial < b->serial);
 }
 
 static void
 heap_push (GPtrArray *h, Rec *r)
 {
-  g_ptr_array_add (h, r);
-  guint i = h->len - 1;
-  while (i > 0)
-    {
-      guint p = (i - 1) / 2;
-      if (!rec_less (h->pdata[i], h->pdata[p]))
-        break;
-      gpointer tmp = h->pdata[i];
-      h->pdata[i] = h->pdata[p];
-      h->pdata[p] = tmp;
-      i = p;
-    }
+  viper_heap_push (h, r, rec_less);
 }
 
 static Rec *
 heap_pop (GPtrArray *h)
 {
-  Rec *top = h->pdata[0];
-  h->pdata[0] = h->pdata[h->len - 1];
-  g_ptr_array_set_size (h, h->len - 1);
-  guint i = 0, n = h->len;
-  while (TRUE)
-    {
-      guint l = 2 * i + 1, r = l + 1, m = i;
-      if (l < n && rec_less (h->pdata[l], h->pdata[m]))
-        m = l;
-      if (r < n && rec_less (h->pdata[r], h->pdata[m]))
-        m = r;
-      if (m == i)
-        break;
-      gpointer tmp = h->pdata[i];
-      h->pdata[i] = h->pdata[m];
-      h->pdata[m] = tmp;
-      i = m;
-    }
-  return top;
+  return viper_heap_pop (h, rec_less);
 }
 
 static void paje_program_container (ViperExporter *e, const char *time);
