@@ -4,8 +4,9 @@
  * Who runs when (thesis 4.1.2): the session's sources read at
  * G_PRIORITY_HIGH, the scheduler applies trams in ~8 ms idle slices, and ONE
  * timer at the update interval takes the model's damage set and hands it to
- * every visible view, which invalidates one region per damaged area.  GTK
- * paints those regions in its next frame.  So reading never waits for the
+ * every visible view, which invalidates the damaged areas' rectangles (or,
+ * when there are many, the one rectangle around them).  GTK paints that
+ * region in its next frame.  So reading never waits for the
  * screen, applying never paints, and a million-tram file costs as many
  * frames as the timer allows.  An interval of zero hands the damage over
  * after every tram instead (the thesis's "update after every trace message").
