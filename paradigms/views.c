@@ -1416,9 +1416,23 @@ draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
       text (cr, 10, 24, 0, "no modules yet");
       return;
     }
+  /* the view scrolls: of a thousand blocks only the few in the exposed part
+   * need their text laid out, which is what a block costs */
+  double cx0, cy0, cx1, cy1;
+  cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
   for (guint i = 0; i < g->mods->len; i++)
     {
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0)
+        continue;
+      if (b->n_vars)
+        {
+          const VarBox *last = &g_array_index (g->vars, VarBox, b->first_var + b->n_vars - 1);
+          if (last->box.y + last->box.height <= cy0)
+            continue;
+        }
+      else if (b->box.y + VAR_HEAD + 18 <= cy0)
+        continue;
       cairo_set_source_rgb (cr, 0.93, 0.94, 0.96);
       cairo_rectangle (cr, b->box.x + 1, b->box.y + 1, b->box.width - 2, b->box.height - 2);
       cairo_fill (cr);
