@@ -42,6 +42,7 @@ struct _ViperScheduler {
 
   GMainContext *ctx;
   GSource *idle;
+  guint slice_us;           /* processing per idle dispatch */
 };
 
 ViperScheduler *
@@ -56,6 +57,7 @@ viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, 
   s->hooks = g_array_new (FALSE, FALSE, sizeof (Hook));
   s->breakpoint = NAN;
   s->state = VIPER_SCHED_IDLE;
+  s->slice_us = 8000;
   return s;
 }
 
@@ -340,14 +342,14 @@ viper_scheduler_run (ViperScheduler *s)
     }
 }
 
-/* Time-sliced processing in the main loop: ~8 ms of work per dispatch. */
+/* Time-sliced processing in the main loop: slice_us of work per dispatch. */
 static gboolean
 idle_cb (gpointer data)
 {
   ViperScheduler *s = data;
   if (s->state == VIPER_SCHED_IDLE)
     goto done;
-  gint64 until = g_get_monotonic_time () + 8000;
+  gint64 until = g_get_monotonic_time () + s->slice_us;
   do
     {
       ViperStopReason r = viper_scheduler_pump (s, 256);
@@ -381,6 +383,12 @@ viper_scheduler_attach (ViperScheduler *s, GMainContext *ctx)
     viper_tram_source_attach (g_array_index (s->sources, SourceSlot, i).src, s->ctx);
   if (s->state != VIPER_SCHED_IDLE)
     ensure_idle (s);
+}
+
+void
+viper_scheduler_set_slice (ViperScheduler *s, guint usec)
+{
+  s->slice_us = CLAMP (usec, 1000u, 500000u);
 }
 
 ViperRun *viper_scheduler_get_run (const ViperScheduler *s) { return s->run; }

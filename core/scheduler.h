@@ -69,6 +69,10 @@ ViperStopReason viper_scheduler_pump (ViperScheduler *s, guint budget);
 ViperStopReason viper_scheduler_run (ViperScheduler *s);
 
 void viper_scheduler_attach (ViperScheduler *s, GMainContext *ctx);
+/* How long one idle dispatch may process (default 8 ms).  A GUI whose frames
+ * take longer sets about its frame time here, so that replaying keeps at
+ * least half of the time however slow drawing gets. */
+void viper_scheduler_set_slice (ViperScheduler *s, guint usec);
 
 ViperRun *viper_scheduler_get_run (const ViperScheduler *s);
 ViperModel *viper_scheduler_get_model (const ViperScheduler *s);

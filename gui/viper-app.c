@@ -70,6 +70,7 @@ typedef struct {
   guint64 live_dumped_at;
   char *last_layout;
   gint64 go_t;              /* when processing last started (benchmark numbers in the dump) */
+  gint64 paint_t;           /* when the frame being painted started */
   guint64 go_frames[VIPER_VIEW_N_KINDS];  /* each view's paints by then: frames/s counts the run's own */
 } App;
 
@@ -436,18 +437,36 @@ write_state (App *a)
   g_free (state);
 }
 
+/* Painting and replaying share the main loop: painting comes first (GDK's
+ * priority), replaying gets the idle time.  When frames take longer than the
+ * update interval, that idle time shrinks to nothing and the replay would
+ * crawl; so the scheduler's slice follows the frame time, which keeps at
+ * least half of the time for replaying however slow drawing is. */
+static void
+before_paint (GdkFrameClock *clock, gpointer data)
+{
+  (void) clock;
+  ((App *) data)->paint_t = g_get_monotonic_time ();
+}
+
 static void
 after_paint (GdkFrameClock *clock, gpointer data)
 {
   (void) clock;
   App *a = data;
-  if (!a->debug_dir)
-    return;
-  /* the server has the pixels before the files say they are there */
-  gdk_display_sync (gtk_widget_get_display (a->window));
-  write_layout (a);
-  if (a->dump_pending)
-    write_state (a);
+  if (a->debug_dir)
+    {
+      /* the server has the pixels before the files say they are there */
+      gdk_display_sync (gtk_widget_get_display (a->window));
+      write_layout (a);
+      if (a->dump_pending)
+        write_state (a);
+    }
+  if (a->paint_t && a->s)
+    {
+      gint64 took = g_get_monotonic_time () - a->paint_t;
+      viper_scheduler_set_slice (a->s->sched, (guint) CLAMP (took, 8000, 250000));
+    }
 }
 
 static void
@@ -455,7 +474,10 @@ on_realize (GtkWidget *w, gpointer data)
 {
   GdkFrameClock *fc = gtk_widget_get_frame_clock (w);
   if (fc)
-    g_signal_connect (fc, "after-paint", G_CALLBACK (after_paint), data);
+    {
+      g_signal_connect (fc, "before-paint", G_CALLBACK (before_paint), data);
+      g_signal_connect (fc, "after-paint", G_CALLBACK (after_paint), data);
+    }
 }
 
 /* ---- actions ------------------------------------------------------------------------ */
