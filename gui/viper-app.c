@@ -128,7 +128,9 @@ request_dump (App *a, const char *why)
     return;
   a->dump_why = why;
   a->dump_pending = TRUE;
-  /* make sure a frame is painted, so after-paint writes the dump */
+  /* the views get what changed since the last tick now, so the next frame
+   * shows the state the dump describes; and that frame must be painted */
+  flush (a);
   gtk_widget_queue_draw (a->views[VIPER_VIEW_PROGRAM]);
 }
 
