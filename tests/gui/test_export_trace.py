@@ -40,6 +40,7 @@ def main():
         out_path = os.path.join(tmp, "farm-gui.paje")
         env = dict(os.environ, DISPLAY=display, GDK_BACKEND="x11", NO_AT_BRIDGE="1", GTK_A11Y="none")
         env.pop("G_DEBUG", None)
+        gx.sanitized_app_env(env)
         log = open(os.path.join(tmp, "viper.out"), "w+")
         app = subprocess.Popen([args.viper, "--paradigm=monalisa", "--setup=" + setup, trace], env=env,
                                stdout=log, stderr=subprocess.STDOUT)
