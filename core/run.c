@@ -31,6 +31,7 @@
 #include "model.h"
 
 #define MAX_MEMBERS 1024
+#define DIRECT_LISTS 4096
 
 /* ---- primitives ------------------------------------------------------------ */
 
@@ -90,6 +91,7 @@ struct _ViperRun {
 
   GHashTable *lists;        /* proc -> ViperSeqList* */
   ViperSeqList *last_list;  /* lookup cache */
+  ViperSeqList *direct[DIRECT_LISTS];  /* procs -1 .. DIRECT_LISTS-2 without hashing */
   GHashTable *buckets;      /* BucketKey* -> Bucket* */
   Prim *prims;              /* live primitives */
   Expect *free_expects;
@@ -164,12 +166,15 @@ list_get (ViperRun *run, gint64 proc, gboolean create)
 {
   if (run->last_list && run->last_list->proc == proc)
     return run->last_list;
-  ViperSeqList *l = g_hash_table_lookup (run->lists, &proc);
+  gboolean small = proc >= -1 && proc < DIRECT_LISTS - 1;
+  ViperSeqList *l = small ? run->direct[proc + 1] : g_hash_table_lookup (run->lists, &proc);
   if (!l && create)
     {
       l = g_new (ViperSeqList, 1);
       viper_seqlist_init (l, proc);
       g_hash_table_insert (run->lists, &l->proc, l);
+      if (small)
+        run->direct[proc + 1] = l;
     }
   if (l)
     run->last_list = l;
@@ -599,6 +604,7 @@ clear_all (ViperRun *run)
     }
   g_hash_table_remove_all (run->lists);
   run->last_list = NULL;
+  memset (run->direct, 0, sizeof run->direct);
   g_hash_table_iter_init (&it, run->buckets);
   while (g_hash_table_iter_next (&it, &k, &v))
     {
