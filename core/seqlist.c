@@ -2,7 +2,7 @@
  *
  * The window is a ring of pointers indexed by seq modulo its capacity; it
  * covers [next_seq, next_seq + cap).  A tram further ahead than the largest
- * window goes to a hash and is pulled into place when the cut reaches it.
+ * window goes to an ordered tree and is pulled into place when the cut nears it.
  * When the tram at next_seq arrives, it and every consecutive successor that
  * is already waiting move to the FIFO queue in one sweep.
  */
@@ -20,12 +20,27 @@ viper_seqlist_init (ViperSeqList *l, gint64 proc)
   l->last_adjusted = -INFINITY;
 }
 
-static void
+static gboolean
 release_far (gpointer key, gpointer value, gpointer user)
 {
   (void) key;
   gpointer *cb = user;
   ((void (*) (ViperTram *, gpointer)) cb[0]) (value, cb[1]);
+  return FALSE;
+}
+
+static gint
+cmp_seq (gconstpointer a, gconstpointer b, gpointer data)
+{
+  (void) data;
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+static guint
+far_size (const ViperSeqList *l)
+{
+  return l->far ? (guint) g_tree_nnodes (l->far) : 0;
 }
 
 void
@@ -44,8 +59,8 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
   if (l->far)
     {
       gpointer cb[2] = { (gpointer) release, data };
-      g_hash_table_foreach (l->far, release_far, cb);
-      g_hash_table_destroy (l->far);
+      g_tree_foreach (l->far, release_far, cb);
+      g_tree_destroy (l->far);
     }
   g_free (l->win);
   gint64 proc = l->proc;
@@ -55,7 +70,7 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
 guint
 viper_seqlist_initial (const ViperSeqList *l)
 {
-  return l->win_count + (l->far ? g_hash_table_size (l->far) : 0);
+  return l->win_count + far_size (l);
 }
 
 static void
@@ -91,7 +106,7 @@ append (ViperSeqList *l, ViperTram *t, ViperTram **first)
     *first = t;
 }
 
-/* Take the INITIAL tram for seq from the window or the far hash, if any. */
+/* Take the INITIAL tram for seq from the window or the far tree, if any. */
 static ViperTram *
 take_waiting (ViperSeqList *l, gint64 seq)
 {
@@ -106,40 +121,35 @@ take_waiting (ViperSeqList *l, gint64 seq)
           return t;
         }
     }
-  if (l->far)
+  if (far_size (l))
     {
-      ViperTram *t = g_hash_table_lookup (l->far, &seq);
+      ViperTram *t = g_tree_lookup (l->far, &seq);
       if (t)
         {
-          g_hash_table_remove (l->far, &seq);
+          g_tree_remove (l->far, &seq);
           return t;
         }
     }
   return NULL;
 }
 
-/* After the cut moved, bring far-ahead trams that now fit into the window. */
+/* After the cut moved, bring far-ahead trams that now fit into the window.
+ * The far set is ordered by sequence number, so only the trams that move
+ * are looked at: each far tram costs O(log n) once, whatever the input. */
 static void
 refill_from_far (ViperSeqList *l)
 {
-  if (!l->far || g_hash_table_size (l->far) == 0 || !l->win_cap)
+  if (!far_size (l) || !l->win_cap)
     return;
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, l->far);
-  while (g_hash_table_iter_next (&it, &k, &v))
+  GTreeNode *n;
+  while ((n = g_tree_node_first (l->far)))
     {
-      ViperTram *t = v;
-      if ((guint64) (t->seq - l->next_seq) < l->win_cap)
-        {
-          ViperTram **slot = &l->win[(guint64) t->seq & (l->win_cap - 1)];
-          if (!*slot)
-            {
-              *slot = t;
-              l->win_count++;
-              g_hash_table_iter_remove (&it);
-            }
-        }
+      ViperTram *t = g_tree_node_value (n);
+      if ((guint64) (t->seq - l->next_seq) >= l->win_cap)
+        break;
+      l->win[(guint64) t->seq & (l->win_cap - 1)] = t;
+      l->win_count++;
+      g_tree_remove (l->far, &t->seq);
     }
 }
 
@@ -160,7 +170,7 @@ viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
           ViperTram **slot = &l->win[(guint64) seq & (l->win_cap - 1)];
           if (*slot)
             return VIPER_SEQ_DUPLICATE;
-          if (l->far && g_hash_table_contains (l->far, &seq))
+          if (far_size (l) && g_tree_lookup (l->far, &seq))
             return VIPER_SEQ_DUPLICATE;
           *slot = t;
           l->win_count++;
@@ -168,21 +178,21 @@ viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
       else
         {
           if (!l->far)
-            l->far = g_hash_table_new (g_int64_hash, g_int64_equal);
-          if (g_hash_table_contains (l->far, &seq))
+            l->far = g_tree_new_full (cmp_seq, NULL, NULL, NULL);
+          if (g_tree_lookup (l->far, &seq))
             return VIPER_SEQ_DUPLICATE;
-          g_hash_table_insert (l->far, &t->seq, t);
+          g_tree_insert (l->far, &t->seq, t);
         }
       t->state = VIPER_TRAM_INITIAL;
       return VIPER_SEQ_INITIAL;
     }
   /* seq == next_seq: it and its waiting successors pass the cut. */
-  if (l->far && g_hash_table_contains (l->far, &seq))
+  if (far_size (l) && g_tree_lookup (l->far, &seq))
     return VIPER_SEQ_DUPLICATE;
   append (l, t, first_queued);
   l->next_seq++;
-  gboolean had_far = l->far && g_hash_table_size (l->far) > 0;
-  while (l->win_count || (l->far && g_hash_table_size (l->far)))
+  gboolean had_far = far_size (l) > 0;
+  while (l->win_count || far_size (l))
     {
       ViperTram *n = take_waiting (l, l->next_seq);
       if (!n)

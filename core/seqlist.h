@@ -3,7 +3,7 @@
  * Trams arrive in any order; the list hands them out QUEUED strictly in
  * sequence order, as soon as every predecessor has arrived (the cut).  Trams
  * above the cut wait INITIAL in a window indexed by sequence number (a ring
- * that grows to 64 Ki entries), or in a hash when they are further ahead, so
+ * that grows to 64 Ki entries), or in an ordered tree when they are further ahead, so
  * an insert is O(1) and a far-off sequence number cannot make memory explode.
  */
 #pragma once
@@ -20,7 +20,7 @@ struct _ViperSeqList {
   ViperTram **win;          /* INITIAL trams with seq in [next_seq, next_seq + win_cap) */
   guint win_cap;            /* power of two, 0 when unused */
   guint win_count;
-  GHashTable *far;          /* seq -> tram, beyond the window */
+  GTree *far;               /* seq -> tram, beyond the window, ordered */
 
   /* QUEUED trams not yet transferred, in sequence order (linked by ->next) */
   ViperTram *head;          /* next to transfer */

@@ -569,6 +569,37 @@ test_far_ahead_sequence (void)
   fix_clear (&f);
 }
 
+/* Many trams far ahead of the cut: each costs O(log n) once when the cut
+ * nears it (a scan of all far trams per step made this quadratic). */
+static void
+test_many_far_ahead (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  const guint n = 100000;
+  for (guint s = 2 * n; s > n; s--)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "1 13 %u 0 0 2 2 %u 0", s, s);
+      feed (&f, line);
+    }
+  g_assert_cmpuint (f.out->len, ==, 0);
+  for (guint s = 1; s <= n; s++)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "1 13 %u 0 0 2 2 %u 0", s, s);
+      feed (&f, line);
+    }
+  g_assert_cmpuint (f.out->len, ==, 2 * n);
+  for (guint i = 0; i < 2 * n; i += 997)
+    {
+      char key[32];
+      g_snprintf (key, sizeof key, "0:%u", i + 1);
+      g_assert_cmpstr (f.out->pdata[i], ==, key);
+    }
+  fix_clear (&f);
+}
+
 static void
 test_reset (void)
 {
@@ -604,6 +635,7 @@ main (int argc, char **argv)
   g_test_add_func ("/run/minimal-delay", test_minimal_delay);
   g_test_add_func ("/run/decay", test_decay);
   g_test_add_func ("/run/seq/far-ahead", test_far_ahead_sequence);
+  g_test_add_func ("/run/seq/many-far-ahead", test_many_far_ahead);
   g_test_add_func ("/run/reset", test_reset);
   return g_test_run ();
 }
