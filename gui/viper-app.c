@@ -79,6 +79,7 @@ static App app;
 /* ---- the pipeline ----------------------------------------------------------- */
 
 static void flush (App *a);
+static void update_progress (App *a);
 
 static void
 diag_sink (ViperDiagKind kind, const char *message, gpointer data)
@@ -168,6 +169,7 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
       for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
         a->go_frames[k] = viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[k]));
     }
+  update_progress (a);
   if (why != VIPER_STOP_NONE && why != VIPER_STOP_WAITING)
     {
       /* show the stop point now rather than at the next tick */
@@ -892,6 +894,17 @@ build_window (App *a)
   g_object_unref (model);
   gtk_widget_set_can_focus (menu, FALSE);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), menu);
+  /* The fast-forward progress lives in the header bar: shown below the
+   * views it took their height while running and gave it back at the stop,
+   * so every view was laid out again (and the stop's frame, painted before
+   * the next tick hid the bar, showed the modules where they are not). */
+  a->progress = gtk_progress_bar_new ();
+  gtk_progress_bar_set_text (GTK_PROGRESS_BAR (a->progress), "fast-forward to the breakpoint");
+  gtk_progress_bar_set_show_text (GTK_PROGRESS_BAR (a->progress), TRUE);
+  gtk_widget_set_valign (a->progress, GTK_ALIGN_CENTER);
+  gtk_widget_set_size_request (a->progress, 200, -1);
+  gtk_widget_set_no_show_all (a->progress, TRUE);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), a->progress);
   gtk_window_set_titlebar (GTK_WINDOW (a->window), a->header);
 
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
@@ -908,11 +921,6 @@ build_window (App *a)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   gtk_container_set_border_width (GTK_CONTAINER (box), 6);
   gtk_box_pack_start (GTK_BOX (box), vp, TRUE, TRUE, 0);
-  a->progress = gtk_progress_bar_new ();
-  gtk_progress_bar_set_text (GTK_PROGRESS_BAR (a->progress), "fast-forward to the breakpoint");
-  gtk_progress_bar_set_show_text (GTK_PROGRESS_BAR (a->progress), TRUE);
-  gtk_widget_set_no_show_all (a->progress, TRUE);
-  gtk_box_pack_start (GTK_BOX (box), a->progress, FALSE, FALSE, 0);
   gtk_container_add (GTK_CONTAINER (a->window), box);
   g_signal_connect (a->window, "realize", G_CALLBACK (on_realize), a);
   a->status = viper_status_new (GTK_WINDOW (a->window));
