@@ -32,6 +32,7 @@
  */
 #include "core/source.h"
 #include "core/tramparse.h"
+#include "core/readahead.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,8 @@ typedef struct {
 
   ViperLineSplitter *split;
   ViperTramFields *scratch;
+  gboolean use_ahead;       /* a regular file: read and parsed on a second thread */
+  ViperReadAhead *ahead;    /* that thread, from the first fill to the end or a reset */
   ViperTram *head, *tail;   /* parsed, not yet taken (linked through ->next) */
 
   GMainContext *ctx;        /* set by attach() */
@@ -212,7 +215,8 @@ static void
 file_finish (FileSource *fs)
 {
   /* In a file a last line without '\n' is a complete line (spec 1). */
-  viper_line_splitter_finish (fs->split, TRUE);
+  if (!fs->use_ahead)
+    viper_line_splitter_finish (fs->split, TRUE);
   fs->finished = TRUE;
   if (fs->base.diag)
     viper_diag_event (fs->base.diag, VIPER_DIAG_TRACE_END,
@@ -256,10 +260,58 @@ file_watch_cb (gint fd, GIOCondition cond, gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The read-ahead thread's next items, until a tram is queued or the file ends. */
+static void
+file_fill_ahead (FileSource *fs)
+{
+  if (!fs->ahead)
+    {
+      file_start (fs);
+      fs->ahead = viper_read_ahead_new (fs->fd);
+    }
+  while (fs->head == NULL && !fs->finished)
+    {
+      ViperAheadItem it;
+      viper_read_ahead_next (fs->ahead, &it);
+      fs->base.bytes_read = viper_read_ahead_bytes (fs->ahead);
+      switch (it.kind)
+        {
+        case VIPER_AHEAD_TRAM:
+          {
+            ViperTram *t = viper_tram_copy (fs->base.pool, it.tram);
+            t->channel = fs->channel;
+            fs->base.lines_read++;
+            file_push (fs, t);
+            break;
+          }
+        case VIPER_AHEAD_BAD:
+          file_report_bad (fs, it.lineno, it.column, it.text);
+          break;
+        case VIPER_AHEAD_WARNING:
+          /* whatever was read stays good; the rest is lost and must be said */
+          if (fs->base.diag)
+            viper_diag_event (fs->base.diag, VIPER_DIAG_WARNING, "%s: %s", fs->where, it.text);
+          break;
+        case VIPER_AHEAD_END:
+        default:
+          viper_read_ahead_free (fs->ahead);
+          fs->ahead = NULL;
+          fs->eof = TRUE;
+          file_finish (fs);
+          break;
+        }
+    }
+}
+
 /* Parse until a tram is queued or no more input is available right now. */
 static void
 file_fill (FileSource *fs)
 {
+  if (fs->use_ahead)
+    {
+      file_fill_ahead (fs);
+      return;
+    }
   gboolean may_read = fs->seekable || fs->ctx == NULL;
 
   while (fs->head == NULL && !fs->finished)
@@ -332,6 +384,8 @@ file_reset (ViperTramSource *src, GError **error)
                                 : "%s: not a regular file, cannot be rewound", fs->where);
       return FALSE;
     }
+  viper_read_ahead_free (fs->ahead);   /* stop the thread before the fd moves */
+  fs->ahead = NULL;
   if (lseek (fs->fd, 0, SEEK_SET) != 0)
     {
       int e = errno;
@@ -388,6 +442,8 @@ file_destroy (ViperTramSource *src)
 {
   FileSource *fs = (FileSource *) src;
 
+  viper_read_ahead_free (fs->ahead);
+  fs->ahead = NULL;
   if (fs->watch)
     {
       g_source_destroy (fs->watch);
@@ -477,10 +533,21 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
   fs->fd = fd;
   fs->is_stdin = is_stdin;
   fs->seekable = !is_stdin && S_ISREG (st.st_mode);
+  /* VIPER_READAHEAD=0 keeps reading and parsing on the engine's thread */
+  fs->use_ahead = fs->seekable && g_strcmp0 (g_getenv ("VIPER_READAHEAD"), "0") != 0;
   fs->where = g_strdup (is_stdin ? "<stdin>" : path);
   fs->channel = viper_channels_add (channels, fs->where);
   fs->buf = g_malloc (READ_BLOCK);
   fs->scratch = viper_tram_fields_new ();
   file_new_splitter (fs);
   return &fs->base;
+}
+
+void
+viper_file_source_set_read_ahead (ViperTramSource *s, gboolean on)
+{
+  g_return_if_fail (s && (s->klass == &file_class || s->klass == &stdin_class));
+  FileSource *fs = (FileSource *) s;
+  g_return_if_fail (fs->ahead == NULL && !fs->started);
+  fs->use_ahead = on && fs->seekable;
 }

@@ -78,9 +78,14 @@ void viper_tram_source_attach (ViperTramSource *s, GMainContext *ctx);
 void viper_tram_source_set_ready_func (ViperTramSource *s, ViperSourceReadyFunc f, gpointer data);
 void viper_tram_source_free (ViperTramSource *s);
 
-/* A trace file ("-" = standard input, which cannot be reset). */
+/* A trace file ("-" = standard input, which cannot be reset).  A regular
+ * file is read and parsed on a second thread (core/readahead.h) unless the
+ * environment says VIPER_READAHEAD=0. */
 ViperTramSource *viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
                                         ViperChannels *channels, GError **error);
+/* Read a regular file on a second thread or not (tests; before the first
+ * pending/get; no effect on other inputs). */
+void viper_file_source_set_read_ahead (ViperTramSource *s, gboolean on);
 
 /* Listen on "tcp:HOST:PORT", "tcp:PORT", "tcp:" (default 127.0.0.1:7405) or
  * "unix:PATH".  Any number of connections; each one is a channel named

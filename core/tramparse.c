@@ -521,14 +521,22 @@ is_canonical (const char *line, const ViperTramFields *f)
   return pos == len;
 }
 
-ViperTram *
-viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line)
+gsize
+viper_tram_image_prepare (const ViperTramFields *f, const char *line, guint32 *nints, guint32 *text_len,
+                          guint8 *flags)
 {
-  guint32 nints = f->dtype == VIPER_DTYPE_INT ? f->ndata : 0;
+  *nints = f->dtype == VIPER_DTYPE_INT ? f->ndata : 0;
   gboolean wide = f->rec < G_MININT32 || f->rec > G_MAXINT32 || f->ev < G_MININT32 || f->ev > G_MAXINT32
                   || f->process < G_MININT32 || f->process > G_MAXINT32;
   gboolean canon = !wide && is_canonical (line, f);
-  ViperTram *t = viper_tram_pool_alloc_uninit (pool, nints, canon ? 0 : f->len);
+  *text_len = canon ? 0 : f->len;
+  *flags = (guint8) ((canon ? VIPER_TRAM_F_CANON : 0) | (wide ? VIPER_TRAM_F_WIDE : 0));
+  return sizeof (ViperTram) + (gsize) *nints * sizeof (gint64) + (canon ? 0 : (gsize) f->len + 1);
+}
+
+void
+viper_tram_image_write (ViperTram *t, const ViperTramFields *f, const char *line, guint32 nints, guint8 flags)
+{
   t->time = f->time;
   t->rec = (gint32) CLAMP (f->rec, G_MININT32, G_MAXINT32);
   t->ev = (gint32) CLAMP (f->ev, G_MININT32, G_MAXINT32);
@@ -539,16 +547,26 @@ viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const cha
   t->raw_len = f->len;
   t->data_off = (guint16) f->data_off;
   t->type = VIPER_TYPE_UNKNOWN;
-  t->flags = (guint8) ((canon ? VIPER_TRAM_F_CANON : 0) | (wide ? VIPER_TRAM_F_WIDE : 0));
+  t->flags = flags;
   gint64 *data = (gint64 *) (t + 1);
   if (nints)
     memcpy (data, f->data, nints * sizeof (gint64));
-  if (!canon)
+  if (!(flags & VIPER_TRAM_F_CANON))
     {
       char *raw = (char *) (data + nints);
       memcpy (raw, line, f->len);
       raw[f->len] = '\0';
     }
+}
+
+ViperTram *
+viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line)
+{
+  guint32 nints, text;
+  guint8 flags;
+  viper_tram_image_prepare (f, line, &nints, &text, &flags);
+  ViperTram *t = viper_tram_pool_alloc_uninit (pool, nints, text);
+  viper_tram_image_write (t, f, line, nints, flags);
   return t;
 }
 

@@ -41,6 +41,13 @@ void viper_tram_fields_free (ViperTramFields *f);
 
 ViperLineKind viper_tram_scan (const char *line, gsize len, ViperTramFields *f, ViperParseError *err);
 ViperTram *viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line);
+/* from_fields in two steps, for trams built outside a pool (readahead.c): the
+ * size of the tram's block and what goes in it; then writing it into a block
+ * whose header is zeroed.  The result is a tram to viper_tram_copy. */
+gsize viper_tram_image_prepare (const ViperTramFields *f, const char *line, guint32 *nints, guint32 *text_len,
+                                guint8 *flags);
+void viper_tram_image_write (ViperTram *t, const ViperTramFields *f, const char *line, guint32 nints,
+                             guint8 flags);
 
 /* Scan and allocate in one go; returns NULL for comments and bad lines (kind says which). */
 ViperTram *viper_tram_parse (ViperTramPool *pool, ViperTramFields *scratch, const char *line, gsize len,

@@ -6,6 +6,11 @@
  * exact "PATH:LINE:COL: reason" form is checked).  The stdin tests replace
  * file descriptor 0 with a pipe fed by a writer thread; they are driven by
  * the main loop and conditions, never by sleeps.
+ *
+ * Regular files are read and parsed on a second thread (core/readahead.c)
+ * unless VIPER_READAHEAD=0: every regular-file test runs both ways
+ * (/source/file/thread/... and /source/file/sync/...), and /modes-agree
+ * checks that the two deliver the same trams and the same reports.
  */
 #include "core/source.h"
 #include "core/tramparse.h"
@@ -42,12 +47,23 @@ typedef struct {
   ViperDiag diag;
   Capture cap;
   char *dir;
+  gboolean read_ahead;
 } Fixture;
+
+static ViperTramSource *
+open_file (Fixture *f, const char *path, GError **error)
+{
+  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, error);
+  if (src)
+    viper_file_source_set_read_ahead (src, f->read_ahead);
+  return src;
+}
 
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  (void) data;
+  /* data: "1" or "0", whether this test's regular files are read ahead */
+  f->read_ahead = !data || strcmp (data, "0") != 0;
   f->pool = viper_tram_pool_new ();
   f->channels = viper_channels_new ();
   f->cap.bad = g_ptr_array_new_with_free_func (g_free);
@@ -191,7 +207,7 @@ test_small_and_reset (Fixture *f, gconstpointer data)
   (void) data;
   char *path = write_trace (f, "small.trace", small_trace, sizeof small_trace - 1);
   GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  ViperTramSource *src = open_file (f, path, &error);
   g_assert_no_error (error);
   g_assert_nonnull (src);
   g_assert_cmpstr (src->name, ==, path);
@@ -267,13 +283,13 @@ test_open_errors (Fixture *f, gconstpointer data)
   (void) data;
   GError *error = NULL;
   char *missing = g_build_filename (f->dir, "nope.trace", NULL);
-  ViperTramSource *src = viper_file_source_new (missing, f->pool, &f->diag, f->channels, &error);
+  ViperTramSource *src = open_file (f, missing, &error);
   g_assert_null (src);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, missing));
   g_clear_error (&error);
 
-  src = viper_file_source_new (f->dir, f->pool, &f->diag, f->channels, &error);
+  src = open_file (f, f->dir, &error);
   g_assert_null (src);
   g_assert_nonnull (error);
   g_clear_error (&error);
@@ -282,7 +298,7 @@ test_open_errors (Fixture *f, gconstpointer data)
 
   /* An empty file: at its end at once, start and end reported. */
   char *empty = write_trace (f, "empty.trace", "", 0);
-  src = viper_file_source_new (empty, f->pool, &f->diag, f->channels, &error);
+  src = open_file (f, empty, &error);
   g_assert_no_error (error);
   g_assert_false (viper_tram_pending (src));
   g_assert_null (viper_get_tram (src));
@@ -328,7 +344,7 @@ test_long_line (Fixture *f, gconstpointer data)
     }
   char *path = write_trace (f, "long.trace", text->str, text->len);
   GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  ViperTramSource *src = open_file (f, path, &error);
   g_assert_no_error (error);
 
   GPtrArray *all = read_all (src, f->pool, (guint) counter + 10);
@@ -402,7 +418,7 @@ test_large_file_bounded (Fixture *f, gconstpointer data)
     }
 
   GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  ViperTramSource *src = open_file (f, path, &error);
   g_assert_no_error (error);
   gsize base = rss_bytes (), peak = base;
   guint64 got = 0;
@@ -467,7 +483,7 @@ test_attached_file (Fixture *f, gconstpointer data)
   (void) data;
   char *path = write_trace (f, "small.trace", small_trace, sizeof small_trace - 1);
   GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, f->pool, &f->diag, f->channels, &error);
+  ViperTramSource *src = open_file (f, path, &error);
   g_assert_no_error (error);
   Driven d = { f, g_main_loop_new (NULL, FALSE), g_ptr_array_new_with_free_func (seen_free), 0, FALSE };
 
@@ -673,19 +689,219 @@ test_stdin_blocking (Fixture *f, gconstpointer data)
   close (saved);
 }
 
+
+/* ---- both ways of reading a regular file agree ------------------------------------- */
+
+/* A trace of about 3 MiB: good lines, comments, blank and CRLF lines, and
+ * bad lines of several kinds (one over-long line across a read block), with
+ * no newline at the end.  Returns it; *n_good counts its trams. */
+static GString *
+mixed_trace (guint32 seed, guint *n_good)
+{
+  static const char nul_line[] = "-3 -21 1.0 0\0 0 0\n";
+  GRand *r = g_rand_new_with_seed (seed);
+  GString *t = g_string_new (NULL);
+  gboolean long_done = FALSE;
+  *n_good = 0;
+  for (guint i = 0; t->len < 3u * 1024 * 1024; i++)
+    {
+      if (!long_done && t->len > 1024 * 1024 - 1000)
+        {
+          long_done = TRUE;
+          g_string_append (t, "-3 -21 1.0 0 0 1 2 ");
+          for (int n = 0; n < LONG_LINE; n++)
+            g_string_append_c (t, (char) ('0' + n % 10));
+          g_string_append_c (t, '\n');
+          continue;
+        }
+      switch (g_rand_int_range (r, 0, 40))
+        {
+        case 0: g_string_append (t, "# a comment\n"); break;
+        case 1: g_string_append (t, "\n"); break;
+        case 2: g_string_append_printf (t, "-3 -21 x%u 0 0 0\n", i); break;               /* bad TIME */
+        case 3: g_string_append_printf (t, "-3 -52 %u.5 1 0 3 2 7 0\n", i); break;       /* NDATA 3, 2 */
+        case 4: g_string_append_len (t, nul_line, sizeof nul_line - 1); break;              /* NUL */
+        case 5: g_string_append_printf (t, "-4 -21 %u.25 %u 0 0\r\n", i, i % 5); (*n_good)++; break;
+        case 6: g_string_append_printf (t, "-3 -21 %u 0 0 1 \"%%d\" %u\n", i, i); (*n_good)++; break;
+        default:
+          g_string_append_printf (t, "-3 -21 %u.%u %u 0 2 2 %u %d\n", i, g_rand_int_range (r, 0, 1000),
+                                  i % 9, i, -(int) i);
+          (*n_good)++;
+          break;
+        }
+    }
+  g_string_append (t, "5 6 7.5 2 0 1 2 42");
+  (*n_good)++;
+  g_rand_free (r);
+  return t;
+}
+
+typedef struct {
+  GPtrArray *seen, *bad;
+  guint64 lines_read, lines_bad, bytes_read;
+  guint starts, ends;
+} Pass;
+
+static void
+read_pass (Fixture *f, const char *path, const char *mode, Pass *out)
+{
+  f->read_ahead = strcmp (mode, "0") != 0;
+  g_ptr_array_set_size (f->cap.bad, 0);
+  f->cap.starts = f->cap.ends = 0;
+  GError *error = NULL;
+  ViperTramSource *src = open_file (f, path, &error);
+  g_assert_no_error (error);
+  out->seen = read_all (src, f->pool, 1u << 30);
+  out->bad = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < f->cap.bad->len; i++)
+    g_ptr_array_add (out->bad, g_strdup (f->cap.bad->pdata[i]));
+  out->lines_read = src->lines_read;
+  out->lines_bad = src->lines_bad;
+  out->bytes_read = src->bytes_read;
+  out->starts = f->cap.starts;
+  out->ends = f->cap.ends;
+  viper_tram_source_free (src);
+}
+
+static void
+test_modes_agree (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  for (guint32 seed = 1; seed <= 3; seed++)
+    {
+      guint n_good;
+      GString *text = mixed_trace (seed, &n_good);
+      char *path = write_trace (f, "mixed.trace", text->str, text->len);
+      Pass a, b;
+      read_pass (f, path, "0", &a);
+      read_pass (f, path, "1", &b);
+      g_assert_cmpuint (a.seen->len, ==, n_good);
+      g_assert_cmpuint (b.seen->len, ==, n_good);
+      for (guint i = 0; i < n_good; i++)
+        {
+          Seen *x = a.seen->pdata[i], *y = b.seen->pdata[i];
+          g_assert_cmpstr (x->raw, ==, y->raw);
+          g_assert_cmpuint (x->line, ==, y->line);
+          g_assert_cmpint (x->rec, ==, y->rec);
+          g_assert_cmpint (x->proc, ==, y->proc);
+          g_assert_cmpint (x->d0, ==, y->d0);
+          g_assert_cmpfloat (x->time, ==, y->time);
+        }
+      /* the same reports, in the same order: FILE:LINE:COLUMN: reason */
+      g_assert_cmpuint (a.bad->len, >, 10);
+      g_assert_cmpuint (a.bad->len, ==, b.bad->len);
+      for (guint i = 0; i < a.bad->len; i++)
+        g_assert_cmpstr (a.bad->pdata[i], ==, b.bad->pdata[i]);
+      g_assert_cmpuint (a.lines_read, ==, b.lines_read);
+      g_assert_cmpuint (a.lines_bad, ==, a.bad->len);
+      g_assert_cmpuint (b.lines_bad, ==, b.bad->len);
+      g_assert_cmpuint (a.lines_read, ==, n_good + a.lines_bad);
+      g_assert_cmpuint (a.bytes_read, ==, text->len);
+      g_assert_cmpuint (b.bytes_read, ==, text->len);
+      g_assert_true (a.starts == 1 && a.ends == 1 && b.starts == 1 && b.ends == 1);
+      g_ptr_array_unref (a.seen);
+      g_ptr_array_unref (b.seen);
+      g_ptr_array_unref (a.bad);
+      g_ptr_array_unref (b.bad);
+      g_unlink (path);
+      g_free (path);
+      g_string_free (text, TRUE);
+    }
+}
+
+/* ---- reset and free in the middle of a large file ------------------------------------ */
+
+/* Threads of this process, from /proc (0 when there is no /proc). */
+static guint
+count_threads (void)
+{
+  GDir *d = g_dir_open ("/proc/self/task", 0, NULL);
+  guint n = 0;
+  if (d)
+    {
+      while (g_dir_read_name (d))
+        n++;
+      g_dir_close (d);
+    }
+  return n;
+}
+
+static void
+test_reset_mid_file (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  GString *text = g_string_new (NULL);
+  const guint n = 60000;      /* many read-ahead batches */
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "-3 -21 %u.5 %u 0 1 2 %u\n", i, i % 4, i);
+  char *path = write_trace (f, "many.trace", text->str, text->len);
+  GError *error = NULL;
+  guint threads_before = count_threads ();
+  ViperTramSource *src = open_file (f, path, &error);
+  g_assert_no_error (error);
+  g_assert_true (viper_tram_pending (src));
+  /* the read-ahead thread exists exactly when asked for */
+  g_assert_cmpuint (count_threads (), ==, threads_before + (f->read_ahead ? 1 : 0));
+
+  for (int pass = 0; pass < 3; pass++)
+    {
+      /* take part of the file (the reader is ahead of us), then rewind */
+      guint take = 1000 + 20000 * (guint) pass;
+      for (guint i = 0; i < take; i++)
+        {
+          ViperTram *t = viper_get_tram (src);
+          g_assert_nonnull (t);
+          g_assert_cmpint (viper_tram_datum (t, 0, -1), ==, (gint64) i);
+          g_assert_cmpuint (t->line, ==, i + 1);
+          viper_tram_pool_release (f->pool, t);
+        }
+      g_assert_cmpuint (src->lines_read, ==, take);
+      g_assert_true (viper_tram_source_reset (src, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (src->lines_read, ==, 0);
+    }
+  GPtrArray *all = read_all (src, f->pool, n + 1);
+  g_assert_cmpuint (all->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpint (((Seen *) all->pdata[i])->d0, ==, (gint64) i);
+  g_assert_cmpuint (src->bytes_read, ==, text->len);
+  g_assert_cmpuint (f->cap.starts, ==, 4);
+  g_assert_cmpuint (f->cap.ends, ==, 1);
+  g_ptr_array_unref (all);
+
+  /* free while the reader is ahead: nothing leaks, nothing hangs */
+  g_assert_true (viper_tram_source_reset (src, &error));
+  ViperTram *t = viper_get_tram (src);
+  g_assert_nonnull (t);
+  viper_tram_pool_release (f->pool, t);
+  viper_tram_source_free (src);
+  g_assert_cmpuint (f->diag.bad, ==, 0);
+
+  g_unlink (path);
+  g_free (path);
+  g_string_free (text, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 #define ADD(name, fn) g_test_add ("/source/file/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
-  ADD ("small-and-reset", test_small_and_reset);
-  ADD ("open-errors", test_open_errors);
-  ADD ("long-line", test_long_line);
-  ADD ("large-file-bounded", test_large_file_bounded);
-  ADD ("attached", test_attached_file);
+  /* regular files: on the read-ahead thread (the default) and without it */
+#define ADD2(name, fn)                                                                         \
+  g_test_add ("/source/file/thread/" name, Fixture, "1", fixture_setup, fn, fixture_teardown); \
+  g_test_add ("/source/file/sync/" name, Fixture, "0", fixture_setup, fn, fixture_teardown)
+  ADD2 ("small-and-reset", test_small_and_reset);
+  ADD2 ("open-errors", test_open_errors);
+  ADD2 ("long-line", test_long_line);
+  ADD2 ("large-file-bounded", test_large_file_bounded);
+  ADD2 ("attached", test_attached_file);
+  ADD2 ("reset-mid-file", test_reset_mid_file);
+  ADD ("modes-agree", test_modes_agree);
   ADD ("stdin-no-reset", test_stdin_no_reset);
   ADD ("stdin-main-loop", test_stdin_main_loop);
   ADD ("stdin-blocking", test_stdin_blocking);
 #undef ADD
+#undef ADD2
   return g_test_run ();
 }
