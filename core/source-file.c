@@ -59,7 +59,7 @@ typedef struct {
 
   ViperLineSplitter *split;
   ViperTramFields *scratch;
-  gboolean use_ahead;       /* a regular file: read and parsed on a second thread */
+  gboolean use_ahead;       /* a regular file (also as stdin): read and parsed on a second thread */
   ViperReadAhead *ahead;    /* that thread, from the first fill to the end or a reset */
   ViperTram *head, *tail;   /* parsed, not yet taken (linked through ->next) */
 
@@ -534,7 +534,7 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
   fs->is_stdin = is_stdin;
   fs->seekable = !is_stdin && S_ISREG (st.st_mode);
   /* VIPER_READAHEAD=0 keeps reading and parsing on the engine's thread */
-  fs->use_ahead = fs->seekable && g_strcmp0 (g_getenv ("VIPER_READAHEAD"), "0") != 0;
+  fs->use_ahead = S_ISREG (st.st_mode) && g_strcmp0 (g_getenv ("VIPER_READAHEAD"), "0") != 0;
   fs->where = g_strdup (is_stdin ? "<stdin>" : path);
   fs->channel = viper_channels_add (channels, fs->where);
   fs->buf = g_malloc (READ_BLOCK);
@@ -549,5 +549,6 @@ viper_file_source_set_read_ahead (ViperTramSource *s, gboolean on)
   g_return_if_fail (s && (s->klass == &file_class || s->klass == &stdin_class));
   FileSource *fs = (FileSource *) s;
   g_return_if_fail (fs->ahead == NULL && !fs->started);
-  fs->use_ahead = on && fs->seekable;
+  struct stat st;
+  fs->use_ahead = on && fstat (fs->fd, &st) == 0 && S_ISREG (st.st_mode);
 }

@@ -16,6 +16,7 @@
 #include "core/tramparse.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -505,6 +506,8 @@ test_attached_file (Fixture *f, gconstpointer data)
 
 /* ---- standard input ----------------------------------------------------------------- */
 
+static guint count_threads (void);
+
 static void
 test_stdin_no_reset (Fixture *f, gconstpointer data)
 {
@@ -520,6 +523,56 @@ test_stdin_no_reset (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "<stdin>"));
   g_clear_error (&error);
   viper_tram_source_free (src);
+}
+
+/* "viper-replay - < FILE": standard input is a regular file, read ahead on
+ * the second thread like a named one (but still not rewound). */
+static void
+test_stdin_regular_file (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  /* more lines than the read-ahead queue holds, so the reader is still
+   * alive (waiting for room) when the threads are counted; line 7 is bad */
+  GString *text = g_string_new (NULL);
+  const guint n = 40000;
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, i == 6 ? "-3 -21 x 0 0 0\n" : "-3 -21 %u.5 %u 0 1 2 %u\n", i, i % 4, i);
+  char *path = write_trace (f, "stdin.trace", text->str, text->len);
+  int saved = dup (STDIN_FILENO);
+  int fd = open (path, O_RDONLY);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (dup2 (fd, STDIN_FILENO), ==, STDIN_FILENO);
+  close (fd);
+
+  GError *error = NULL;
+  guint threads_before = count_threads ();
+  ViperTramSource *src = viper_file_source_new ("-", f->pool, &f->diag, f->channels, &error);
+  g_assert_no_error (error);
+  g_assert_true (viper_tram_pending (src));
+  g_assert_cmpuint (count_threads (), ==, threads_before + 1);
+  GPtrArray *all = read_all (src, f->pool, n + 1);
+  g_assert_cmpuint (all->len, ==, n - 1);
+  for (guint i = 0; i < all->len; i++)
+    {
+      Seen *x = all->pdata[i];
+      guint want = i < 6 ? i : i + 1;
+      g_assert_cmpint (x->d0, ==, (gint64) want);
+      g_assert_cmpuint (x->line, ==, want + 1);
+    }
+  g_assert_cmpuint (f->diag.bad, ==, 1);
+  g_assert_true (has_prefix_and_reason (f->cap.bad->pdata[0], "<stdin>:7:8: "));
+  g_assert_cmpuint (src->bytes_read, ==, text->len);
+  g_assert_false (viper_tram_source_reset (src, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+  g_clear_error (&error);
+  viper_tram_source_free (src);
+
+  g_assert_cmpint (dup2 (saved, STDIN_FILENO), ==, STDIN_FILENO);
+  close (saved);
+  g_ptr_array_unref (all);
+  g_unlink (path);
+  g_free (path);
+  g_string_free (text, TRUE);
 }
 
 #define STDIN_FIRST 1000
@@ -899,6 +952,7 @@ main (int argc, char **argv)
   ADD2 ("reset-mid-file", test_reset_mid_file);
   ADD ("modes-agree", test_modes_agree);
   ADD ("stdin-no-reset", test_stdin_no_reset);
+  ADD ("stdin-regular-file", test_stdin_regular_file);
   ADD ("stdin-main-loop", test_stdin_main_loop);
   ADD ("stdin-blocking", test_stdin_blocking);
 #undef ADD
