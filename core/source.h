@@ -79,8 +79,8 @@ void viper_tram_source_set_ready_func (ViperTramSource *s, ViperSourceReadyFunc 
 void viper_tram_source_free (ViperTramSource *s);
 
 /* A trace file ("-" = standard input, which cannot be reset).  A regular
- * file is read and parsed on a second thread (core/readahead.h) unless the
- * environment says VIPER_READAHEAD=0. */
+ * file (also as standard input) is read and parsed on a second thread
+ * (core/readahead.h) unless the environment says VIPER_READAHEAD=0. */
 ViperTramSource *viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
                                         ViperChannels *channels, GError **error);
 /* Read a regular file on a second thread or not (tests; before the first
