@@ -69,6 +69,7 @@ typedef struct {
   gboolean dump_pending;
   guint64 live_dumped_at;
   char *last_layout;
+  gboolean progress_dump_pending;  /* the progress bar appeared: say so after the next frame */
   gint64 go_t;              /* when processing last started (benchmark numbers in the dump) */
   gint64 paint_t;           /* when the frame being painted started */
   guint64 go_frames[VIPER_VIEW_N_KINDS];  /* each view's paints by then: frames/s counts the run's own */
@@ -245,6 +246,11 @@ update_progress (App *a)
 {
   gboolean ff = a->s && viper_scheduler_state (a->s->sched) == VIPER_SCHED_RUNNING
                 && !isnan (viper_scheduler_breakpoint (a->s->sched)) && a->s->file_bytes > 0;
+  if (ff && !gtk_widget_get_visible (a->progress) && a->debug_dir)
+    {
+      a->progress_dump_pending = TRUE;
+      gtk_widget_queue_draw (a->views[VIPER_VIEW_PROGRAM]);   /* make sure a frame comes */
+    }
   gtk_widget_set_visible (a->progress, ff);
   if (ff)
     gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (a->progress),
@@ -409,6 +415,34 @@ write_layout (App *a)
     g_string_free (j, TRUE);
 }
 
+/* progress.json: the fast-forward progress bar as the frame that first
+ * showed it painted it (its root box and fraction), with the views' layout
+ * of that frame, for tests: the views must not move when it comes or goes. */
+static void
+write_progress (App *a)
+{
+  a->progress_dump_pending = FALSE;
+  int ox = 0, oy = 0;
+  gboolean placed = root_origin (a->progress, &ox, &oy);
+  GtkAllocation al;
+  gtk_widget_get_allocation (a->progress, &al);
+  char fr[32];
+  char *doc = g_strdup_printf ("{\"visible\": %s, \"fraction\": %s, \"box\": [%d, %d, %d, %d], \"layout\": %s}\n",
+                               placed && gtk_widget_get_visible (a->progress) ? "true" : "false",
+                               viper_format_double (gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (a->progress)),
+                                                    fr),
+                               ox, oy, al.width, al.height, a->last_layout ? a->last_layout : "null");
+  char *path = g_build_filename (a->debug_dir, "progress.json", NULL);
+  GError *e = NULL;
+  if (!g_file_set_contents (path, doc, -1, &e))
+    {
+      g_printerr ("viper: %s\n", e->message);
+      g_error_free (e);
+    }
+  g_free (path);
+  g_free (doc);
+}
+
 static void
 write_state (App *a)
 {
@@ -418,12 +452,13 @@ write_state (App *a)
   g_strchomp (state);
   guint64 painted[2] = { viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_ANIMATION])),
                         viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME])) };
-  char *doc = g_strdup_printf ("{\"dumps\": %u, \"why\": \"%s\", \"steps\": %" G_GUINT64_FORMAT
+  char *doc = g_strdup_printf ("{\"dumps\": %u, \"why\": \"%s\", \"progress_visible\": %s, \"steps\": %" G_GUINT64_FORMAT
                                ", \"changes\": %" G_GUINT64_FORMAT ", \"applied\": %" G_GUINT64_FORMAT
                                ", \"seconds\": %.6f, \"frames\": {\"animation\": %" G_GUINT64_FORMAT
                                ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"run_frames\": {\"animation\": %"
                                G_GUINT64_FORMAT ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"state\": %s}\n",
-                               a->dumps, a->dump_why, a->s ? viper_scheduler_steps_done (a->s->sched) : 0,
+                               a->dumps, a->dump_why, gtk_widget_get_visible (a->progress) ? "true" : "false",
+                               a->s ? viper_scheduler_steps_done (a->s->sched) : 0,
                                a->s ? a->s->model->changes : 0, a->s ? a->s->model->applied : 0,
                                (double) (g_get_monotonic_time () - a->go_t) / 1e6, painted[0], painted[1],
                                painted[0] - a->go_frames[VIPER_VIEW_ANIMATION],
@@ -463,6 +498,8 @@ after_paint (GdkFrameClock *clock, gpointer data)
       /* the server has the pixels before the files say they are there */
       gdk_display_sync (gtk_widget_get_display (a->window));
       write_layout (a);
+      if (a->progress_dump_pending)
+        write_progress (a);
       if (a->dump_pending)
         write_state (a);
     }

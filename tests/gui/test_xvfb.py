@@ -7,7 +7,12 @@ screen is the colour of the state viper-replay reports.  Right steps exactly
 one state change (viper-replay --steps=K+1 agrees), R resets to the initial
 state, Space replays to the breakpoint again with the identical state.
 
-Scenario 2 (live): viper --listen is fed by the simulator over a Unix socket;
+Scenario 2 (fast-forward): a long Farm with a late breakpoint shows the
+progress bar while it fast-forwards (the app writes progress.json after the
+frame that first painted it) and hides it at the stop, and the views sit in
+the same place in both frames.
+
+Scenario 3 (live): viper --listen is fed by the simulator over a Unix socket;
 once the senders are done its state (and the screen) match viper-replay on
 the same simulated trace.
 
@@ -250,6 +255,33 @@ def scenario_file(args, display, tmp, shots):
         app.close()
 
 
+def scenario_fast_forward(args, display, tmp, shots):
+    setup = os.path.join(tmp, "long.setup")
+    trace = os.path.join(tmp, "long.trc")
+    subprocess.run([args.sim, "--program=farm", "--count=1500000", "--seed=3", "--delivery=shuffled",
+                    "--out=" + trace, "--setup-out=" + setup], check=True, timeout=120)
+    end = replay_state(args, trace, setup, [])
+    bp = "%.3f" % (end["clock"] * 0.9)
+    want = replay_state(args, trace, setup, ["--until=" + bp])
+    app = App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--breakpoint=" + bp], tmp, "ff")
+    try:
+        pj = os.path.join(app.dir, "progress.json")
+        prog = poll(lambda: read_json(pj), "the progress bar", proc=app.proc)
+        check(prog["visible"], "the progress bar shows while fast-forwarding")
+        check(0 <= prog["fraction"] < 1, "its fraction %s is in [0, 1)" % prog["fraction"])
+        check(prog["box"][2] >= 100 and prog["box"][3] > 0, "it has room: %s" % prog["box"])
+        d = app.wait_dump("the breakpoint after fast-forwarding")
+        check(d["why"] == "breakpoint", "fast-forward stops at the breakpoint (why=%s)" % d["why"])
+        check(not d["progress_visible"], "the progress bar is gone at the stop")
+        check(same_modules(d["state"], want), "module states = viper-replay --until=%s" % bp)
+        layout = app.layout(len(want["modules"]))
+        check(layout["views"] == prog["layout"]["views"],
+              "the views sit where they sat while the progress bar showed")
+        probe(screenshot(display, os.path.join(shots, "5-fast-forward.png")), layout, d["state"], "fast-forward")
+    finally:
+        app.close()
+
+
 def scenario_live(args, display, tmp, shots):
     setup = os.path.join(tmp, "live.setup")
     trace = os.path.join(tmp, "live.trc")
@@ -266,7 +298,7 @@ def scenario_live(args, display, tmp, shots):
                  "the live run to be applied", proc=app.proc)
         check(same_modules(d["state"], want), "live: module states = viper-replay on the same trace")
         check(d["state"]["program_state"] == want["program_state"], "live: program state %s" % want["program_state"])
-        probe(screenshot(display, os.path.join(shots, "5-live.png")), app.layout(len(want["modules"])), d["state"], "live")
+        probe(screenshot(display, os.path.join(shots, "6-live.png")), app.layout(len(want["modules"])), d["state"], "live")
     finally:
         app.close()
 
@@ -296,6 +328,7 @@ def main():
     xvfb, display = start_xvfb()
     try:
         scenario_file(args, display, tmp, shots)
+        scenario_fast_forward(args, display, tmp, shots)
         scenario_live(args, display, tmp, shots)
     finally:
         xvfb.terminate()
