@@ -2,8 +2,9 @@
  *
  * Reading, splitting and scanning are more than half of a replay's work; on
  * a machine with two cores they can run beside the engine.  The worker fills
- * batches of up to BATCH_LINES items and hands them over through a queue of
- * at most VIPER_READ_AHEAD_BATCHES; the engine's thread gives consumed
+ * batches of up to BATCH_LINES items or BATCH_BYTES of trams (a file of 64 KiB
+ * lines must not put 4,096 of them in memory) and hands them over through a
+ * queue of at most VIPER_READ_AHEAD_BATCHES; the engine's thread gives consumed
  * batches back for the worker to fill again.  A batch keeps its trams one
  * after the other in one buffer (no pool: the engine copies each tram into
  * its own pool as it takes it), so a batch is emptied by forgetting them.
@@ -21,6 +22,7 @@
 
 #define READ_BLOCK (1u << 20)
 #define BATCH_LINES 4096u
+#define BATCH_BYTES (1u << 20)   /* and at most about this much tram storage: long lines */
 #define FEED (16u * 1024u)
 #define VIPER_READ_AHEAD_BATCHES 4u
 
@@ -152,12 +154,13 @@ free_batches (Batch *b)
     }
 }
 
-/* Fill ra->filling with up to BATCH_LINES items, or to the end of the file. */
+/* Fill ra->filling with up to BATCH_LINES items or BATCH_BYTES of trams (one
+ * feed more at most), or to the end of the file. */
 static void
 fill (ViperReadAhead *ra)
 {
   Batch *b = ra->filling;
-  while (b->n < BATCH_LINES && !ra->eof)
+  while (b->n < BATCH_LINES && b->used < BATCH_BYTES && !ra->eof)
     {
       if (ra->pos < ra->len)
         {

@@ -444,6 +444,60 @@ test_large_file_bounded (Fixture *f, gconstpointer data)
   g_free (path);
 }
 
+/* Lines of 60 KB (kept as text: a quoted DTYPE) are as bounded as short ones:
+ * the read-ahead batches are limited in bytes, not only in lines. */
+static void
+test_long_lines_bounded (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  char *path = g_build_filename (f->dir, "wide.trace", NULL);
+  FILE *out = fopen (path, "w");
+  g_assert_nonnull (out);
+  char *word = g_malloc (60001);
+  memset (word, 'x', 60000);
+  word[60000] = '\0';
+  const guint n = 1600;     /* 96 MB */
+  gsize written = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      int k = fprintf (out, "-3 -21 %u.5 %u 0 1 \"%%s\" %s\n", i, i % 4, word);
+      g_assert_cmpint (k, >, 0);
+      written += (gsize) k;
+    }
+  g_assert_cmpint (fclose (out), ==, 0);
+  g_free (word);
+  if (rss_bytes () == 0)
+    {
+      g_test_skip ("no /proc/self/status");
+      g_unlink (path);
+      g_free (path);
+      return;
+    }
+  GError *error = NULL;
+  ViperTramSource *src = open_file (f, path, &error);
+  g_assert_no_error (error);
+  gsize base = rss_bytes (), peak = base;
+  guint got = 0;
+  ViperTram *t;
+  while ((t = viper_get_tram (src)) != NULL)
+    {
+      g_assert_cmpfloat (t->time, ==, got + 0.5);
+      g_assert_cmpuint (t->raw_len, >, 60000);
+      viper_tram_pool_release (f->pool, t);
+      if (++got % 64 == 0)
+        peak = MAX (peak, rss_bytes ());
+    }
+  g_assert_cmpuint (got, ==, n);
+  g_assert_cmpuint (src->bytes_read, ==, written);
+  g_assert_cmpuint (f->diag.bad, ==, 0);
+  g_test_message ("RSS growth while reading %" G_GSIZE_FORMAT " bytes of 60 KB lines: %" G_GSIZE_FORMAT " bytes",
+                  written, peak - base);
+  g_assert_cmpuint (peak - base, <, 32u * 1024 * 1024);
+  viper_tram_source_free (src);
+  g_unlink (path);
+  g_free (path);
+}
+
 /* ---- attached regular file: the ready func is kicked from the main loop -------------- */
 
 typedef struct {
@@ -948,6 +1002,7 @@ main (int argc, char **argv)
   ADD2 ("open-errors", test_open_errors);
   ADD2 ("long-line", test_long_line);
   ADD2 ("large-file-bounded", test_large_file_bounded);
+  ADD2 ("long-lines-bounded", test_long_lines_bounded);
   ADD2 ("attached", test_attached_file);
   ADD2 ("reset-mid-file", test_reset_mid_file);
   ADD ("modes-agree", test_modes_agree);
