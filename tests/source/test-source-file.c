@@ -492,7 +492,14 @@ test_long_lines_bounded (Fixture *f, gconstpointer data)
   g_assert_cmpuint (f->diag.bad, ==, 0);
   g_test_message ("RSS growth while reading %" G_GSIZE_FORMAT " bytes of 60 KB lines: %" G_GSIZE_FORMAT " bytes",
                   written, peak - base);
+#ifdef __SANITIZE_ADDRESS__
+  /* Trams this big are single allocations, and AddressSanitizer keeps freed
+   * blocks in its quarantine (256 MB by default) instead of reusing them: the
+   * plain build checks the bound. */
+  g_test_message ("AddressSanitizer: RSS bound not checked");
+#else
   g_assert_cmpuint (peak - base, <, 32u * 1024 * 1024);
+#endif
   viper_tram_source_free (src);
   g_unlink (path);
   g_free (path);
