@@ -11,11 +11,13 @@
  * skipped (--strict: the first one stops with status 1).  --route=SRC,DST
  * prints the route between two nodes (or switches) instead.
  */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "switchnet.h"
 
 static char *opt_model, *opt_params, *opt_jobs, *opt_out, *opt_route;
@@ -168,15 +170,28 @@ main (int argc, char **argv)
              params->n_steps, opt_jobs, jobs->n_steps);
   if (!rc)
     {
+      /* '-' is standard output; something that is not a regular file (a
+       * device, a FIFO) is written in place; a link is followed; a regular
+       * file is replaced whole once the output is complete */
       FILE *out = stdout;
-      char *tmp = NULL;
+      char *tmp = NULL, *target = NULL;
+      struct stat st;
       if (opt_out && strcmp (opt_out, "-") != 0)
         {
-          tmp = g_strdup_printf ("%s.tmp-%d", opt_out, (int) getpid ());
-          out = fopen (tmp, "w");
+          gboolean exists = stat (opt_out, &st) == 0;
+          if (exists && !S_ISREG (st.st_mode))
+            out = fopen (opt_out, "w");
+          else
+            {
+              target = exists ? realpath (opt_out, NULL) : NULL;
+              if (!target)
+                target = strdup (opt_out);
+              tmp = g_strdup_printf ("%s.tmp-%d", target, (int) getpid ());
+              out = fopen (tmp, "w");
+            }
           if (!out)
             {
-              fprintf (stderr, "viper-switchnet-import: %s: %s\n", tmp, g_strerror (errno));
+              fprintf (stderr, "viper-switchnet-import: %s: %s\n", opt_out, g_strerror (errno));
               rc = 1;
             }
         }
@@ -196,7 +211,7 @@ main (int argc, char **argv)
             }
           else
             {
-              if (tmp && rename (tmp, opt_out) != 0)
+              if (tmp && rename (tmp, target) != 0)
                 {
                   fprintf (stderr, "viper-switchnet-import: %s: %s\n", opt_out, g_strerror (errno));
                   unlink (tmp);
@@ -209,6 +224,7 @@ main (int argc, char **argv)
             }
         }
       g_free (tmp);
+      free (target);
     }
   swn_series_free (params);
   swn_series_free (jobs);

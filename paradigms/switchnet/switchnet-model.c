@@ -189,6 +189,11 @@ swn_apply (ViperModel *base, const ViperTram *t)
   guint sw = (guint) t->proc;
   const gint64 *d = viper_tram_data (t);
   gint64 step = t->time >= 0 && t->time < 1e15 ? (gint64) t->time : 0;
+  if (t->ev == SWN_EV_STEP)
+    {
+      viper_damage_add (base->damage, VIPER_AREA_ALL, 0, 0);
+      return TRUE;
+    }
   if (t->ev == SWN_EV_END)
     {
       m->n_ended++;

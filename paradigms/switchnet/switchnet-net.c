@@ -894,10 +894,20 @@ swn_route_follow (const SwnNet *n, gint64 src, gint64 dst, const guint8 *bytes, 
   return FALSE;
 }
 
-/* Read one source node's route file: per destination a byte array. */
-static GPtrArray *
-routes_read (const SwnNet *n, gint64 src, char **path_out, GError **error)
+gboolean
+swn_route (SwnNet *n, gint64 src, gint64 dst, GArray *hops, GError **error)
 {
+  if (!n->route_dir)
+    {
+      g_set_error (error, SWN_ERROR, 0, "%s: the model names no route files (keyword routes)", n->path);
+      return FALSE;
+    }
+  guint a, b;
+  if (!swn_node_port (n, src, &a, &b) || !swn_node_port (n, dst, &a, &b))
+    {
+      g_set_error (error, SWN_ERROR, 0, "no node %" G_GINT64_FORMAT, !swn_node_port (n, src, &a, &b) ? src : dst);
+      return FALSE;
+    }
   char *base = g_path_get_dirname (n->path);
   char *file = g_strdup_printf ("%" G_GINT64_FORMAT "%s", src, n->route_ext ? n->route_ext : "");
   char *path = g_path_is_absolute (n->route_dir) ? g_build_filename (n->route_dir, file, NULL)
@@ -909,89 +919,66 @@ routes_read (const SwnNet *n, gint64 src, char **path_out, GError **error)
   if (!g_file_get_contents (path, &text, &len, error))
     {
       g_free (path);
-      return NULL;
+      return FALSE;
     }
-  GPtrArray *lines = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
+  /* the line for dst is line dst + 1; only that line is read */
   gsize i = 0;
-  guint line = 0;
-  Field f[MAX_FIELDS];
+  gint64 line = 0;
+  const char *l = NULL;
+  gsize ll = 0;
   while (i < len)
     {
       gsize st = i;
       while (i < len && text[i] != '\n')
         i++;
-      line++;
+      if (line++ == dst)
+        {
+          l = text + st;
+          ll = i - st;
+          break;
+        }
+      i++;
+    }
+  gboolean ok = FALSE;
+  if (!l)
+    g_set_error (error, SWN_ERROR, 0, "%s:%" G_GINT64_FORMAT ":1: no line for destination node %" G_GINT64_FORMAT
+                 " (the file has %" G_GINT64_FORMAT " lines)", path, dst + 1, dst, line);
+  else
+    {
+      Field f[MAX_FIELDS];
       gboolean more;
-      guint nf = split_fields (text + st, i - st, f, &more);
-      GByteArray *b = g_byte_array_new ();
-      for (guint k = 0; k < nf; k++)
+      guint nf = split_fields (l, ll, f, &more);
+      guint8 bytes[MAX_FIELDS];
+      ok = TRUE;
+      for (guint k = 0; k < nf && ok; k++)
         {
           gint64 v;
           if (!field_int (&f[k], 0, 255, &v))
             {
-              g_set_error (error, SWN_ERROR, 0, "%s:%u:%u: expected a route byte 0..255, got '%.*s'", path, line,
-                           f[k].col, (int) f[k].len, f[k].s);
-              g_byte_array_unref (b);
-              g_ptr_array_unref (lines);
-              g_free (text);
-              g_free (path);
-              return NULL;
+              g_set_error (error, SWN_ERROR, 0, "%s:%" G_GINT64_FORMAT ":%u: expected a route byte 0..255, got '%.*s'",
+                           path, dst + 1, f[k].col, (int) MIN (f[k].len, 40), f[k].s);
+              ok = FALSE;
             }
-          guint8 u = (guint8) v;
-          g_byte_array_append (b, &u, 1);
+          else
+            bytes[k] = (guint8) v;
         }
-      if (more)
+      if (ok && more)
         {
-          g_set_error (error, SWN_ERROR, 0, "%s:%u:%u: a route of more than %d bytes", path, line,
+          g_set_error (error, SWN_ERROR, 0, "%s:%" G_GINT64_FORMAT ":%u: a route of more than %d bytes", path, dst + 1,
                        f[MAX_FIELDS - 1].col, MAX_FIELDS);
-          g_byte_array_unref (b);
-          g_ptr_array_unref (lines);
-          g_free (text);
-          g_free (path);
-          return NULL;
+          ok = FALSE;
         }
-      g_ptr_array_add (lines, b);
-      i++;
+      if (ok)
+        {
+          char reason[200];
+          guint bad;
+          ok = swn_route_follow (n, src, dst, bytes, nf, hops, reason, sizeof reason, &bad);
+          if (!ok)
+            g_set_error (error, SWN_ERROR, 0, "%s:%" G_GINT64_FORMAT ":%u: %s", path, dst + 1,
+                         bad < nf ? f[bad].col : (guint) ll + 1, reason);
+        }
     }
   g_free (text);
-  *path_out = path;
-  return lines;
-}
-
-gboolean
-swn_route (SwnNet *n, gint64 src, gint64 dst, GArray *hops, GError **error)
-{
-  if (!n->route_dir)
-    {
-      g_set_error (error, SWN_ERROR, 0, "%s: the model names no route files (keyword routes)", n->path);
-      return FALSE;
-    }
-  if (src < 0 || src >= n->n_nodes || dst < 0 || dst >= n->n_nodes)
-    {
-      g_set_error (error, SWN_ERROR, 0, "no node %" G_GINT64_FORMAT, src < 0 || src >= n->n_nodes ? src : dst);
-      return FALSE;
-    }
-  char *path = NULL;
-  GPtrArray *lines = routes_read (n, src, &path, error);
-  if (!lines)
-    return FALSE;
-  gboolean ok;
-  if ((guint64) dst >= lines->len)
-    {
-      g_set_error (error, SWN_ERROR, 0, "%s:%u:1: no line for destination node %" G_GINT64_FORMAT
-                   " (line %" G_GINT64_FORMAT ")", path, lines->len, dst, dst + 1);
-      ok = FALSE;
-    }
-  else
-    {
-      GByteArray *b = g_ptr_array_index (lines, dst);
-      char reason[200];
-      guint bad;
-      ok = swn_route_follow (n, src, dst, b->data, b->len, hops, reason, sizeof reason, &bad);
-      if (!ok)
-        g_set_error (error, SWN_ERROR, 0, "%s:%" G_GINT64_FORMAT ":%u: %s", path, dst + 1, bad + 1, reason);
-    }
-  g_ptr_array_unref (lines);
   g_free (path);
   return ok;
 }

@@ -192,14 +192,20 @@ switch_drawn (const ViperModel *m, const Geo *g, guint sw)
 }
 
 gboolean
-swn_port_point (const ViperModel *m, int w, int h, guint sw, guint port, double *x, double *y)
+swn_port_circle (const ViperModel *m, int w, int h, guint sw, guint port, double *x, double *y, double *r)
 {
   Geo g;
   geo_init (&g, m, w, h);
-  double r;
   if (sw >= g.net->switches->len || !switch_drawn (m, &g, sw) || !port_shown (&g, port))
     return FALSE;
-  return port_point (&g, sw, port, x, y, &r);
+  return port_point (&g, sw, port, x, y, r);
+}
+
+gboolean
+swn_port_point (const ViperModel *m, int w, int h, guint sw, guint port, double *x, double *y)
+{
+  double r;
+  return swn_port_circle (m, w, h, sw, port, x, y, &r);
 }
 
 gboolean

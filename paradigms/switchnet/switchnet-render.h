@@ -37,6 +37,8 @@ void swn_draw_view (cairo_t *cr, const ViperModel *m, int w, int h);
 /* Where the port is drawn in a w x h animation view (planar views and the
  * torus); FALSE when the current view does not show it. */
 gboolean swn_port_point (const ViperModel *m, int w, int h, guint sw, guint port, double *x, double *y);
+/* The same, with the port disc's radius. */
+gboolean swn_port_circle (const ViperModel *m, int w, int h, guint sw, guint port, double *x, double *y, double *r);
 /* Centre of the switch in the view; FALSE when not drawn (a blank place, a hidden plane). */
 gboolean swn_switch_point (const ViperModel *m, int w, int h, guint sw, double *x, double *y);
 

@@ -9,8 +9,9 @@
  * The trams: at step 0 every listed port's total (so that the total mode
  * and the blank places of switches without data are known from the start),
  * then at each step a tram per port whose value or job differs from the
- * step before, and at the last step an end tram per switch, so the clock
- * reaches it.  Each switch numbers its trams from 1.
+ * step before, a step tram of switch 0 at every step (so that the clock
+ * stands on each step, whether anything changed or not), and at the last
+ * step an end tram per switch.  Each switch numbers its trams from 1.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -243,6 +244,9 @@ swn_write_trams (const SwnNet *n, const SwnSeriesFile *params, const SwnSeriesFi
     }
   for (guint t = 0; t < steps; t++)
     {
+      /* the step marker: the clock reaches every step, changes or not */
+      if (n->switches->len)
+        emit (&w, SWN_EV_STEP, t, 0, 1, 0, 0);
       for (guint k = 0; k < ps->len; k++)
         {
           const SwnSeries *s = &g_array_index (ps, SwnSeries, k);

@@ -17,6 +17,7 @@ static const ViperTramType swn_types[] = {
   { SWN_REC, SWN_EV_JOB, "port_job", VIPER_ROLE_FREE, 0, 0, NF, NF, 3 },
   { SWN_REC, SWN_EV_TOTAL, "port_total", VIPER_ROLE_FREE, 0, 0, NF, NF, 3 },
   { SWN_REC, SWN_EV_END, "series_end", VIPER_ROLE_FREE, 0, 0, NF, NF, 1 },
+  { SWN_REC, SWN_EV_STEP, "step", VIPER_ROLE_FREE, 0, 0, NF, NF, 1 },
 };
 
 static gboolean

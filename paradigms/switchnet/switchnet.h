@@ -31,6 +31,7 @@ enum {
   SWN_EV_JOB = 2,           /* D2 PORT, D3 JOB: the processor port's job from this step on (0: none) */
   SWN_EV_TOTAL = 3,         /* D2 PORT, D3 TOTAL: the port's sum over the whole series */
   SWN_EV_END = 4,           /* no data: the switch's series ends at this step */
+  SWN_EV_STEP = 5,          /* no data: time step TIME begins (switch 0 carries one per step) */
 };
 
 #define SWN_MAX_PORTS 64

@@ -114,7 +114,7 @@ def cplant(out):
     par = ["# bad packets per port and time step: one failing cable (r12c1 north)"]
     par.append("r12c1.14 " + " ".join(str(0 if t < 5 else 400 * (t - 4)) for t in range(steps)))
     for lab in ("r12c2.13", "r12c0.12", "r0c1.14"):
-        par.append(lab + " " + " ".join(str(0 if t < 6 else 3 * (t - 5)) for t in range(steps)))
+        par.append(lab + " " + " ".join(str(1 if t >= 6 and t % 2 == 0 else 0) for t in range(steps)))
     par.append("r11c1.15 " + " ".join(str(1 if t in (9, 10) else 0) for t in range(steps)))
     write(os.path.join(out, "badpackets.par"), "\n".join(par) + "\n")
     write(os.path.join(out, "badpackets.init"),
