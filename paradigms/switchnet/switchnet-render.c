@@ -19,7 +19,8 @@ typedef struct {
   const SwnInit *in;
   int w, h;
   gboolean torus;
-  double cell, side, pr;    /* planar: grid cell, switch side, port radius */
+  double cell, side, pr;    /* planar: grid cell height, switch height, port radius */
+  double cell_w, side_w;    /* planar: grid cell width, switch width (wider when there is room) */
   double ox, oy;            /* planar: top-left of the grid */
   /* torus */
   double cx, cy, scale;
@@ -44,17 +45,25 @@ geo_init (Geo *g, const ViperModel *m, int w, int h)
   if (!g->torus)
     {
       double tc = planes * cols + (planes - 1) * 0.6;
-      g->cell = MIN (aw / tc, ah / rows) * g->in->zoom;
-      g->side = g->cell * 0.55;
-      guint maxn = 1;
+      /* cells as large as the view allows, at most 2.5 times as wide as high
+       * or the other way round, so that ports stay visible in wide windows */
+      double cw = aw / tc, ch = ah / rows;
+      cw = MIN (cw, ch * 2.5);
+      ch = MIN (ch, cw * 2.5);
+      g->cell = ch * g->in->zoom;
+      g->cell_w = cw * g->in->zoom;
+      g->side = g->cell * 0.58;
+      g->side_w = g->cell_w * 0.62;
+      guint max_ns = 1, max_ew = 1;
       for (guint i = 0; i < n->portdefs->len; i++)
         {
           const SwnPortDef *d = g_ptr_array_index (n->portdefs, i);
-          for (int s = 0; s < 4; s++)
-            maxn = MAX (maxn, d->n_on_side[s]);
+          max_ns = MAX (max_ns, MAX (d->n_on_side[0], d->n_on_side[2]));
+          max_ew = MAX (max_ew, MAX (d->n_on_side[1], d->n_on_side[3]));
         }
-      g->pr = MIN (g->side / (2.0 * maxn) * 0.9, g->cell * 0.07);
-      g->ox = 10 + (aw - tc * g->cell) / 2 + g->in->pan_x * w;
+      g->pr = MIN (MIN (g->side_w / (2.0 * max_ns), g->side / (2.0 * max_ew)) * 0.88,
+                   MIN (g->cell, g->cell_w) * 0.09);
+      g->ox = 10 + (aw - tc * g->cell_w) / 2 + g->in->pan_x * w;
       g->oy = TOP + 5 + (ah - rows * g->cell) / 2 + g->in->pan_y * h;
     }
   else
@@ -136,7 +145,7 @@ switch_center (const Geo *g, guint sw, double *x, double *y, double *k)
       return TRUE;
     }
   *k = 1;
-  *x = g->ox + (s->plane * (g->net->cols + 0.6) + s->col + 0.5) * g->cell;
+  *x = g->ox + (s->plane * (g->net->cols + 0.6) + s->col + 0.5) * g->cell_w;
   *y = g->oy + (s->row + 0.5) * g->cell;
   return TRUE;
 }
@@ -170,8 +179,10 @@ port_point (const Geo *g, guint sw, guint port, double *x, double *y, double *r)
     }
   int s = d->side[port];
   double n = MAX (d->n_on_side[s], 1);
-  double off = ((d->pos[port] + 0.5) / n - 0.5) * g->side;
-  double out = g->side / 2 + g->pr * 1.15;
+  gboolean ns = s == 0 || s == 2;
+  double along = ns ? g->side_w : g->side;
+  double off = ((d->pos[port] + 0.5) / n - 0.5) * along;
+  double out = (ns ? g->side : g->side_w) / 2 + g->pr * 1.15;
   switch (s)
     {
     case 0: *x = cx + off, *y = cy - out; break;
@@ -272,7 +283,7 @@ draw_cables (cairo_t *cr, const ViperModel *m, const Geo *g, gboolean wraps)
           if (wrap)
             {
               /* behind the row or column: bulge outwards from the grid */
-              double bulge = g->cell * 0.42;
+              double bulge = (sa->row == sb->row ? g->cell : g->cell_w) * 0.42;
               double dx = sa->row == sb->row ? 0 : -bulge, dy = sa->row == sb->row ? -bulge : 0;
               cairo_curve_to (cr, x0 + dx, y0 + dy - (dy ? 0 : 0), x1 + dx, y1 + dy, x1, y1);
               cairo_save (cr);
@@ -332,24 +343,25 @@ draw_switch (cairo_t *cr, const ViperModel *m, const Geo *g, guint sw, guint hl_
     return;
   const SwnSwitch *s = sw_at (g, sw);
   double side = g->torus ? g->tside * k * 0.9 : g->side;
+  double side_w = g->torus ? side : g->side_w;
   rgb (cr, g->in->switch_color);
-  cairo_rectangle (cr, cx - side / 2, cy - side / 2, side, side);
+  cairo_rectangle (cr, cx - side_w / 2, cy - side / 2, side_w, side);
   cairo_fill (cr);
   if (sw == hl_sw && hl_port < 0)
     {
       cairo_set_source_rgb (cr, 1, 1, 1);
       cairo_set_line_width (cr, 2.5);
-      cairo_rectangle (cr, cx - side / 2 - 2, cy - side / 2 - 2, side + 4, side + 4);
+      cairo_rectangle (cr, cx - side_w / 2 - 2, cy - side / 2 - 2, side_w + 4, side + 4);
       cairo_stroke (cr);
     }
-  if (!g->torus && side > 18)
+  if (!g->torus && side > 14)
     {
       rgb (cr, contrast (g->in->switch_color));
       cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-      cairo_set_font_size (cr, MIN (side * 0.28, 13));
+      cairo_set_font_size (cr, MIN (side * 0.45, 13));
       cairo_text_extents_t e;
       cairo_text_extents (cr, s->label, &e);
-      if (e.width < side * 0.95)
+      if (e.width < side_w * 0.95)
         {
           cairo_move_to (cr, cx - e.width / 2 - e.x_bearing, cy - e.height / 2 - e.y_bearing);
           cairo_show_text (cr, s->label);
