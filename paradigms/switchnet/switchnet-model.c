@@ -246,6 +246,15 @@ swn_apply (ViperModel *base, const ViperTram *t)
       ViperHistoryEntry e = { t->time, t->time, (gint32) sw, -1, k, 0 };
       viper_model_history_add (base, &e);
     }
+  /* a selected port's own series for the space-time view */
+  if (t->ev == SWN_EV_VALUE && m->net->selected)
+    for (guint i = 0; i < m->net->selected->len; i++)
+      if (g_array_index (m->net->selected, guint, i) == sw * SWN_MAX_PORTS + (guint) port)
+        {
+          ViperHistoryEntry e = { t->time, t->time, (gint32) (SWN_PORT_ID_BASE + sw * SWN_MAX_PORTS + port), -1,
+                                  swn_value_class (&m->net->init, v), 0 };
+          viper_model_history_add (base, &e);
+        }
   viper_damage_add (base->damage, VIPER_AREA_MODULE, sw, 0);
   viper_damage_add (base->damage, VIPER_AREA_VARIABLE, sw, port);
   viper_damage_add (base->damage, VIPER_AREA_ALL, 0, 0);

@@ -194,6 +194,8 @@ swn_init_clear (SwnInit *init)
   g_free (init->route_to);
   g_free (init->highlight);
   g_free (init->model);
+  if (init->select)
+    g_ptr_array_unref (init->select);
   memset (init, 0, sizeof *init);
 }
 
@@ -339,6 +341,16 @@ init_line (Ctx *c, Field *f, guint n, gpointer data)
       g_free (in->route_to);
       in->route_from = field_dup (&f[1]);
       in->route_to = field_dup (&f[2]);
+      return TRUE;
+    }
+  if (field_is (&f[0], "select"))
+    {
+      if (n < 2)
+        return fail (c, f[0].col + f[0].len, "select needs port labels");
+      if (!in->select)
+        in->select = g_ptr_array_new_with_free_func (g_free);
+      for (guint i = 1; i < n; i++)
+        g_ptr_array_add (in->select, field_dup (&f[i]));
       return TRUE;
     }
   if (field_is (&f[0], "highlight"))
@@ -719,6 +731,8 @@ swn_net_free (SwnNet *n)
   g_free (n->init_path);
   if (n->route_hops)
     g_array_unref (n->route_hops);
+  if (n->selected)
+    g_array_unref (n->selected);
   swn_init_clear (&n->init);
   g_free (n);
 }
@@ -1023,6 +1037,28 @@ swn_net_follow_init_route (SwnNet *n, GError **error)
     {
       g_array_set_size (n->route_hops, 0);
       return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+swn_net_resolve_select (SwnNet *n, GError **error)
+{
+  if (!n->selected)
+    n->selected = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_array_set_size (n->selected, 0);
+  for (guint i = 0; n->init.select && i < n->init.select->len; i++)
+    {
+      const char *l = g_ptr_array_index (n->init.select, i);
+      guint sw, port;
+      if (!swn_port_by_label (n, l, &sw, &port))
+        {
+          g_set_error (error, SWN_ERROR, 0, "%s: select: '%s' is no port of the model (SWITCH.PORT or nNODE)",
+                       n->init_path ? n->init_path : n->path, l);
+          return FALSE;
+        }
+      guint id = sw * SWN_MAX_PORTS + port;
+      g_array_append_val (n->selected, id);
     }
   return TRUE;
 }

@@ -517,11 +517,28 @@ swn_draw_view (cairo_t *cr, const ViperModel *m, int w, int h)
 
 /* ---- the renderer table for the generic views -------------------------------------- */
 
+static gboolean
+port_id (const SwnNet *n, gint64 id, guint *sw, guint *port)
+{
+  if (id < SWN_PORT_ID_BASE || !n->switches)
+    return FALSE;
+  gint64 k = id - SWN_PORT_ID_BASE;
+  *sw = (guint) (k / SWN_MAX_PORTS);
+  *port = (guint) (k % SWN_MAX_PORTS);
+  return *sw < n->switches->len && *port < swn_n_ports (n);
+}
+
 static void
 r_modules (const ViperModel *m, const ViperRun *run, GArray *ids)
 {
   (void) run;
   const SwnNet *n = swn_model_net (m);
+  /* the selected ports first (their series), then every switch */
+  for (guint i = 0; n->selected && i < n->selected->len; i++)
+    {
+      gint64 id = SWN_PORT_ID_BASE + g_array_index (n->selected, guint, i);
+      g_array_append_val (ids, id);
+    }
   for (guint i = 0; n->switches && i < n->switches->len; i++)
     {
       gint64 id = i;
@@ -533,6 +550,9 @@ static char *
 r_label (const ViperModel *m, gint64 id)
 {
   const SwnNet *n = swn_model_net (m);
+  guint sw, port;
+  if (port_id (n, id, &sw, &port))
+    return g_strdup_printf ("%s.%u", g_array_index (n->switches, SwnSwitch, sw).label, port);
   if (!n->switches || id < 0 || id >= n->switches->len)
     return g_strdup_printf ("S%" G_GINT64_FORMAT, id);
   return g_strdup (g_array_index (n->switches, SwnSwitch, id).label);
@@ -541,6 +561,13 @@ r_label (const ViperModel *m, gint64 id)
 static gint
 r_state (const ViperModel *m, gint64 id)
 {
+  guint sw, port;
+  if (port_id (swn_model_net (m), id, &sw, &port))
+    {
+      SwnPortState ps;
+      swn_model_port (m, sw, port, &ps);
+      return ps.has_value ? swn_value_class (&swn_model_net (m)->init, ps.value) : SWN_CLASS_NONE;
+    }
   return id < 0 ? SWN_CLASS_NONE : swn_model_switch_class (m, (guint) id);
 }
 

@@ -105,7 +105,7 @@ swn_setup_load (const char *path, GError **error)
   SwnNet *n = names_model (path) ? load_via_init (path, error) : swn_net_load (path, error);
   if (!n)
     return NULL;
-  if (!swn_net_follow_init_route (n, error))
+  if (!swn_net_follow_init_route (n, error) || !swn_net_resolve_select (n, error))
     {
       swn_net_free (n);
       return NULL;

@@ -78,6 +78,7 @@ typedef struct {
   char *route_from, *route_to;    /* switch labels or node names ("n17"); NULL: no route shown */
   char *highlight;                /* a switch or port label to highlight, NULL: none */
   char *model;                    /* an init file given as the setup names its model file */
+  GPtrArray *select;              /* port labels whose series the space-time view shows (NULL: none) */
 } SwnInit;
 
 /* A route: the hops from a source node's switch to the destination node.
@@ -102,7 +103,13 @@ typedef struct {
   /* the route the init file asks to show (route_between), followed when the setup is loaded */
   gint64 route_src, route_dst;
   GArray *route_hops;             /* of SwnHop; NULL: none */
+  GArray *selected;               /* guint: sw * SWN_MAX_PORTS + port, from init.select */
 } SwnNet;
+
+/* Module ids of selected ports in the views (switches are 0 .. n-1). */
+#define SWN_PORT_ID_BASE G_GINT64_CONSTANT (1000000000)
+/* Resolve init.select into selected; FALSE with an error naming an unknown label. */
+gboolean swn_net_resolve_select (SwnNet *n, GError **error);
 
 /* An empty network (no switches), for a model given no model file. */
 SwnNet *swn_net_new_empty (const char *name);

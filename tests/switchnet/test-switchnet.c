@@ -512,6 +512,51 @@ test_torus_view (void)
   fx_clear (&fx);
 }
 
+static void
+test_selected_ports (void)
+{
+  Fx fx;
+  fx_init (&fx, "select.init");
+  viper_model_set_history (fx.model, 0);
+  feed_files (&fx, "s0.12 0 500 50\n", NULL);
+  const ViperRenderer *r = viper_view_renderer (fx.model);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  r->modules (fx.model, NULL, ids);
+  g_assert_cmpuint (ids->len, ==, 2 + 4);
+  gint64 p0 = g_array_index (ids, gint64, 0), p1 = g_array_index (ids, gint64, 1);
+  g_assert_cmpint (p0, ==, SWN_PORT_ID_BASE + 0 * SWN_MAX_PORTS + 12);
+  g_assert_cmpint (p1, ==, SWN_PORT_ID_BASE + 1 * SWN_MAX_PORTS + 1);
+  char *label = r->module_label (fx.model, p0);
+  g_assert_cmpstr (label, ==, "s0.12");
+  g_free (label);
+  /* the port's series: above the maximum at step 1, in range at step 2 (now) */
+  const ViperHistoryModule *hm = viper_model_history_module (fx.model, p0);
+  g_assert_nonnull (hm);
+  g_assert_cmpuint (hm->states->len, ==, 2);
+  const ViperHistoryEntry *e = viper_model_history_at (fx.model, g_array_index (hm->states, ViperHistoryRef, 0).pos);
+  g_assert_cmpint (e->state, ==, SWN_CLASS_ABOVE);
+  g_assert_cmpfloat (e->t0, ==, 1);
+  g_assert_cmpint (r->module_state (fx.model, p0), ==, swn_value_class (&swn_model_net (fx.model)->init, 50));
+  g_array_unref (ids);
+  fx_clear (&fx);
+  /* an unknown label is an error at load */
+  char *dir = g_dir_make_tmp ("swn-select-XXXXXX", NULL);
+  char *init = g_build_filename (dir, "x.init", NULL);
+  char *model = torus4_path ("torus4.swm");
+  char *text = g_strdup_printf ("model %s\nselect s0.12 s9.1\n", model);
+  g_assert_true (g_file_set_contents (init, text, -1, NULL));
+  GError *error = NULL;
+  g_assert_null (swn_setup_load (init, &error));
+  g_assert_nonnull (strstr (error->message, "select: 's9.1' is no port"));
+  g_clear_error (&error);
+  g_unlink (init);
+  g_rmdir (dir);
+  g_free (text);
+  g_free (model);
+  g_free (init);
+  g_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -526,5 +571,6 @@ main (int argc, char **argv)
   g_test_add_func ("/switchnet/colors-modes", test_colors_modes);
   g_test_add_func ("/switchnet/colors-jobs", test_colors_jobs);
   g_test_add_func ("/switchnet/torus-view", test_torus_view);
+  g_test_add_func ("/switchnet/selected-ports", test_selected_ports);
   return g_test_run ();
 }
