@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "switchnet.h"
+#include "switchnet-lines.h"
 
 G_DEFINE_QUARK (viper-switchnet-error-quark, swn_error)
 
@@ -30,356 +31,6 @@ gboolean
 swn_is_net_port (const SwnNet *n, guint port)
 {
   return port >= n->n_proc_ports && port < swn_n_ports (n);
-}
-
-/* ---- a line of fields ------------------------------------------------------ */
-
-typedef struct {
-  const char *s;
-  guint len;
-  guint col;                /* 1-based */
-} Field;
-
-#define MAX_FIELDS 96
-
-/* Split one line into fields; stops at '#'.  Returns the count (at most
- * MAX_FIELDS; *more set when there were more). */
-static guint
-split_fields (const char *line, gsize len, Field *f, gboolean *more)
-{
-  guint n = 0;
-  gsize i = 0;
-  *more = FALSE;
-  while (i < len)
-    {
-      while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-        i++;
-      if (i >= len || line[i] == '#')
-        break;
-      gsize st = i;
-      while (i < len && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
-        i++;
-      if (n == MAX_FIELDS)
-        {
-          *more = TRUE;
-          break;
-        }
-      f[n].s = line + st;
-      f[n].len = (guint) (i - st);
-      f[n].col = (guint) st + 1;
-      n++;
-    }
-  return n;
-}
-
-static gboolean
-field_is (const Field *f, const char *word)
-{
-  return strlen (word) == f->len && memcmp (f->s, word, f->len) == 0;
-}
-
-static char *
-field_dup (const Field *f)
-{
-  return g_strndup (f->s, f->len);
-}
-
-static gboolean
-field_int (const Field *f, gint64 lo, gint64 hi, gint64 *out)
-{
-  char buf[32];
-  if (f->len == 0 || f->len >= sizeof buf)
-    return FALSE;
-  memcpy (buf, f->s, f->len);
-  buf[f->len] = 0;
-  char *end;
-  errno = 0;
-  long long v = strtoll (buf, &end, 10);
-  if (errno || *end || v < lo || v > hi)
-    return FALSE;
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-field_double (const Field *f, double lo, double hi, double *out)
-{
-  char buf[64];
-  if (f->len == 0 || f->len >= sizeof buf)
-    return FALSE;
-  memcpy (buf, f->s, f->len);
-  buf[f->len] = 0;
-  char *end;
-  double v = g_ascii_strtod (buf, &end);
-  if (*end || !(v >= lo && v <= hi))
-    return FALSE;
-  *out = v;
-  return TRUE;
-}
-
-typedef struct {
-  const char *name;
-  guint line;
-  GError **error;
-} Ctx;
-
-static gboolean G_GNUC_PRINTF (3, 4)
-fail (Ctx *c, guint col, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error (c->error, SWN_ERROR, 0, "%s:%u:%u: %s", c->name, c->line, col, msg);
-  g_free (msg);
-  return FALSE;
-}
-
-/* Walk the lines of text: calls fn for each line that has fields. */
-typedef gboolean (*LineFn) (Ctx *c, Field *f, guint n, gpointer data);
-
-static gboolean
-each_line (const char *text, gsize len, const char *name, GError **error, LineFn fn, gpointer data)
-{
-  Ctx c = { name, 0, error };
-  gsize i = 0;
-  Field f[MAX_FIELDS];
-  while (i < len)
-    {
-      gsize st = i;
-      while (i < len && text[i] != '\n')
-        i++;
-      c.line++;
-      if (memchr (text + st, 0, i - st))
-        return fail (&c, (guint) ((const char *) memchr (text + st, 0, i - st) - (text + st)) + 1,
-                     "line contains a NUL byte");
-      gboolean more;
-      guint n = split_fields (text + st, i - st, f, &more);
-      if (more)
-        return fail (&c, f[MAX_FIELDS - 1].col, "more than %d fields", MAX_FIELDS);
-      if (n && !fn (&c, f, n, data))
-        return FALSE;
-      i++;
-    }
-  return TRUE;
-}
-
-/* ---- the init file ------------------------------------------------------------- */
-
-void
-swn_init_defaults (SwnInit *init)
-{
-  memset (init, 0, sizeof *init);
-  init->min = 0;
-  init->max = 100;
-  init->above = (SwnRgb) { 1, 1, 0 };          /* yellow, as in the paper's analyses */
-  init->below = (SwnRgb) { 0.55, 0.55, 0.55 }; /* grey */
-  init->background = (SwnRgb) { 0.08, 0.08, 0.1 };
-  init->switch_color = (SwnRgb) { 0.35, 0.37, 0.42 };
-  init->route = (SwnRgb) { 0.1, 0.9, 0.3 };
-  init->links = (SwnRgb) { 0.75, 0.75, 0.75 };
-  init->view = SWN_VIEW_NETWORK;
-  init->mode = SWN_MODE_SLICE;
-  init->zoom = 1;
-  init->yaw = 30;
-  init->pitch = 35;
-}
-
-void
-swn_init_clear (SwnInit *init)
-{
-  g_free (init->model_dir);
-  g_free (init->data_dir);
-  g_free (init->route_from);
-  g_free (init->route_to);
-  g_free (init->highlight);
-  g_free (init->model);
-  if (init->select)
-    g_ptr_array_unref (init->select);
-  memset (init, 0, sizeof *init);
-}
-
-static gboolean
-want (Ctx *c, Field *f, guint n, guint need, const char *what)
-{
-  if (n - 1 < need)
-    return fail (c, f[n - 1].col + f[n - 1].len, "%.*s needs %s", (int) f[0].len, f[0].s, what);
-  if (n - 1 > need)
-    return fail (c, f[need + 1].col, "%.*s takes %s, not more", (int) f[0].len, f[0].s, what);
-  return TRUE;
-}
-
-static gboolean
-rgb (Ctx *c, Field *f, guint n, SwnRgb *out)
-{
-  if (!want (c, f, n, 3, "three fractions R G B"))
-    return FALSE;
-  double v[3];
-  for (guint i = 0; i < 3; i++)
-    if (!field_double (&f[i + 1], 0, 1, &v[i]))
-      return fail (c, f[i + 1].col, "expected a fraction 0..1, got '%.*s'", (int) f[i + 1].len, f[i + 1].s);
-  *out = (SwnRgb) { v[0], v[1], v[2] };
-  return TRUE;
-}
-
-static gboolean
-init_line (Ctx *c, Field *f, guint n, gpointer data)
-{
-  SwnInit *in = data;
-  static const struct {
-    const char *key;
-    gsize off;
-  } colors[] = {
-    { "above", G_STRUCT_OFFSET (SwnInit, above) },
-    { "color_above", G_STRUCT_OFFSET (SwnInit, above) },
-    { "below", G_STRUCT_OFFSET (SwnInit, below) },
-    { "color_below", G_STRUCT_OFFSET (SwnInit, below) },
-    { "background", G_STRUCT_OFFSET (SwnInit, background) },
-    { "switch", G_STRUCT_OFFSET (SwnInit, switch_color) },
-    { "route", G_STRUCT_OFFSET (SwnInit, route) },
-    { "links", G_STRUCT_OFFSET (SwnInit, links) },
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (colors); i++)
-    if (field_is (&f[0], colors[i].key))
-      return rgb (c, f, n, G_STRUCT_MEMBER_P (in, colors[i].off));
-  if (field_is (&f[0], "model_dir") || field_is (&f[0], "data_dir") || field_is (&f[0], "model"))
-    {
-      if (!want (c, f, n, 1, field_is (&f[0], "model") ? "a file" : "a directory"))
-        return FALSE;
-      char **dst = field_is (&f[0], "model_dir") ? &in->model_dir
-                   : field_is (&f[0], "data_dir") ? &in->data_dir : &in->model;
-      g_free (*dst);
-      *dst = field_dup (&f[1]);
-      return TRUE;
-    }
-  if (field_is (&f[0], "min") || field_is (&f[0], "max"))
-    {
-      if (!want (c, f, n, 1, "an integer"))
-        return FALSE;
-      gint64 v;
-      if (!field_int (&f[1], G_MININT64 / 4, G_MAXINT64 / 4, &v))
-        return fail (c, f[1].col, "expected an integer, got '%.*s'", (int) f[1].len, f[1].s);
-      *(field_is (&f[0], "min") ? &in->min : &in->max) = v;
-      return TRUE;
-    }
-  if (field_is (&f[0], "view"))
-    {
-      if (!want (c, f, n, 1, "network, processor or torus"))
-        return FALSE;
-      if (field_is (&f[1], "network"))
-        in->view = SWN_VIEW_NETWORK;
-      else if (field_is (&f[1], "processor"))
-        in->view = SWN_VIEW_PROCESSOR;
-      else if (field_is (&f[1], "torus"))
-        in->view = SWN_VIEW_TORUS;
-      else
-        return fail (c, f[1].col, "expected network, processor or torus, got '%.*s'", (int) f[1].len, f[1].s);
-      return TRUE;
-    }
-  if (field_is (&f[0], "mode"))
-    {
-      if (!want (c, f, n, 1, "slice, running or total"))
-        return FALSE;
-      if (field_is (&f[1], "slice"))
-        in->mode = SWN_MODE_SLICE;
-      else if (field_is (&f[1], "running"))
-        in->mode = SWN_MODE_RUNNING;
-      else if (field_is (&f[1], "total"))
-        in->mode = SWN_MODE_TOTAL;
-      else
-        return fail (c, f[1].col, "expected slice, running or total, got '%.*s'", (int) f[1].len, f[1].s);
-      return TRUE;
-    }
-  if (field_is (&f[0], "jobs"))
-    {
-      if (!want (c, f, n, 1, "on or off"))
-        return FALSE;
-      if (!field_is (&f[1], "on") && !field_is (&f[1], "off"))
-        return fail (c, f[1].col, "expected on or off, got '%.*s'", (int) f[1].len, f[1].s);
-      in->jobs = field_is (&f[1], "on");
-      return TRUE;
-    }
-  if (field_is (&f[0], "rotate") || field_is (&f[0], "pan"))
-    {
-      if (!want (c, f, n, 2, "two numbers"))
-        return FALSE;
-      double a, b;
-      double lim = field_is (&f[0], "rotate") ? 3600 : 10;
-      if (!field_double (&f[1], -lim, lim, &a))
-        return fail (c, f[1].col, "expected a number within +-%g, got '%.*s'", lim, (int) f[1].len, f[1].s);
-      if (!field_double (&f[2], -lim, lim, &b))
-        return fail (c, f[2].col, "expected a number within +-%g, got '%.*s'", lim, (int) f[2].len, f[2].s);
-      if (field_is (&f[0], "rotate"))
-        in->yaw = a, in->pitch = b;
-      else
-        in->pan_x = a, in->pan_y = b;
-      return TRUE;
-    }
-  if (field_is (&f[0], "zoom"))
-    {
-      if (!want (c, f, n, 1, "a factor"))
-        return FALSE;
-      if (!field_double (&f[1], 0.05, 50, &in->zoom))
-        return fail (c, f[1].col, "expected a zoom factor 0.05..50, got '%.*s'", (int) f[1].len, f[1].s);
-      return TRUE;
-    }
-  if (field_is (&f[0], "hide_plane"))
-    {
-      if (!want (c, f, n, 1, "a plane number"))
-        return FALSE;
-      gint64 p;
-      if (!field_int (&f[1], 0, 63, &p))
-        return fail (c, f[1].col, "expected a plane number 0..63, got '%.*s'", (int) f[1].len, f[1].s);
-      in->hidden_planes |= G_GUINT64_CONSTANT (1) << p;
-      return TRUE;
-    }
-  if (field_is (&f[0], "route_between"))
-    {
-      if (!want (c, f, n, 2, "two switch labels or node names"))
-        return FALSE;
-      g_free (in->route_from);
-      g_free (in->route_to);
-      in->route_from = field_dup (&f[1]);
-      in->route_to = field_dup (&f[2]);
-      return TRUE;
-    }
-  if (field_is (&f[0], "select"))
-    {
-      if (n < 2)
-        return fail (c, f[0].col + f[0].len, "select needs port labels");
-      if (!in->select)
-        in->select = g_ptr_array_new_with_free_func (g_free);
-      for (guint i = 1; i < n; i++)
-        g_ptr_array_add (in->select, field_dup (&f[i]));
-      return TRUE;
-    }
-  if (field_is (&f[0], "highlight"))
-    {
-      if (!want (c, f, n, 1, "a switch or port label"))
-        return FALSE;
-      g_free (in->highlight);
-      in->highlight = field_dup (&f[1]);
-      return TRUE;
-    }
-  return fail (c, f[0].col, "unknown keyword '%.*s'", (int) f[0].len, f[0].s);
-}
-
-gboolean
-swn_init_parse (SwnInit *init, const char *text, gsize len, const char *name, GError **error)
-{
-  return each_line (text, len, name, error, init_line, init);
-}
-
-gboolean
-swn_init_load (SwnInit *init, const char *path, GError **error)
-{
-  char *text;
-  gsize len;
-  if (!g_file_get_contents (path, &text, &len, error))
-    return FALSE;
-  gboolean ok = swn_init_parse (init, text, len, path, error);
-  g_free (text);
-  return ok;
 }
 
 /* ---- the model file ------------------------------------------------------------ */
@@ -403,13 +54,13 @@ portdef_free (gpointer p)
 static gboolean
 size_key (Ctx *c, Field *f, guint n, guint *dst, guint lo, guint hi, gboolean locked)
 {
-  if (!want (c, f, n, 1, "a number"))
+  if (!swn_want (c, f, n, 1, "a number"))
     return FALSE;
   if (locked)
-    return fail (c, f[0].col, "%.*s must come before the first switch", (int) f[0].len, f[0].s);
+    return swn_fail (c, f[0].col, "%.*s must come before the first switch", (int) f[0].len, f[0].s);
   gint64 v;
-  if (!field_int (&f[1], lo, hi, &v))
-    return fail (c, f[1].col, "expected a number %u..%u, got '%.*s'", lo, hi, (int) f[1].len, f[1].s);
+  if (!swn_field_int (&f[1], lo, hi, &v))
+    return swn_fail (c, f[1].col, "expected a number %u..%u, got '%.*s'", lo, hi, (int) f[1].len, f[1].s);
   *dst = (guint) v;
   return TRUE;
 }
@@ -419,7 +70,7 @@ side_of (const Field *f)
 {
   static const char *const names[] = { "north", "east", "south", "west" };
   for (int i = 0; i < 4; i++)
-    if (field_is (f, names[i]))
+    if (swn_field_is (f, names[i]))
       return i;
   return -1;
 }
@@ -432,12 +83,12 @@ model_portdef (Ctx *c, ModelParse *mp, Field *f, guint n)
 {
   SwnNet *net = mp->n;
   if (n < 3)
-    return fail (c, f[n - 1].col + f[n - 1].len, "portdef needs a label, then sides and ports");
-  char *label = field_dup (&f[1]);
+    return swn_fail (c, f[n - 1].col + f[n - 1].len, "portdef needs a label, then sides and ports");
+  char *label = swn_field_dup (&f[1]);
   if (g_hash_table_contains (mp->portdef_index, label))
     {
       g_free (label);
-      return fail (c, f[1].col, "port definition '%.*s' defined twice", (int) f[1].len, f[1].s);
+      return swn_fail (c, f[1].col, "port definition '%.*s' defined twice", (int) f[1].len, f[1].s);
     }
   SwnPortDef *d = g_new0 (SwnPortDef, 1);
   d->label = label;
@@ -456,17 +107,17 @@ model_portdef (Ctx *c, ModelParse *mp, Field *f, guint n)
       if (side < 0)
         {
           portdef_free (d);
-          return fail (c, f[i].col, "expected north, east, south or west before the ports");
+          return swn_fail (c, f[i].col, "expected north, east, south or west before the ports");
         }
-      if (!field_int (&f[i], 0, (gint64) nports - 1, &p))
+      if (!swn_field_int (&f[i], 0, (gint64) nports - 1, &p))
         {
           portdef_free (d);
-          return fail (c, f[i].col, "expected a port 0..%u, got '%.*s'", nports - 1, (int) f[i].len, f[i].s);
+          return swn_fail (c, f[i].col, "expected a port 0..%u, got '%.*s'", nports - 1, (int) f[i].len, f[i].s);
         }
       if (d->side[p] >= 0)
         {
           portdef_free (d);
-          return fail (c, f[i].col, "port %" G_GINT64_FORMAT " placed twice", p);
+          return swn_fail (c, f[i].col, "port %" G_GINT64_FORMAT " placed twice", p);
         }
       d->side[p] = (gint8) side;
       d->pos[p] = d->n_on_side[side]++;
@@ -507,25 +158,25 @@ model_rowdef (Ctx *c, ModelParse *mp, Field *f, guint n)
 {
   SwnNet *net = mp->n;
   if (!mp->sizes_done && net->cols == 0)
-    return fail (c, f[0].col, "rowdef needs columns first");
+    return swn_fail (c, f[0].col, "rowdef needs columns first");
   if (n < 3)
-    return fail (c, f[n - 1].col + f[n - 1].len, "rowdef needs a row, then a port definition per column");
+    return swn_fail (c, f[n - 1].col + f[n - 1].len, "rowdef needs a row, then a port definition per column");
   gint64 row;
-  if (!field_int (&f[1], 0, 4095, &row))
-    return fail (c, f[1].col, "expected a row number, got '%.*s'", (int) f[1].len, f[1].s);
+  if (!swn_field_int (&f[1], 0, 4095, &row))
+    return swn_fail (c, f[1].col, "expected a row number, got '%.*s'", (int) f[1].len, f[1].s);
   if (n - 2 != net->cols)
-    return fail (c, f[MIN (n - 1, 2 + net->cols)].col, "rowdef lists %u port definitions, the model has %u columns",
+    return swn_fail (c, f[MIN (n - 1, 2 + net->cols)].col, "rowdef lists %u port definitions, the model has %u columns",
                  n - 2, net->cols);
   GArray *defs = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint i = 2; i < n; i++)
     {
-      char *l = field_dup (&f[i]);
+      char *l = swn_field_dup (&f[i]);
       guint idx = GPOINTER_TO_UINT (g_hash_table_lookup (mp->portdef_index, l));
       g_free (l);
       if (!idx)
         {
           g_array_unref (defs);
-          return fail (c, f[i].col, "no port definition '%.*s'", (int) f[i].len, f[i].s);
+          return swn_fail (c, f[i].col, "no port definition '%.*s'", (int) f[i].len, f[i].s);
         }
       idx--;
       g_array_append_val (defs, idx);
@@ -535,7 +186,7 @@ model_rowdef (Ctx *c, ModelParse *mp, Field *f, guint n)
   if (g_ptr_array_index (mp->rowdefs, row))
     {
       g_array_unref (defs);
-      return fail (c, f[1].col, "row %" G_GINT64_FORMAT " defined twice", row);
+      return swn_fail (c, f[1].col, "row %" G_GINT64_FORMAT " defined twice", row);
     }
   g_ptr_array_index (mp->rowdefs, row) = defs;
   return TRUE;
@@ -551,35 +202,35 @@ static gboolean
 model_switch (Ctx *c, ModelParse *mp, Field *f, guint n)
 {
   SwnNet *net = mp->n;
-  if (!want (c, f, n, 5, "LABEL ROW COLUMN PLANE FIRSTNODE"))
+  if (!swn_want (c, f, n, 5, "LABEL ROW COLUMN PLANE FIRSTNODE"))
     return FALSE;
   if (!net->rows || !net->cols || !net->planes || !swn_n_ports (net))
-    return fail (c, f[0].col, "switch needs rows, columns, planes, processor_ports and network_ports first");
+    return swn_fail (c, f[0].col, "switch needs rows, columns, planes, processor_ports and network_ports first");
   mp->sizes_done = TRUE;
   if (f[1].len == 0 || memchr (f[1].s, '.', f[1].len) || (f[1].s[0] == 'n' && f[1].len > 1 && g_ascii_isdigit (f[1].s[1])))
-    return fail (c, f[1].col, "a switch label has no '.' and is not a node name (n<digits>)");
-  char *label = field_dup (&f[1]);
+    return swn_fail (c, f[1].col, "a switch label has no '.' and is not a node name (n<digits>)");
+  char *label = swn_field_dup (&f[1]);
   if (g_hash_table_contains (net->by_label, label))
     {
       g_free (label);
-      return fail (c, f[1].col, "switch '%.*s' defined twice", (int) f[1].len, f[1].s);
+      return swn_fail (c, f[1].col, "switch '%.*s' defined twice", (int) f[1].len, f[1].s);
     }
   gint64 row, col, plane, first;
-  if (!field_int (&f[2], 0, net->rows - 1, &row))
-    return g_free (label), fail (c, f[2].col, "expected a row 0..%u", net->rows - 1);
-  if (!field_int (&f[3], 0, net->cols - 1, &col))
-    return g_free (label), fail (c, f[3].col, "expected a column 0..%u", net->cols - 1);
-  if (!field_int (&f[4], 0, net->planes - 1, &plane))
-    return g_free (label), fail (c, f[4].col, "expected a plane 0..%u", net->planes - 1);
-  if (!field_int (&f[5], 0, G_MAXINT32, &first))
-    return g_free (label), fail (c, f[5].col, "expected a node id 0..%d", G_MAXINT32);
+  if (!swn_field_int (&f[2], 0, net->rows - 1, &row))
+    return g_free (label), swn_fail (c, f[2].col, "expected a row 0..%u", net->rows - 1);
+  if (!swn_field_int (&f[3], 0, net->cols - 1, &col))
+    return g_free (label), swn_fail (c, f[3].col, "expected a column 0..%u", net->cols - 1);
+  if (!swn_field_int (&f[4], 0, net->planes - 1, &plane))
+    return g_free (label), swn_fail (c, f[4].col, "expected a plane 0..%u", net->planes - 1);
+  if (!swn_field_int (&f[5], 0, G_MAXINT32, &first))
+    return g_free (label), swn_fail (c, f[5].col, "expected a node id 0..%d", G_MAXINT32);
   guint64 key = cell_key ((guint) plane, (guint) row, (guint) col);
   if (g_hash_table_contains (net->by_cell, &key))
-    return g_free (label), fail (c, f[2].col, "another switch stands at row %" G_GINT64_FORMAT " column %"
+    return g_free (label), swn_fail (c, f[2].col, "another switch stands at row %" G_GINT64_FORMAT " column %"
                                  G_GINT64_FORMAT " plane %" G_GINT64_FORMAT, row, col, plane);
   for (guint p = 0; p < net->n_proc_ports; p++)
     if (g_hash_table_contains (net->node_switch, GINT_TO_POINTER ((gint) (first + p))))
-      return g_free (label), fail (c, f[5].col, "node %" G_GINT64_FORMAT " is already on another switch",
+      return g_free (label), swn_fail (c, f[5].col, "node %" G_GINT64_FORMAT " is already on another switch",
                                    first + p);
   SwnSwitch s = { 0 };
   s.label = label;
@@ -605,17 +256,17 @@ model_switch (Ctx *c, ModelParse *mp, Field *f, guint n)
 static gboolean
 link_end (Ctx *c, SwnNet *net, Field *f, guint *sw, guint *port)
 {
-  char *l = field_dup (f);
+  char *l = swn_field_dup (f);
   gboolean ok = swn_port_by_label (net, l, sw, port);
   g_free (l);
   if (!ok)
-    return fail (c, f->col, "expected SWITCH.PORT of a defined switch, got '%.*s'", (int) f->len, f->s);
+    return swn_fail (c, f->col, "expected SWITCH.PORT of a defined switch, got '%.*s'", (int) f->len, f->s);
   if (!swn_is_net_port (net, *port))
-    return fail (c, f->col, "port %u is not a network port (%u..%u)", *port, net->n_proc_ports,
+    return swn_fail (c, f->col, "port %u is not a network port (%u..%u)", *port, net->n_proc_ports,
                  swn_n_ports (net) - 1);
   SwnSwitch *s = &g_array_index (net->switches, SwnSwitch, *sw);
   if (s->peer_switch[*port] >= 0)
-    return fail (c, f->col, "%.*s is already cabled", (int) f->len, f->s);
+    return swn_fail (c, f->col, "%.*s is already cabled", (int) f->len, f->s);
   return TRUE;
 }
 
@@ -623,13 +274,13 @@ static gboolean
 model_link (Ctx *c, ModelParse *mp, Field *f, guint n)
 {
   SwnNet *net = mp->n;
-  if (!want (c, f, n, 2, "two ports SWITCH.PORT"))
+  if (!swn_want (c, f, n, 2, "two ports SWITCH.PORT"))
     return FALSE;
   guint a, pa, b, pb;
   if (!link_end (c, net, &f[1], &a, &pa) || !link_end (c, net, &f[2], &b, &pb))
     return FALSE;
   if (a == b && pa == pb)
-    return fail (c, f[2].col, "a port cannot be cabled to itself");
+    return swn_fail (c, f[2].col, "a port cannot be cabled to itself");
   SwnSwitch *sa = &g_array_index (net->switches, SwnSwitch, a);
   SwnSwitch *sb = &g_array_index (net->switches, SwnSwitch, b);
   sa->peer_switch[pa] = (gint) b, sa->peer_port[pa] = (gint8) pb;
@@ -643,55 +294,55 @@ model_line (Ctx *c, Field *f, guint n, gpointer data)
   ModelParse *mp = data;
   SwnNet *net = mp->n;
   gboolean locked = net->switches->len > 0 || net->portdefs->len > 0;
-  if (field_is (&f[0], "rows"))
+  if (swn_field_is (&f[0], "rows"))
     return size_key (c, f, n, &net->rows, 1, 4096, locked);
-  if (field_is (&f[0], "columns"))
+  if (swn_field_is (&f[0], "columns"))
     return size_key (c, f, n, &net->cols, 1, 4096, locked);
-  if (field_is (&f[0], "planes"))
+  if (swn_field_is (&f[0], "planes"))
     return size_key (c, f, n, &net->planes, 1, 64, locked);
-  if (field_is (&f[0], "processor_ports"))
+  if (swn_field_is (&f[0], "processor_ports"))
     return size_key (c, f, n, &net->n_proc_ports, 0, SWN_MAX_PORTS, locked);
-  if (field_is (&f[0], "network_ports"))
+  if (swn_field_is (&f[0], "network_ports"))
     {
       if (!size_key (c, f, n, &net->n_net_ports, 0, SWN_MAX_PORTS, locked))
         return FALSE;
       if (swn_n_ports (net) > SWN_MAX_PORTS)
-        return fail (c, f[1].col, "a switch has at most %d ports", SWN_MAX_PORTS);
+        return swn_fail (c, f[1].col, "a switch has at most %d ports", SWN_MAX_PORTS);
       return TRUE;
     }
-  if (field_is (&f[0], "portdef"))
+  if (swn_field_is (&f[0], "portdef"))
     {
       if (!swn_n_ports (net))
-        return fail (c, f[0].col, "portdef needs processor_ports and network_ports first");
+        return swn_fail (c, f[0].col, "portdef needs processor_ports and network_ports first");
       return model_portdef (c, mp, f, n);
     }
-  if (field_is (&f[0], "rowdef"))
+  if (swn_field_is (&f[0], "rowdef"))
     return model_rowdef (c, mp, f, n);
-  if (field_is (&f[0], "switch"))
+  if (swn_field_is (&f[0], "switch"))
     return model_switch (c, mp, f, n);
-  if (field_is (&f[0], "link"))
+  if (swn_field_is (&f[0], "link"))
     return model_link (c, mp, f, n);
-  if (field_is (&f[0], "routes"))
+  if (swn_field_is (&f[0], "routes"))
     {
       if (n != 2 && n != 3)
-        return fail (c, f[MIN (n - 1, 3)].col, "routes takes a directory and an optional file extension");
+        return swn_fail (c, f[MIN (n - 1, 3)].col, "routes takes a directory and an optional file extension");
       g_free (net->route_dir);
       g_free (net->route_ext);
-      net->route_dir = field_dup (&f[1]);
-      net->route_ext = n == 3 ? field_dup (&f[2]) : g_strdup ("");
+      net->route_dir = swn_field_dup (&f[1]);
+      net->route_ext = n == 3 ? swn_field_dup (&f[2]) : g_strdup ("");
       return TRUE;
     }
-  if (field_is (&f[0], "init"))
+  if (swn_field_is (&f[0], "init"))
     {
-      if (!want (c, f, n, 1, "a file"))
+      if (!swn_want (c, f, n, 1, "a file"))
         return FALSE;
-      char *p = field_dup (&f[1]);
+      char *p = swn_field_dup (&f[1]);
       g_free (net->init_path);
       net->init_path = g_path_is_absolute (p) || !mp->base_dir ? g_strdup (p) : g_build_filename (mp->base_dir, p, NULL);
       g_free (p);
       return TRUE;
     }
-  return fail (c, f[0].col, "unknown keyword '%.*s'", (int) f[0].len, f[0].s);
+  return swn_fail (c, f[0].col, "unknown keyword '%.*s'", (int) f[0].len, f[0].s);
 }
 
 static void
@@ -743,7 +394,7 @@ swn_net_parse (const char *text, gsize len, const char *name, const char *base_d
   SwnNet *n = swn_net_new_empty (name);
   ModelParse mp = { n, base_dir, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
                     g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref), FALSE };
-  gboolean ok = each_line (text, len, name, error, model_line, &mp);
+  gboolean ok = swn_each_line (text, len, name, error, model_line, &mp);
   if (ok && n->switches->len == 0)
     {
       g_set_error (error, SWN_ERROR, 0, "%s:1:1: the model defines no switch", name);
@@ -961,13 +612,13 @@ swn_route (SwnNet *n, gint64 src, gint64 dst, GArray *hops, GError **error)
     {
       Field f[MAX_FIELDS];
       gboolean more;
-      guint nf = split_fields (l, ll, f, &more);
+      guint nf = swn_split_fields (l, ll, f, &more);
       guint8 bytes[MAX_FIELDS];
       ok = TRUE;
       for (guint k = 0; k < nf && ok; k++)
         {
           gint64 v;
-          if (!field_int (&f[k], 0, 255, &v))
+          if (!swn_field_int (&f[k], 0, 255, &v))
             {
               g_set_error (error, SWN_ERROR, 0, "%s:%" G_GINT64_FORMAT ":%u: expected a route byte 0..255, got '%.*s'",
                            path, dst + 1, f[k].col, (int) MIN (f[k].len, 40), f[k].s);
