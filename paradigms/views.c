@@ -1507,6 +1507,15 @@ void
 viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, const ViperRun *run,
                  const ViperLayout *layout, const ViperTimeWindow *window, int width, int height)
 {
+  const ViperRenderer *r = m ? viper_view_renderer (m) : NULL;
+  if (r && r->draw_view)
+    {
+      cairo_save (cr);
+      gboolean drawn = r->draw_view (cr, m, kind, width, height);
+      cairo_restore (cr);
+      if (drawn)
+        return;
+    }
   ViperViewGeometry *g = viper_view_geometry_new (kind, m, run, layout, window, width, height);
   cairo_save (cr);
   switch (kind)

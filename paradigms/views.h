@@ -101,6 +101,11 @@ typedef struct _ViperRenderer {
    * May be NULL. */
   gboolean (*draw_module) (cairo_t *cr, const ViperModel *m, gint64 id, const char *repr, double x, double y,
                            double w, double h, const char *label);
+  /* Draw the whole view of this kind itself (a paradigm whose picture is
+   * not modules on a circle, e.g. a switch network); FALSE: the generic
+   * view is drawn.  A paradigm that uses it marks VIPER_AREA_ALL as damaged
+   * for what it changes.  May be NULL. */
+  gboolean (*draw_view) (cairo_t *cr, const ViperModel *m, ViperViewKind kind, int width, int height);
 } ViperRenderer;
 
 #define VIPER_VIEW_DECORATION_MARGIN 8.0
