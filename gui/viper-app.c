@@ -31,6 +31,7 @@
 #include "viper-export-trace.h"
 #include "viper-session.h"
 #include "viper-setup-dialog.h"
+#include "viper-switchnet-panel.h"
 #include "viper-status.h"
 #include "viper-view-widget.h"
 
@@ -53,6 +54,7 @@ typedef struct {
   GtkWidget *views[VIPER_VIEW_N_KINDS], *frames[VIPER_VIEW_N_KINDS];
   ViperStatus *status;
   ViperViewSetupCtl *vsc;   /* the view setup the views draw (Setup...) */
+  ViperSwitchnetPanel *swp; /* switch-network controls (switchnet sessions) */
   guint timer;
   GArray *areas;
 
@@ -194,6 +196,8 @@ set_session (App *a, ViperSession *s)
   a->rate_t = g_get_monotonic_time ();
   if (a->status)
     viper_status_clear (a->status);
+  if (a->swp)
+    viper_switchnet_panel_set_session (a->swp, s);
   if (s)
     {
       viper_scheduler_add_hook (s->sched, transfer_hook, a);
@@ -450,6 +454,15 @@ write_state (App *a)
   a->dumps++;
   char *state = a->s ? viper_state_to_json (a->s->run, a->s->model, FALSE) : g_strdup ("null");
   g_strchomp (state);
+  char *sw = a->swp ? viper_switchnet_panel_describe (a->swp, a->views[VIPER_VIEW_ANIMATION]) : NULL;
+  if (sw)
+    {
+      /* the switch-network settings beside the state */
+      char *with = g_strdup_printf ("%.*s, \"switchnet\": %s}", (int) strlen (state) - 1, state, sw);
+      g_free (state);
+      g_free (sw);
+      state = with;
+    }
   guint64 painted[2] = { viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_ANIMATION])),
                         viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME])) };
   char *doc = g_strdup_printf ("{\"dumps\": %u, \"why\": \"%s\", \"progress_visible\": %s, \"steps\": %" G_GUINT64_FORMAT
@@ -898,6 +911,12 @@ build_menu (void)
   return G_MENU_MODEL (menu);
 }
 
+static void
+switchnet_changed (gpointer data)
+{
+  request_dump (data, "switchnet");
+}
+
 static GtkWidget *
 framed (App *a, ViperViewKind k, const char *title)
 {
@@ -964,6 +983,8 @@ build_window (App *a)
   a->vsc = viper_view_setup_ctl_new (a->views, VIPER_VIEW_N_KINDS);
   viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_ANIMATION], "app.view-setup");
   viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_SPACETIME], "app.view-setup");
+  a->swp = viper_switchnet_panel_new (a->views, VIPER_VIEW_N_KINDS, switchnet_changed, a);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), viper_switchnet_panel_button (a->swp));
 }
 
 /* ---- start-up ------------------------------------------------------------------------------ */
@@ -1008,6 +1029,7 @@ on_activate (GtkApplication *gapp, gpointer data)
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
   build_window (a);
+  viper_switchnet_panel_add_actions (a->swp, gapp);
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), a->breakpoint);
   gtk_widget_show_all (a->window);
@@ -1115,6 +1137,7 @@ main (int argc, char **argv)
   viper_session_free (a->s);
   a->s = NULL;
   viper_view_setup_ctl_free (a->vsc);
+  viper_switchnet_panel_free (a->swp);
   g_object_unref (a->gapp);
   g_array_unref (a->areas);
   g_free (a->paradigm);
