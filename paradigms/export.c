@@ -43,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 #include "export.h"
+#include "core/outfile.h"
 #include "core/scheduler.h"
 #include "core/heap.h"
 #include "paradigms.h"
@@ -100,12 +101,12 @@ struct _ViperExporter {
   const ViperParadigm *paradigm;
   const ViperExportTable *table;
   const ViperModel *model;
-  FILE *file;               /* or */
+  ViperOutFile *file;       /* or */
   GString *string;
-  gboolean own_file;
+  gboolean begun;           /* header written (at the first tram: a FIFO opens only then) */
   gboolean io_error;
   gboolean finished;
-  int io_errno;
+  GError *io_err;           /* the write error, "PATH: reason" */
   GString *buf;             /* one record being formatted */
 
   /* the merge */
@@ -141,11 +142,8 @@ sink (ViperExporter *e, const char *s, gsize len)
 {
   if (e->string)
     g_string_append_len (e->string, s, (gssize) len);
-  else if (!e->io_error && fwrite (s, 1, len, e->file) != len)
-    {
-      e->io_error = TRUE;
-      e->io_errno = errno;
-    }
+  else if (e->file && !e->io_error && !viper_outfile_write (e->file, s, len))
+    e->io_error = TRUE;
 }
 
 static void G_GNUC_PRINTF (2, 3)
@@ -855,6 +853,9 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
 static void
 exporter_begin (ViperExporter *e)
 {
+  if (e->begun)
+    return;
+  e->begun = TRUE;
   if (e->fmt == FMT_PAJE)
     paje_begin (e);
   else if (e->fmt == FMT_CHROME)
@@ -870,21 +871,17 @@ viper_exporter_open (const ViperParadigm *p, const ViperModel *model, const char
   ViperExporter *e = exporter_new (p, model, format, error);
   if (!e)
     return NULL;
-  if (g_str_equal (file, "-"))
-    e->file = stdout;
-  else
+  GError *ferr = NULL;
+  e->file = viper_outfile_open (file, g_get_prgname (), &ferr);
+  if (!e->file)
     {
-      e->file = fopen (file, "w");
-      if (!e->file)
-        {
-          int err = errno;
-          g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s: %s", file, g_strerror (err));
-          viper_exporter_close (e, NULL);
-          return NULL;
-        }
-      e->own_file = TRUE;
+      g_set_error_literal (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, ferr->message);
+      g_error_free (ferr);
+      viper_exporter_close (e, NULL);
+      return NULL;
     }
-  exporter_begin (e);
+  /* the header waits for the first tram: nothing is written (and a FIFO
+   * is not opened) before the replay has something to say */
   return e;
 }
 
@@ -905,6 +902,7 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
 {
   if (e->finished)
     return;
+  exporter_begin (e);
   e->cur_source = t->proc;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);
@@ -956,15 +954,17 @@ viper_exporter_finish (ViperExporter *e, GError **error)
 {
   if (e->finished)
     {
-      if (e->io_error)
-        g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error: %s",
-                     format_names[e->fmt], g_strerror (e->io_errno));
+      if (e->io_error && error)
+        *error = e->io_err ? g_error_copy (e->io_err)
+                           : g_error_new (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error",
+                                          format_names[e->fmt]);
       return !e->io_error;
     }
   e->finished = TRUE;
   gboolean opened = e->file || e->string;
   if (opened)
     {
+      exporter_begin (e);
       /* nothing more will be produced: promised records are dropped */
       GList *ids = g_hash_table_get_keys (e->hold_ids);
       for (GList *l = ids; l; l = l->next)
@@ -976,24 +976,21 @@ viper_exporter_finish (ViperExporter *e, GError **error)
         timeline_end (e);
       flush_upto (e, INFINITY, TRUE);
     }
-  gboolean ok = TRUE;
   if (e->file)
     {
-      if (e->own_file ? fclose (e->file) != 0 : fflush (e->file) != 0)
+      GError *ferr = NULL;
+      if (!viper_outfile_close (g_steal_pointer (&e->file), &ferr))
         {
-          if (!e->io_error)
-            e->io_errno = errno;
           e->io_error = TRUE;
+          e->io_err = g_error_new_literal (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, ferr->message);
+          g_error_free (ferr);
         }
     }
-  if (e->io_error)
-    {
-      g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error: %s",
-                   format_names[e->fmt], g_strerror (e->io_errno));
-      ok = FALSE;
-    }
-  e->file = NULL;
-  return ok;
+  if (e->io_error && !e->io_err)
+    e->io_err = g_error_new (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error", format_names[e->fmt]);
+  if (e->io_error && error)
+    *error = g_error_copy (e->io_err);
+  return !e->io_error;
 }
 
 gboolean
@@ -1024,6 +1021,7 @@ viper_exporter_close (ViperExporter *e, GError **error)
     e->table->priv_clear (e->priv);
   g_free (e->priv);
   g_free (e->last_event);
+  g_clear_error (&e->io_err);
   g_string_free (e->buf, TRUE);
   g_free (e);
   return ok;
