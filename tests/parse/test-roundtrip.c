@@ -76,7 +76,7 @@ append_time (GRand *r, GString *s)
             guint64 bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
             memcpy (&v, &bits, sizeof v);
           }
-        while (!isfinite (v));
+        while (!isfinite (v) || fabs (v) > 1e300);
         char buf[40];
         g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
         break;
