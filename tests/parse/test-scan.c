@@ -289,7 +289,14 @@ test_not_numbers (void)
   /* finite but so large that differences of times would not be (spec section 1) */
   assert_bad ("-3 -21 1e308 3 0 0", 8, "TIME is beyond 1e300 in magnitude");
   assert_bad ("-3 -21 -1.00000000000001e300 3 0 0", 8, "TIME is beyond 1e300 in magnitude");
-  assert_bad ("-3 -21 1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 3 0 0", 8, "TIME is beyond 1e300 in magnitude");
+  {
+    /* 1e301 spelled out: the slow path (more than 19 digits) checks the bound too */
+    char *zeros = g_strnfill (301, '0');
+    char *line = g_strdup_printf ("-3 -21 1%s 3 0 0", zeros);
+    assert_bad (line, 8, "TIME is beyond 1e300 in magnitude");
+    g_free (line);
+    g_free (zeros);
+  }
 }
 
 static void
