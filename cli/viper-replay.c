@@ -64,6 +64,7 @@ typedef struct {
   gboolean interrupted;
   GMainLoop *loop;
   GPtrArray *exporters;      /* ViperExporter*, one per --export */
+  GString *export_stats;     /* what the exporters changed, for --stats */
 } App;
 
 static void
@@ -97,6 +98,28 @@ run_out_hook (const ViperTram *t, gboolean changed, gpointer data)
   viper_tram_print (t, TRUE, app->line);
   g_string_append_c (app->line, '\n');
   viper_outfile_write (app->run_out, app->line->str, app->line->len);
+}
+
+/* Whatever an exporter had to change to meet its format (a shift to start
+ * at 0, records raised to keep the time order) is said, never silent: on
+ * standard error (unless --quiet) and in --stats. */
+static void
+report_export (App *app, const char *spec, const ViperExporter *ex)
+{
+  ViperExportStats st;
+  viper_exporter_stats (ex, &st);
+  char shift[32], moved[32];
+  viper_format_double (st.shift, shift);
+  viper_format_double (st.max_clamp, moved);
+  if (!app->opt.quiet && st.shift != 0)
+    fprintf (stderr, "viper-replay: --export=%s: times shifted by +%s s so that the run starts at 0\n", spec, shift);
+  if (!app->opt.quiet && st.clamped)
+    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written up to %s s later than "
+             "their time, to keep the file in time order\n", spec, st.clamped, st.clamped == 1 ? "" : "s", moved);
+  if (!app->export_stats)
+    app->export_stats = g_string_new (NULL);
+  g_string_append_printf (app->export_stats, "export %s shift: %s\nexport %s clamped: %" G_GUINT64_FORMAT "\n",
+                          spec, shift, spec, st.clamped);
 }
 
 static gboolean
@@ -217,6 +240,8 @@ print_stats (App *app, double seconds, GString *out)
   g_string_append_printf (out, "clock: %s\n", isfinite (clock) ? viper_format_double (clock, buf) : "none");
   g_string_append_printf (out, "seconds: %.3f\n", seconds);
   g_string_append_printf (out, "lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
+  if (app->export_stats)
+    g_string_append (out, app->export_stats->str);
 }
 
 static int
@@ -487,12 +512,17 @@ main (int argc, char **argv)
       app.io_error = TRUE;
     }
   for (guint i = 0; app.exporters && i < app.exporters->len; i++)
-    if (!viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), &error))
-      {
-        fprintf (stderr, "viper-replay: --export=%s: %s\n", app.opt.exports[i], error->message);
-        g_clear_error (&error);
-        app.io_error = TRUE;
-      }
+    {
+      ViperExporter *ex = app.exporters->pdata[i];
+      if (!viper_exporter_finish (ex, &error))
+        {
+          fprintf (stderr, "viper-replay: --export=%s: %s\n", app.opt.exports[i], error->message);
+          g_clear_error (&error);
+          app.io_error = TRUE;
+        }
+      report_export (&app, app.opt.exports[i], ex);
+      viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), NULL);
+    }
 
   if (app.opt.state_out)
     {
@@ -575,6 +605,8 @@ out:
   viper_diag_clear (&app.diag);
   if (app.line)
     g_string_free (app.line, TRUE);
+  if (app.export_stats)
+    g_string_free (app.export_stats, TRUE);
   viper_tram_pool_free (app.pool);
 out_ctx:
   g_clear_error (&error);
