@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <glib-unix.h>
+#include "core/outfile.h"
 #include "core/scheduler.h"
 #include "core/stateout.h"
 #include "core/tramparse.h"
@@ -57,12 +58,13 @@ typedef struct {
   ViperModel *model;
   ViperRun *run;
   ViperScheduler *sched;
-  FILE *run_out;
+  ViperOutFile *run_out;
   GString *line;
   gboolean io_error;
   gboolean interrupted;
   GMainLoop *loop;
   GPtrArray *exporters;      /* ViperExporter*, one per --export */
+  GString *export_stats;     /* what the exporters changed, for --stats */
 } App;
 
 static void
@@ -95,8 +97,29 @@ run_out_hook (const ViperTram *t, gboolean changed, gpointer data)
   g_string_truncate (app->line, 0);
   viper_tram_print (t, TRUE, app->line);
   g_string_append_c (app->line, '\n');
-  if (fwrite (app->line->str, 1, app->line->len, app->run_out) != app->line->len)
-    app->io_error = TRUE;
+  viper_outfile_write (app->run_out, app->line->str, app->line->len);
+}
+
+/* Whatever an exporter had to change to meet its format (a shift to start
+ * at 0, records raised to keep the time order) is said, never silent: on
+ * standard error (unless --quiet) and in --stats. */
+static void
+report_export (App *app, const char *spec, const ViperExporter *ex)
+{
+  ViperExportStats st;
+  viper_exporter_stats (ex, &st);
+  char shift[32], moved[32];
+  viper_format_double (st.shift, shift);
+  viper_format_double (st.max_clamp, moved);
+  if (!app->opt.quiet && st.shift != 0)
+    fprintf (stderr, "viper-replay: --export=%s: times shifted by +%s s so that the run starts at 0\n", spec, shift);
+  if (!app->opt.quiet && st.clamped)
+    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written up to %s s later than "
+             "their time, to keep the file in time order\n", spec, st.clamped, st.clamped == 1 ? "" : "s", moved);
+  if (!app->export_stats)
+    app->export_stats = g_string_new (NULL);
+  g_string_append_printf (app->export_stats, "export %s shift: %s\nexport %s clamped: %" G_GUINT64_FORMAT "\n",
+                          spec, shift, spec, st.clamped);
 }
 
 static gboolean
@@ -193,30 +216,32 @@ run_live (App *app)
 }
 
 static void
-print_stats (App *app, double seconds)
+print_stats (App *app, double seconds, GString *out)
 {
   ViperCounts c;
   viper_run_counts (app->run, &c);
   if (app->model)
     c.inconsistent = app->model->inconsistent;
-  printf ("read: %" G_GUINT64_FORMAT "\n", c.read);
-  printf ("transferred: %" G_GUINT64_FORMAT "\n", c.transferred);
-  printf ("pending: %" G_GUINT64_FORMAT "\n", c.pending);
-  printf ("rejected: %" G_GUINT64_FORMAT "\n", c.rejected);
-  printf ("ignored: %" G_GUINT64_FORMAT "\n", c.ignored);
-  printf ("inconsistent: %" G_GUINT64_FORMAT "\n", c.inconsistent);
+  g_string_append_printf (out, "read: %" G_GUINT64_FORMAT "\n", c.read);
+  g_string_append_printf (out, "transferred: %" G_GUINT64_FORMAT "\n", c.transferred);
+  g_string_append_printf (out, "pending: %" G_GUINT64_FORMAT "\n", c.pending);
+  g_string_append_printf (out, "rejected: %" G_GUINT64_FORMAT "\n", c.rejected);
+  g_string_append_printf (out, "ignored: %" G_GUINT64_FORMAT "\n", c.ignored);
+  g_string_append_printf (out, "inconsistent: %" G_GUINT64_FORMAT "\n", c.inconsistent);
   GArray *procs = viper_run_procs (app->run);
   for (guint i = 0; i < procs->len; i++)
     {
       gint64 p = g_array_index (procs, gint64, i);
-      printf ("proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT "\n", p, viper_run_proc_count (app->run, p));
+      g_string_append_printf (out, "proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT "\n", p, viper_run_proc_count (app->run, p));
     }
   g_array_unref (procs);
   double clock = viper_run_clock (app->run);
   char buf[32];
-  printf ("clock: %s\n", isfinite (clock) ? viper_format_double (clock, buf) : "none");
-  printf ("seconds: %.3f\n", seconds);
-  printf ("lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
+  g_string_append_printf (out, "clock: %s\n", isfinite (clock) ? viper_format_double (clock, buf) : "none");
+  g_string_append_printf (out, "seconds: %.3f\n", seconds);
+  g_string_append_printf (out, "lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
+  if (app->export_stats)
+    g_string_append (out, app->export_stats->str);
 }
 
 static int
@@ -434,10 +459,10 @@ main (int argc, char **argv)
     }
   if (app.opt.run_out)
     {
-      app.run_out = g_str_equal (app.opt.run_out, "-") ? stdout : fopen (app.opt.run_out, "w");
+      app.run_out = viper_outfile_open (app.opt.run_out, "viper-replay", &error);
       if (!app.run_out)
         {
-          fprintf (stderr, "viper-replay: %s: %s\n", app.opt.run_out, g_strerror (errno));
+          fprintf (stderr, "viper-replay: --run-out: %s\n", error->message);
           rc = EXIT_IO;
           goto out;
         }
@@ -480,27 +505,31 @@ main (int argc, char **argv)
   g_source_remove (sigint);
   g_source_remove (sigterm);
 
-  if (app.run_out && app.run_out != stdout && fclose (app.run_out) != 0)
-    app.io_error = TRUE;
-  else if (app.run_out == stdout)
-    fflush (stdout);
-  app.run_out = NULL;
+  if (app.run_out && !viper_outfile_close (g_steal_pointer (&app.run_out), &error))
+    {
+      fprintf (stderr, "viper-replay: --run-out: %s\n", error->message);
+      g_clear_error (&error);
+      app.io_error = TRUE;
+    }
   for (guint i = 0; app.exporters && i < app.exporters->len; i++)
-    if (!viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), &error))
-      {
-        fprintf (stderr, "viper-replay: %s\n", error->message);
-        g_clear_error (&error);
-        app.io_error = TRUE;
-      }
+    {
+      ViperExporter *ex = app.exporters->pdata[i];
+      if (!viper_exporter_finish (ex, &error))
+        {
+          fprintf (stderr, "viper-replay: --export=%s: %s\n", app.opt.exports[i], error->message);
+          g_clear_error (&error);
+          app.io_error = TRUE;
+        }
+      report_export (&app, app.opt.exports[i], ex);
+      viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), NULL);
+    }
 
   if (app.opt.state_out)
     {
       char *json = viper_state_to_json (app.run, app.model, TRUE);
-      if (g_str_equal (app.opt.state_out, "-"))
-        fputs (json, stdout);
-      else if (!g_file_set_contents (app.opt.state_out, json, -1, &error))
+      if (!viper_outfile_set_contents (app.opt.state_out, "viper-replay", json, strlen (json), &error))
         {
-          fprintf (stderr, "viper-replay: %s\n", error->message);
+          fprintf (stderr, "viper-replay: --state-out: %s\n", error->message);
           g_clear_error (&error);
           app.io_error = TRUE;
         }
@@ -520,7 +549,23 @@ main (int argc, char **argv)
   if (app.opt.render && !app.model)
     fprintf (stderr, "viper-replay: paradigm '%s' has no model to draw\n", app.paradigm->name);
   if (app.opt.stats)
-    print_stats (&app, seconds);
+    {
+      GString *st = g_string_new (NULL);
+      print_stats (&app, seconds, st);
+      if (!viper_outfile_set_contents ("-", "viper-replay", st->str, st->len, &error))
+        {
+          fprintf (stderr, "viper-replay: --stats: %s\n", error->message);
+          g_clear_error (&error);
+          app.io_error = TRUE;
+        }
+      g_string_free (st, TRUE);
+    }
+  if (!viper_stdout_flush (&error))
+    {
+      fprintf (stderr, "viper-replay: %s\n", error->message);
+      g_clear_error (&error);
+      app.io_error = TRUE;
+    }
 
   ViperCounts c;
   viper_run_counts (app.run, &c);
@@ -545,6 +590,7 @@ main (int argc, char **argv)
       rc = EXIT_PENDING;
     }
 out:
+  viper_outfile_abort (app.run_out);
   for (guint i = 0; app.exporters && i < app.exporters->len; i++)
     viper_exporter_close (app.exporters->pdata[i], NULL);
   if (app.exporters)
@@ -559,6 +605,8 @@ out:
   viper_diag_clear (&app.diag);
   if (app.line)
     g_string_free (app.line, TRUE);
+  if (app.export_stats)
+    g_string_free (app.export_stats, TRUE);
   viper_tram_pool_free (app.pool);
 out_ctx:
   g_clear_error (&error);

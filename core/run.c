@@ -716,7 +716,8 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       viper_tram_pool_release (run->pool, run->last_out);
       run->last_out = NULL;
     }
-  guint slot = (guint) ((guint64) (t->rec * 31 + t->ev) & 63);
+  /* unsigned: REC and EV are any 32-bit values, and signed overflow is undefined */
+  guint slot = ((guint32) t->rec * 31u + (guint32) t->ev) & 63u;
   if (t->flags & VIPER_TRAM_F_WIDE)
     t->type = VIPER_TYPE_UNKNOWN;
   else if (run->type_cache[slot].valid && run->type_cache[slot].rec == t->rec && run->type_cache[slot].ev == t->ev)

@@ -310,6 +310,8 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
       gboolean all_at_end;
       if (read_one (s, &all_at_end))
         continue;
+      if (s->diag && s->diag->stop_requested)
+        continue;             /* a bad last line under --strict: stop as such, not as the end */
       if (all_at_end)
         {
           set_stopped (s, VIPER_STOP_END);

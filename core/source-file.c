@@ -33,6 +33,7 @@
 #include "core/source.h"
 #include "core/tramparse.h"
 #include "core/readahead.h"
+#include "core/picl1.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,7 @@ typedef struct {
   gboolean eof;             /* read() said end of file (or failed) */
   gboolean finished;        /* splitter finished and TRACE_END reported */
   gboolean started;         /* TRACE_START reported */
+  gboolean sniffed;         /* looked at the start for the PICL 1 layout */
 
   ViperLineSplitter *split;
   ViperTramFields *scratch;
@@ -303,10 +305,84 @@ file_fill_ahead (FileSource *fs)
     }
 }
 
+/* Tram lines (not blank, not comments) from offset `from` to the end. */
+static guint64
+count_tram_lines (int fd, off_t from)
+{
+  char *buf = g_malloc (READ_BLOCK);
+  guint64 n = 0;
+  gboolean at_start = TRUE, counted = FALSE;
+  for (off_t off = from;;)
+    {
+      gssize got = pread (fd, buf, READ_BLOCK, off);
+      if (got <= 0)
+        break;
+      off += got;
+      for (gssize i = 0; i < got; i++)
+        {
+          char c = buf[i];
+          if (c == '\n')
+            {
+              at_start = TRUE;
+              counted = FALSE;
+            }
+          else if (at_start && c != ' ' && c != '\t' && c != '\r')
+            {
+              at_start = FALSE;
+              if (c != '#' && !counted)
+                {
+                  n++;
+                  counted = TRUE;
+                }
+            }
+        }
+    }
+  g_free (buf);
+  return n;
+}
+
+/* A file in the older PICL 1 layout is said once, with its number of lines,
+ * and skipped (its lines count as read and rejected), instead of a reason per
+ * line that misleads.  Only files are looked at: a pipe cannot be read twice. */
+static gboolean
+file_sniff_picl1 (FileSource *fs)
+{
+  struct stat st;
+  if (fs->sniffed || fstat (fs->fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      fs->sniffed = TRUE;
+      return FALSE;
+    }
+  fs->sniffed = TRUE;
+  off_t from = lseek (fs->fd, 0, SEEK_CUR);
+  if (from < 0)
+    return FALSE;
+  gsize want = 65536;
+  char *head = g_malloc (want);
+  gssize got = pread (fs->fd, head, want, from);
+  gboolean picl1 = got > 0 && viper_picl1_sniff (head, (gsize) got);
+  g_free (head);
+  if (!picl1)
+    return FALSE;
+  file_start (fs);
+  guint64 n = count_tram_lines (fs->fd, from);
+  fs->base.lines_read += n;
+  fs->base.lines_bad += n;
+  if (fs->base.diag)
+    viper_diag_bad (fs->base.diag, fs->where, 1, 1,
+                    "the file looks like a PICL 1 trace (record type first, no NDATA field), not PICL 2.0: "
+                    "its %" G_GUINT64_FORMAT " line%s are skipped", n, n == 1 ? "" : "s");
+  fs->eof = TRUE;
+  file_finish (fs);
+  return TRUE;
+}
+
 /* Parse until a tram is queued or no more input is available right now. */
 static void
 file_fill (FileSource *fs)
 {
+  if (!fs->sniffed && file_sniff_picl1 (fs))
+    return;
   if (fs->use_ahead)
     {
       file_fill_ahead (fs);
@@ -396,7 +472,7 @@ file_reset (ViperTramSource *src, GError **error)
   file_drop_queue (fs);
   file_new_splitter (fs);
   fs->pos = fs->len = 0;
-  fs->eof = fs->finished = fs->started = FALSE;
+  fs->eof = fs->finished = fs->started = fs->sniffed = FALSE;
   /* The counters describe the current pass over the file. */
   fs->base.lines_read = 0;
   fs->base.lines_bad = 0;

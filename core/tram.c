@@ -14,7 +14,10 @@
  *
  * Printing: the raw text is re-emitted field by field, so runs of blanks
  * become one space; the TIME field may be replaced by the adjusted time,
- * printed with the fewest digits that read back the same double.
+ * printed with the fewest digits that read back the same double.  Whatever
+ * the scanner accepts prints back to the same tram: the one byte that could
+ * change meaning at the end of a printed line, a CR that belongs to the last
+ * field, gets a blank after it.
  */
 #include "core/tram.h"
 
@@ -292,4 +295,10 @@ viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out)
         g_string_append_len (out, w, p - w);
       field++;
     }
+  /* A CR is data inside a line (only one before the '\n' is a line end), so
+   * a last field ending in CR was followed by a blank or a second CR when it
+   * was read.  Keep one blank after it, or a reader takes the CR for the
+   * line end and loses it (and with it, the field). */
+  if (out->len && out->str[out->len - 1] == '\r')
+    g_string_append_c (out, ' ');
 }

@@ -125,7 +125,8 @@ ViperTram *viper_tram_copy (ViperTramPool *pool, const ViperTram *t);
  * use_adjusted, else the time as read.  Everything else is the text as read,
  * with runs of blanks normalised to one space and leading/trailing blanks
  * removed (a canonical line's text is regenerated from its fields, which
- * gives the same). */
+ * gives the same), but for one blank after a last field that ends in CR, so
+ * that the printed line reads back to the same tram. */
 void viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out);
 /* Format a double with the fewest significant digits (<= 17) that read back
  * exactly; buf must hold 32 bytes.  Returns buf. */

@@ -12,6 +12,10 @@
 
 G_BEGIN_DECLS
 
+/* Largest |TIME| accepted (spec section 1): differences of two times, and
+ * offsets built from them, then stay finite doubles. */
+#define VIPER_TIME_LIMIT 1e300
+
 /* A 65,536-byte line holds at most this many data fields. */
 #define VIPER_MAX_DATA (VIPER_MAX_LINE / 2 + 1)
 

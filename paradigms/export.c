@@ -43,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 #include "export.h"
+#include "core/outfile.h"
 #include "core/scheduler.h"
 #include "core/heap.h"
 #include "paradigms.h"
@@ -78,6 +79,7 @@ typedef struct {
   char *name;
   char *alias;              /* Pajé container alias */
   gboolean created;
+  gboolean announced;       /* Pajé: its PajeCreateContainer is written or queued */
   gboolean has_state;
   guint state;
   double since;             /* start of the current state */
@@ -100,12 +102,12 @@ struct _ViperExporter {
   const ViperParadigm *paradigm;
   const ViperExportTable *table;
   const ViperModel *model;
-  FILE *file;               /* or */
+  ViperOutFile *file;       /* or */
   GString *string;
-  gboolean own_file;
+  gboolean begun;           /* header written (at the first tram: a FIFO opens only then) */
   gboolean io_error;
   gboolean finished;
-  int io_errno;
+  GError *io_err;           /* the write error, "PATH: reason" */
   GString *buf;             /* one record being formatted */
 
   /* the merge */
@@ -119,7 +121,9 @@ struct _ViperExporter {
   guint64 window;           /* records kept even when the watermark passed them */
   double last_written;
   gboolean any_written;
-  double shift;             /* added to written times (Pajé runs that begin before 0) */
+  double shift;             /* added to written times (runs that begin before 0), trace units */
+  double units_per_second;  /* ParaGraph wants seconds: written time = (t + shift) / this */
+  GPtrArray *defs;          /* timeless definitions waiting for the next record (char*) */
   gint64 cur_source;        /* PROC of the tram being exported */
 
   /* the timeline */
@@ -129,6 +133,10 @@ struct _ViperExporter {
   char *last_event;
   double max_time;
   gboolean chrome_first;
+  FILE *chrome_spool;       /* Chrome events until the end: the shift is known only then */
+  double chrome_ts_pending; /* the "ts" of the event being formatted (µs), NAN: none */
+  double chrome_min_ts;
+  int chrome_spool_errno;
 
   ViperExportStats stats;
   gpointer priv;
@@ -141,11 +149,8 @@ sink (ViperExporter *e, const char *s, gsize len)
 {
   if (e->string)
     g_string_append_len (e->string, s, (gssize) len);
-  else if (!e->io_error && fwrite (s, 1, len, e->file) != len)
-    {
-      e->io_error = TRUE;
-      e->io_errno = errno;
-    }
+  else if (e->file && !e->io_error && !viper_outfile_write (e->file, s, len))
+    e->io_error = TRUE;
 }
 
 static void G_GNUC_PRINTF (2, 3)
@@ -181,27 +186,29 @@ heap_pop (GPtrArray *h)
 }
 
 static void paje_program_container (ViperExporter *e, const char *time);
+static void paje_create_known_containers (ViperExporter *e, const char *time);
+
+/* A time as written: shifted, and in seconds for ParaGraph. */
+static char *
+out_time (ViperExporter *e, double t, char *num)
+{
+  double v = t + e->shift;
+  gboolean scaled = e->fmt == FMT_PARAGRAPH && e->units_per_second != 1.0;
+  if (scaled)
+    v /= e->units_per_second;
+  if (e->shift == 0.0 && !scaled)
+    return viper_format_double (v, num);    /* the adjusted time exactly */
+  /* Shifting and scaling add rounding noise in the last bits (0.03 - 0.00003
+   * gives 2.9999999999999804e-05): 15 significant digits drop it, and
+   * rounding to a fixed precision never reorders two times. */
+  return g_ascii_formatd (num, 32, "%.15g", v);
+}
 
 static void
-write_rec (ViperExporter *e, Rec *r)
+write_line (ViperExporter *e, const char *head, gsize head_len, const char *num, const char *tail)
 {
-  double t = r->time;
-  if (e->any_written && t < e->last_written)
-    {
-      t = e->last_written;
-      e->stats.clamped++;
-    }
-  if (!e->any_written && e->fmt == FMT_PAJE && t < 0)
-    e->shift = -t;          /* PajeNG takes negative times for "unset" */
-  char num[32];
-  viper_format_double (t + e->shift, num);
-  if (!e->any_written && e->fmt == FMT_PAJE)
-    paje_program_container (e, num);
-  e->any_written = TRUE;
-  e->last_written = t;
-  const char *tail = r->text + r->head_len + 1;
   g_string_truncate (e->buf, 0);
-  g_string_append_len (e->buf, r->text, (gssize) r->head_len);
+  g_string_append_len (e->buf, head, (gssize) head_len);
   g_string_append_c (e->buf, ' ');
   g_string_append (e->buf, num);
   if (*tail)
@@ -212,6 +219,52 @@ write_rec (ViperExporter *e, Rec *r)
   g_string_append_c (e->buf, '\n');
   sink (e, e->buf->str, e->buf->len);
   e->stats.records++;
+}
+
+/* Definitions waiting (viper_export_push_definition) go out just before
+ * the record that follows them, with its time. */
+static void
+write_defs (ViperExporter *e, const char *num)
+{
+  for (guint i = 0; e->defs && i < e->defs->len; i++)
+    {
+      const char *d = e->defs->pdata[i];
+      const char *tail = d + strlen (d) + 1;
+      write_line (e, d, strlen (d), num, tail);
+    }
+  if (e->defs)
+    g_ptr_array_set_size (e->defs, 0);
+}
+
+static void
+write_rec (ViperExporter *e, Rec *r)
+{
+  double t = r->time;
+  if (e->any_written && t < e->last_written)
+    {
+      /* raised to keep the file in time order: counted, and by how much */
+      double moved = e->last_written - t;
+      if (moved > e->stats.max_clamp)
+        e->stats.max_clamp = moved;
+      t = e->last_written;
+      e->stats.clamped++;
+    }
+  /* The first record written is the earliest (the merge is sorted): a run
+   * that begins before 0 is shifted to begin at 0.  PajeNG takes negative
+   * times for "unset", ParaGraph cannot draw them. */
+  if (!e->any_written && e->fmt != FMT_CHROME && t < 0)
+    e->shift = -t;
+  char num[32];
+  out_time (e, t, num);
+  if (!e->any_written && e->fmt == FMT_PAJE)
+    {
+      paje_program_container (e, num);
+      paje_create_known_containers (e, num);
+    }
+  e->any_written = TRUE;
+  write_defs (e, num);
+  e->last_written = t;
+  write_line (e, r->text, r->head_len, num, r->text + r->head_len + 1);
   g_free (r);
 }
 
@@ -309,6 +362,20 @@ viper_export_pushf (ViperExporter *e, gint64 source, double time, const char *he
   va_end (ap);
   viper_export_push (e, source, time, head, tail);
   g_free (tail);
+}
+
+void
+viper_export_push_definition (ViperExporter *e, const char *head, const char *tail)
+{
+  if (!e->defs)
+    e->defs = g_ptr_array_new_with_free_func (g_free);
+  gsize hl = strlen (head), tl = tail ? strlen (tail) : 0;
+  char *d = g_malloc (hl + tl + 2);
+  memcpy (d, head, hl + 1);
+  if (tl)
+    memcpy (d + hl + 1, tail, tl);
+  d[hl + 1 + tl] = '\0';
+  g_ptr_array_add (e->defs, d);
 }
 
 void
@@ -422,21 +489,125 @@ paje_program_container (ViperExporter *e, const char *time)
   g_free (name);
 }
 
+static gint
+track_id_cmp (gconstpointer a, gconstpointer b)
+{
+  gint64 x = (*(Track *const *) a)->id, y = (*(Track *const *) b)->id;
+  return x < y ? -1 : x > y;
+}
+
+/* At the first record written: every module seen so far (all of them, unless
+ * one shows up after the merge window) gets its container now, in module
+ * order, so that Pajé viewers list them in that order and not in the order of
+ * their first trams. */
+static void
+paje_create_known_containers (ViperExporter *e, const char *time)
+{
+  GPtrArray *list = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->tracks);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (((Track *) v)->created && !((Track *) v)->announced)
+      g_ptr_array_add (list, v);
+  g_ptr_array_sort (list, track_id_cmp);
+  for (guint i = 0; i < list->len; i++)
+    {
+      Track *tr = list->pdata[i];
+      char *name = tr->name ? paje_quote (tr->name) : NULL;
+      if (!name)
+        {
+          char *plain = g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
+          name = paje_quote (plain);
+          g_free (plain);
+        }
+      sinkf (e, "5 %s %s CM p %s\n", time, tr->alias, name);
+      e->stats.records++;
+      g_free (name);
+      tr->announced = TRUE;
+    }
+  g_ptr_array_unref (list);
+}
+
 /* ---- Chrome ------------------------------------------------------------------- */
 
+/* Chrome events are spooled to a temporary file until the end: only then is
+ * the earliest timestamp known, and the trace is shifted so that none is
+ * negative (Perfetto drops negative timestamps, and flows lose their start).
+ * A spooled event is its "ts" (µs, NAN for metadata) and its JSON text with
+ * the byte \x01 where the "ts" value goes. */
 static void
 chrome_event (ViperExporter *e, const char *json)
 {
-  sink (e, e->chrome_first ? "\n" : ",\n", e->chrome_first ? 1 : 2);
-  e->chrome_first = FALSE;
-  sink (e, json, strlen (json));
-  e->stats.records++;
+  double ts = e->chrome_ts_pending;
+  e->chrome_ts_pending = NAN;
+  if (!isnan (ts) && ts < e->chrome_min_ts)
+    e->chrome_min_ts = ts;
+  if (!e->chrome_spool && !e->chrome_spool_errno && !(e->chrome_spool = tmpfile ()))
+    e->chrome_spool_errno = errno ? errno : EIO;
+  if (e->chrome_spool_errno)
+    return;
+  guint32 len = (guint32) strlen (json);
+  if (fwrite (&ts, sizeof ts, 1, e->chrome_spool) != 1 || fwrite (&len, sizeof len, 1, e->chrome_spool) != 1
+      || fwrite (json, 1, len, e->chrome_spool) != len)
+    e->chrome_spool_errno = errno ? errno : EIO;
 }
 
+/* The "ts" of the event being formatted: a placeholder, filled in at the end. */
 static char *
 chrome_ts (ViperExporter *e, double time, char *buf)
 {
-  return viper_format_double (time * e->table->timeline_info->us_per_unit, buf);
+  e->chrome_ts_pending = time * e->table->timeline_info->us_per_unit;
+  buf[0] = '\x01';
+  buf[1] = '\0';
+  return buf;
+}
+
+/* Write the spooled events with the shift applied. */
+static void
+chrome_flush_spool (ViperExporter *e)
+{
+  double shift = isfinite (e->chrome_min_ts) && e->chrome_min_ts < 0 ? -e->chrome_min_ts : 0.0;
+  double unit = e->table->timeline_info->us_per_unit;
+  e->shift = shift / unit;
+  if (e->chrome_spool && !e->chrome_spool_errno && fflush (e->chrome_spool) == 0)
+    {
+      rewind (e->chrome_spool);
+      GString *text = g_string_new (NULL);
+      double ts;
+      guint32 len;
+      while (fread (&ts, sizeof ts, 1, e->chrome_spool) == 1 && fread (&len, sizeof len, 1, e->chrome_spool) == 1)
+        {
+          g_string_set_size (text, len);
+          if (fread (text->str, 1, len, e->chrome_spool) != len)
+            break;
+          sink (e, e->chrome_first ? "\n" : ",\n", e->chrome_first ? 1 : 2);
+          e->chrome_first = FALSE;
+          const char *mark = isnan (ts) ? NULL : memchr (text->str, '\x01', len);
+          if (mark)
+            {
+              char num[32];
+              sink (e, text->str, (gsize) (mark - text->str));
+              viper_format_double (ts + shift, num);
+              sink (e, num, strlen (num));
+              sink (e, mark + 1, len - (gsize) (mark + 1 - text->str));
+            }
+          else
+            sink (e, text->str, len);
+          e->stats.records++;
+        }
+      if (ferror (e->chrome_spool))
+        e->chrome_spool_errno = errno ? errno : EIO;
+      g_string_free (text, TRUE);
+    }
+  if (e->chrome_spool_errno && !e->io_error)
+    {
+      e->io_error = TRUE;
+      e->io_err = g_error_new (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s: temporary file for the Chrome events: %s",
+                               e->file ? viper_outfile_name (e->file) : "chrome export",
+                               g_strerror (e->chrome_spool_errno));
+    }
+  g_clear_pointer (&e->chrome_spool, fclose);
 }
 
 static void
@@ -506,11 +677,13 @@ track_touch (ViperExporter *e, Track *tr, double time)
       tr->created = TRUE;
       char *name = tr->name ? g_strdup (tr->name)
                             : g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
-      if (e->fmt == FMT_PAJE)
+      if (e->fmt == FMT_PAJE && e->any_written)
         {
+          /* appears after the file began: created at its first time */
           char *q = paje_quote (name);
           viper_export_pushf (e, e->cur_source, time, "5", "%s CM p %s", tr->alias, q);
           g_free (q);
+          tr->announced = TRUE;
         }
       else
         {
@@ -729,7 +902,10 @@ timeline_end (ViperExporter *e)
   if (e->fmt == FMT_PAJE && (e->heap->len > 0 || e->any_written))
     viper_export_push (e, e->cur_source, end, "6", "CP p");
   if (e->fmt == FMT_CHROME)
-    sink (e, "\n]}\n", 4);
+    {
+      chrome_flush_spool (e);
+      sink (e, "\n]}\n", 4);
+    }
   g_ptr_array_unref (list);
 }
 
@@ -847,6 +1023,12 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
   e->chans = g_hash_table_new_full (chan_hash, chan_equal, g_free, queue_free);
   e->max_time = -INFINITY;
   e->cur_source = -1;
+  e->chrome_ts_pending = NAN;
+  e->chrome_min_ts = INFINITY;
+  /* ParaGraph is in seconds whatever the paradigm's unit (Chrome's µs per
+   * unit says what the unit is) */
+  e->units_per_second = e->table->timeline_info && e->table->timeline_info->us_per_unit > 0
+                          ? 1e6 / e->table->timeline_info->us_per_unit : 1.0;
   if (e->table->priv_size)
     e->priv = g_malloc0 (e->table->priv_size);
   return e;
@@ -855,6 +1037,9 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
 static void
 exporter_begin (ViperExporter *e)
 {
+  if (e->begun)
+    return;
+  e->begun = TRUE;
   if (e->fmt == FMT_PAJE)
     paje_begin (e);
   else if (e->fmt == FMT_CHROME)
@@ -870,21 +1055,17 @@ viper_exporter_open (const ViperParadigm *p, const ViperModel *model, const char
   ViperExporter *e = exporter_new (p, model, format, error);
   if (!e)
     return NULL;
-  if (g_str_equal (file, "-"))
-    e->file = stdout;
-  else
+  GError *ferr = NULL;
+  e->file = viper_outfile_open (file, g_get_prgname (), &ferr);
+  if (!e->file)
     {
-      e->file = fopen (file, "w");
-      if (!e->file)
-        {
-          int err = errno;
-          g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s: %s", file, g_strerror (err));
-          viper_exporter_close (e, NULL);
-          return NULL;
-        }
-      e->own_file = TRUE;
+      g_set_error_literal (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, ferr->message);
+      g_error_free (ferr);
+      viper_exporter_close (e, NULL);
+      return NULL;
     }
-  exporter_begin (e);
+  /* the header waits for the first tram: nothing is written (and a FIFO
+   * is not opened) before the replay has something to say */
   return e;
 }
 
@@ -905,6 +1086,7 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
 {
   if (e->finished)
     return;
+  exporter_begin (e);
   e->cur_source = t->proc;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);
@@ -956,15 +1138,17 @@ viper_exporter_finish (ViperExporter *e, GError **error)
 {
   if (e->finished)
     {
-      if (e->io_error)
-        g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error: %s",
-                     format_names[e->fmt], g_strerror (e->io_errno));
+      if (e->io_error && error)
+        *error = e->io_err ? g_error_copy (e->io_err)
+                           : g_error_new (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error",
+                                          format_names[e->fmt]);
       return !e->io_error;
     }
   e->finished = TRUE;
   gboolean opened = e->file || e->string;
   if (opened)
     {
+      exporter_begin (e);
       /* nothing more will be produced: promised records are dropped */
       GList *ids = g_hash_table_get_keys (e->hold_ids);
       for (GList *l = ids; l; l = l->next)
@@ -975,25 +1159,30 @@ viper_exporter_finish (ViperExporter *e, GError **error)
       if (e->fmt != FMT_PARAGRAPH)
         timeline_end (e);
       flush_upto (e, INFINITY, TRUE);
+      if (e->defs && e->defs->len)
+        {
+          /* definitions that no record followed */
+          char num[32];
+          write_defs (e, out_time (e, e->any_written ? e->last_written : 0.0, num));
+        }
+      e->stats.shift = e->shift / e->units_per_second;
+      e->stats.max_clamp /= e->units_per_second;
     }
-  gboolean ok = TRUE;
   if (e->file)
     {
-      if (e->own_file ? fclose (e->file) != 0 : fflush (e->file) != 0)
+      GError *ferr = NULL;
+      if (!viper_outfile_close (g_steal_pointer (&e->file), &ferr))
         {
-          if (!e->io_error)
-            e->io_errno = errno;
           e->io_error = TRUE;
+          e->io_err = g_error_new_literal (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, ferr->message);
+          g_error_free (ferr);
         }
     }
-  if (e->io_error)
-    {
-      g_set_error (error, VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error: %s",
-                   format_names[e->fmt], g_strerror (e->io_errno));
-      ok = FALSE;
-    }
-  e->file = NULL;
-  return ok;
+  if (e->io_error && !e->io_err)
+    e->io_err = g_error_new (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s export: write error", format_names[e->fmt]);
+  if (e->io_error && error)
+    *error = g_error_copy (e->io_err);
+  return !e->io_error;
 }
 
 gboolean
@@ -1024,6 +1213,11 @@ viper_exporter_close (ViperExporter *e, GError **error)
     e->table->priv_clear (e->priv);
   g_free (e->priv);
   g_free (e->last_event);
+  g_clear_error (&e->io_err);
+  if (e->defs)
+    g_ptr_array_unref (e->defs);
+  if (e->chrome_spool)
+    fclose (e->chrome_spool);
   g_string_free (e->buf, TRUE);
   g_free (e);
   return ok;

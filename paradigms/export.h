@@ -70,6 +70,8 @@ typedef struct {
 typedef struct {
   guint64 records;                  /* records written (lines, events) */
   guint64 clamped;                  /* sorted records written later than their time allowed (time raised) */
+  double max_clamp;                 /* the most a record was moved later, in seconds */
+  double shift;                     /* seconds added to every time so that the file starts at 0 (0: none) */
   guint64 peak_buffered;            /* most records held by the merge at once */
   guint64 buffered;                 /* held now */
 } ViperExportStats;
@@ -137,6 +139,11 @@ gpointer viper_exporter_priv (ViperExporter *e);
 void viper_export_push (ViperExporter *e, gint64 source, double time, const char *head, const char *tail);
 void viper_export_pushf (ViperExporter *e, gint64 source, double time, const char *head, const char *tail_fmt,
                          ...) G_GNUC_PRINTF (5, 6);
+/* A timeless record (a definition, e.g. PICL's subset definition -202 -812):
+ * written just before the next record written, with that record's time, so
+ * that it precedes every record pushed after it (and every record still in
+ * the merge), whatever their times. */
+void viper_export_push_definition (ViperExporter *e, const char *head, const char *tail);
 /* A source that will produce records (holds the merge until it does). */
 void viper_export_expect_source (ViperExporter *e, gint64 source);
 /* A source that produces no more records (releases the merge). */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
+#include "core/outfile.h"
 #include "views.h"
 #include "viewlayout.h"
 
@@ -1532,6 +1533,15 @@ viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, const Vip
 
 /* ---- files -------------------------------------------------------------------------- */
 
+/* cairo's stream callback: the bytes go to a ViperOutFile, which keeps the
+ * real reason of a failure (cairo itself only knows "error while writing to
+ * output stream"). */
+static cairo_status_t
+write_to_outfile (void *closure, const unsigned char *data, unsigned int length)
+{
+  return viper_outfile_write (closure, data, length) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
 gboolean
 viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, const ViperRun *run,
                                 const ViperLayout *layout, const ViperTimeWindow *window,
@@ -1543,39 +1553,49 @@ viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, con
       return FALSE;
     }
   char *lower = g_ascii_strdown (path, -1);
-  cairo_surface_t *s;
-  gboolean png = FALSE;
-  if (g_str_has_suffix (lower, ".png"))
+  int fmt = g_str_has_suffix (lower, ".png") ? 0 : g_str_has_suffix (lower, ".svg") ? 1
+            : g_str_has_suffix (lower, ".pdf") ? 2 : -1;
+  g_free (lower);
+  if (fmt < 0)
     {
-      s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height);
-      png = TRUE;
-    }
-  else if (g_str_has_suffix (lower, ".svg"))
-    s = cairo_svg_surface_create (path, width, height);
-  else if (g_str_has_suffix (lower, ".pdf"))
-    s = cairo_pdf_surface_create (path, width, height);
-  else
-    {
-      g_free (lower);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "%s: unknown image format (use .png, .svg or .pdf)", path);
       return FALSE;
     }
-  g_free (lower);
+  GError *ferr = NULL;
+  ViperOutFile *out = viper_outfile_open (path, g_get_prgname (), &ferr);
+  if (!out)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, ferr->message);
+      g_error_free (ferr);
+      return FALSE;
+    }
+  cairo_surface_t *s = fmt == 0 ? cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height)
+                       : fmt == 1 ? cairo_svg_surface_create_for_stream (write_to_outfile, out, width, height)
+                                  : cairo_pdf_surface_create_for_stream (write_to_outfile, out, width, height);
   cairo_t *cr = cairo_create (s);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
   viper_view_draw (kind, cr, model, run, layout, window, width, height);
   cairo_destroy (cr);
-  cairo_status_t st = png ? cairo_surface_write_to_png (s, path) : CAIRO_STATUS_SUCCESS;
+  cairo_status_t st = fmt == 0 ? cairo_surface_write_to_png_stream (s, write_to_outfile, out) : CAIRO_STATUS_SUCCESS;
   cairo_surface_finish (s);
   if (st == CAIRO_STATUS_SUCCESS)
     st = cairo_surface_status (s);
   cairo_surface_destroy (s);
-  if (st != CAIRO_STATUS_SUCCESS)
+  if (st != CAIRO_STATUS_SUCCESS && viper_outfile_ok (out))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the image: %s", path,
+      /* cairo's own failure (memory, size): nothing is written */
+      viper_outfile_abort (out);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot draw the image: %s", path,
                    cairo_status_to_string (st));
+      return FALSE;
+    }
+  if (!viper_outfile_close (out, &ferr))
+    {
+      /* the real reason ("No space left on device"), from the file */
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, ferr->message);
+      g_error_free (ferr);
       return FALSE;
     }
   return TRUE;

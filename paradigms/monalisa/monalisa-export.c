@@ -104,16 +104,21 @@ members (MlExport *x, const ViperModel *m, gint64 group)
 static gint64
 data_bytes (const ViperMonalisaTram *d)
 {
-  gint64 elems = 1;
+  /* sizes come from the trace: saturate rather than overflow */
+  gint64 bytes = ELEM_BYTES;
   for (guint i = 0; i < d->n_dims; i++)
-    elems *= MAX (d->size[i], 1);
-  return ELEM_BYTES * elems;
+    if (__builtin_mul_overflow (bytes, MAX (d->size[i], 1), &bytes))
+      return G_MAXINT64;
+  return bytes;
 }
 
 /* ---- ParaGraph ---------------------------------------------------------------- */
 
 #define APP(m) (2 * (m))
 #define SUP(m) (2 * (m) + 1)
+/* Module ids that have two ParaGraph processors (APP and SUP fit 64 bits);
+ * larger ids come only from bad traces (the model reports them). */
+#define PG_MODULE_OK(m) ((m) >= -1 && (m) < G_MAXINT64 / 2)
 
 static void
 pg_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, gint64 bytes, double t)
@@ -154,7 +159,7 @@ ml_paragraph (ViperExporter *e, const ViperTram *t, const ViperModel *m)
 {
   ViperMonalisaTram d;
   gint64 M = t->proc;
-  if (M < 0 || !viper_monalisa_tram_decode (t, &d))
+  if (M < 0 || !PG_MODULE_OK (M) || !viper_monalisa_tram_decode (t, &d) || !PG_MODULE_OK (d.partner))
     return;
   MlExport *x = ml_priv (e);
   double T = t->adjusted;

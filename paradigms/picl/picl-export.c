@@ -6,7 +6,10 @@
  * adjusted time with one source per processor: a processor's adjusted times
  * never decrease in the run, so a line is written once every processor still
  * tracing has passed its time.  A processor that stops tracing (-4 -901) stops
- * holding the merge; the global subset definitions (PROC -1) never hold it.
+ * holding the merge; the global subset definitions (PROC -1) never hold it:
+ * they are timeless and go out just before the next record written, so they
+ * precede every barrier that uses them even on a processor whose clock is
+ * negative.
  * Because adjusted times respect every message (a receive end is never
  * earlier than its send begin) and ties keep the run order, the file is
  * causally consistent even when the input clocks lied.
@@ -50,6 +53,13 @@ picl_paragraph (ViperExporter *e, const ViperTram *t, const ViperModel *m)
   if (!sp2)
     return;
   *sp2 = '\0';
+  if (t->rec == VIPER_PICL_REC_SUBSET)
+    {
+      /* a definition has no time of its own: it must only come before every
+       * use, whatever the clock of the processor that uses it */
+      viper_export_push_definition (e, s, sp3 ? sp3 + 1 : "");
+      return;
+    }
   viper_export_push (e, t->proc, t->adjusted, s, sp3 ? sp3 + 1 : "");
   if (t->rec == VIPER_PICL_REC_END && t->ev == VIPER_PICL_EV_TRACING)
     viper_export_source_done (e, t->proc);

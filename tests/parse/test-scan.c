@@ -111,7 +111,7 @@ test_time_formats (void)
     { "9007199254740993", 9007199254740993.0 },
     { "0.30000000000000004", 0.30000000000000004 },
     { "0.1000000000000000000000000001", 0.1 },
-    { "1.7976931348623157e308", 1.7976931348623157e308 },
+    { "1e300", 1e300 }, { "-1e300", -1e300 },
     { "4.9406564584124654e-324", 4.9406564584124654e-324 },
     { "1e-400", 0.0 },
     { "000000000000000000000000012.5", 12.5 },
@@ -286,6 +286,17 @@ test_not_numbers (void)
   assert_bad ("-3 -21 1e400 3 0 0", 8, "TIME overflows a double");
   assert_bad ("-3 -21 -1.8e308 3 0 0", 8, "TIME overflows a double");
   assert_bad ("-3 -21 1e99999999999 3 0 0", 8, "TIME overflows a double");
+  /* finite but so large that differences of times would not be (spec section 1) */
+  assert_bad ("-3 -21 1e308 3 0 0", 8, "TIME is beyond 1e300 in magnitude");
+  assert_bad ("-3 -21 -1.00000000000001e300 3 0 0", 8, "TIME is beyond 1e300 in magnitude");
+  {
+    /* 1e301 spelled out: the slow path (more than 19 digits) checks the bound too */
+    char *zeros = g_strnfill (301, '0');
+    char *line = g_strdup_printf ("-3 -21 1%s 3 0 0", zeros);
+    assert_bad (line, 8, "TIME is beyond 1e300 in magnitude");
+    g_free (line);
+    g_free (zeros);
+  }
 }
 
 static void

@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""test_outputs: viper-replay's output files never lie (spec picl.md section 5,
+"Output files"; issue 10 items 1-3 and 5, and the README's first command).
+
+Usage: test_outputs.py --viper-replay PATH --source-root DIR
+
+Each check prints "ok N - name" or "not ok N - name" with the reasons; the
+exit status is 1 when any failed.  Every wait is bounded (timeouts on every
+process, a deadline on every FIFO wait).
+"""
+import argparse
+import json
+import os
+import select
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+ARGS = None
+RESULTS = []
+
+
+def farm_args():
+    src = ARGS.source_root
+    return ["--paradigm=monalisa", f"--setup={src}/setup/farm.setup", f"{src}/traces/farm.trc"]
+
+
+def run(args, cwd, stdout=subprocess.PIPE, timeout=60, env=None):
+    p = subprocess.run([ARGS.viper_replay] + args, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, timeout=timeout, env=env)
+    out = p.stdout.decode("utf-8", "replace") if p.stdout is not None else ""
+    return p.returncode, out, p.stderr.decode("utf-8", "replace")
+
+
+def check(name, problems):
+    RESULTS.append((name, problems))
+    print(("ok" if not problems else "not ok") + f" {len(RESULTS)} - {name}")
+    for p in problems:
+        print("    " + p.replace("\n", "\n    "))
+
+
+def expect(cond, what, problems):
+    if not cond:
+        problems.append(what)
+
+
+def case(fn):
+    def wrapper():
+        problems = []
+        with tempfile.TemporaryDirectory(prefix="viper-out-") as tmp:
+            try:
+                fn(tmp, problems)
+            except Exception as e:  # a crash of the check is a failure, not a skip
+                problems.append(f"exception: {e!r}")
+        check(fn.__name__, problems)
+    return wrapper
+
+
+def is_state(text):
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return False
+    return doc.get("paradigm") == "monalisa" and doc.get("program_state") == "terminated"
+
+
+# /dev/stdout is a symbolic link to /proc/self/fd/1; the tests use a private
+# copy of that link, so that a broken viper-replay run as root replaces the
+# copy and not the machine's /dev/stdout.
+def dev_stdout(tmp):
+    link = os.path.join(tmp, "stdout")
+    os.symlink("/proc/self/fd/1", link)
+    return link
+
+
+@case
+def state_out_dev_stdout_into_a_pipe(tmp, problems):
+    link = dev_stdout(tmp)
+    rc, out, err = run([f"--state-out={link}"] + farm_args(), tmp)
+    expect(rc == 0, f"exit {rc}, stderr {err!r}", problems)
+    expect(is_state(out), f"stdout is not the final state: {out[:200]!r}", problems)
+    expect(os.path.islink(link), "the /dev/stdout link was replaced by a file", problems)
+
+
+@case
+def state_out_dev_stdout_into_a_file_with_stats(tmp, problems):
+    link = dev_stdout(tmp)
+    path = os.path.join(tmp, "out.txt")
+    with open(path, "wb") as f:
+        rc, _, err = run(["--stats", f"--state-out={link}"] + farm_args(), tmp, stdout=f)
+    text = open(path).read()
+    expect(rc == 0, f"exit {rc}, stderr {err!r}", problems)
+    # the state first, then the counts, in the same file (written in place)
+    brace = text.rfind("}\n")
+    expect(brace > 0 and is_state(text[:brace + 2]), f"no state at the start: {text[:200]!r}", problems)
+    expect("\nread: " in text[brace:], f"no counts after the state: {text[brace:brace + 200]!r}", problems)
+    expect(sorted(os.listdir(tmp)) == ["out.txt", "stdout"], f"stray files: {os.listdir(tmp)}", problems)
+    expect(os.path.islink(link), "the /dev/stdout link was replaced by a file", problems)
+
+
+# Likewise /dev/full is reached through a private link: a broken viper-replay
+# (one that renames over its target) replaces the link, not the device.
+def dev_full(tmp):
+    link = os.path.join(tmp, "full")
+    if not os.path.islink(link):
+        os.symlink("/dev/full", link)
+    return "full"
+
+
+@case
+def full_device(tmp, problems):
+    full = dev_full(tmp)
+    for opts, stdout, want in [
+        (["--state-out=-"], "full", "viper-replay: --state-out: standard output: No space left on device"),
+        (["--stats"], "full", "viper-replay: --stats: standard output: No space left on device"),
+        (["--run-out=-"], "full", "viper-replay: --run-out: standard output: No space left on device"),
+        ([f"--run-out={full}"], None, f"viper-replay: --run-out: {full}: No space left on device"),
+        ([f"--state-out={full}"], None, f"viper-replay: --state-out: {full}: No space left on device"),
+    ]:
+        if stdout == "full":
+            with open("/dev/full", "wb") as f:
+                rc, _, err = run(opts + farm_args(), tmp, stdout=f)
+        else:
+            rc, _, err = run(opts + farm_args(), tmp)
+        expect(rc == 1, f"{opts}: exit {rc}, expected 1", problems)
+        lines = err.splitlines()
+        expect(want in lines, f"{opts}: stderr {lines!r} lacks {want!r}", problems)
+        expect(len(lines) == 1, f"{opts}: the error is said more than once: {lines!r}", problems)
+
+
+@case
+def render_png_real_reason(tmp, problems):
+    os.symlink("/dev/full", os.path.join(tmp, "view.png"))
+    rc, _, err = run(["--render=animation:view.png"] + farm_args(), tmp)
+    expect(rc == 1, f"exit {rc}", problems)
+    expect("viper-replay: --render=animation:view.png: view.png: No space left on device" in err.splitlines(),
+           f"stderr: {err!r}", problems)
+    expect(os.path.islink(os.path.join(tmp, "view.png")), "the link was replaced", problems)
+
+
+@case
+def export_to_full_device_names_path(tmp, problems):
+    full = dev_full(tmp)
+    rc, _, err = run([f"--export=chrome:{full}"] + farm_args(), tmp)
+    expect(rc == 1, f"exit {rc}", problems)
+    expect(f"viper-replay: --export=chrome:{full}: {full}: No space left on device" in err.splitlines(),
+           f"stderr: {err!r}", problems)
+
+
+def wait_for_line(stream, text, deadline):
+    """Read stderr (a pipe) until a line containing text, or the deadline."""
+    buf = b""
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+        if not r:
+            break
+        chunk = os.read(stream.fileno(), 4096)
+        if not chunk:
+            break
+        buf += chunk
+        if text.encode() in buf:
+            return buf.decode("utf-8", "replace"), True
+    return buf.decode("utf-8", "replace"), False
+
+
+@case
+def fifo_without_reader(tmp, problems):
+    """The FIFO is opened when there is something to write, the wait is said,
+    the reader then gets the whole run, and the FIFO stays a FIFO."""
+    ref = os.path.join(tmp, "ref.run")
+    rc, _, err = run([f"--run-out={ref}"] + farm_args(), tmp)
+    expect(rc == 0, f"reference run: exit {rc} {err!r}", problems)
+    for opt in ["--run-out", "--export=paragraph:"]:
+        fifo = os.path.join(tmp, "fifo")
+        if os.path.exists(fifo):
+            os.unlink(fifo)
+        os.mkfifo(fifo)
+        arg = f"{opt}={fifo}" if opt.startswith("--run") else f"{opt}{fifo}"
+        p = subprocess.Popen([ARGS.viper_replay, arg] + farm_args(), cwd=tmp, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            said, seen = wait_for_line(p.stderr, "waiting for a reader on FIFO", time.monotonic() + 20)
+            expect(seen, f"{opt}: no 'waiting for a reader' message within 20 s (stderr {said!r})", problems)
+            if not seen:
+                continue
+            # now read: open non-blocking so that a writer that died does not hang us
+            fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            data = b""
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                r, _, _ = select.select([fd], [], [], 0.2)
+                chunk = os.read(fd, 65536) if r else b""
+                if not chunk and p.poll() is not None:
+                    break   # the writer is gone and nothing is left
+                data += chunk
+            os.close(fd)
+            rc = p.wait(timeout=30)
+            expect(rc == 0, f"{opt}: exit {rc}", problems)
+            if opt.startswith("--run"):
+                expect(data == open(ref, "rb").read(), f"{opt}: the FIFO's reader got {len(data)} bytes, "
+                       f"not the run ({os.path.getsize(ref)} bytes)", problems)
+            else:
+                expect(data.startswith(b"-3 -901 ") or len(data) > 1000, f"{opt}: reader got {data[:80]!r}",
+                       problems)
+            expect(stat.S_ISFIFO(os.stat(fifo).st_mode), f"{opt}: the FIFO was replaced", problems)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+                problems.append(f"{opt}: still running: killed")
+
+
+@case
+def state_out_to_fifo_reader_gets_it(tmp, problems):
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([ARGS.viper_replay, f"--state-out={fifo}"] + farm_args(), cwd=tmp,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        data = b""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            chunk = os.read(fd, 65536) if r else b""
+            if not chunk and p.poll() is not None:
+                break   # the writer is gone and nothing is left
+            data += chunk
+        os.close(fd)
+        rc = p.wait(timeout=30)
+        expect(rc == 0, f"exit {rc}", problems)
+        expect(is_state(data.decode()), f"the reader got {data[:100]!r}", problems)
+        expect(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced by a file", problems)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+@case
+def symlink_followed(tmp, problems):
+    os.mkdir(os.path.join(tmp, "real"))
+    target = os.path.join(tmp, "real", "state.json")
+    open(target, "w").write("old\n")
+    os.symlink("real/state.json", os.path.join(tmp, "link.json"))
+    os.symlink("real/new.json", os.path.join(tmp, "dangling.json"))
+    for name in ["link.json", "dangling.json"]:
+        rc, _, err = run([f"--state-out={name}"] + farm_args(), tmp)
+        expect(rc == 0, f"{name}: exit {rc} {err!r}", problems)
+        expect(os.path.islink(os.path.join(tmp, name)), f"{name}: the link was replaced", problems)
+        expect(is_state(open(os.path.join(tmp, name)).read()), f"{name}: target not written", problems)
+    expect(sorted(os.listdir(os.path.join(tmp, "real"))) == ["new.json", "state.json"],
+           f"stray files: {os.listdir(os.path.join(tmp, 'real'))}", problems)
+
+
+@case
+def regular_file_keeps_mode(tmp, problems):
+    path = os.path.join(tmp, "run.txt")
+    open(path, "w").write("old\n")
+    os.chmod(path, 0o640)
+    rc, _, err = run(["--run-out=run.txt"] + farm_args(), tmp)
+    expect(rc == 0, f"exit {rc} {err!r}", problems)
+    expect(stat.S_IMODE(os.stat(path).st_mode) == 0o640, f"mode {oct(os.stat(path).st_mode)}", problems)
+    expect(open(path).read().startswith("1 10 "), "not replaced by the run", problems)
+    expect(os.listdir(tmp) == ["run.txt"], f"stray files: {os.listdir(tmp)}", problems)
+
+
+@case
+def read_only_file_stays_read_only(tmp, problems):
+    path = os.path.join(tmp, "state.json")
+    open(path, "w").write("old\n")
+    os.chmod(path, 0o444)
+    rc, _, err = run(["--state-out=state.json"] + farm_args(), tmp)
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    expect(mode == 0o444, f"mode became {oct(mode)}", problems)
+    if os.geteuid() == 0:
+        # root may write anything, as with ">": replaced, still read-only
+        expect(rc == 0, f"exit {rc} {err!r}", problems)
+        expect(is_state(open(path).read()), "not replaced", problems)
+    else:
+        expect(rc == 1, f"exit {rc}", problems)
+        expect("viper-replay: --state-out: state.json: Permission denied" in err.splitlines(), f"stderr {err!r}",
+               problems)
+        expect(open(path).read() == "old\n", "the read-only file was changed", problems)
+    expect(os.listdir(tmp) == ["state.json"], f"stray files: {os.listdir(tmp)}", problems)
+
+
+@case
+def missing_directory_fails_before_replay(tmp, problems):
+    rc, _, err = run(["--run-out=nodir/run.txt"] + farm_args(), tmp)
+    expect(rc == 1, f"exit {rc}", problems)
+    expect("viper-replay: --run-out: nodir/run.txt: No such file or directory" in err.splitlines(),
+           f"stderr {err!r}", problems)
+
+
+@case
+def demo_headless_prints_final_state(tmp, problems):
+    """README's first command: scripts/demo without a display prints the
+    Farm's final state (build and installation skipped: already built)."""
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    env["VIPER_DEMO_NO_BUILD"] = "1"
+    env["VIPER_REPLAY"] = ARGS.viper_replay
+    p = subprocess.run([os.path.join(ARGS.source_root, "scripts", "demo")], cwd=tmp, env=env,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    out = p.stdout.decode("utf-8", "replace")
+    expect(p.returncode == 0, f"exit {p.returncode}, stderr {p.stderr.decode()!r}", problems)
+    brace = out.rfind("}\n")
+    expect(brace > 0 and is_state(out[:brace + 2]), f"no final state on stdout: {out[:300]!r}", problems)
+    expect('"clock": 123.166' in out, "not the Farm's final clock", problems)
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--viper-replay", required=True)
+    ap.add_argument("--source-root", required=True)
+    ARGS = ap.parse_args()
+    ARGS.viper_replay = os.path.abspath(ARGS.viper_replay)
+    for fn in [state_out_dev_stdout_into_a_pipe, state_out_dev_stdout_into_a_file_with_stats, full_device,
+               render_png_real_reason, export_to_full_device_names_path, fifo_without_reader,
+               state_out_to_fifo_reader_gets_it, symlink_followed, regular_file_keeps_mode,
+               read_only_file_stays_read_only, missing_directory_fails_before_replay,
+               demo_headless_prints_final_state]:
+        fn()
+    failed = [n for n, p in RESULTS if p]
+    print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""test_export_target: exports are what the target tool expects (spec picl.md
+section 5; issue 10 items 15-19).
+
+Usage: test_export_target.py --viper-replay PATH --source-root DIR
+
+  - ParaGraph files are in seconds whatever the paradigm's unit (Mona Lisa
+    traces are in milliseconds);
+  - no negative time in ParaGraph or Chrome files: the run is shifted to
+    start at 0, and the shift is reported (stderr and --stats);
+  - a PICL subset definition comes before the first record that uses it,
+    even when that processor's clock is negative;
+  - ParaGraph records are in non-decreasing time, and every record raised to
+    keep that order is counted and reported (stderr and --stats);
+  - Pajé containers are created in module order, and pj_dump reads the file.
+Prints "ok N - name" / "not ok N - name"; exit status 1 when any failed.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ARGS = None
+RESULTS = []
+
+
+def run(args, cwd, timeout=120):
+    p = subprocess.run([ARGS.viper_replay] + args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def case(fn):
+    def wrapper():
+        problems = []
+        with tempfile.TemporaryDirectory(prefix="viper-xt-") as tmp:
+            try:
+                fn(tmp, problems)
+            except Exception as e:
+                problems.append(f"exception: {e!r}")
+        RESULTS.append((fn.__name__, problems))
+        print(("ok" if not problems else "not ok") + f" {len(RESULTS)} - {fn.__name__}")
+        for p in problems:
+            print("    " + p.replace("\n", "\n    "))
+    return wrapper
+
+
+def expect(cond, what, problems):
+    if not cond:
+        problems.append(what)
+
+
+def farm(tmp):
+    src = ARGS.source_root
+    return ["--paradigm=monalisa", f"--setup={src}/setup/farm.setup", f"{src}/traces/farm.trc"]
+
+
+def paragraph_times(path):
+    """(REC, EV, TIME, PROC, line) of every record of a PICL file."""
+    out = []
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 4 and not line.startswith("#"):
+            out.append((int(f[0]), int(f[1]), float(f[2]), int(f[3]), line.rstrip("\n")))
+    return out
+
+
+def stats_of(stdout):
+    d = {}
+    for line in stdout.splitlines():
+        k, sep, v = line.rpartition(": ")
+        if sep:
+            d[k] = v
+    return d
+
+
+@case
+def paragraph_in_seconds_from_milliseconds(tmp, problems):
+    rc, out, err = run(["--stats", "--export=paragraph:g.trf"] + farm(tmp), tmp)
+    expect(rc == 0, f"exit {rc}: {err}", problems)
+    recs = paragraph_times(os.path.join(tmp, "g.trf"))
+    last = max(r[2] for r in recs)
+    # the Farm runs 125.674 ms (clock 123.166 ms, shifted by 2.508 ms): 0.125674 s
+    expect(abs(last - 0.125674) < 1e-9, f"last time {last}, expected 0.125674 s (not 125.674)", problems)
+
+
+@case
+def paragraph_no_negative_time_shift_reported(tmp, problems):
+    rc, out, err = run(["--stats", "--export=paragraph:g.trf"] + farm(tmp), tmp)
+    recs = paragraph_times(os.path.join(tmp, "g.trf"))
+    first = min(r[2] for r in recs)
+    expect(first == 0.0, f"earliest time {first}, expected 0", problems)
+    expect("viper-replay: --export=paragraph:g.trf: times shifted by +0.002508 s so that the run starts at 0"
+           in err.splitlines(), f"no shift on stderr: {err!r}", problems)
+    st = stats_of(out)
+    expect(st.get("export paragraph:g.trf shift") == "0.002508", f"--stats: {st}", problems)
+    expect(st.get("export paragraph:g.trf clamped") == "0", f"--stats: {st}", problems)
+
+
+def chrome_ts(path):
+    doc = json.load(open(path))
+    return [e for e in doc["traceEvents"] if "ts" in e]
+
+
+@case
+def chrome_no_negative_timestamp(tmp, problems):
+    src = ARGS.source_root
+    for name, args in [("farm", farm(tmp)), ("mesh8x8", ["--paradigm=macrame", f"{src}/traces/mesh8x8.trc"])]:
+        rc, out, err = run(["--stats", f"--export=chrome:{name}.json"] + args, tmp)
+        expect(rc in (0, 3), f"{name}: exit {rc}: {err[-300:]}", problems)
+        evs = chrome_ts(os.path.join(tmp, f"{name}.json"))
+        neg = [e for e in evs if e["ts"] < 0]
+        expect(not neg, f"{name}: {len(neg)} negative timestamps, e.g. {neg[:1]}", problems)
+        expect(min(e["ts"] for e in evs) == 0, f"{name}: the run does not start at 0", problems)
+        flows = {}
+        for e in evs:
+            if e["ph"] in "sf":
+                flows.setdefault(e["id"], []).append(e)
+        expect(all(len(v) == 2 and v[0]["ts"] <= v[1]["ts"] for v in flows.values()),
+               f"{name}: a flow lost its start or ends before it", problems)
+        st = stats_of(out)
+        shift = float(st.get(f"export chrome:{name}.json shift", "nan"))
+        expect(shift > 0, f"{name}: --stats has no shift: {st}", problems)
+        expect(f"viper-replay: --export=chrome:{name}.json: times shifted by +{st.get(f'export chrome:{name}.json shift')}"
+               f" s so that the run starts at 0" in err.splitlines(), f"{name}: no shift on stderr", problems)
+
+
+SUBSET_TRACE = """\
+# P0's clock is 10 s behind: its barrier begins at -9.5, before the definition's time
+-3 -901 -10 0 0 0
+-3 -901 0 1 0 0
+-202 -812 0.2 -1 -1 3 2 7 0 1
+-3 -402 -9.5 0 0 1 2 7
+-3 -402 0.5 1 0 1 2 7
+-4 -402 0.6 1 0 0
+-4 -402 -9.3 0 0 0
+-4 -901 -9 0 0 0
+-4 -901 1 1 0 0
+"""
+
+
+@case
+def subset_definition_before_first_use(tmp, problems):
+    open(os.path.join(tmp, "sub.trf"), "w").write(SUBSET_TRACE)
+    rc, out, err = run(["--export=paragraph:g.trf", "sub.trf"], tmp)
+    expect(rc == 0, f"exit {rc}: {err}", problems)
+    recs = paragraph_times(os.path.join(tmp, "g.trf"))
+    kinds = [(r[0], r[1]) for r in recs]
+    expect((-202, -812) in kinds, f"no definition in {kinds}", problems)
+    if (-202, -812) in kinds:
+        d = kinds.index((-202, -812))
+        uses = [i for i, k in enumerate(kinds) if k[1] == -402]
+        expect(uses and d < min(uses), f"definition at record {d}, first barrier at {min(uses)}:\n"
+               + open(os.path.join(tmp, "g.trf")).read(), problems)
+    times = [r[2] for r in recs]
+    expect(times == sorted(times) and min(times) >= 0, f"times {times}", problems)
+
+
+def grouped_trace(path, n):
+    """n messages P0 -> P1, the file grouped by processor (all of P0, then
+    all of P1): P1 shows up only after P0's records passed the merge window."""
+    with open(path, "w") as f:
+        f.write("-3 -901 0 0 0 0\n")
+        for i in range(n):
+            t = i * 1e-3
+            f.write(f"-3 -21 {t:.6f} 0 0 4 2 8 1 1 0\n-4 -21 {t + 1e-4:.6f} 0 0 0\n")
+        f.write(f"-4 -901 {n * 1e-3:.6f} 0 0 0\n")
+        f.write("-3 -901 0 1 0 0\n")
+        for i in range(n):
+            t = i * 1e-3 + 5e-4
+            f.write(f"-3 -52 {t:.6f} 1 0 3 2 1 0 0\n-4 -52 {t + 1e-4:.6f} 1 0 4 2 8 1 0 0\n")
+        f.write(f"-4 -901 {n * 1e-3 + 1:.6f} 1 0 0\n")
+
+
+@case
+def paragraph_sorted_and_every_clamp_reported(tmp, problems):
+    grouped_trace(os.path.join(tmp, "grouped.trf"), 40000)
+    rc, out, err = run(["--stats", "--export=paragraph:g.trf", "grouped.trf"], tmp, timeout=600)
+    expect(rc == 0, f"exit {rc}: {err[-500:]}", problems)
+    recs = paragraph_times(os.path.join(tmp, "g.trf"))
+    expect(len(recs) == 160004, f"{len(recs)} records", problems)
+    times = [r[2] for r in recs]
+    expect(all(a <= b for a, b in zip(times, times[1:])), "times decrease somewhere", problems)
+    st = stats_of(out)
+    clamped = int(st.get("export paragraph:g.trf clamped", "-1"))
+    expect(clamped > 0, f"--stats does not count the clamped records: {st.get('export paragraph:g.trf clamped')}",
+           problems)
+    m = re.search(r"--export=paragraph:g\.trf: (\d+) records? written up to ([0-9.e+-]+) s later than their time",
+                  err)
+    expect(m is not None, f"no clamp message on stderr: {err[-300:]!r}", problems)
+    if m:
+        expect(int(m.group(1)) == clamped, f"stderr says {m.group(1)}, --stats {clamped}", problems)
+        expect(float(m.group(2)) > 0, "clamp size not positive", problems)
+
+
+@case
+def paje_containers_in_module_order(tmp, problems):
+    # P3 speaks first, then P1, P2, P0
+    trace = "".join(f"-3 -901 {i * 0.1} {p} 0 0\n" for i, p in enumerate([3, 1, 2, 0]))
+    trace += "".join(f"-4 -901 {1 + i * 0.1} {p} 0 0\n" for i, p in enumerate([3, 1, 2, 0]))
+    open(os.path.join(tmp, "t.trf"), "w").write(trace)
+    for name, args in [("picl", ["t.trf"]), ("farm", farm(tmp))]:
+        rc, out, err = run([f"--export=paje:{name}.paje"] + args, tmp)
+        expect(rc == 0, f"{name}: exit {rc}: {err}", problems)
+        lines = open(os.path.join(tmp, f"{name}.paje")).read().splitlines()
+        created = [int(l.split()[2][1:]) for l in lines if re.match(r"5 \S+ m-?\d+ CM ", l)]
+        expect(created and created == sorted(created), f"{name}: containers created in the order {created}",
+               problems)
+        if shutil.which("pj_dump"):
+            p = subprocess.run(["pj_dump", os.path.join(tmp, f"{name}.paje")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=60)
+            expect(p.returncode == 0, f"{name}: pj_dump: {p.stderr.decode()[:300]}", problems)
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--viper-replay", required=True)
+    ap.add_argument("--source-root", required=True)
+    ARGS = ap.parse_args()
+    ARGS.viper_replay = os.path.abspath(ARGS.viper_replay)
+    for fn in [paragraph_in_seconds_from_milliseconds, paragraph_no_negative_time_shift_reported,
+               chrome_no_negative_timestamp, subset_definition_before_first_use,
+               paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order]:
+        fn()
+    failed = [n for n, p in RESULTS if p]
+    print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+/* fuzz-scan.c - the tram scanner and printer.
+ *
+ * The input is cut into lines by the line splitter exactly as a file is
+ * (a last line without '\n' is a line); every line is scanned.  Properties
+ * checked on every accepted line: a tram is built from it, printed (as read
+ * and with an adjusted time), and the printed line scans back to the same
+ * tram, whose printing is the same text (spec: whatever is accepted prints
+ * back to the same tram). */
+#include <math.h>
+#include <string.h>
+#include "core/tramparse.h"
+#include "fuzz.h"
+
+static ViperTramPool *pool;
+static ViperTramFields *fields, *fields2;
+static GString *out, *again;
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  (void) argc;
+  (void) argv;
+  pool = viper_tram_pool_new ();
+  fields = viper_tram_fields_new ();
+  fields2 = viper_tram_fields_new ();
+  out = g_string_new (NULL);
+  again = g_string_new (NULL);
+  return 0;
+}
+
+static void
+check_line (const char *line, gsize len, guint64 lineno, gpointer data)
+{
+  (void) lineno;
+  (void) data;
+  ViperParseError err;
+  ViperLineKind kind;
+  ViperTram *t = viper_tram_parse (pool, fields, line, len, &kind, &err);
+  if (!t)
+    {
+      if (kind == VIPER_LINE_BAD && (err.column == 0 || !err.reason[0]))
+        g_error ("a bad line without a column or a reason");
+      return;
+    }
+  if (!isfinite (t->time) || fabs (t->time) > VIPER_TIME_LIMIT)
+    g_error ("accepted TIME %g", t->time);
+  for (int adjusted = 0; adjusted < 2; adjusted++)
+    {
+      t->adjusted = t->time / 3 + 1.25;
+      g_string_truncate (out, 0);
+      viper_tram_print (t, adjusted, out);
+      ViperTram *u = viper_tram_parse (pool, fields2, out->str, out->len, &kind, &err);
+      if (!u)
+        g_error ("accepted line printed as '%s' is rejected: %u: %s", out->str, err.column, err.reason);
+      double want = adjusted ? t->adjusted : t->time;
+      if (u->rec != t->rec || u->ev != t->ev || u->proc != t->proc || u->process != t->process
+          || u->ndata != t->ndata || u->dtype != t->dtype || memcmp (&u->time, &want, sizeof want) != 0
+          || (u->flags & VIPER_TRAM_F_WIDE) != (t->flags & VIPER_TRAM_F_WIDE))
+        g_error ("'%s' reads back as a different tram", out->str);
+      for (guint32 i = 0; i < t->ndata; i++)
+        if (viper_tram_datum (u, i, 0) != viper_tram_datum (t, i, 0))
+          g_error ("'%s': data field %u differs", out->str, i + 1);
+      u->adjusted = t->adjusted;
+      g_string_truncate (again, 0);
+      viper_tram_print (u, adjusted, again);
+      if (!g_str_equal (again->str, out->str))
+        g_error ("printing is not stable: '%s' then '%s'", out->str, again->str);
+      viper_tram_pool_release (pool, u);
+    }
+  ViperTram *c = viper_tram_copy (pool, t);
+  viper_tram_pool_release (pool, c);
+  viper_tram_pool_release (pool, t);
+}
+
+static void
+bad_line (guint64 lineno, guint column, const char *reason, gpointer data)
+{
+  (void) lineno;
+  (void) column;
+  (void) reason;
+  (void) data;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  ViperLineSplitter *s = viper_line_splitter_new (check_line, bad_line, NULL);
+  /* two feeds: a line that straddles chunks goes through the splitter's buffer */
+  size_t half = size / 2;
+  viper_line_splitter_feed (s, (const char *) data, half);
+  viper_line_splitter_feed (s, (const char *) data + half, size - half);
+  viper_line_splitter_finish (s, TRUE);
+  viper_line_splitter_free (s);
+  if (viper_tram_pool_live (pool) != 0)
+    g_error ("%zu trams not released", viper_tram_pool_live (pool));
+  return 0;
+}
