@@ -11,14 +11,19 @@
  * skipped (--strict: the first one stops with status 1).  --route=SRC,DST
  * prints the route between two nodes (or switches) instead.
  */
-#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "switchnet.h"
+#include "core/outfile.h"
+
+static gboolean
+write_out (const char *line, gsize len, gpointer data)
+{
+  return viper_outfile_write (data, line, len);
+}
 
 static char *opt_model, *opt_params, *opt_jobs, *opt_out, *opt_route;
 static gboolean opt_strict, opt_quiet;
@@ -170,61 +175,31 @@ main (int argc, char **argv)
              params->n_steps, opt_jobs, jobs->n_steps);
   if (!rc)
     {
-      /* '-' is standard output; something that is not a regular file (a
-       * device, a FIFO) is written in place; a link is followed; a regular
-       * file is replaced whole once the output is complete */
-      FILE *out = stdout;
-      char *tmp = NULL, *target = NULL;
-      struct stat st;
-      if (opt_out && strcmp (opt_out, "-") != 0)
+      /* core/outfile.h: '-' is standard output, a device or FIFO is written
+       * in place, a link is followed, a regular file is replaced whole */
+      ViperOutFile *out = viper_outfile_open (opt_out ? opt_out : "-", "viper-switchnet-import", &error);
+      gint64 written = -1;
+      if (out)
         {
-          gboolean exists = stat (opt_out, &st) == 0;
-          if (exists && !S_ISREG (st.st_mode))
-            out = fopen (opt_out, "w");
-          else
+          written = swn_write_trams (n, params, jobs, write_out, out);
+          if (!viper_outfile_close (out, &error))
+            written = -1;
+          else if (!opt_out || strcmp (opt_out, "-") == 0)
             {
-              target = exists ? realpath (opt_out, NULL) : NULL;
-              if (!target)
-                target = strdup (opt_out);
-              tmp = g_strdup_printf ("%s.tmp-%d", target, (int) getpid ());
-              out = fopen (tmp, "w");
-            }
-          if (!out)
-            {
-              fprintf (stderr, "viper-switchnet-import: %s: %s\n", opt_out, g_strerror (errno));
-              rc = 1;
+              if (!viper_stdout_flush (&error))
+                written = -1;
             }
         }
-      if (!rc)
+      if (written < 0)
         {
-          gint64 written = swn_write_trams (n, params, jobs, out);
-          int err = written < 0 || ferror (out) ? errno : 0;
-          if (out == stdout ? fflush (out) != 0 : fclose (out) != 0)
-            err = errno ? errno : EIO;
-          if (written < 0 || err)
-            {
-              fprintf (stderr, "viper-switchnet-import: %s: %s\n", opt_out ? opt_out : "standard output",
-                       g_strerror (err ? err : EIO));
-              if (tmp)
-                unlink (tmp);
-              rc = 1;
-            }
-          else
-            {
-              if (tmp && rename (tmp, target) != 0)
-                {
-                  fprintf (stderr, "viper-switchnet-import: %s: %s\n", opt_out, g_strerror (errno));
-                  unlink (tmp);
-                  rc = 1;
-                }
-              if (!rc && !opt_quiet)
-                fprintf (stderr, "viper-switchnet-import: %" G_GINT64_FORMAT " trams, %u switches, %u steps, %u bad lines skipped\n",
-                         written, n->switches->len, MAX (params ? params->n_steps : 0, jobs ? jobs->n_steps : 0),
-                         (params ? params->n_bad : 0) + (jobs ? jobs->n_bad : 0));
-            }
+          fprintf (stderr, "viper-switchnet-import: %s\n", error ? error->message : "write error");
+          g_clear_error (&error);
+          rc = 1;
         }
-      g_free (tmp);
-      free (target);
+      else if (!opt_quiet)
+        fprintf (stderr, "viper-switchnet-import: %" G_GINT64_FORMAT " trams, %u switches, %u steps, %u bad lines skipped\n",
+                 written, n->switches->len, MAX (params ? params->n_steps : 0, jobs ? jobs->n_steps : 0),
+                 (params ? params->n_bad : 0) + (jobs ? jobs->n_bad : 0));
     }
   swn_series_free (params);
   swn_series_free (jobs);

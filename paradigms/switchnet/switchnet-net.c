@@ -41,6 +41,7 @@ typedef struct {
   GHashTable *portdef_index;    /* label -> index + 1 */
   GPtrArray *rowdefs;           /* logical row -> GArray of guint portdef index, or NULL */
   gboolean sizes_done;
+  guint init_line, init_col;    /* where the model names its init file */
 } ModelParse;
 
 static void
@@ -339,6 +340,8 @@ model_line (Ctx *c, Field *f, guint n, gpointer data)
       char *p = swn_field_dup (&f[1]);
       g_free (net->init_path);
       net->init_path = g_path_is_absolute (p) || !mp->base_dir ? g_strdup (p) : g_build_filename (mp->base_dir, p, NULL);
+      mp->init_line = c->line;
+      mp->init_col = f[1].col;
       g_free (p);
       return TRUE;
     }
@@ -393,7 +396,7 @@ swn_net_parse (const char *text, gsize len, const char *name, const char *base_d
 {
   SwnNet *n = swn_net_new_empty (name);
   ModelParse mp = { n, base_dir, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
-                    g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref), FALSE };
+                    g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref), FALSE, 0, 0 };
   gboolean ok = swn_each_line (text, len, name, error, model_line, &mp);
   if (ok && n->switches->len == 0)
     {
@@ -415,8 +418,25 @@ swn_net_parse (const char *text, gsize len, const char *name, const char *base_d
     }
   g_hash_table_destroy (mp.portdef_index);
   g_ptr_array_unref (mp.rowdefs);
-  if (ok && n->init_path && !swn_init_load (&n->init, n->init_path, error))
-    ok = FALSE;
+  if (ok && n->init_path)
+    {
+      GError *ierr = NULL;
+      char *text;
+      gsize len2;
+      if (!g_file_get_contents (n->init_path, &text, &len2, &ierr))
+        {
+          /* the init file cannot be read: say where the model names it */
+          g_set_error (error, SWN_ERROR, 0, "%s:%u:%u: init file %s: %s", name, mp.init_line, mp.init_col,
+                       n->init_path, ierr->message);
+          g_error_free (ierr);
+          ok = FALSE;
+        }
+      else
+        {
+          ok = swn_init_parse (&n->init, text, len2, n->init_path, error);
+          g_free (text);
+        }
+    }
   if (!ok)
     {
       swn_net_free (n);

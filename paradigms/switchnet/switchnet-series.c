@@ -185,7 +185,8 @@ swn_series_load (const SwnNet *n, const char *path, gboolean jobs, GError **erro
 /* ---- trams ------------------------------------------------------------------- */
 
 typedef struct {
-  FILE *out;
+  SwnWriteFn write;
+  gpointer data;
   guint64 *seq;             /* per switch */
   gint64 written;
   gboolean failed;
@@ -196,14 +197,15 @@ emit (Writer *w, int ev, guint step, guint sw, int nd, gint64 port, gint64 value
 {
   if (w->failed)
     return;
+  char line[128];
   int r;
   guint64 seq = ++w->seq[sw];
   if (nd == 1)
-    r = fprintf (w->out, "%d %d %u %u 0 1 2 %" G_GUINT64_FORMAT "\n", SWN_REC, ev, step, sw, seq);
+    r = g_snprintf (line, sizeof line, "%d %d %u %u 0 1 2 %" G_GUINT64_FORMAT "\n", SWN_REC, ev, step, sw, seq);
   else
-    r = fprintf (w->out, "%d %d %u %u 0 3 2 %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "\n",
-                 SWN_REC, ev, step, sw, seq, port, value);
-  if (r < 0)
+    r = g_snprintf (line, sizeof line, "%d %d %u %u 0 3 2 %" G_GUINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                    "\n", SWN_REC, ev, step, sw, seq, port, value);
+  if (!w->write (line, (gsize) r, w->data))
     w->failed = TRUE;
   else
     w->written++;
@@ -219,9 +221,10 @@ cmp_series (gconstpointer a, gconstpointer b)
 }
 
 gint64
-swn_write_trams (const SwnNet *n, const SwnSeriesFile *params, const SwnSeriesFile *jobs, FILE *out)
+swn_write_trams (const SwnNet *n, const SwnSeriesFile *params, const SwnSeriesFile *jobs, SwnWriteFn write,
+                 gpointer data)
 {
-  Writer w = { out, g_new0 (guint64, n->switches->len), 0, FALSE };
+  Writer w = { write, data, g_new0 (guint64, n->switches->len), 0, FALSE };
   guint steps = MAX (params ? params->n_steps : 0, jobs ? jobs->n_steps : 0);
   if (steps == 0)
     steps = 1;

@@ -175,10 +175,13 @@ SwnSeriesFile *swn_series_parse (const SwnNet *n, const char *text, gsize len, c
                                  GError **error);
 void swn_series_free (SwnSeriesFile *f);
 
+/* Where the trams go: one line (with its '\n') a call; FALSE stops. */
+typedef gboolean (*SwnWriteFn) (const char *line, gsize len, gpointer data);
 /* Write the trams of a parameter and/or a job file (either may be NULL) in
  * time-step order, per switch consecutive sequence numbers.  Returns the
- * number of trams written, or -1 on a write error (errno set). */
-gint64 swn_write_trams (const SwnNet *n, const SwnSeriesFile *params, const SwnSeriesFile *jobs, FILE *out);
+ * number of trams written, or -1 when write said FALSE. */
+gint64 swn_write_trams (const SwnNet *n, const SwnSeriesFile *params, const SwnSeriesFile *jobs, SwnWriteFn write,
+                        gpointer data);
 
 /* ---- the state model ------------------------------------------------------ */
 
