@@ -15,12 +15,16 @@ sink (ViperDiagKind kind, const char *msg, gpointer data)
   if (kind == VIPER_DIAG_BAD_INPUT)
     {
       h->bad++;
+      g_free (h->last_bad);
+      h->last_bad = g_strdup (msg);
       if (g_test_verbose ())
         g_printerr ("bad: %s\n", msg);
     }
   else if (kind == VIPER_DIAG_WARNING)
     {
       h->warnings++;
+      g_free (h->last_warning);
+      h->last_warning = g_strdup (msg);
       if (g_test_verbose ())
         g_printerr ("warning: %s\n", msg);
     }
@@ -55,6 +59,8 @@ harness_clear (Harness *h)
   viper_diag_clear (&h->diag);
   g_array_unref (h->out);
   g_hash_table_destroy (h->offsets);
+  g_free (h->last_bad);
+  g_free (h->last_warning);
 }
 
 void

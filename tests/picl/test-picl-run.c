@@ -800,6 +800,42 @@ test_table_and_bad_lines (void)
   harness_clear (&h);
 }
 
+/* What real writers write (spec section 1): a barrier begin without SUBSET
+ * is over all processors, a send without DESTPROCESS goes to process 0.
+ * Both are accepted and replayed; a send without DEST is still bad input,
+ * with the reason docs/formats.md lists. */
+static void
+test_real_writers (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  g_assert_true (harness_feed (&h, "-3 -901 0 0 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -901 0 1 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -402 1 0 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -402 1 1 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -402 2 0 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -402 2 1 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -27 3 0 0 3 2 64 7 1"));
+  g_assert_true (harness_feed (&h, "-4 -27 4 0 0 1 2 0"));
+  g_assert_true (harness_feed (&h, "-3 -21 5 0 0 3 2 64 7 1"));
+  g_assert_true (harness_feed (&h, "-4 -21 6 0 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -52 3 1 0 3 2 7 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -52 8 1 0 4 2 64 7 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -52 9 1 0 3 2 7 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -52 10 1 0 4 2 64 7 0 0"));
+  g_assert_false (harness_feed (&h, "-3 -21 11 0 0 2 2 64 7"));
+  g_assert_cmpstr (h.last_bad, ==, "gen.trc:15:23: SEND BEGIN needs at least 3 data fields, has 2");
+  ViperCounts c;
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (h.bad, ==, 1);
+  g_assert_cmpuint (h.model->inconsistent, ==, 0);
+  g_assert_cmpuint (viper_picl_model_messages (h.model), ==, 2);
+  g_assert_cmpuint (viper_picl_model_received (h.model, 1), ==, 2);
+  harness_clear (&h);
+}
+
 /* A receive end whose send never comes holds up its processor's tail only. */
 static void
 test_unmatched_receive (void)
@@ -835,6 +871,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/picl/run/table-and-bad-lines", test_table_and_bad_lines);
   g_test_add_func ("/picl/run/unmatched-receive", test_unmatched_receive);
+  g_test_add_func ("/picl/run/real-writers", test_real_writers);
   g_test_add_func ("/picl/run/decay", test_decay);
   g_test_add_func ("/picl/run/crossing-messages", test_crossing_messages);
   g_test_add_func ("/picl/run/property/scrambled", test_property_random);
