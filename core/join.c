@@ -44,6 +44,15 @@ typedef struct {
   GPtrArray *waiters;       /* Waiter*, or NULL */
 } Member;
 
+/* A defined group.  An END over it also waits for the definition to be
+ * transferred (without taking its time), so that the model has applied
+ * the definition before it applies the END. */
+typedef struct {
+  GArray *members;          /* gint64, in order */
+  gboolean transferred;
+  GPtrArray *waiters;       /* Waiter*, or NULL */
+} GroupRec;
+
 typedef struct {
   InstKey key;
   GHashTable *members;      /* gint64* proc -> Member* */
@@ -56,7 +65,7 @@ struct _ViperJoin {
   const ViperJoinClass *cls;
   GHashTable *counts;       /* Count* (key: first three fields) */
   GHashTable *insts;        /* InstKey* -> Inst* */
-  GHashTable *groups;       /* gint64* -> GArray* of gint64 */
+  GHashTable *groups;       /* gint64* -> GroupRec* */
   GHashTable *stalls;       /* gint64* group -> GPtrArray* of ViperSeqList* */
   GHashTable *waiting;      /* ViperTram* -> Waiter* */
   GHashTable *open;         /* Open* (key: first three fields) */
@@ -112,9 +121,13 @@ open_free (gpointer p)
 }
 
 static void
-array_free (gpointer p)
+group_free (gpointer p)
 {
-  g_array_unref (p);
+  GroupRec *g = p;
+  g_array_unref (g->members);
+  if (g->waiters)
+    g_ptr_array_unref (g->waiters);
+  g_free (g);
 }
 
 static void
@@ -130,7 +143,7 @@ viper_join_new (const ViperJoinClass *cls)
   j->cls = cls;
   j->counts = g_hash_table_new_full (triple_hash, triple_equal, NULL, g_free);
   j->insts = g_hash_table_new_full (triple_hash, triple_equal, NULL, inst_free);
-  j->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, array_free);
+  j->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, group_free);
   j->stalls = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, ptr_array_free);
   j->waiting = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   j->open = g_hash_table_new_full (triple_hash, triple_equal, NULL, open_free);
@@ -279,10 +292,10 @@ inst_maybe_drop (ViperJoin *j, Inst *i)
 static const GArray *
 group_members (ViperJoin *j, gint64 group)
 {
-  const GArray *g = g_hash_table_lookup (j->groups, &group);
-  if (!g && group == -1)
-    g = j->modules;
-  return g;
+  const GroupRec *g = g_hash_table_lookup (j->groups, &group);
+  if (g)
+    return g->members;
+  return group == -1 ? j->modules : NULL;
 }
 
 static void
@@ -296,9 +309,10 @@ define_group (ViperJoin *j, const ViperTram *t, GPtrArray *resume)
   if (!g_hash_table_contains (j->groups, &group))
     {
       /* the first definition counts; repeats (one per member's file) change nothing */
-      GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
-      g_array_append_vals (a, members, n);
-      g_hash_table_insert (j->groups, g_memdup2 (&group, sizeof group), a);
+      GroupRec *g = g_new0 (GroupRec, 1);
+      g->members = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
+      g_array_append_vals (g->members, members, n);
+      g_hash_table_insert (j->groups, g_memdup2 (&group, sizeof group), g);
     }
   GPtrArray *stalled = g_hash_table_lookup (j->stalls, &group);
   if (stalled)
@@ -374,6 +388,21 @@ claim_end (ViperJoin *j, ViperTram *t, gint64 kind, gint64 group, ViperJoinShape
   for (guint k = 0; k < upto; k++)
     if (mem[k] != t->proc)
       wait_for (j, i, t, mem[k], &w);
+  GroupRec *g = g_hash_table_lookup (j->groups, &group);
+  if (g && !g->transferred)
+    {
+      if (!w)
+        {
+          w = g_new0 (Waiter, 1);
+          w->t = t;
+          w->inst = i->key;
+          g_hash_table_insert (j->waiting, t, w);
+        }
+      if (!g->waiters)
+        g->waiters = g_ptr_array_new ();
+      g_ptr_array_add (g->waiters, w);
+      w->missing++;
+    }
   if (w)
     t->waits++;
   inst_maybe_drop (j, i);
@@ -427,12 +456,49 @@ viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume
     }
 }
 
+/* A dependency of each waiter was transferred at adjusted (-inf: no time bound). */
+static void
+wake (ViperJoin *j, GPtrArray *waiters, double adjusted, ViperJoinReadyFunc ready, gpointer data)
+{
+  if (!waiters)
+    return;
+  for (guint k = 0; k < waiters->len; k++)
+    {
+      Waiter *w = waiters->pdata[k];
+      ViperTram *e = w->t;
+      if (e->adjusted < adjusted)
+        e->adjusted = adjusted;
+      if (--w->missing)
+        continue;
+      g_hash_table_remove (j->waiting, e);
+      e->waits--;
+      if (!e->waits)
+        ready (e, data);
+    }
+  g_ptr_array_unref (waiters);
+}
+
 void
 viper_join_transferred (ViperJoin *j, const ViperTram *t, ViperJoinReadyFunc ready, gpointer data)
 {
   gint64 kind = 0, group = -1, root = -1;
   ViperJoinShape shape = VIPER_JOIN_ALL_TO_ALL;
-  if (j->cls->classify (t, &kind, &group, &root, &shape) != VIPER_JOIN_BEGIN)
+  ViperJoinRole role = j->cls->classify (t, &kind, &group, &root, &shape);
+  if (role == VIPER_JOIN_GROUP)
+    {
+      const gint64 *members;
+      guint n;
+      GroupRec *g = j->cls->group_def && j->cls->group_def (t, &group, &members, &n)
+                    ? g_hash_table_lookup (j->groups, &group) : NULL;
+      if (g && !g->transferred)
+        {
+          g->transferred = TRUE;
+          wake (j, g->waiters, -INFINITY, ready, data);
+          g->waiters = NULL;
+        }
+      return;
+    }
+  if (role != VIPER_JOIN_BEGIN)
     return;
   Count *c = count_get (j, kind, group, t->proc);
   Inst *i = inst_get (j, kind, group, c->transferred++, FALSE);
@@ -444,23 +510,7 @@ viper_join_transferred (ViperJoin *j, const ViperTram *t, ViperJoinReadyFunc rea
   i->transferred++;
   GPtrArray *waiters = m->waiters;
   m->waiters = NULL;
-  if (waiters)
-    {
-      for (guint k = 0; k < waiters->len; k++)
-        {
-          Waiter *w = waiters->pdata[k];
-          ViperTram *e = w->t;
-          if (e->adjusted < t->adjusted)
-            e->adjusted = t->adjusted;
-          if (--w->missing)
-            continue;
-          g_hash_table_remove (j->waiting, e);
-          e->waits--;
-          if (!e->waits)
-            ready (e, data);
-        }
-      g_ptr_array_unref (waiters);
-    }
+  wake (j, waiters, t->adjusted, ready, data);
   inst_maybe_drop (j, i);
 }
 
@@ -484,6 +534,9 @@ viper_join_explain (const ViperJoin *j, const ViperTram *t)
                 first = m->proc;
             }
         }
+      if (first < 0)
+        return g_strdup_printf ("the definition of group %" G_GINT64_FORMAT " to leave (collective %" G_GINT64_FORMAT
+                                " #%" G_GINT64_FORMAT ")", w->inst.group, w->inst.kind, w->inst.k + 1);
       return g_strdup_printf ("the begin of collective %" G_GINT64_FORMAT " #%" G_GINT64_FORMAT " over group %"
                               G_GINT64_FORMAT " on proc %" G_GINT64_FORMAT " (%u begin%s missing)",
                               w->inst.kind, w->inst.k + 1, w->inst.group, first, w->missing,

@@ -126,6 +126,9 @@ harness_small_options (ViperPiclGenOptions *o, guint64 seed)
   o->offset = skew < 0.2 ? 0 : skew * 2e-3;
   o->drift = skew < 0.2 ? 0 : skew * 1e-3;
   o->jitter = g_rand_double_range (r, 0, 5e-6);
+  /* drawn last, so the traces above stay what they were */
+  o->collectives = seed % 3 ? (guint) g_rand_int_range (r, 0, 5) : 0;
+  o->p_waitall = seed % 2 ? g_rand_double_range (r, 0, 0.8) : 0;
   o->delivery = VIPER_PICL_DELIVERY_SHUFFLED;
   g_rand_free (r);
 }
