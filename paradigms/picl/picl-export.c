@@ -17,6 +17,7 @@
  * TAG), and the program state as program events.  A send begin can turn an
  * idle receiver communicating, so the destination's state is read too.
  */
+#include <math.h>
 #include <string.h>
 #include "picl.h"
 #include "picl-export.h"
@@ -100,9 +101,10 @@ emit_decided (ViperExporter *e, PiclExport *x, const ViperPiclChange *c, guint n
 /* States come from the model's decided changes, not from its state after
  * each tram: a state is a function of adjusted times (spec section 3), and
  * some are known only when a later tram of the processor is applied.  The
- * program is "running" from the first tram on; "terminated" is written at
- * the end (picl_timeline_end), at the last tracing stop, once nothing can
- * start again. */
+ * program events are written at the end (picl_timeline_end): "running"
+ * at the earliest adjusted time, "terminated" at the last tracing stop if
+ * nothing was left half done, so a processor-grouped file does not flap
+ * between the two. */
 static void
 picl_timeline (ViperExporter *e, const ViperTram *t, const ViperModel *m)
 {
@@ -131,7 +133,6 @@ picl_timeline (ViperExporter *e, const ViperTram *t, const ViperModel *m)
   /* a processor's first record: busy, unless a call of it is open */
   if (t->proc >= 0 && !viper_picl_model_in_call (m, t->proc))
     viper_timeline_state (e, t->proc, time, VIPER_PICL_BUSY);
-  viper_timeline_event (e, time, "running");
 }
 
 static void
@@ -148,7 +149,12 @@ picl_timeline_end (ViperExporter *e, const ViperModel *m)
         }
       g_array_set_size (x->arrivals, 0);
     }
-  if (m && g_strcmp0 (viper_model_program_state (m), "terminated") == 0)
+  if (!m || !isfinite (viper_picl_model_first_time (m)))
+    return;
+  /* at the earliest adjusted time, not the first tram's: that one depends
+   * on the line order */
+  viper_timeline_event (e, viper_picl_model_first_time (m), "running");
+  if (g_strcmp0 (viper_model_program_state (m), "terminated") == 0)
     viper_timeline_event (e, viper_picl_model_last_stop (m), "terminated");
 }
 

@@ -93,6 +93,7 @@ typedef struct {
   guint n_tracing, n_started, n_subsets, n_open_groups;
   guint64 messages, unreceived;
   double last_stop;         /* latest adjusted time of a tracing stop */
+  double first_time;        /* smallest adjusted time applied */
 
   GArray *procs;            /* of Proc */
   Map proc_index;           /* (proc, 0, 0) -> v0 = index in procs */
@@ -754,6 +755,8 @@ picl_apply (ViperModel *base, const ViperTram *t)
 {
   PiclModel *m = picl (base);
   g_array_set_size (m->decided, 0);
+  if (t->adjusted < m->first_time)
+    m->first_time = t->adjusted;
   if (!m->any_applied)
     {
       m->any_applied = TRUE;
@@ -843,6 +846,7 @@ picl_reset (ViperModel *base)
   m->n_tracing = m->n_started = m->n_subsets = m->n_open_groups = 0;
   m->messages = m->unreceived = 0;
   m->last_stop = -INFINITY;
+  m->first_time = INFINITY;
   procs_free (m);
   map_clear (&m->proc_index);
   map_clear (&m->channels);
@@ -957,6 +961,7 @@ viper_picl_model_new (const ViperParadigm *p, ViperSetup *setup)
   m->free_pending = -1;
   m->last_index = G_MAXUINT;
   m->last_stop = -INFINITY;
+  m->first_time = INFINITY;
   return &m->base;
 }
 
@@ -1036,11 +1041,28 @@ viper_picl_model_changes (const ViperModel *m, guint *n)
   return pm && pm->decided->len ? &g_array_index (pm->decided, ViperPiclChange, 0) : NULL;
 }
 
+gsize
+viper_picl_model_table_bytes (const ViperModel *m)
+{
+  const PiclModel *pm = checked (m);
+  if (!pm)
+    return 0;
+  return sizeof (MapSlot) * ((gsize) pm->channels.cap + pm->counts.cap + pm->requests.cap + pm->coll_counts.cap)
+         + sizeof (Pending) * pm->pending->len;
+}
+
 gboolean
 viper_picl_model_in_call (const ViperModel *m, gint64 proc)
 {
   const Proc *p = find_const (m, proc);
   return p && p->calls->len > 0;
+}
+
+double
+viper_picl_model_first_time (const ViperModel *m)
+{
+  const PiclModel *pm = checked (m);
+  return pm ? pm->first_time : INFINITY;
 }
 
 double

@@ -114,8 +114,13 @@ typedef struct {
  * processor's changes are decided when its calls that overlap in time have
  * all ended; each processor's come in time order. */
 const ViperPiclChange *viper_picl_model_changes (const ViperModel *m, guint *n);
+/* Bytes held by the model's per-channel and per-request tables (bounded by
+ * what is underway, not by every channel ever used). */
+gsize viper_picl_model_table_bytes (const ViperModel *m);
 /* TRUE while a communication call of the processor is open. */
 gboolean viper_picl_model_in_call (const ViperModel *m, gint64 proc);
+/* Smallest adjusted time applied (INFINITY before any). */
+double viper_picl_model_first_time (const ViperModel *m);
 /* Latest adjusted time of a tracing stop (-INFINITY before any). */
 double viper_picl_model_last_stop (const ViperModel *m);
 
