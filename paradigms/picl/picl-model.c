@@ -68,6 +68,7 @@ typedef struct {
 /* A send begin not yet received. */
 typedef struct {
   double adjusted;
+  guint64 arrow;            /* history position of its arrow */
   gint32 next;
 } Pending;
 
@@ -208,6 +209,13 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
   Pending *node = &g_array_index (m->pending, Pending, idx);
   node->adjusted = adjusted;
   node->next = -1;
+  /* the arrow is written at the send, in the sender's order, and completed
+   * at the receive (views pick arrows in this order: it must not depend on
+   * the order of the receives in the run) */
+  node->arrow = (guint64) m->base.history_dropped + m->base.history->len;
+  ViperHistoryEntry e = { .t0 = adjusted, .t1 = adjusted, .module = (gint32) src, .other = (gint32) dest,
+                          .state = VIPER_PICL_ARROW_MESSAGE, .flags = VIPER_PICL_ARROW_UNDERWAY };
+  viper_model_history_add (&m->base, &e);
   gboolean created;
   MapSlot *c = map_insert (&m->channels, src, dest, tag, &created);
   if (created)
@@ -224,7 +232,7 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
 /* Pop the oldest unreceived send on the channel; FALSE when there is none.
  * A drained channel leaves the table. */
 static gboolean
-channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted)
+channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted, guint64 *arrow)
 {
   MapSlot *c = map_lookup (&m->channels, src, dest, tag);
   if (!c)
@@ -232,6 +240,7 @@ channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted
   gint32 idx = (gint32) c->v0;
   Pending *node = &g_array_index (m->pending, Pending, idx);
   *adjusted = node->adjusted;
+  *arrow = node->arrow;
   if (node->next < 0)
     map_remove (&m->channels, c);
   else
@@ -706,11 +715,13 @@ apply_receive_end (PiclModel *m, Proc *p, const ViperTram *t)
   gint64 tag = viper_tram_datum (t, VIPER_PICL_RECV_TAG, 0);
   gint64 src = viper_tram_datum (t, VIPER_PICL_RECV_SRC, -1);
   double sent_at = NAN;
-  if (channel_pop (m, src, p->id, tag, &sent_at))
+  guint64 arrow = 0;
+  if (channel_pop (m, src, p->id, tag, &sent_at, &arrow))
     {
-      ViperHistoryEntry e = { .t0 = sent_at, .t1 = t->adjusted, .module = (gint32) src, .other = (gint32) p->id,
-                              .state = VIPER_PICL_ARROW_MESSAGE };
-      viper_model_history_add (&m->base, &e);
+      ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, arrow);
+      if (e)
+        e->flags &= ~VIPER_PICL_ARROW_UNDERWAY;
+      viper_model_history_arrow_arrived (&m->base, arrow, t->adjusted);
       m->messages++;
       p->received++;
     }
