@@ -164,7 +164,7 @@ static void
 test_line_orders (void)
 {
   const char *env = g_getenv ("VIPER_PICL_SEEDS");
-  guint seeds = env ? (guint) MAX (1, atoi (env) / 30) : 100;
+  guint seeds = env ? (guint) MAX (1, atoi (env) / 50) : 60;
   GRand *r = g_rand_new_with_seed (1010);
   guint compared = 0;
   for (guint s = 1; s <= seeds; s++)
