@@ -102,7 +102,7 @@ def picl_case(d, procs, messages, seed):
 
 
 def byseq(d):
-    return {p: sorted(v, key=lambda e: int(e[1][2][1])) for p, v in d.items()}
+    return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
 
 
 def monalisa_case(d):
