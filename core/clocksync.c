@@ -799,3 +799,16 @@ viper_clock_sync_write_json (const ViperClockSync *cs, ViperJson *j)
   viper_json_end_array (j);
   viper_json_end_object (j);
 }
+
+void
+viper_clock_sync_write_module (const ViperRun *run, gint64 proc, ViperJson *j)
+{
+  const ViperClockSync *cs = run ? viper_run_clock_sync (run) : NULL;
+  gpointer v = cs ? g_hash_table_lookup (cs->index, &proc) : NULL;
+  if (!v)
+    return;
+  const ViperClockProc *p = &g_array_index (cs->procs, ProcData, GPOINTER_TO_UINT (v) - 1).info;
+  viper_json_key (j, "clock_offset"); viper_json_double (j, p->offset);
+  viper_json_key (j, "clock_drift_ppm"); viper_json_double (j, p->drift_ppm);
+  viper_json_key (j, "violations_repaired"); viper_json_int (j, (gint64) p->violations_repaired);
+}

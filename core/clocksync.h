@@ -72,6 +72,12 @@ gsize viper_clock_sync_bytes (const ViperClockSync *cs);
  * "clock_sync" (reference, per-module offset, drift and violations). */
 void viper_clock_sync_write_json (const ViperClockSync *cs, ViperJson *j);
 
+/* Inside a module object of the state document: "clock_offset",
+ * "clock_drift_ppm" and "violations_repaired" of proc when the run has a
+ * clock mode other than decay installed; nothing otherwise.  Paradigms call
+ * it from their write_modules. */
+void viper_clock_sync_write_module (const ViperRun *run, gint64 proc, ViperJson *j);
+
 /* The run's clock information, if a mode other than decay was installed. */
 const ViperClockSync *viper_run_clock_sync (const ViperRun *run);
 

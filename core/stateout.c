@@ -54,6 +54,7 @@ viper_state_to_json (const ViperRun *run, const ViperModel *model, gboolean pret
           viper_json_begin_object (&j);
           viper_json_key (&j, "id"); viper_json_int (&j, p);
           viper_json_key (&j, "offset"); viper_json_double (&j, viper_run_offset (run, p));
+          viper_clock_sync_write_module (run, p, &j);
           viper_json_end_object (&j);
         }
       g_array_unref (procs);

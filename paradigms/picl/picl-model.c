@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "picl.h"
+#include "core/clocksync.h"
 #include "core/run.h"
 
 /* ---- a small (a, b, c) -> (v0, v1) hash table ------------------------------ */
@@ -586,6 +587,7 @@ picl_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
       viper_json_int (j, (gint64) p->received);
       viper_json_key (j, "offset");
       viper_json_double (j, run ? viper_run_offset (run, p->id) : 0.0);
+      viper_clock_sync_write_module (run, p->id, j);
       viper_json_end_object (j);
     }
   g_array_unref (sorted);

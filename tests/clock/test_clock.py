@@ -75,7 +75,8 @@ def picl_case(d, procs, messages, seed):
     check(rawbad > 0, f'picl P={procs}: the raw stamps have violations ({rawbad} of {n})')
 
     out, st = replay(d, 'decay', trace)
-    check('clock_sync' not in st and 'violations_repaired' not in st, f'picl P={procs}: decay state has no clock fields')
+    check('clock_sync' not in st and 'violations_repaired' not in st
+          and not any('clock_offset' in m for m in st['modules']), f'picl P={procs}: decay state has no clock fields')
 
     out, st = replay(d, 'drift', trace)
     er, eo = ce.errors(raw, true, out, st['clock_sync']['reference'])
@@ -89,6 +90,11 @@ def picl_case(d, procs, messages, seed):
     check(len([m for m in mods if m['id'] >= 0]) == procs and all('clock_offset' in m and 'clock_drift_ppm' in m
                                                                    for m in mods),
           f'picl P={procs}: state-out has offset and drift per processor')
+    cs = {m['id']: m for m in mods}
+    check(all(m.get('clock_offset') == cs[m['id']]['clock_offset']
+              and m.get('clock_drift_ppm') == cs[m['id']]['clock_drift_ppm'] and 'violations_repaired' in m
+              for m in st['modules']),
+          f'picl P={procs}: each module object carries its clock_offset, clock_drift_ppm, violations_repaired')
     check(st['clock_sync']['violations_raw'] == rawbad, f'picl P={procs}: raw violations counted ({rawbad})')
 
     out, st = replay(d, 'clc', trace)
