@@ -45,6 +45,8 @@
 #define SYNC_REC (-6)
 #define SYNC_EV (-951)
 #define BETA_RANGE 0.05                 /* search slopes within +-5 % (50,000 ppm) */
+#define DIRECT_PROCS 4096               /* procs -1 .. 4094 found without hashing */
+#define DIRECT_PAIRS 256                /* pairs of the first 256 modules found without hashing */
 
 typedef struct {
   gint64 proc;
@@ -83,6 +85,8 @@ struct _ViperClockSync {
   gint64 reference;
   gboolean have_ref;
   guint64 violations_raw, violations_repaired;
+  guint *direct;                        /* proc + 1 -> index + 1 (pass 1) */
+  gpointer *direct_pairs;               /* lo * DIRECT_PAIRS + hi -> PairData* (pass 1) */
   /* time-map cache */
   gint64 last_proc;
   ProcData *last_pd;
@@ -119,6 +123,9 @@ viper_clock_mode_name (ViperClockMode mode)
 static guint
 proc_index (ViperClockSync *cs, gint64 proc)
 {
+  gboolean small = cs->direct && proc >= -1 && proc < DIRECT_PROCS - 1;
+  if (small && cs->direct[proc + 1])
+    return cs->direct[proc + 1] - 1;
   gpointer v = g_hash_table_lookup (cs->index, &proc);
   if (v)
     return GPOINTER_TO_UINT (v) - 1;
@@ -134,6 +141,8 @@ proc_index (ViperClockSync *cs, gint64 proc)
   gint64 *key = g_new (gint64, 1);
   *key = proc;
   g_hash_table_insert (cs->index, key, GUINT_TO_POINTER (i + 1));
+  if (small)
+    cs->direct[proc + 1] = i + 1;
   return i;
 }
 
@@ -143,6 +152,9 @@ pair_get (ViperClockSync *cs, guint p, guint q, gboolean *swapped)
   ProcData *pp = &g_array_index (cs->procs, ProcData, p), *pq = &g_array_index (cs->procs, ProcData, q);
   *swapped = pp->proc > pq->proc;
   guint lo = *swapped ? q : p, hi = *swapped ? p : q;
+  gboolean small = cs->direct_pairs && lo < DIRECT_PAIRS && hi < DIRECT_PAIRS;
+  if (small && cs->direct_pairs[lo * DIRECT_PAIRS + hi])
+    return cs->direct_pairs[lo * DIRECT_PAIRS + hi];
   guint64 key = ((guint64) lo << 32) | hi;
   PairData *pd = g_hash_table_lookup (cs->pairs, &key);
   if (!pd)
@@ -158,6 +170,8 @@ pair_get (ViperClockSync *cs, guint p, guint q, gboolean *swapped)
       *k = key;
       g_hash_table_insert (cs->pairs, k, pd);
     }
+  if (small)
+    cs->direct_pairs[lo * DIRECT_PAIRS + hi] = pd;
   return pd;
 }
 
@@ -660,7 +674,13 @@ viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, Vi
   cs->pairs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, pair_free);
   cs->order = g_array_new (FALSE, FALSE, sizeof (ViperClockRef));
   cs->cause_pairs = g_array_new (FALSE, FALSE, sizeof (ViperClockPair));
-  if (!read_pass1 (cs, paradigm, setup, paths, error))
+  cs->direct = g_new0 (guint, DIRECT_PROCS);
+  cs->direct_pairs = g_new0 (gpointer, DIRECT_PAIRS * DIRECT_PAIRS);
+  gboolean ok = read_pass1 (cs, paradigm, setup, paths, error);
+  /* indices are renumbered from here on */
+  g_clear_pointer (&cs->direct, g_free);
+  g_clear_pointer (&cs->direct_pairs, g_free);
+  if (!ok)
     {
       viper_clock_sync_free (cs);
       return NULL;
@@ -690,6 +710,8 @@ viper_clock_sync_free (ViperClockSync *cs)
       g_free (pd->lc);
     }
   g_array_unref (cs->procs);
+  g_free (cs->direct);
+  g_free (cs->direct_pairs);
   g_hash_table_destroy (cs->index);
   g_hash_table_destroy (cs->pairs);
   g_array_unref (cs->order);
