@@ -13,12 +13,14 @@
  * point; a Q -> P message passes above its point.  Any line between the two
  * point clouds keeps every message after its send; only the lower convex
  * hull of the first cloud and the upper hull of the second matter (Duda et
- * al., Jezequel).  We take the line that keeps the largest equal vertical
- * margin to both hulls: for a slope beta the best margin is
+ * al., Jezequel).  For a slope beta the vertical gap between them is
  *   F(beta) = min_P->Q (y - beta x) - max_Q->P (y - beta x)
- * which is concave in beta, so a golden-section search over the hull
- * vertices finds it; alpha is then the middle of the gap.  That is the
- * estimate that assumes equal minimal delays both ways.  A sync sample
+ * which is concave in beta: the slopes with F >= 0 (every message kept
+ * causal) form an interval, found by a golden-section search for the
+ * largest gap and bisection on each side.  We take the middle slope of that
+ * interval (the bisector of the two extreme lines) and alpha in the middle of
+ * the gap: the estimate that assumes equal minimal delays both ways.  When no
+ * slope keeps every message causal (time-stamp noise), the largest gap.  A sync sample
  * (ping at T1 on P, pong stamped TR on REF, back at T2 on P) is a message
  * each way; a pair that has samples uses only them.
  *
@@ -374,6 +376,12 @@ max_resid (const GArray *pts, double beta)
   return m;
 }
 
+static double
+margin (const GArray *up, const GArray *down, double beta)
+{
+  return min_resid (up, beta) - max_resid (down, beta);
+}
+
 /* Fit y = alpha + beta (x - x0) between the hulls of up (line below) and
  * down (line above). */
 static void
@@ -433,7 +441,39 @@ fit_pair (PairData *pd)
           f1 = min_resid (up, b1) - max_resid (down, b1);
         }
     }
-  pd->beta = (lo + hi) / 2;
+  double best = (lo + hi) / 2;
+  /* Every slope with F >= 0 keeps all messages causal.  Take the middle of
+   * that interval (Duda et al.): where the two clouds do not interleave in
+   * time, F grows with the tilt up to the search bound, and the largest
+   * margin would be an artefact; the middle stays near 1 unless the data
+   * pin the slope down.  With no feasible slope (noise), the best margin. */
+  if (margin (up, down, best) >= 0)
+    {
+      double l = 1 - BETA_RANGE, r = best;
+      if (margin (up, down, l) < 0)
+        for (int it = 0; it < 100 && r - l > 1e-15; it++)
+          {
+            double m = (l + r) / 2;
+            if (margin (up, down, m) >= 0)
+              r = m;
+            else
+              l = m;
+          }
+      double b_lo = r;
+      l = best;
+      r = 1 + BETA_RANGE;
+      if (margin (up, down, r) < 0)
+        for (int it = 0; it < 100 && r - l > 1e-15; it++)
+          {
+            double m = (l + r) / 2;
+            if (margin (up, down, m) >= 0)
+              l = m;
+            else
+              r = m;
+          }
+      best = (b_lo + l) / 2;
+    }
+  pd->beta = best;
   pd->alpha = (min_resid (up, pd->beta) + max_resid (down, pd->beta)) / 2;
 }
 

@@ -1020,6 +1020,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.view-setup", { "<Shift><Control>o", NULL } },
     { "app.quit", { "<Control>q", NULL } },
+    { "app.status", { "<Control>i", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
