@@ -107,6 +107,27 @@ def picl_case(d, procs, messages, seed):
     check(ok, f'picl P={procs} clc: intervals changed by no more than their correction ({why})')
 
 
+def sync_case(d):
+    """-6 -951 samples at start and end: every processor's map comes from
+    them, and on a short trace they beat the messages alone."""
+    maxes = {}
+    for sync in (0, 3):
+        trace, tt, msgs = (os.path.join(d, x) for x in ('s.trc', 's.txt', 's.json'))
+        subprocess.run([GEN, '-P', '8', '-M', '400', '-s', '3', '--sync', str(sync), trace, tt, msgs], check=True)
+        raw, true = ce.per_proc(trace), ce.true_per_proc(trace, tt)
+        out, st = replay(d, 'drift', trace)
+        cs = st['clock_sync']
+        er, eo = ce.errors(raw, true, out, cs['reference'])
+        s = ce.summary(er, eo)
+        maxes[sync] = s['max']
+        print(f'  sync={sync}: samples {cs["samples"]}, median {s["median"]*1e3:.4f} ms max {s["max"]*1e3:.4f} ms')
+        if sync:
+            check(cs['samples'] == 7 * 2 * sync, f'sync: {cs["samples"]} samples read (7 processors x {2 * sync})')
+            check(all(m['from_sync'] for m in cs['modules'] if m['id'] > 0), 'sync: every map comes from the samples')
+            check(s['median'] * 20 <= s['raw_median'] and s['max'] <= s['raw_max'] / 2, 'sync: drift goals met')
+    check(maxes[3] < maxes[0], f'sync: samples give a smaller max error ({maxes[3]:.3g} < {maxes[0]:.3g})')
+
+
 def byseq(d):
     return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
 
@@ -151,6 +172,7 @@ def main():
         usage_cases(d)
         for procs, messages, seed in ((8, 2400, 5), (32, 9600, 5), (64, 12800, 7)):
             picl_case(d, procs, messages, seed)
+        sync_case(d)
         monalisa_case(d)
     if failures:
         print(f'{len(failures)} failed')
