@@ -19,15 +19,17 @@
  * causal) form an interval, found by a golden-section search for the
  * largest gap and bisection on each side.  We take the middle slope of that
  * interval (the bisector of the two extreme lines) and alpha in the middle of
- * the gap: the estimate that assumes equal minimal delays both ways.  When no
- * slope keeps every message causal (time-stamp noise), the largest gap.  A sync sample
- * (ping at T1 on P, pong stamped TR on REF, back at T2 on P) is a message
- * each way; a pair that has samples uses only them.
+ * the gap: the estimate that assumes equal minimal delays both ways.  When
+ * the data bound the interval on one side only, the feasible slope closest
+ * to 1; when no slope keeps every message causal (time-stamp noise), the
+ * largest gap.  A sync sample (ping at T1 on P, pong stamped TR on REF, back
+ * at T2 on P) is a message each way; a pair that has samples uses only them.
  *
- * The pairs make a graph of modules.  A maximum spanning tree from the
- * reference (the REF of the samples, else the lowest module number), with
- * sync pairs first and then the pairs with the most messages both ways,
- * chains the pairwise lines into one map per module:
+ * The pairs make a graph of modules.  Each fitted line has an uncertainty:
+ * half its gap plus its slope's freedom over the pair's time span.  The tree
+ * of least summed uncertainty from the reference (the REF of the samples,
+ * else the lowest module number with pairs; Dijkstra) chains the pairwise
+ * lines into one map per module:
  *   t_global = a + b * t_local.
  * Modules linked only by one-way messages get drift 0 and the offset that
  * just keeps their messages causal; modules linked to nothing keep their
@@ -72,6 +74,7 @@ typedef struct {
   GArray *down;                         /* hi -> lo: the line passes above */
   GArray *sync_up, *sync_down;          /* the same from sync samples */
   double alpha, beta, x0;
+  double cost;                          /* uncertainty of the line (tree edge cost) */
   gboolean fitted;
 } PairData;
 
@@ -404,6 +407,17 @@ fit_pair (PairData *pd)
       pd->fitted = FALSE;
       return;
     }
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (guint s = 0; s < 2; s++)
+    for (guint i = 0; i < (s ? down : up)->len; i++)
+      {
+        double x = g_array_index (s ? down : up, Pt, i).x;
+        xmin = MIN (xmin, x);
+        xmax = MAX (xmax, x);
+      }
+  double half_span = (xmax - xmin) / 2;
+  /* one way only: usable, but only where nothing better links the pair */
+  pd->cost = 1e6 / (double) (up->len + down->len);
   hull (up, pd->x0, TRUE);
   hull (down, pd->x0, FALSE);
   if (!down->len)
@@ -445,8 +459,8 @@ fit_pair (PairData *pd)
   /* Every slope with F >= 0 keeps all messages causal.  Take the middle of
    * that interval (Duda et al.): where the two clouds do not interleave in
    * time, F grows with the tilt up to the search bound, and the largest
-   * margin would be an artefact; the middle stays near 1 unless the data
-   * pin the slope down.  With no feasible slope (noise), the best margin. */
+   * margin would be an artefact.  With no feasible slope (noise), the best
+   * margin. */
   if (margin (up, down, best) >= 0)
     {
       double l = 1 - BETA_RANGE, r = best;
@@ -460,9 +474,11 @@ fit_pair (PairData *pd)
               l = m;
           }
       double b_lo = r;
+      gboolean lo_bound = margin (up, down, 1 - BETA_RANGE) < 0;
       l = best;
       r = 1 + BETA_RANGE;
-      if (margin (up, down, r) < 0)
+      gboolean hi_bound = margin (up, down, r) < 0;
+      if (hi_bound)
         for (int it = 0; it < 100 && r - l > 1e-15; it++)
           {
             double m = (l + r) / 2;
@@ -471,24 +487,24 @@ fit_pair (PairData *pd)
             else
               r = m;
           }
-      best = (b_lo + l) / 2;
+      double b_hi = l;
+      /* an end the data do not bound is only the search limit: then take
+       * the feasible slope closest to 1 (clocks drift little) */
+      if (lo_bound && hi_bound)
+        best = (b_lo + b_hi) / 2;
+      else
+        best = CLAMP (1.0, b_lo, b_hi);
+      /* how far the line may be off: half the gap, plus the slope's freedom
+       * over the pair's time span */
+      pd->cost = margin (up, down, best) / 2 + (b_hi - b_lo) / 2 * half_span;
     }
+  else
+    pd->cost = -margin (up, down, best) / 2 + BETA_RANGE * half_span;
   pd->beta = best;
   pd->alpha = (min_resid (up, pd->beta) + max_resid (down, pd->beta)) / 2;
 }
 
 /* ---- the tree -------------------------------------------------------------- */
-
-static double
-pair_weight (const PairData *pd)
-{
-  if (pd->sync_up->len && pd->sync_down->len)
-    return 1e12 + (double) MIN (pd->sync_up->len, pd->sync_down->len);
-  double two = (double) MIN (pd->up->len, pd->down->len);
-  if (two > 0)
-    return 1e3 + two;
-  return 1e-3 * (double) (pd->up->len + pd->down->len + pd->sync_up->len + pd->sync_down->len);
-}
 
 static gint
 cmp_proc (gconstpointer a, gconstpointer b)
@@ -565,18 +581,23 @@ estimate (ViperClockSync *cs)
         }
   cs->reference = g_array_index (cs->procs, ProcData, root).proc;
 
-  /* Prim's maximum spanning tree */
+  /* Fit every pair, then the tree of least summed uncertainty from the
+   * reference (Dijkstra): errors add up along a path, so each module is
+   * reached through the most certain chain of lines. */
+  g_hash_table_iter_init (&it, cs->pairs);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    fit_pair (v);
   gboolean *in = g_new0 (gboolean, n);
   double *best = g_new (double, n);
   PairData **via = g_new0 (PairData *, n);
   for (guint i = 0; i < n; i++)
-    best[i] = -1;
+    best[i] = INFINITY;
   best[root] = 0;
   for (guint step = 0; step < n; step++)
     {
       int u = -1;
       for (guint i = 0; i < n; i++)
-        if (!in[i] && best[i] >= 0 && (u < 0 || best[i] > best[u]))
+        if (!in[i] && isfinite (best[i]) && (u < 0 || best[i] < best[u]))
           u = (int) i;
       if (u < 0)
         {
@@ -586,6 +607,7 @@ estimate (ViperClockSync *cs)
             if (!in[i] && adj[i])
               {
                 u = (int) i;
+                best[i] = 0;
                 break;
               }
           if (u < 0)
@@ -596,8 +618,6 @@ estimate (ViperClockSync *cs)
       if (via[u])
         {
           PairData *pd = via[u];
-          if (!pd->fitted && (pd->up->len || pd->down->len || pd->sync_up->len || pd->sync_down->len))
-            fit_pair (pd);
           gboolean u_is_hi = pd->hi == (guint) u;
           const ProcData *pp = &g_array_index (cs->procs, ProcData, u_is_hi ? pd->lo : pd->hi);
           if (u_is_hi)
@@ -622,10 +642,10 @@ estimate (ViperClockSync *cs)
         {
           PairData *pd = adj[u]->pdata[e];
           guint w = pd->lo == (guint) u ? pd->hi : pd->lo;
-          double wt = pair_weight (pd);
-          if (!in[w] && wt > best[w])
+          double d = best[u] + pd->cost;
+          if (pd->fitted && !in[w] && d < best[w])
             {
-              best[w] = wt;
+              best[w] = d;
               via[w] = pd;
             }
         }
