@@ -65,6 +65,7 @@ typedef struct {
   GMainLoop *loop;
   GPtrArray *exporters;      /* ViperExporter*, one per --export */
   ViperClockSync *clock_sync;  /* --clock=drift|clc */
+  double clock_seconds;        /* its first reading of the trace */
 } App;
 
 static void
@@ -218,7 +219,11 @@ print_stats (App *app, double seconds)
   char buf[32];
   printf ("clock: %s\n", isfinite (clock) ? viper_format_double (clock, buf) : "none");
   if (app->clock_sync)
-    printf ("violations repaired: %" G_GUINT64_FORMAT "\n", viper_clock_sync_violations_repaired (app->clock_sync));
+    {
+      printf ("violations repaired: %" G_GUINT64_FORMAT "\n", viper_clock_sync_violations_repaired (app->clock_sync));
+      printf ("clock seconds: %.3f\n", app->clock_seconds);
+      printf ("clock bytes: %" G_GSIZE_FORMAT "\n", viper_clock_sync_bytes (app->clock_sync));
+    }
   printf ("seconds: %.3f\n", seconds);
   printf ("lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
 }
@@ -427,6 +432,7 @@ main (int argc, char **argv)
   app.sched = viper_scheduler_new (app.run, app.model, app.channels, &app.diag);
   if (clock_mode != VIPER_CLOCK_DECAY)
     {
+      gint64 c0 = g_get_monotonic_time ();
       app.clock_sync = viper_clock_sync_analyse (clock_mode, app.paradigm, app.setup,
                                                  (const char *const *) app.opt.traces, &error);
       if (!app.clock_sync)
@@ -436,6 +442,7 @@ main (int argc, char **argv)
           goto out;
         }
       viper_clock_sync_install (app.clock_sync, app.run);
+      app.clock_seconds = (double) (g_get_monotonic_time () - c0) / G_USEC_PER_SEC;
     }
 
   for (char **t = app.opt.traces; t && *t; t++)
