@@ -806,8 +806,11 @@ time_map (gpointer data, gint64 proc, gint64 seq, double time)
 void
 viper_clock_sync_install (ViperClockSync *cs, ViperRun *run)
 {
-  cs->last_pd = NULL;
-  cs->last_proc = G_MININT64;
+  if (cs)
+    {
+      cs->last_pd = NULL;
+      cs->last_proc = G_MININT64;
+    }
   viper_run_set_time_map (run, cs ? time_map : NULL, cs);
 }
 
