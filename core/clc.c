@@ -24,6 +24,7 @@
  * tram is visited a constant number of times: O(n).
  */
 #include <math.h>
+#include <string.h>
 #include "clocksync.h"
 
 #define CLC_GAMMA 0.99
@@ -42,7 +43,9 @@ viper_clc_apply (double **times, const guint *counts, guint n_procs,
   double **cap = g_new (double *, n_procs);
   for (guint p = 0; p < n_procs; p++)
     {
-      orig[p] = g_memdup2 (times[p], (counts[p] + 1) * sizeof (double));
+      orig[p] = g_new (double, counts[p] + 1);
+      if (counts[p])
+        memcpy (orig[p], times[p], counts[p] * sizeof (double));
       cap[p] = g_new (double, counts[p] + 1);
       for (guint i = 0; i < counts[p]; i++)
         cap[p][i] = INFINITY;
