@@ -16,6 +16,7 @@
 #include <glib-unix.h>
 #include "core/outfile.h"
 #include "core/scheduler.h"
+#include "core/clocksync.h"
 #include "core/stateout.h"
 #include "core/tramparse.h"
 #include "paradigms/paradigms.h"
@@ -65,6 +66,8 @@ typedef struct {
   GMainLoop *loop;
   GPtrArray *exporters;      /* ViperExporter*, one per --export */
   GString *export_stats;     /* what the exporters changed, for --stats */
+  ViperClockSync *clock_sync;  /* --clock=drift|clc */
+  double clock_seconds;        /* its first reading of the trace */
 } App;
 
 static void
@@ -238,6 +241,13 @@ print_stats (App *app, double seconds, GString *out)
   double clock = viper_run_clock (app->run);
   char buf[32];
   g_string_append_printf (out, "clock: %s\n", isfinite (clock) ? viper_format_double (clock, buf) : "none");
+  if (app->clock_sync)
+    {
+      g_string_append_printf (out, "violations repaired: %" G_GUINT64_FORMAT "\n",
+                              viper_clock_sync_violations_repaired (app->clock_sync));
+      g_string_append_printf (out, "clock seconds: %.3f\n", app->clock_seconds);
+      g_string_append_printf (out, "clock bytes: %" G_GSIZE_FORMAT "\n", viper_clock_sync_bytes (app->clock_sync));
+    }
   g_string_append_printf (out, "seconds: %.3f\n", seconds);
   g_string_append_printf (out, "lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
   if (app->export_stats)
@@ -260,7 +270,8 @@ main (int argc, char **argv)
   app.opt.decay = 0.5;
   app.opt.idle_exit = 1.0;
   app.opt.steps = 0;
-  char *decay_s = NULL, *idle_s = NULL, *history_s = NULL;
+  char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL;
+  ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
@@ -270,6 +281,9 @@ main (int argc, char **argv)
     { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm of the trace (default picl; see --list-paradigms)", "NAME" },
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
+    { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s,
+      "Global time: decay (default, live), drift (estimate each clock's offset and drift first) or clc "
+      "(drift, then the controlled logical clock); drift and clc read the trace files twice", "MODE" },
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop before the execution clock would pass CLOCK", "CLOCK" },
     { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state)", "N" },
     { "run-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.run_out, "Write the consistent run, with adjusted times, to FILE ('-' = stdout)", "FILE" },
@@ -325,6 +339,16 @@ main (int argc, char **argv)
   if (decay_s && (!parse_double_arg ("--decay", decay_s, &app.opt.decay, &error) || app.opt.decay < 0 || app.opt.decay > 1))
     {
       rc = usage_error (ctx, error ? error->message : "--decay must be between 0 and 1");
+      goto out_ctx;
+    }
+  if (clock_s && !viper_clock_mode_parse (clock_s, &clock_mode))
+    {
+      rc = usage_error (ctx, "--clock must be decay, drift or clc");
+      goto out_ctx;
+    }
+  if (clock_mode != VIPER_CLOCK_DECAY && (app.opt.listen || !app.opt.traces))
+    {
+      rc = usage_error (ctx, "--clock=drift and --clock=clc need trace files (they read the whole trace first)");
       goto out_ctx;
     }
   if (idle_s && (!parse_double_arg ("--idle-exit", idle_s, &app.opt.idle_exit, &error) || app.opt.idle_exit < 0))
@@ -432,6 +456,20 @@ main (int argc, char **argv)
     }
   app.run = viper_run_new (app.paradigm, app.model, app.pool, app.channels, &app.diag, app.opt.decay);
   app.sched = viper_scheduler_new (app.run, app.model, app.channels, &app.diag);
+  if (clock_mode != VIPER_CLOCK_DECAY)
+    {
+      gint64 c0 = g_get_monotonic_time ();
+      app.clock_sync = viper_clock_sync_analyse (clock_mode, app.paradigm, app.setup,
+                                                 (const char *const *) app.opt.traces, &error);
+      if (!app.clock_sync)
+        {
+          fprintf (stderr, "viper-replay: %s\n", error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+      viper_clock_sync_install (app.clock_sync, app.run);
+      app.clock_seconds = (double) (g_get_monotonic_time () - c0) / G_USEC_PER_SEC;
+    }
 
   for (char **t = app.opt.traces; t && *t; t++)
     {
@@ -597,6 +635,7 @@ out:
     g_ptr_array_unref (app.exporters);
   viper_scheduler_free (app.sched);
   viper_run_free (app.run);
+  viper_clock_sync_free (app.clock_sync);
   if (app.model)
     viper_model_free (app.model);
   if (app.setup && app.paradigm->setup_free)
@@ -624,5 +663,6 @@ out_ctx:
   g_free (decay_s);
   g_free (idle_s);
   g_free (history_s);
+  g_free (clock_s);
   return rc;
 }

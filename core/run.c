@@ -40,6 +40,8 @@ typedef struct {
   ViperTram *tram;          /* while filled and not transferred */
   ViperTram *waiters;       /* trams that wait for this entry before it is filled */
   double adjusted;
+  double time;              /* its TIME as read, once transferred (for viper_run_last_cause) */
+  gint64 seq;               /* its sequence number, once transferred */
   gint64 list;              /* the sequence list this entry is expected from */
   guint8 slot;              /* profile slot */
   guint8 filled;
@@ -104,6 +106,14 @@ struct _ViperRun {
   double clock;
   ViperCounts counts;
   ViperJoin *join;          /* collectives (paradigm->join), or NULL */
+
+  /* post-mortem clock modes (core/clocksync.c): rewrites TIME at insert */
+  ViperTimeMapFunc time_map;
+  gpointer time_map_data;
+  /* the cross-dependency on another list of the tram last transferred */
+  gboolean cause_valid;
+  gint64 cause_proc, cause_seq;
+  double cause_time;
 
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
@@ -773,6 +783,8 @@ viper_run_insert (ViperRun *run, ViperTram *t)
                            : (gint64) viper_run_proc_count (run, t->proc) + 1;
   if (!tt)
     t->flags |= VIPER_TRAM_F_IGNORED;
+  if (run->time_map)
+    t->time = run->time_map (run->time_map_data, t->proc, t->seq, t->time);
   t->adjusted = -INFINITY;
   t->waits = 0;
   t->waiters = t->waiter_next = NULL;
@@ -849,12 +861,27 @@ viper_run_transfer_next (ViperRun *run)
     l->claim = t->next;
   t->next = NULL;
 
+  run->cause_valid = FALSE;
   if (t->prim)
     {
       Prim *p = t->prim;
       PrimEntry *pe = &p->entries[t->slot];
+      const ViperSlot *sl = &p->profile->slots[pe->slot];
+      if (sl->after != VIPER_NO_SLOT)
+        {
+          const PrimEntry *dep = &p->entries[p->slot_entry[sl->after]];
+          if (dep->transferred && dep->list != t->proc)
+            {
+              run->cause_valid = TRUE;
+              run->cause_proc = dep->list;
+              run->cause_seq = dep->seq;
+              run->cause_time = dep->time;
+            }
+        }
       pe->transferred = 1;
       pe->adjusted = t->adjusted;
+      pe->time = t->time;
+      pe->seq = t->seq;
       pe->tram = NULL;
       t->prim = NULL;
       prim_unref (run, p);
@@ -869,6 +896,31 @@ viper_run_transfer_next (ViperRun *run)
     viper_join_transferred (run->join, t, join_ready, run);
   run->last_out = t;
   return t;
+}
+
+void
+viper_run_set_time_map (ViperRun *run, ViperTimeMapFunc map, gpointer data)
+{
+  run->time_map = map;
+  run->time_map_data = data;
+}
+
+ViperTimeMapFunc
+viper_run_get_time_map (const ViperRun *run, gpointer *data)
+{
+  *data = run->time_map_data;
+  return run->time_map;
+}
+
+gboolean
+viper_run_last_cause (const ViperRun *run, gint64 *proc, gint64 *seq, double *time)
+{
+  if (!run->cause_valid)
+    return FALSE;
+  *proc = run->cause_proc;
+  *seq = run->cause_seq;
+  *time = run->cause_time;
+  return TRUE;
 }
 
 double

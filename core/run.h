@@ -61,6 +61,18 @@ void viper_run_count_rejected (ViperRun *run, guint64 n);
 const ViperTram *viper_run_peek (ViperRun *run);
 const ViperTram *viper_run_transfer_next (ViperRun *run);
 
+/* Post-mortem clock modes (core/clocksync.h): map is called for every
+ * accepted tram at insert, after its sequence number is known, and its result
+ * replaces TIME (what the run then adjusts).  NULL = none (decay alone). */
+typedef double (*ViperTimeMapFunc) (gpointer data, gint64 proc, gint64 seq, double time);
+void viper_run_set_time_map (ViperRun *run, ViperTimeMapFunc map, gpointer data);
+ViperTimeMapFunc viper_run_get_time_map (const ViperRun *run, gpointer *data);
+/* The cross-dependency of the tram viper_run_transfer_next() returned last,
+ * when it waited for a tram of another module (a receive for its send, a
+ * reply for its request): that tram's module, sequence number and TIME.
+ * The pairs the paradigm's profiles make, with no paradigm named. */
+gboolean viper_run_last_cause (const ViperRun *run, gint64 *proc, gint64 *seq, double *time);
+
 double viper_run_clock (const ViperRun *run);          /* -inf before the first transfer */
 double viper_run_offset (const ViperRun *run, gint64 proc);
 double viper_run_decay (const ViperRun *run);

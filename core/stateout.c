@@ -3,6 +3,7 @@
  * own top-level fields and the module objects. */
 #include <math.h>
 #include "stateout.h"
+#include "clocksync.h"
 
 char *
 viper_state_to_json (const ViperRun *run, const ViperModel *model, gboolean pretty)
@@ -37,6 +38,9 @@ viper_state_to_json (const ViperRun *run, const ViperModel *model, gboolean pret
   viper_json_end_object (&j);
   if (model && model->klass->write_top)
     model->klass->write_top (model, &j);
+  const ViperClockSync *cs = viper_run_clock_sync (run);
+  if (cs)
+    viper_clock_sync_write_json (cs, &j);
   viper_json_key (&j, "modules");
   viper_json_begin_array (&j);
   if (model && model->klass->write_modules)
@@ -50,6 +54,7 @@ viper_state_to_json (const ViperRun *run, const ViperModel *model, gboolean pret
           viper_json_begin_object (&j);
           viper_json_key (&j, "id"); viper_json_int (&j, p);
           viper_json_key (&j, "offset"); viper_json_double (&j, viper_run_offset (run, p));
+          viper_clock_sync_write_module (run, p, &j);
           viper_json_end_object (&j);
         }
       g_array_unref (procs);

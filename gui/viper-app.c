@@ -664,8 +664,24 @@ choose_file (App *a, const char *title, gboolean optional)
                                               optional ? "_None" : "_Cancel", GTK_RESPONSE_CANCEL,
                                               "_Open", GTK_RESPONSE_ACCEPT, NULL);
   char *path = NULL;
+  GtkWidget *clock = NULL;
+  if (!optional)
+    {
+      /* global time for the trace (issue 15): decay, or post-mortem drift / clc */
+      clock = gtk_combo_box_text_new ();
+      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (clock), "decay", "Clock: decay (live)");
+      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (clock), "drift", "Clock: offset and drift");
+      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (clock), "clc", "Clock: drift + controlled logical clock");
+      gtk_combo_box_set_active_id (GTK_COMBO_BOX (clock), viper_clock_mode_name (viper_session_clock_mode ()));
+      gtk_file_chooser_set_extra_widget (GTK_FILE_CHOOSER (d), clock);
+    }
   if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_ACCEPT)
-    path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (d));
+    {
+      path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (d));
+      ViperClockMode m;
+      if (clock && viper_clock_mode_parse (gtk_combo_box_get_active_id (GTK_COMBO_BOX (clock)), &m))
+        viper_session_set_clock_mode (m);
+    }
   gtk_widget_destroy (d);
   return path;
 }
@@ -1025,6 +1041,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.view-setup", { "<Shift><Control>o", NULL } },
     { "app.quit", { "<Control>q", NULL } },
+    { "app.status", { "<Control>i", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
@@ -1071,7 +1088,7 @@ main (int argc, char **argv)
   a->breakpoint = NAN;
   a->interval_ms = 40;
   a->history = 0;
-  char *decay_s = NULL, *bp_s = NULL, *hist_s = NULL;
+  char *decay_s = NULL, *bp_s = NULL, *hist_s = NULL, *clock_s = NULL;
   int interval = -1;
   gboolean version = FALSE;
   GOptionEntry entries[] = {
@@ -1080,6 +1097,7 @@ main (int argc, char **argv)
     { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default monalisa)", "NAME" },
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &a->listen, "Accept trams on ADDR (tcp:HOST:PORT, tcp:PORT, unix:PATH) and play them live", "ADDR" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
+    { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s, "Global time: decay (default), drift or clc (trace files only)", "MODE" },
     { "breakpoint", 'b', 0, G_OPTION_ARG_STRING, &bp_s, "Fast-forward until the execution clock would pass CLOCK", "CLOCK" },
     { "update-interval", 'u', 0, G_OPTION_ARG_INT, &interval, "Screen update interval in ms (default 40; 0 = after every tram)", "MS" },
     { "history", 0, 0, G_OPTION_ARG_STRING, &hist_s, "Keep INTERVAL trace time units of history for the space-time view (default 0 = all)", "INTERVAL" },
@@ -1116,6 +1134,15 @@ main (int argc, char **argv)
     }
   if (interval >= 0)
     a->interval_ms = interval;
+  ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
+  if (clock_s && !viper_clock_mode_parse (clock_s, &clock_mode))
+    {
+      g_printerr ("viper: --clock must be decay, drift or clc\n");
+      g_free (clock_s);
+      return 2;
+    }
+  viper_session_set_clock_mode (clock_mode);
+  g_free (clock_s);
   a->demo = !a->traces && !a->listen;
   if (a->demo && !a->paradigm)
     a->paradigm = g_strdup ("monalisa");

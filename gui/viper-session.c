@@ -10,6 +10,8 @@
 #include "paradigms/paradigms.h"
 #include "paradigms/export.h"
 
+static ViperClockMode session_clock_mode = VIPER_CLOCK_DECAY;
+
 ViperSession *
 viper_session_new (const char *paradigm, const char *setup_path, const char *const *traces,
                    const char *const *listen, double decay, double history_interval,
@@ -79,13 +81,26 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
       g_string_append_printf (title, "%s%s", title->len ? ", " : "", viper_listen_source_address (src));
     }
   s->title = g_string_free (title, FALSE);
+  if (session_clock_mode != VIPER_CLOCK_DECAY && traces && *traces && !(listen && *listen))
+    {
+      s->clock_sync = viper_clock_sync_analyse (session_clock_mode, p, setup, traces, error);
+      if (!s->clock_sync)
+        goto fail_titled;
+      viper_clock_sync_install (s->clock_sync, s->run);
+    }
   viper_scheduler_attach (s->sched, NULL);
   return s;
+fail_titled:
+  viper_session_free (s);
+  return NULL;
 fail:
   g_string_free (title, TRUE);
   viper_session_free (s);
   return NULL;
 }
+
+void viper_session_set_clock_mode (ViperClockMode mode) { session_clock_mode = mode; }
+ViperClockMode viper_session_clock_mode (void) { return session_clock_mode; }
 
 void
 viper_session_free (ViperSession *s)
@@ -106,6 +121,7 @@ viper_session_free (ViperSession *s)
     g_ptr_array_free (s->exporters, TRUE);
   viper_scheduler_free (s->sched);
   viper_run_free (s->run);
+  viper_clock_sync_free (s->clock_sync);
   viper_model_free (s->model);
   if (s->setup && s->paradigm->setup_free)
     s->paradigm->setup_free (s->setup);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/scheduler.h"
+#include "core/clocksync.h"
 
 G_BEGIN_DECLS
 
@@ -21,7 +22,14 @@ typedef struct {
   double decay;
   GPtrArray *exporters;     /* ViperExporter* attached live (File > Export trace); closed with the session */
   guint64 file_bytes;       /* total size of the trace files (progress of a fast-forward) */
+  ViperClockSync *clock_sync;   /* global time (--clock=drift|clc), or NULL for decay */
 } ViperSession;
+
+/* The clock mode the next sessions use (viper --clock, the Open dialog's
+ * Clock choice).  drift and clc read the trace files once first; a session
+ * with listeners (live) uses decay whatever is set. */
+void viper_session_set_clock_mode (ViperClockMode mode);
+ViperClockMode viper_session_clock_mode (void);
 
 /* traces and listen: NULL-terminated, either may be NULL or empty.  The diag
  * sink receives bad input and special conditions (the status window).  The

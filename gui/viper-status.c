@@ -16,7 +16,7 @@
 
 struct _ViperStatus {
   GtkWidget *window;
-  GtkWidget *read, *applied, *clock, *rate, *pending, *counts;
+  GtkWidget *read, *applied, *clock, *rate, *pending, *counts, *clock_mode, *clock_procs;
   GtkListStore *conditions;
   GtkWidget *view;
   guint n_conditions;
@@ -58,6 +58,10 @@ viper_status_new (GtkWindow *parent)
   st->rate = row (grid, 3, "Trams/s");
   st->pending = row (grid, 4, "Pending");
   st->counts = row (grid, 5, "Read / transferred / rejected");
+  st->clock_mode = row (grid, 6, "Global time");
+  st->clock_procs = row (grid, 7, "Offset, drift, repaired");
+  gtk_label_set_line_wrap (GTK_LABEL (st->clock_procs), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (st->clock_procs), 60);
   gtk_box_pack_start (GTK_BOX (box), GTK_WIDGET (grid), FALSE, FALSE, 0);
   GtkWidget *hdr = gtk_label_new ("Special conditions");
   gtk_widget_set_halign (hdr, GTK_ALIGN_START);
@@ -140,6 +144,32 @@ viper_status_update (ViperStatus *st, ViperSession *s, double trams_per_s)
       g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT,
                   c.read, c.transferred, c.rejected);
       set_text (st->counts, buf);
+    }
+  /* global time: the mode, and per module the estimated offset and drift
+   * and how many of its trams had to be repaired */
+  const ViperClockSync *cs = s ? s->clock_sync : NULL;
+  if (cs)
+    {
+      g_snprintf (buf, sizeof buf, "%s, reference %" G_GINT64_FORMAT ", %" G_GUINT64_FORMAT " violations repaired",
+                  viper_clock_mode_name (viper_clock_sync_mode (cs)), viper_clock_sync_reference (cs),
+                  viper_clock_sync_violations_repaired (cs));
+      set_text (st->clock_mode, buf);
+      GString *g = g_string_new (NULL);
+      for (guint i = 0; i < viper_clock_sync_n_procs (cs) && i < 64; i++)
+        {
+          const ViperClockProc *p = viper_clock_sync_proc (cs, i);
+          g_string_append_printf (g, "%s%" G_GINT64_FORMAT ": %+.6g, %+.1f ppm, %" G_GUINT64_FORMAT,
+                                  i ? "\n" : "", p->proc, p->offset, p->drift_ppm, p->violations_repaired);
+        }
+      if (viper_clock_sync_n_procs (cs) > 64)
+        g_string_append_printf (g, "\n... %u modules in all", viper_clock_sync_n_procs (cs));
+      set_text (st->clock_procs, g->str);
+      g_string_free (g, TRUE);
+    }
+  else
+    {
+      set_text (st->clock_mode, "decay");
+      set_text (st->clock_procs, "-");
     }
 }
 

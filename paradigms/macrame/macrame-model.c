@@ -21,6 +21,7 @@
  * are what the space-time view shows.
  */
 #include <string.h>
+#include "core/clocksync.h"
 #include "macrame.h"
 #include "core/run.h"
 
@@ -331,6 +332,7 @@ macrame_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j
           write_part (j, "tx", d.tx_state, d.tx_rate);
           write_part (j, "rx", d.rx_state, d.rx_rate);
         }
+      viper_clock_sync_write_module (run, d.id, j);
       viper_json_end_object (j);
     }
   g_array_unref (ids);

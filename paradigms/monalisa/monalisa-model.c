@@ -34,6 +34,7 @@
 #include <math.h>
 #include <string.h>
 #include "monalisa.h"
+#include "core/clocksync.h"
 
 typedef struct {
   char *name;
@@ -977,6 +978,7 @@ ml_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
         }
       viper_json_end_array (j);
       viper_json_key (j, "offset"); viper_json_double (j, run ? viper_run_offset (run, mod->id) : 0.0);
+      viper_clock_sync_write_module (run, mod->id, j);
       viper_json_end_object (j);
     }
 }

@@ -28,6 +28,7 @@
  */
 #include <stdlib.h>
 #include "picl-model-priv.h"
+#include "core/clocksync.h"
 
 /* ---- the model ------------------------------------------------------------- */
 
@@ -689,6 +690,7 @@ picl_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
       viper_json_int (j, (gint64) p->received);
       viper_json_key (j, "offset");
       viper_json_double (j, run ? viper_run_offset (run, p->id) : 0.0);
+      viper_clock_sync_write_module (run, p->id, j);
       viper_json_end_object (j);
     }
   g_array_unref (sorted);

@@ -300,6 +300,12 @@ fx_clear (Fx *fx)
   viper_tram_fields_free (fx->fields);
 }
 
+static gboolean
+write_file (const char *line, gsize len, gpointer data)
+{
+  return fwrite (line, 1, len, data) == len;
+}
+
 /* Feed the trams the importer writes for these files. */
 static void
 feed_files (Fx *fx, const char *par, const char *job)
@@ -312,7 +318,7 @@ feed_files (Fx *fx, const char *par, const char *job)
   char *buf = NULL;
   size_t len = 0;
   FILE *mem = open_memstream (&buf, &len);
-  g_assert_cmpint (swn_write_trams (n, p, j, mem), >, 0);
+  g_assert_cmpint (swn_write_trams (n, p, j, write_file, mem), >, 0);
   fclose (mem);
   char **lines = g_strsplit (buf, "\n", -1);
   for (guint i = 0; lines[i] && *lines[i]; i++)

@@ -1,0 +1,899 @@
+/* clocksync.c - estimate each module's clock against a reference (POM).
+ *
+ * Pass 1 replays the files once through a run of their own (no model
+ * applied, nothing reported) and records, per module, the TIME of every
+ * transferred tram in sequence order, every cross-dependency between two
+ * modules as a cause -> effect pair of (module, index), and every -6 -951
+ * clock-synchronisation sample.
+ *
+ * Pairs between two modules P < Q give points in the plane of their local
+ * clocks, x on P's clock and y on Q's.  A P -> Q message sent at x and
+ * received at y says Q's clock read y after P's read x, so the line
+ * y = alpha + beta * x (Q's clock as a function of P's) passes below the
+ * point; a Q -> P message passes above its point.  Any line between the two
+ * point clouds keeps every message after its send; only the lower convex
+ * hull of the first cloud and the upper hull of the second matter (Duda et
+ * al., Jezequel).  For a slope beta the vertical gap between them is
+ *   F(beta) = min_P->Q (y - beta x) - max_Q->P (y - beta x)
+ * which is concave in beta: the slopes with F >= 0 (every message kept
+ * causal) form an interval, found by a golden-section search for the
+ * largest gap and bisection on each side.  We take the middle slope of that
+ * interval (the bisector of the two extreme lines) and alpha in the middle of
+ * the gap: the estimate that assumes equal minimal delays both ways.  When
+ * the data bound the interval on one side only, the feasible slope closest
+ * to 1; when no slope keeps every message causal (time-stamp noise), the
+ * largest gap.  A sync sample (ping at T1 on P, pong stamped TR on REF, back
+ * at T2 on P) is a message each way; a pair that has samples uses only them.
+ *
+ * The pairs make a graph of modules.  Each fitted line has an uncertainty:
+ * half its gap plus its slope's freedom over the pair's time span.  The tree
+ * of least summed uncertainty from the reference (the REF of the samples,
+ * else the lowest module number with pairs; Dijkstra) chains the pairwise
+ * lines into one map per module:
+ *   t_global = a + b * t_local.
+ * Modules linked only by one-way messages get drift 0 and the offset that
+ * just keeps their messages causal; modules linked to nothing keep their
+ * clock.
+ *
+ * clc then runs the controlled logical clock (core/clc.c) on the mapped
+ * times.  The replay (pass 2) rewrites each tram's TIME at insert: with the
+ * map, or in clc mode with the clock computed for its (module, sequence
+ * number) when the tram is the one pass 1 saw there.
+ */
+#include <math.h>
+#include <string.h>
+#include "clocksync.h"
+#include "scheduler.h"
+#include "stateout.h"
+
+#define SYNC_REC (-6)
+#define SYNC_EV (-951)
+#define BETA_RANGE 0.05                 /* search slopes within +-5 % (50,000 ppm) */
+#define DIRECT_PROCS 4096               /* procs -1 .. 4094 found without hashing */
+#define DIRECT_PAIRS 256                /* pairs of the first 256 modules found without hashing */
+
+typedef struct {
+  gint64 proc;
+  gint64 first_seq;
+  gboolean contiguous;                  /* seqs first_seq, first_seq + 1, ... */
+  GArray *raw;                          /* double: TIME as read, sequence order */
+  double *lc;                           /* clc: the logical clock per tram */
+  double a, b;
+  int tree_parent;                      /* -1 root/none */
+  ViperClockProc info;
+} ProcData;
+
+typedef struct {
+  double x, y;
+} Pt;
+
+/* Points of one module pair, both directions. */
+typedef struct {
+  guint lo, hi;                         /* proc indices, proc[lo] < proc[hi] */
+  GArray *up;                           /* lo -> hi: the line passes below */
+  GArray *down;                         /* hi -> lo: the line passes above */
+  GArray *sync_up, *sync_down;          /* the same from sync samples */
+  double alpha, beta, x0;
+  double cost;                          /* uncertainty of the line (tree edge cost) */
+  gboolean fitted;
+} PairData;
+
+struct _ViperClockSync {
+  ViperClockMode mode;
+  GArray *procs;                        /* ProcData, sorted by proc after analysis */
+  GHashTable *index;                    /* proc -> index + 1 */
+  GHashTable *pairs;                    /* (lo << 32 | hi) -> PairData* */
+  GArray *order;                        /* ViperClockRef: transfer order */
+  GArray *cause_pairs;                  /* ViperClockPair, in effect order */
+  guint64 samples;
+  guint64 n_pairs;
+  gint64 reference;
+  gboolean have_ref;
+  guint64 violations_raw, violations_repaired;
+  guint *direct;                        /* proc + 1 -> index + 1 (pass 1) */
+  gpointer *direct_pairs;               /* lo * DIRECT_PAIRS + hi -> PairData* (pass 1) */
+  /* time-map cache */
+  gint64 last_proc;
+  ProcData *last_pd;
+};
+
+/* ---- names ----------------------------------------------------------------- */
+
+gboolean
+viper_clock_mode_parse (const char *name, ViperClockMode *out)
+{
+  static const char *const names[] = { "decay", "drift", "clc" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (name && g_str_equal (name, names[i]))
+      {
+        *out = (ViperClockMode) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+viper_clock_mode_name (ViperClockMode mode)
+{
+  switch (mode)
+    {
+    case VIPER_CLOCK_DRIFT: return "drift";
+    case VIPER_CLOCK_CLC: return "clc";
+    default: return "decay";
+    }
+}
+
+/* ---- pass 1 ---------------------------------------------------------------- */
+
+static guint
+proc_index (ViperClockSync *cs, gint64 proc)
+{
+  gboolean small = cs->direct && proc >= -1 && proc < DIRECT_PROCS - 1;
+  if (small && cs->direct[proc + 1])
+    return cs->direct[proc + 1] - 1;
+  gpointer v = g_hash_table_lookup (cs->index, &proc);
+  if (v)
+    return GPOINTER_TO_UINT (v) - 1;
+  ProcData pd = { 0 };
+  pd.proc = proc;
+  pd.contiguous = TRUE;
+  pd.raw = g_array_new (FALSE, FALSE, sizeof (double));
+  pd.a = 0;
+  pd.b = 1;
+  pd.tree_parent = -1;
+  g_array_append_val (cs->procs, pd);
+  guint i = cs->procs->len - 1;
+  gint64 *key = g_new (gint64, 1);
+  *key = proc;
+  g_hash_table_insert (cs->index, key, GUINT_TO_POINTER (i + 1));
+  if (small)
+    cs->direct[proc + 1] = i + 1;
+  return i;
+}
+
+static PairData *
+pair_get (ViperClockSync *cs, guint p, guint q, gboolean *swapped)
+{
+  ProcData *pp = &g_array_index (cs->procs, ProcData, p), *pq = &g_array_index (cs->procs, ProcData, q);
+  *swapped = pp->proc > pq->proc;
+  guint lo = *swapped ? q : p, hi = *swapped ? p : q;
+  gboolean small = cs->direct_pairs && lo < DIRECT_PAIRS && hi < DIRECT_PAIRS;
+  if (small && cs->direct_pairs[lo * DIRECT_PAIRS + hi])
+    return cs->direct_pairs[lo * DIRECT_PAIRS + hi];
+  guint64 key = ((guint64) lo << 32) | hi;
+  PairData *pd = g_hash_table_lookup (cs->pairs, &key);
+  if (!pd)
+    {
+      pd = g_new0 (PairData, 1);
+      pd->lo = lo;
+      pd->hi = hi;
+      pd->up = g_array_new (FALSE, FALSE, sizeof (Pt));
+      pd->down = g_array_new (FALSE, FALSE, sizeof (Pt));
+      pd->sync_up = g_array_new (FALSE, FALSE, sizeof (Pt));
+      pd->sync_down = g_array_new (FALSE, FALSE, sizeof (Pt));
+      guint64 *k = g_new (guint64, 1);
+      *k = key;
+      g_hash_table_insert (cs->pairs, k, pd);
+    }
+  if (small)
+    cs->direct_pairs[lo * DIRECT_PAIRS + hi] = pd;
+  return pd;
+}
+
+/* A message from module index `from` at its time ts to `to` at its time tr. */
+static void
+add_message (ViperClockSync *cs, guint from, double ts, guint to, double tr, gboolean sync)
+{
+  if (from == to)
+    return;
+  gboolean swapped;
+  PairData *pd = pair_get (cs, from, to, &swapped);
+  /* x is always lo's clock, y hi's */
+  Pt pt = swapped ? (Pt) { tr, ts } : (Pt) { ts, tr };
+  GArray *a = swapped ? (sync ? pd->sync_down : pd->down) : (sync ? pd->sync_up : pd->up);
+  g_array_append_val (a, pt);
+}
+
+typedef struct {
+  ViperClockSync *cs;
+  ViperRun *run;
+} Pass1;
+
+static void
+pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
+{
+  (void) changed;
+  Pass1 *p1 = data;
+  ViperClockSync *cs = p1->cs;
+  guint pi = proc_index (cs, t->proc);
+  ProcData *pd = &g_array_index (cs->procs, ProcData, pi);
+  guint idx = pd->raw->len;
+  if (idx == 0)
+    pd->first_seq = t->seq;
+  else if (t->seq != pd->first_seq + idx)
+    pd->contiguous = FALSE;
+  g_array_append_val (pd->raw, t->time);
+  ViperClockRef ref = { pi, idx };
+  g_array_append_val (cs->order, ref);
+
+  if (t->rec == SYNC_REC && t->ev == SYNC_EV && t->dtype == VIPER_DTYPE_INT && t->ndata >= 4)
+    {
+      const gint64 *d = viper_tram_data (t);
+      guint ri = proc_index (cs, d[0]);
+      /* proc_index may have grown the array */
+      add_message (cs, pi, (double) d[1] / 1e9, ri, (double) d[2] / 1e9, TRUE);
+      add_message (cs, ri, (double) d[2] / 1e9, pi, (double) d[3] / 1e9, TRUE);
+      cs->samples++;
+      if (!cs->have_ref)
+        {
+          cs->reference = d[0];
+          cs->have_ref = TRUE;
+        }
+    }
+
+  gint64 cproc, cseq;
+  double ctime;
+  if (viper_run_last_cause (p1->run, &cproc, &cseq, &ctime))
+    {
+      guint ci = proc_index (cs, cproc);
+      ProcData *cpd = &g_array_index (cs->procs, ProcData, ci);
+      gint64 cidx = cseq - cpd->first_seq;
+      if (cpd->raw->len && cidx >= 0 && cidx < (gint64) cpd->raw->len
+          && g_array_index (cpd->raw, double, cidx) == ctime)
+        {
+          ViperClockPair pr = { { ci, (guint32) cidx }, ref };
+          g_array_append_val (cs->cause_pairs, pr);
+        }
+      add_message (cs, ci, ctime, pi, t->time, FALSE);
+    }
+}
+
+static void
+quiet_sink (ViperDiagKind kind, const char *message, gpointer data)
+{
+  (void) kind;
+  (void) message;
+  (void) data;
+}
+
+static gboolean
+read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup, const char *const *paths,
+            GError **error)
+{
+  gboolean ok = TRUE;
+  ViperTramPool *pool = viper_tram_pool_new ();
+  ViperChannels *channels = viper_channels_new ();
+  ViperDiag diag;
+  viper_diag_init (&diag, quiet_sink, NULL);
+  ViperModel *model = paradigm->model_new ? paradigm->model_new (paradigm, setup) : NULL;
+  ViperRun *run = viper_run_new (paradigm, model, pool, channels, &diag, 0.5);
+  ViperScheduler *sched = viper_scheduler_new (run, NULL, channels, &diag);
+  Pass1 p1 = { cs, run };
+  for (const char *const *p = paths; p && *p; p++)
+    {
+      if (g_str_equal (*p, "-"))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "--clock=%s reads the trace twice: standard input cannot be used, give files",
+                       viper_clock_mode_name (cs->mode));
+          ok = FALSE;
+          goto out;
+        }
+      ViperTramSource *src = viper_file_source_new (*p, pool, &diag, channels, error);
+      if (!src)
+        {
+          ok = FALSE;
+          goto out;
+        }
+      viper_scheduler_add_source (sched, src);
+    }
+  viper_scheduler_add_hook (sched, pass1_hook, &p1);
+  GMainContext *ctx = g_main_context_new ();
+  viper_scheduler_attach (sched, ctx);
+  viper_scheduler_go (sched);
+  viper_scheduler_run (sched);
+  viper_scheduler_free (sched);
+  sched = NULL;
+  g_main_context_unref (ctx);
+out:
+  if (sched)
+    viper_scheduler_free (sched);
+  viper_run_free (run);
+  if (model)
+    viper_model_free (model);
+  viper_channels_free (channels);
+  viper_diag_clear (&diag);
+  viper_tram_pool_free (pool);
+  return ok;
+}
+
+/* ---- fitting one pair ------------------------------------------------------ */
+
+static gint
+cmp_pt (gconstpointer a, gconstpointer b)
+{
+  const Pt *p = a, *q = b;
+  if (p->x != q->x)
+    return p->x < q->x ? -1 : 1;
+  return (p->y > q->y) - (p->y < q->y);
+}
+
+static double
+cross (Pt o, Pt a, Pt b)
+{
+  return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+/* Lower (lower=TRUE) or upper convex hull of pts, in place; returns its size.
+ * Points shifted by x0 first. */
+static guint
+hull (GArray *pts, double x0, gboolean lower)
+{
+  Pt *p = (Pt *) pts->data;
+  guint n = pts->len;
+  gboolean sorted = TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      p[i].x -= x0;
+      if (i && cmp_pt (&p[i - 1], &p[i]) > 0)
+        sorted = FALSE;
+    }
+  if (!sorted)
+    g_array_sort (pts, cmp_pt);
+  guint k = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      while (k >= 2 && (lower ? cross (p[k - 2], p[k - 1], p[i]) <= 0 : cross (p[k - 2], p[k - 1], p[i]) >= 0))
+        k--;
+      p[k++] = p[i];
+    }
+  g_array_set_size (pts, k);
+  return k;
+}
+
+static double
+min_resid (const GArray *pts, double beta)
+{
+  double m = INFINITY;
+  for (guint i = 0; i < pts->len; i++)
+    {
+      const Pt *p = &g_array_index (pts, Pt, i);
+      double r = p->y - beta * p->x;
+      if (r < m)
+        m = r;
+    }
+  return m;
+}
+
+static double
+max_resid (const GArray *pts, double beta)
+{
+  double m = -INFINITY;
+  for (guint i = 0; i < pts->len; i++)
+    {
+      const Pt *p = &g_array_index (pts, Pt, i);
+      double r = p->y - beta * p->x;
+      if (r > m)
+        m = r;
+    }
+  return m;
+}
+
+static double
+margin (const GArray *up, const GArray *down, double beta)
+{
+  return min_resid (up, beta) - max_resid (down, beta);
+}
+
+/* Fit y = alpha + beta (x - x0) between the hulls of up (line below) and
+ * down (line above). */
+static void
+fit_pair (PairData *pd)
+{
+  GArray *up = pd->sync_up->len || pd->sync_down->len ? pd->sync_up : pd->up;
+  GArray *down = pd->sync_up->len || pd->sync_down->len ? pd->sync_down : pd->down;
+  double sx = 0;
+  guint n = 0;
+  for (guint i = 0; i < up->len; i++, n++)
+    sx += g_array_index (up, Pt, i).x;
+  for (guint i = 0; i < down->len; i++, n++)
+    sx += g_array_index (down, Pt, i).x;
+  pd->x0 = n ? sx / n : 0;
+  pd->beta = 1;
+  pd->fitted = TRUE;
+  if (!up->len && !down->len)
+    {
+      pd->alpha = 0;
+      pd->fitted = FALSE;
+      return;
+    }
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (guint s = 0; s < 2; s++)
+    for (guint i = 0; i < (s ? down : up)->len; i++)
+      {
+        double x = g_array_index (s ? down : up, Pt, i).x;
+        xmin = MIN (xmin, x);
+        xmax = MAX (xmax, x);
+      }
+  double half_span = (xmax - xmin) / 2;
+  /* one way only: usable, but only where nothing better links the pair */
+  pd->cost = 1e6 / (double) (up->len + down->len);
+  hull (up, pd->x0, TRUE);
+  hull (down, pd->x0, FALSE);
+  if (!down->len)
+    {
+      pd->alpha = min_resid (up, 1);     /* one way: just keep them causal */
+      return;
+    }
+  if (!up->len)
+    {
+      pd->alpha = max_resid (down, 1);
+      return;
+    }
+  /* golden section on the concave F */
+  double lo = 1 - BETA_RANGE, hi = 1 + BETA_RANGE;
+  const double g = 0.6180339887498949;
+  double b1 = hi - g * (hi - lo), b2 = lo + g * (hi - lo);
+  double f1 = min_resid (up, b1) - max_resid (down, b1);
+  double f2 = min_resid (up, b2) - max_resid (down, b2);
+  for (int it = 0; it < 200 && hi - lo > 1e-15; it++)
+    {
+      if (f1 < f2)
+        {
+          lo = b1;
+          b1 = b2;
+          f1 = f2;
+          b2 = lo + g * (hi - lo);
+          f2 = min_resid (up, b2) - max_resid (down, b2);
+        }
+      else
+        {
+          hi = b2;
+          b2 = b1;
+          f2 = f1;
+          b1 = hi - g * (hi - lo);
+          f1 = min_resid (up, b1) - max_resid (down, b1);
+        }
+    }
+  double best = (lo + hi) / 2;
+  /* Every slope with F >= 0 keeps all messages causal.  Take the middle of
+   * that interval (Duda et al.): where the two clouds do not interleave in
+   * time, F grows with the tilt up to the search bound, and the largest
+   * margin would be an artefact.  With no feasible slope (noise), the best
+   * margin. */
+  if (margin (up, down, best) >= 0)
+    {
+      double l = 1 - BETA_RANGE, r = best;
+      if (margin (up, down, l) < 0)
+        for (int it = 0; it < 100 && r - l > 1e-15; it++)
+          {
+            double m = (l + r) / 2;
+            if (margin (up, down, m) >= 0)
+              r = m;
+            else
+              l = m;
+          }
+      double b_lo = r;
+      gboolean lo_bound = margin (up, down, 1 - BETA_RANGE) < 0;
+      l = best;
+      r = 1 + BETA_RANGE;
+      gboolean hi_bound = margin (up, down, r) < 0;
+      if (hi_bound)
+        for (int it = 0; it < 100 && r - l > 1e-15; it++)
+          {
+            double m = (l + r) / 2;
+            if (margin (up, down, m) >= 0)
+              l = m;
+            else
+              r = m;
+          }
+      double b_hi = l;
+      /* an end the data do not bound is only the search limit: then take
+       * the feasible slope closest to 1 (clocks drift little) */
+      if (lo_bound && hi_bound)
+        best = (b_lo + b_hi) / 2;
+      else
+        best = CLAMP (1.0, b_lo, b_hi);
+      /* how far the line may be off: half the gap, plus the slope's freedom
+       * over the pair's time span */
+      pd->cost = margin (up, down, best) / 2 + (b_hi - b_lo) / 2 * half_span;
+    }
+  else
+    pd->cost = -margin (up, down, best) / 2 + BETA_RANGE * half_span;
+  pd->beta = best;
+  pd->alpha = (min_resid (up, pd->beta) + max_resid (down, pd->beta)) / 2;
+}
+
+/* ---- the tree -------------------------------------------------------------- */
+
+static gint
+cmp_proc (gconstpointer a, gconstpointer b)
+{
+  gint64 x = ((const ProcData *) a)->proc, y = ((const ProcData *) b)->proc;
+  return x < y ? -1 : x > y;
+}
+
+static void
+estimate (ViperClockSync *cs)
+{
+  guint n = cs->procs->len;
+  if (!n)
+    return;
+  /* sort the modules and renumber everything that holds an index */
+  guint *old_to_new = g_new (guint, n);
+  {
+    gint64 *ids = g_new (gint64, n);
+    for (guint i = 0; i < n; i++)
+      ids[i] = g_array_index (cs->procs, ProcData, i).proc;
+    g_array_sort (cs->procs, cmp_proc);
+    for (guint i = 0; i < n; i++)
+      {
+        gint64 id = g_array_index (cs->procs, ProcData, i).proc;
+        for (guint k = 0; k < n; k++)
+          if (ids[k] == id)
+            old_to_new[k] = i;
+        g_hash_table_insert (cs->index, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (i + 1));
+      }
+    g_free (ids);
+  }
+  for (guint i = 0; i < cs->order->len; i++)
+    {
+      ViperClockRef *r = &g_array_index (cs->order, ViperClockRef, i);
+      r->proc = old_to_new[r->proc];
+    }
+  for (guint i = 0; i < cs->cause_pairs->len; i++)
+    {
+      ViperClockPair *p = &g_array_index (cs->cause_pairs, ViperClockPair, i);
+      p->cause.proc = old_to_new[p->cause.proc];
+      p->effect.proc = old_to_new[p->effect.proc];
+    }
+
+  /* adjacency: pair list per module */
+  GPtrArray **adj = g_new0 (GPtrArray *, n);
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, cs->pairs);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      PairData *pd = v;
+      pd->lo = old_to_new[pd->lo];
+      pd->hi = old_to_new[pd->hi];
+      for (guint s = 0; s < 2; s++)
+        {
+          guint m = s ? pd->hi : pd->lo;
+          if (!adj[m])
+            adj[m] = g_ptr_array_new ();
+          g_ptr_array_add (adj[m], pd);
+        }
+    }
+  g_free (old_to_new);
+
+  /* the reference: the samples' REF, else the lowest module that has pairs */
+  guint root = 0;
+  if (cs->have_ref)
+    root = GPOINTER_TO_UINT (g_hash_table_lookup (cs->index, &cs->reference)) - 1;
+  else
+    for (guint i = 0; i < n; i++)
+      if (adj[i])
+        {
+          root = i;
+          break;
+        }
+  cs->reference = g_array_index (cs->procs, ProcData, root).proc;
+
+  /* Fit every pair, then the tree of least summed uncertainty from the
+   * reference (Dijkstra): errors add up along a path, so each module is
+   * reached through the most certain chain of lines. */
+  g_hash_table_iter_init (&it, cs->pairs);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    fit_pair (v);
+  gboolean *in = g_new0 (gboolean, n);
+  double *best = g_new (double, n);
+  PairData **via = g_new0 (PairData *, n);
+  for (guint i = 0; i < n; i++)
+    best[i] = INFINITY;
+  best[root] = 0;
+  for (guint step = 0; step < n; step++)
+    {
+      int u = -1;
+      for (guint i = 0; i < n; i++)
+        if (!in[i] && isfinite (best[i]) && (u < 0 || best[i] < best[u]))
+          u = (int) i;
+      if (u < 0)
+        {
+          /* a part of the graph the reference does not reach: its lowest
+           * module with pairs keeps its clock, the others follow it */
+          for (guint i = 0; i < n; i++)
+            if (!in[i] && adj[i])
+              {
+                u = (int) i;
+                best[i] = 0;
+                break;
+              }
+          if (u < 0)
+            break;
+        }
+      in[u] = TRUE;
+      ProcData *pu = &g_array_index (cs->procs, ProcData, u);
+      if (via[u])
+        {
+          PairData *pd = via[u];
+          gboolean u_is_hi = pd->hi == (guint) u;
+          const ProcData *pp = &g_array_index (cs->procs, ProcData, u_is_hi ? pd->lo : pd->hi);
+          if (u_is_hi)
+            {
+              /* t_u = alpha + beta (t_p - x0)  =>  t_p = x0 + (t_u - alpha) / beta */
+              pu->b = pp->b / pd->beta;
+              pu->a = pp->a + pp->b * (pd->x0 - pd->alpha / pd->beta);
+            }
+          else
+            {
+              /* t_p = alpha + beta (t_u - x0) */
+              pu->b = pp->b * pd->beta;
+              pu->a = pp->a + pp->b * (pd->alpha - pd->beta * pd->x0);
+            }
+          pu->info.estimated = TRUE;
+          pu->info.from_sync = pd->sync_up->len && pd->sync_down->len;
+          pu->tree_parent = (int) (u_is_hi ? pd->lo : pd->hi);
+        }
+      else if ((guint) u == root)
+        pu->info.estimated = TRUE;
+      for (guint e = 0; adj[u] && e < adj[u]->len; e++)
+        {
+          PairData *pd = adj[u]->pdata[e];
+          guint w = pd->lo == (guint) u ? pd->hi : pd->lo;
+          double d = best[u] + pd->cost;
+          if (pd->fitted && !in[w] && d < best[w])
+            {
+              best[w] = d;
+              via[w] = pd;
+            }
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    if (adj[i])
+      g_ptr_array_unref (adj[i]);
+  g_free (adj);
+  g_free (in);
+  g_free (best);
+  g_free (via);
+
+  for (guint i = 0; i < n; i++)
+    {
+      ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      pd->info.proc = pd->proc;
+      pd->info.offset = pd->a;
+      pd->info.drift_ppm = (pd->b - 1) * 1e6;
+    }
+}
+
+/* Count the pairs out of order in the raw stamps and under the map. */
+static void
+count_violations (ViperClockSync *cs)
+{
+  for (guint i = 0; i < cs->cause_pairs->len; i++)
+    {
+      const ViperClockPair *p = &g_array_index (cs->cause_pairs, ViperClockPair, i);
+      ProcData *c = &g_array_index (cs->procs, ProcData, p->cause.proc);
+      ProcData *e = &g_array_index (cs->procs, ProcData, p->effect.proc);
+      double tc = g_array_index (c->raw, double, p->cause.index);
+      double te = g_array_index (e->raw, double, p->effect.index);
+      if (te < tc)
+        {
+          e->info.violations_raw++;
+          cs->violations_raw++;
+        }
+      if (e->a + e->b * te < c->a + c->b * tc)
+        {
+          e->info.violations_repaired++;
+          cs->violations_repaired++;
+        }
+    }
+}
+
+static void
+run_clc (ViperClockSync *cs)
+{
+  guint n = cs->procs->len;
+  double **times = g_new (double *, n);
+  guint *counts = g_new (guint, n);
+  for (guint i = 0; i < n; i++)
+    {
+      ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      counts[i] = pd->raw->len;
+      pd->lc = g_new (double, pd->raw->len + 1);
+      for (guint k = 0; k < pd->raw->len; k++)
+        pd->lc[k] = pd->a + pd->b * g_array_index (pd->raw, double, k);
+      times[i] = pd->lc;
+    }
+  viper_clc_apply (times, counts, n, (const ViperClockRef *) cs->order->data, cs->order->len,
+                   (const ViperClockPair *) cs->cause_pairs->data, cs->cause_pairs->len);
+  g_free (times);
+  g_free (counts);
+}
+
+static void
+pair_free (gpointer p)
+{
+  PairData *pd = p;
+  g_array_unref (pd->up);
+  g_array_unref (pd->down);
+  g_array_unref (pd->sync_up);
+  g_array_unref (pd->sync_down);
+  g_free (pd);
+}
+
+ViperClockSync *
+viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
+                          const char *const *paths, GError **error)
+{
+  ViperClockSync *cs = g_new0 (ViperClockSync, 1);
+  cs->mode = mode;
+  cs->procs = g_array_new (FALSE, FALSE, sizeof (ProcData));
+  cs->index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  cs->pairs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, pair_free);
+  cs->order = g_array_new (FALSE, FALSE, sizeof (ViperClockRef));
+  cs->cause_pairs = g_array_new (FALSE, FALSE, sizeof (ViperClockPair));
+  cs->direct = g_new0 (guint, DIRECT_PROCS);
+  cs->direct_pairs = g_new0 (gpointer, DIRECT_PAIRS * DIRECT_PAIRS);
+  gboolean ok = read_pass1 (cs, paradigm, setup, paths, error);
+  /* indices are renumbered from here on */
+  g_clear_pointer (&cs->direct, g_free);
+  g_clear_pointer (&cs->direct_pairs, g_free);
+  if (!ok)
+    {
+      viper_clock_sync_free (cs);
+      return NULL;
+    }
+  estimate (cs);
+  count_violations (cs);
+  /* the points are no longer needed */
+  g_hash_table_remove_all (cs->pairs);
+  if (mode == VIPER_CLOCK_CLC)
+    run_clc (cs);
+  cs->n_pairs = cs->cause_pairs->len;
+  g_array_set_size (cs->order, 0);
+  g_array_set_size (cs->cause_pairs, 0);
+  cs->last_proc = G_MININT64;
+  return cs;
+}
+
+void
+viper_clock_sync_free (ViperClockSync *cs)
+{
+  if (!cs)
+    return;
+  for (guint i = 0; i < cs->procs->len; i++)
+    {
+      ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      g_array_unref (pd->raw);
+      g_free (pd->lc);
+    }
+  g_array_unref (cs->procs);
+  g_free (cs->direct);
+  g_free (cs->direct_pairs);
+  g_hash_table_destroy (cs->index);
+  g_hash_table_destroy (cs->pairs);
+  g_array_unref (cs->order);
+  g_array_unref (cs->cause_pairs);
+  g_free (cs);
+}
+
+/* ---- pass 2 ---------------------------------------------------------------- */
+
+static double
+time_map (gpointer data, gint64 proc, gint64 seq, double time)
+{
+  ViperClockSync *cs = data;
+  ProcData *pd = cs->last_pd;
+  if (!pd || cs->last_proc != proc)
+    {
+      gpointer v = g_hash_table_lookup (cs->index, &proc);
+      if (!v)
+        return time;
+      pd = cs->last_pd = &g_array_index (cs->procs, ProcData, GPOINTER_TO_UINT (v) - 1);
+      cs->last_proc = proc;
+    }
+  if (pd->lc && pd->contiguous)
+    {
+      gint64 i = seq - pd->first_seq;
+      if (i >= 0 && i < (gint64) pd->raw->len && g_array_index (pd->raw, double, i) == time)
+        return pd->lc[i];
+    }
+  return pd->a + pd->b * time;
+}
+
+void
+viper_clock_sync_install (ViperClockSync *cs, ViperRun *run)
+{
+  if (cs)
+    {
+      cs->last_pd = NULL;
+      cs->last_proc = G_MININT64;
+    }
+  viper_run_set_time_map (run, cs ? time_map : NULL, cs);
+}
+
+const ViperClockSync *
+viper_run_clock_sync (const ViperRun *run)
+{
+  gpointer data = NULL;
+  return viper_run_get_time_map (run, &data) == time_map ? data : NULL;
+}
+
+ViperClockMode viper_clock_sync_mode (const ViperClockSync *cs) { return cs->mode; }
+gint64 viper_clock_sync_reference (const ViperClockSync *cs) { return cs->reference; }
+guint viper_clock_sync_n_procs (const ViperClockSync *cs) { return cs->procs->len; }
+guint64 viper_clock_sync_samples (const ViperClockSync *cs) { return cs->samples; }
+guint64 viper_clock_sync_violations_raw (const ViperClockSync *cs) { return cs->violations_raw; }
+guint64 viper_clock_sync_violations_repaired (const ViperClockSync *cs) { return cs->violations_repaired; }
+
+guint64
+viper_clock_sync_pairs (const ViperClockSync *cs)
+{
+  return cs->n_pairs;
+}
+
+const ViperClockProc *
+viper_clock_sync_proc (const ViperClockSync *cs, guint i)
+{
+  return i < cs->procs->len ? &g_array_index (cs->procs, ProcData, i).info : NULL;
+}
+
+gsize
+viper_clock_sync_bytes (const ViperClockSync *cs)
+{
+  gsize b = sizeof *cs;
+  for (guint i = 0; i < cs->procs->len; i++)
+    {
+      const ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      b += sizeof *pd + pd->raw->len * sizeof (double) * (pd->lc ? 2 : 1);
+    }
+  return b;
+}
+
+void
+viper_clock_sync_write_json (const ViperClockSync *cs, ViperJson *j)
+{
+  viper_json_key (j, "clock_mode");
+  viper_json_string (j, viper_clock_mode_name (cs->mode));
+  viper_json_key (j, "violations_repaired");
+  viper_json_int (j, (gint64) cs->violations_repaired);
+  viper_json_key (j, "clock_sync");
+  viper_json_begin_object (j);
+  viper_json_key (j, "reference"); viper_json_int (j, cs->reference);
+  viper_json_key (j, "samples"); viper_json_int (j, (gint64) cs->samples);
+  viper_json_key (j, "pairs"); viper_json_int (j, (gint64) viper_clock_sync_pairs (cs));
+  viper_json_key (j, "violations_raw"); viper_json_int (j, (gint64) cs->violations_raw);
+  viper_json_key (j, "violations_repaired"); viper_json_int (j, (gint64) cs->violations_repaired);
+  viper_json_key (j, "modules");
+  viper_json_begin_array (j);
+  for (guint i = 0; i < cs->procs->len; i++)
+    {
+      const ViperClockProc *p = &g_array_index (cs->procs, ProcData, i).info;
+      viper_json_begin_object (j);
+      viper_json_key (j, "id"); viper_json_int (j, p->proc);
+      viper_json_key (j, "clock_offset"); viper_json_double (j, p->offset);
+      viper_json_key (j, "clock_drift_ppm"); viper_json_double (j, p->drift_ppm);
+      viper_json_key (j, "estimated"); viper_json_bool (j, p->estimated);
+      viper_json_key (j, "from_sync"); viper_json_bool (j, p->from_sync);
+      viper_json_key (j, "violations_raw"); viper_json_int (j, (gint64) p->violations_raw);
+      viper_json_key (j, "violations_repaired"); viper_json_int (j, (gint64) p->violations_repaired);
+      viper_json_end_object (j);
+    }
+  viper_json_end_array (j);
+  viper_json_end_object (j);
+}
+
+void
+viper_clock_sync_write_module (const ViperRun *run, gint64 proc, ViperJson *j)
+{
+  const ViperClockSync *cs = run ? viper_run_clock_sync (run) : NULL;
+  gpointer v = cs ? g_hash_table_lookup (cs->index, &proc) : NULL;
+  if (!v)
+    return;
+  const ViperClockProc *p = &g_array_index (cs->procs, ProcData, GPOINTER_TO_UINT (v) - 1).info;
+  viper_json_key (j, "clock_offset"); viper_json_double (j, p->offset);
+  viper_json_key (j, "clock_drift_ppm"); viper_json_double (j, p->drift_ppm);
+  viper_json_key (j, "violations_repaired"); viper_json_int (j, (gint64) p->violations_repaired);
+}

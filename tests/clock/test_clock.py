@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""--clock=drift|clc against traces with known true times (issue 15).
+
+PICL: clock-truth-gen (8, 32, 64 processors, offsets up to +-50 ms, drift up
+to +-1000 ppm, shuffled delivery).  Mona Lisa: viper-monalisa-sim and its
+--emit-true-time twin (the same run), request/reply pairs.  Asserts the
+issue's goals: drift cuts the median error at least 20 times and at least
+halves the maximum, with no message received before it was sent; clc leaves
+no violation, never exceeds the raw maximum, and changes no interval of a
+module by more than the correction it needed; decay output has no clock
+fields (unchanged).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clock_eval as ce  # noqa: E402
+
+B = os.environ.get('VIPER_BUILD_ROOT', 'build')
+REPLAY = os.path.join(B, 'cli', 'viper-replay')
+GEN = os.path.join(B, 'tests', 'clock', 'clock-truth-gen')
+SIM = os.path.join(B, 'paradigms', 'monalisa', 'sim', 'viper-monalisa-sim')
+failures = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        failures.append(what)
+
+
+def replay(d, mode, trace, extra=()):
+    out, st = os.path.join(d, mode + '.out'), os.path.join(d, mode + '.json')
+    r = subprocess.run([REPLAY, '-q', '--clock=' + mode, '--run-out', out, '--state-out', st, *extra, trace],
+                       capture_output=True, text=True, timeout=240)
+    check(r.returncode == 0, f'{mode}: viper-replay exit 0 ({r.stderr.strip()[:200]})')
+    with open(st) as f:
+        return ce.per_proc(out), json.load(f)
+
+
+def intervals_ok(raw, out, state):
+    """clc: every tram moved later than its drift-corrected time, never
+    earlier, and each interval changed by at most the larger correction of
+    its two ends."""
+    mods = {m['id']: m for m in state['clock_sync']['modules']}
+    worst = 0.0
+    for p, lines in raw.items():
+        if p < 0 or p not in mods:
+            continue
+        a, b = mods[p]['clock_offset'], 1 + mods[p]['clock_drift_ppm'] / 1e6
+        base = [a + b * t for t, _ in lines]
+        fin = [t for t, _ in out[p]]
+        c = [f - g for f, g in zip(fin, base)]
+        eps = 1e-9 * max(1.0, max(abs(x) for x in base))
+        for i, ci in enumerate(c):
+            if ci < -eps:
+                return False, f'proc {p} tram {i} moved earlier by {-ci}'
+            if i and abs(ci - c[i - 1]) > max(ci, c[i - 1]) + eps:
+                return False, f'proc {p} interval {i} changed by {ci - c[i - 1]}'
+            if i and fin[i] < fin[i - 1]:
+                return False, f'proc {p} order lost at {i}'
+            worst = max(worst, ci)
+    return True, f'largest correction {worst:.3g}'
+
+
+def picl_case(d, procs, messages, seed):
+    trace, tt, msgs = (os.path.join(d, x) for x in ('t.trc', 'true.txt', 'msgs.json'))
+    subprocess.run([GEN, '-P', str(procs), '-M', str(messages), '-s', str(seed), trace, tt, msgs], check=True)
+    raw = ce.per_proc(trace)
+    true = ce.true_per_proc(trace, tt)
+    rawbad, n = ce.picl_violations(msgs, trace, raw)
+    check(rawbad > 0, f'picl P={procs}: the raw stamps have violations ({rawbad} of {n})')
+
+    out, st = replay(d, 'decay', trace)
+    check('clock_sync' not in st and 'violations_repaired' not in st
+          and not any('clock_offset' in m for m in st['modules']), f'picl P={procs}: decay state has no clock fields')
+
+    out, st = replay(d, 'drift', trace)
+    er, eo = ce.errors(raw, true, out, st['clock_sync']['reference'])
+    s = ce.summary(er, eo)
+    print(f'  drift P={procs}: raw median {s["raw_median"]*1e3:.3f} ms max {s["raw_max"]*1e3:.3f} ms; '
+          f'median {s["median"]*1e3:.4f} ms max {s["max"]*1e3:.4f} ms; repaired {st["violations_repaired"]}')
+    check(s['median'] * 20 <= s['raw_median'], f'picl P={procs} drift: median error 20x below raw')
+    check(s['max'] <= s['raw_max'] / 2, f'picl P={procs} drift: max error at most half the raw max')
+    check(ce.picl_violations(msgs, trace, out)[0] == 0, f'picl P={procs} drift: 0 violations')
+    mods = st['clock_sync']['modules']
+    check(len([m for m in mods if m['id'] >= 0]) == procs and all('clock_offset' in m and 'clock_drift_ppm' in m
+                                                                   for m in mods),
+          f'picl P={procs}: state-out has offset and drift per processor')
+    cs = {m['id']: m for m in mods}
+    check(all(m.get('clock_offset') == cs[m['id']]['clock_offset']
+              and m.get('clock_drift_ppm') == cs[m['id']]['clock_drift_ppm'] and 'violations_repaired' in m
+              for m in st['modules']),
+          f'picl P={procs}: each module object carries its clock_offset, clock_drift_ppm, violations_repaired')
+    check(st['clock_sync']['violations_raw'] == rawbad, f'picl P={procs}: raw violations counted ({rawbad})')
+
+    out, st = replay(d, 'clc', trace)
+    er, eo = ce.errors(raw, true, out, st['clock_sync']['reference'])
+    s = ce.summary(er, eo)
+    print(f'  clc P={procs}: median {s["median"]*1e3:.4f} ms max {s["max"]*1e3:.4f} ms')
+    check(ce.picl_violations(msgs, trace, out)[0] == 0, f'picl P={procs} clc: 0 violations')
+    check(s['max'] <= s['raw_max'], f'picl P={procs} clc: max error at most the raw max')
+    ok, why = intervals_ok(raw, out, st)
+    check(ok, f'picl P={procs} clc: intervals changed by no more than their correction ({why})')
+
+
+def sync_case(d):
+    """-6 -951 samples at start and end: every processor's map comes from
+    them, and on a short trace they beat the messages alone."""
+    maxes = {}
+    for sync in (0, 3):
+        trace, tt, msgs = (os.path.join(d, x) for x in ('s.trc', 's.txt', 's.json'))
+        subprocess.run([GEN, '-P', '8', '-M', '400', '-s', '3', '--sync', str(sync), trace, tt, msgs], check=True)
+        raw, true = ce.per_proc(trace), ce.true_per_proc(trace, tt)
+        out, st = replay(d, 'drift', trace)
+        cs = st['clock_sync']
+        er, eo = ce.errors(raw, true, out, cs['reference'])
+        s = ce.summary(er, eo)
+        maxes[sync] = s['max']
+        print(f'  sync={sync}: samples {cs["samples"]}, median {s["median"]*1e3:.4f} ms max {s["max"]*1e3:.4f} ms')
+        if sync:
+            check(cs['samples'] == 7 * 2 * sync, f'sync: {cs["samples"]} samples read (7 processors x {2 * sync})')
+            check(all(m['from_sync'] for m in cs['modules'] if m['id'] > 0), 'sync: every map comes from the samples')
+            check(s['median'] * 20 <= s['raw_median'] and s['max'] <= s['raw_max'] / 2, 'sync: drift goals met')
+    check(maxes[3] < maxes[0], f'sync: samples give a smaller max error ({maxes[3]:.3g} < {maxes[0]:.3g})')
+
+
+def byseq(d):
+    return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
+
+
+def monalisa_case(d):
+    trace, ttrace, setup = (os.path.join(d, x) for x in ('ml.trc', 'mlt.trc', 'ml.setup'))
+    args = ['-p', 'farm', '--slaves', '16', '--count', '20000', '-s', '3', '--offset-ms', '50',
+            '--drift-ppm', '1000', '-d', 'shuffled']
+    subprocess.run([SIM, *args, '-o', trace, '--setup-out', setup], check=True)
+    subprocess.run([SIM, *args, '--emit-true-time', '-o', ttrace], check=True)
+    raw, true = byseq(ce.per_proc(trace)), byseq(ce.per_proc(ttrace))
+    for mode in ('drift', 'clc'):
+        out, st = replay(d, mode, trace, ['-p', 'monalisa', '-s', setup])
+        out = byseq(out)
+        er, eo = ce.errors(raw, true, out, st['clock_sync']['reference'])
+        s = ce.summary(er, eo)
+        print(f'  monalisa {mode}: raw median {s["raw_median"]:.3f} max {s["raw_max"]:.3f}; '
+              f'median {s["median"]:.4f} max {s["max"]:.4f} (ms); pairs {st["clock_sync"]["pairs"]}, '
+              f'raw violations {st["clock_sync"]["violations_raw"]}')
+        check(st['clock_sync']['pairs'] > 1000 and st['clock_sync']['violations_raw'] > 0,
+              f'monalisa {mode}: request/reply pairs found, raw violations seen')
+        if mode == 'drift':
+            check(s['median'] * 20 <= s['raw_median'], 'monalisa drift: median error 20x below raw')
+            check(s['max'] <= s['raw_max'] / 2, 'monalisa drift: max error at most half the raw max')
+        else:
+            check(s['max'] <= s['raw_max'], 'monalisa clc: max error at most the raw max')
+            ok, why = intervals_ok(byseq(ce.per_proc(trace)), out, st)
+            check(ok, f'monalisa clc: intervals ({why})')
+
+
+def usage_cases(d):
+    r = subprocess.run([REPLAY, '--clock=bogus', 'x'], capture_output=True, text=True)
+    check(r.returncode == 2 and '--clock' in r.stderr, '--clock=bogus is a usage error')
+    r = subprocess.run([REPLAY, '--clock=drift', '-'], input='', capture_output=True, text=True)
+    check(r.returncode == 1 and 'standard input' in r.stderr, '--clock=drift refuses standard input')
+    r = subprocess.run([REPLAY, '--clock=clc', '--listen=tcp:127.0.0.1:0'], capture_output=True, text=True)
+    check(r.returncode == 2, '--clock=clc refuses --listen')
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        usage_cases(d)
+        for procs, messages, seed in ((8, 2400, 5), (32, 9600, 5), (64, 12800, 7)):
+            picl_case(d, procs, messages, seed)
+        sync_case(d)
+        monalisa_case(d)
+    if failures:
+        print(f'{len(failures)} failed')
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
