@@ -846,11 +846,14 @@ MPI_Recv_init (void *buf, int count, MPI_Datatype datatype, int source, int tag,
   return rc;
 }
 
+/* Each started request gets its own slice of the call's time, so that a
+ * rank's posts stay in time order (they are not overlapping calls). */
 static void
 started (const MPI_Request *reqs, int n, int64_t t0, int64_t t1)
 {
   for (int i = 0; i < n; i++)
     {
+      int64_t tb = t0 + (t1 - t0) * i / n, te = t0 + (t1 - t0) * (i + 1) / n;
       rlock ();
       VmReq *e = find (rkey (reqs[i]));
       VmReq copy = { 0 };
@@ -865,14 +868,14 @@ started (const MPI_Request *reqs, int n, int64_t t0, int64_t t1)
         continue;
       if (copy.kind & K_SEND)
         {
-          VM_E (VM_BEGIN, VM_EV_ISEND, t0, 4, copy.bytes, copy.tag, copy.peer, 0);
-          VM_E (VM_END, VM_EV_ISEND, t1, 1, copy.id);
+          VM_E (VM_BEGIN, VM_EV_ISEND, tb, 4, copy.bytes, copy.tag, copy.peer, 0);
+          VM_E (VM_END, VM_EV_ISEND, te, 1, copy.id);
           __atomic_add_fetch (&vm.sent, 1, __ATOMIC_RELAXED);
         }
       else
         {
-          VM_E (VM_BEGIN, VM_EV_IRECV, t0, 3, wtag (copy.tag), copy.peer, 0);
-          VM_E (VM_END, VM_EV_IRECV, t1, 1, copy.id);
+          VM_E (VM_BEGIN, VM_EV_IRECV, tb, 3, wtag (copy.tag), copy.peer, 0);
+          VM_E (VM_END, VM_EV_IRECV, te, 1, copy.id);
         }
     }
 }
