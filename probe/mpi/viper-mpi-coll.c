@@ -25,7 +25,8 @@ coll_enter (MPI_Comm comm, Coll *k)
   if (!vm.active)
     return 0;
   k->c = vm_comm_get (comm);
-  if (!vm_comm_subset (k->c, comm, vm_now ()))
+  /* MPI_COMM_WORLD (subset -1) needs no definition, nor the clock read for it */
+  if (k->c != &vm.world && !vm_comm_subset (k->c, comm, vm_now ()))
     return 0;
   k->subset = k->c->subset;
   k->me = vm.rank;
