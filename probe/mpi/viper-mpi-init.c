@@ -157,6 +157,7 @@ MPI_Finalize (void)
       finalized = 1;
       clock_sync ();
       VM_E0 (VM_END, VM_EV_TRACING, vm_now ());
+      vm_out_drain ();
       cross_check ();
       vm_signals_restore ();
       vm_out_close (1);

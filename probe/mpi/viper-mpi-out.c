@@ -199,7 +199,8 @@ file_flush (void)
           if (!appending)
             say (sink, n < 0 ? strerror (errno) : "short write");
           vm.on = 0;
-          vm.dropped += 1;
+          for (size_t i = head; i < len; i++)
+            vm.dropped += buf[i] == '\n';
           break;
         }
       head += (size_t) n;
@@ -315,6 +316,8 @@ vm_emit_line (int64_t rec, int64_t ev, int64_t t, int64_t proc, int64_t process,
   appending = 1;
   if (!room (need))
     {
+      /* records counts the lines made, dropped those that never left */
+      vm.records++;
       vm.dropped++;
       appending = 0;
       vm_unlock ();
@@ -370,47 +373,57 @@ vm_emit_comment (const char *text)
   vm_unlock ();
 }
 
+/* Finalize: get the buffer out.  Files are written; the viewer is given at
+ * most VIPER_MPI_LIVE_TIMEOUT seconds, and what it did not take by then is
+ * counted as dropped and discarded, so the cross-check that follows is true. */
+void
+vm_out_drain (void)
+{
+  if (!buf || fd < 0 || !vm.on)
+    return;
+  if (!live)
+    {
+      file_flush ();
+      return;
+    }
+  double secs = 5;
+  const char *s = getenv ("VIPER_MPI_LIVE_TIMEOUT");
+  if (s && *s)
+    secs = atof (s);
+  struct timespec t0, t1;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  while (vm.on && head < len)
+    {
+      live_send ();
+      if (head >= len || !vm.on)
+        break;
+      clock_gettime (CLOCK_MONOTONIC, &t1);
+      double left = secs - ((double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
+      if (left <= 0)
+        break;
+      struct pollfd p = { .fd = fd, .events = POLLOUT };
+      poll (&p, 1, (int) (left * 1000) + 1);
+    }
+  if (head < len)
+    {
+      for (size_t i = head; i < len; i++)
+        vm.dropped += buf[i] == '\n';
+      fprintf (stderr, "viper-mpi: rank %d: %s: the viewer did not take the last lines in time\n", vm.rank, sink);
+      head = len = 0;
+    }
+}
+
 void
 vm_out_close (int drain)
 {
   if (!buf)
     return;
-  if (fd >= 0 && vm.on)
-    {
-      if (live)
-        {
-          /* Finalize may wait, boundedly, for the viewer to take the backlog */
-          double secs = 5;
-          const char *s = getenv ("VIPER_MPI_LIVE_TIMEOUT");
-          if (s && *s)
-            secs = atof (s);
-          struct timespec t0, t1;
-          clock_gettime (CLOCK_MONOTONIC, &t0);
-          while (drain && vm.on && head < len)
-            {
-              live_send ();
-              if (head >= len || !vm.on)
-                break;
-              clock_gettime (CLOCK_MONOTONIC, &t1);
-              double left = secs - ((double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
-              if (left <= 0)
-                break;
-              struct pollfd p = { .fd = fd, .events = POLLOUT };
-              poll (&p, 1, (int) (left * 1000) + 1);
-            }
-          if (head < len)
-            {
-              /* count the lines that never left */
-              for (size_t i = head; i < len; i++)
-                vm.dropped += buf[i] == '\n';
-              fprintf (stderr, "viper-mpi: rank %d: %s: the viewer did not take the last lines in time\n",
-                       vm.rank, sink);
-            }
-          shutdown (fd, SHUT_WR);
-        }
-      else
-        file_flush ();
-    }
+  if (drain)
+    vm_out_drain ();
+  else if (fd >= 0 && vm.on)
+    vm_flush_now ();
+  if (fd >= 0 && live)
+    shutdown (fd, SHUT_WR);
   if (fd >= 0 && close (fd) != 0 && !live && vm.on)
     say (sink, strerror (errno));
   fd = -1;

@@ -65,7 +65,8 @@ int64_t vm_now (void);
 
 /* output (viper-mpi-out.c) */
 int vm_out_open (void);            /* 0 = ok; on failure prints why and returns -1 */
-void vm_out_close (int drain);     /* flush (live: drain within a bound), close */
+void vm_out_drain (void);          /* Finalize: flush (live: within a bound, the rest counted dropped) */
+void vm_out_close (int drain);     /* flush (drain: as vm_out_drain), close */
 void vm_emit_line (int64_t rec, int64_t ev, int64_t t, int64_t proc, int64_t process,
                    int ndata, const int64_t *data);
 void vm_emit_comment (const char *text);

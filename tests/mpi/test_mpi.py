@@ -374,6 +374,44 @@ def case_robust(args):
     r = run([args.viper_trace, f"--live=tcp:127.0.0.1:{port}", "--"] + mpirun(args, 4) + [prog])
     if r.returncode != 0 or r.stdout != plain.stdout or r.stderr.count("is not traced") < 4:
         fail(f"robust: with no viewer exit {r.returncode}, output {r.stdout!r}: {r.stderr[-800:]}")
+    # a viewer that accepts and never reads: the program is not held up; lines are dropped, counted, reported
+    import threading
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    held = []
+    stop = threading.Event()
+
+    def accept_and_hold():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(srv.accept()[0])
+            except OSError:
+                pass
+    th = threading.Thread(target=accept_and_hold, daemon=True)
+    th.start()
+    flood = [os.path.join(args.prog_dir, "mpi-flood"), "1000000"]
+    try:
+        plain_flood = run(mpirun(args, 1) + flood)
+        r = run([args.viper_trace, f"--live=tcp:127.0.0.1:{srv.getsockname()[1]}", "--buffer=64K",
+                 "--live-timeout=0.5", "--"] + mpirun(args, 1) + flood, timeout=120)
+    finally:
+        stop.set()
+        th.join(timeout=5)
+        for c in held:
+            c.close()
+        srv.close()
+    counts = parse_counts(r.stderr)
+    c = counts.get(0, {})
+    if r.returncode != 0 or r.stdout != plain_flood.stdout:
+        fail(f"robust/slow viewer: exit {r.returncode}, output {r.stdout!r}: {r.stderr[-800:]}")
+    elif c.get("records") != 2 * 1000000 + 2 or not c.get("dropped") or "records dropped" not in r.stderr:
+        fail(f"robust/slow viewer: expected 2000002 records with drops counted and reported: {r.stderr[-800:]}")
+    else:
+        print(f"robust/slow viewer: {c['records']} records, {c['dropped']} dropped, reported")
+
     # MPI_Abort and a fatal signal: what was recorded is there, the files end cleanly
     for mode in ("abort", "segv"):
         with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
