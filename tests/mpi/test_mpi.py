@@ -497,6 +497,14 @@ import sys
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
 what = sys.argv[1]
+
+
+def say(*words):
+    # one write per line: mpirun merges the ranks' outputs, a print() in two writes could interleave
+    sys.stdout.write(" ".join(str(w) for w in words) + "\n")
+    sys.stdout.flush()
+
+
 if what == "ring":
     # pickled objects round the ring, then buffers with Sendrecv
     token = {"from": rank}
@@ -515,7 +523,7 @@ if what == "ring":
     got = comm.recv(source=(rank - 1) % size, tag=11)
     req.wait()
     if rank == 0:
-        print("ring", token, list(b), got)
+        say("ring", token, list(b), got)
 elif what == "reduce":
     total = comm.reduce(rank + 1, op=MPI.SUM, root=0)
     biggest = comm.allreduce(rank, op=MPI.MAX)
@@ -526,9 +534,9 @@ elif what == "reduce":
     comm.Allreduce(MPI.IN_PLACE, x, op=MPI.SUM)
     comm.Barrier()
     if rank == 0:
-        print("reduce", total, biggest, x[0])
+        say("reduce", total, biggest, x[0])
     if rank == size - 1:
-        print("Reduce at last", y[0])
+        say("Reduce at last", y[0])
 elif what == "scatter":
     data = [i * i for i in range(size)] if rank == 0 else None
     mine = comm.scatter(data, root=0)
@@ -544,7 +552,7 @@ elif what == "scatter":
     s = sub.bcast(rank if sub.Get_rank() == 0 else None, root=0)
     sub.Free()
     if rank == 0:
-        print("scatter", back, every, list(full), s)
+        say("scatter", back, every, list(full), s)
 """
 
 
