@@ -103,6 +103,9 @@ struct _ViperParadigm {
 
   gconstpointer render;             /* paradigms/ renderers table (opaque to core) */
   gconstpointer export;             /* paradigms/ exporters table (opaque to core) */
+
+  /* Optional: collectives, which the slot tables cannot express (core/join.h). */
+  const struct _ViperJoinClass *join;
 };
 
 void viper_paradigm_register (const ViperParadigm *p);

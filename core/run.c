@@ -29,6 +29,7 @@
 #include "seqlist.h"
 #include "heap.h"
 #include "model.h"
+#include "join.h"
 
 #define MAX_MEMBERS 1024
 #define DIRECT_LISTS 4096
@@ -102,6 +103,7 @@ struct _ViperRun {
 
   double clock;
   ViperCounts counts;
+  ViperJoin *join;          /* collectives (paradigm->join), or NULL */
 
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
@@ -175,6 +177,8 @@ list_get (ViperRun *run, gint64 proc, gboolean create)
       g_hash_table_insert (run->lists, &l->proc, l);
       if (small)
         run->direct[proc + 1] = l;
+      if (run->join)
+        viper_join_add_module (run->join, proc);
     }
   if (l)
     run->last_list = l;
@@ -245,6 +249,14 @@ wake_waiters (ViperRun *run, ViperTram *first, double adjusted)
         maybe_ready (run, list_get (run, w->proc, FALSE), w);
       w = n;
     }
+}
+
+/* A collective's end whose begins have all left (core/join.c). */
+static void
+join_ready (ViperTram *t, gpointer data)
+{
+  ViperRun *run = data;
+  maybe_ready (run, list_get (run, t->proc, FALSE), t);
 }
 
 /* ---- primitives: creation, filling ------------------------------------------ */
@@ -468,6 +480,8 @@ static gboolean
 claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
 {
   const ViperTramType *tt = tram_type (run, t);
+  if (run->join && tt && !viper_join_claim (run->join, t, l, run->resume))
+    return FALSE;
   if (!tt || tt->role == VIPER_ROLE_FREE)
     {
       t->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
@@ -583,6 +597,7 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->heap = g_ptr_array_new ();
   run->resume = g_ptr_array_new ();
   run->clock = -INFINITY;
+  run->join = paradigm->join ? viper_join_new (paradigm->join) : NULL;
   return run;
 }
 
@@ -633,6 +648,8 @@ clear_all (ViperRun *run)
   g_ptr_array_set_size (run->resume, 0);
   run->clock = -INFINITY;
   memset (&run->counts, 0, sizeof run->counts);
+  if (run->join)
+    viper_join_reset (run->join);
 }
 
 void
@@ -641,6 +658,7 @@ viper_run_free (ViperRun *run)
   if (!run)
     return;
   clear_all (run);
+  viper_join_free (run->join);
   g_hash_table_destroy (run->lists);
   g_hash_table_destroy (run->buckets);
   g_ptr_array_free (run->heap, TRUE);
@@ -846,6 +864,8 @@ viper_run_transfer_next (ViperRun *run)
   if (l->head)
     maybe_ready (run, l, l->head);
   wake_waiters (run, waiters, t->adjusted);
+  if (run->join)
+    viper_join_transferred (run->join, t, join_ready, run);
   run->last_out = t;
   return t;
 }
@@ -941,6 +961,9 @@ static char *
 explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
 {
   char b1[64], b2[64];
+  char *joined = run->join ? viper_join_explain (run->join, h) : NULL;
+  if (joined)
+    return joined;
   if (!(h->flags & VIPER_TRAM_F_CLAIMED))
     {
       const ViperTramType *tt = tram_type (run, h);

@@ -17,12 +17,14 @@
  * TAG), and the program state as program events.  A send begin can turn an
  * idle receiver communicating, so the destination's state is read too.
  */
+#include <math.h>
 #include <string.h>
 #include "picl.h"
 #include "picl-export.h"
 
 typedef struct {
   GString *line;
+  GArray *arrivals;         /* Arrival: receives waiting for their states (timeline) */
 } PiclExport;
 
 static void
@@ -31,6 +33,8 @@ picl_export_clear (gpointer priv)
   PiclExport *x = priv;
   if (x->line)
     g_string_free (x->line, TRUE);
+  if (x->arrivals)
+    g_array_unref (x->arrivals);
 }
 
 static void
@@ -55,28 +59,103 @@ picl_paragraph (ViperExporter *e, const ViperTram *t, const ViperModel *m)
     viper_export_source_done (e, t->proc);
 }
 
+/* A message arrival on a processor whose calls are still open: written
+ * once the states of those calls are decided, in time order with them. */
+typedef struct {
+  gint64 from, to, tag;
+  double time;
+} Arrival;
+
+static void
+emit_decided (ViperExporter *e, PiclExport *x, const ViperPiclChange *c, guint n)
+{
+  for (guint i = 0; i < n;)
+    {
+      gint64 proc = c[i].proc;
+      guint j = i;
+      while (j < n && c[j].proc == proc)
+        j++;
+      /* merge this processor's changes c[i..j) with its arrivals (both in time order) */
+      guint k = 0;
+      for (guint a = 0; a < x->arrivals->len; a++)
+        {
+          Arrival *r = &g_array_index (x->arrivals, Arrival, a);
+          if (r->to != proc)
+            {
+              g_array_index (x->arrivals, Arrival, k++) = *r;
+              continue;
+            }
+          while (i < j && c[i].time <= r->time)
+            {
+              viper_timeline_state (e, proc, c[i].time, c[i].state);
+              i++;
+            }
+          viper_timeline_recv (e, r->from, r->to, r->tag, r->time);
+        }
+      g_array_set_size (x->arrivals, k);
+      for (; i < j; i++)
+        viper_timeline_state (e, proc, c[i].time, c[i].state);
+    }
+}
+
+/* States come from the model's decided changes, not from its state after
+ * each tram: a state is a function of adjusted times (spec section 3), and
+ * some are known only when a later tram of the processor is applied.  The
+ * program events are written at the end (picl_timeline_end): "running"
+ * at the earliest adjusted time, "terminated" at the last tracing stop if
+ * nothing was left half done, so a processor-grouped file does not flap
+ * between the two. */
 static void
 picl_timeline (ViperExporter *e, const ViperTram *t, const ViperModel *m)
 {
+  PiclExport *x = viper_exporter_priv (e);
+  if (!x->arrivals)
+    x->arrivals = g_array_new (FALSE, FALSE, sizeof (Arrival));
   double time = t->adjusted;
-  if (t->proc >= 0)
-    viper_timeline_state (e, t->proc, time, viper_picl_model_state (m, t->proc));
-  if (!(t->flags & VIPER_TRAM_F_IGNORED) && t->dtype == VIPER_DTYPE_INT)
+  guint n;
+  const ViperPiclChange *c = viper_picl_model_changes (m, &n);
+  gboolean known = !(t->flags & VIPER_TRAM_F_IGNORED) && t->dtype == VIPER_DTYPE_INT;
+  gboolean begin = t->rec == VIPER_PICL_REC_BEGIN, end = t->rec == VIPER_PICL_REC_END;
+  if (known && begin && (t->ev == VIPER_PICL_EV_SEND || t->ev == VIPER_PICL_EV_ISEND) && t->ndata >= 3)
     {
-      gboolean begin = t->rec == VIPER_PICL_REC_BEGIN, end = t->rec == VIPER_PICL_REC_END;
-      if (begin && (t->ev == VIPER_PICL_EV_SEND || t->ev == VIPER_PICL_EV_ISEND) && t->ndata >= 4)
-        {
-          gint64 dest = viper_tram_datum (t, VIPER_PICL_SEND_DEST, -1);
-          viper_timeline_send (e, t->proc, dest, viper_tram_datum (t, VIPER_PICL_SEND_TAG, 0), time, "message");
-          ViperPiclState ds = viper_picl_model_state (m, dest);
-          if (ds != VIPER_PICL_BUSY)
-            viper_timeline_state (e, dest, time, ds);
-        }
-      else if (end && (t->ev == VIPER_PICL_EV_RECV || t->ev == VIPER_PICL_EV_RECV_WAIT) && t->ndata >= 4)
-        viper_timeline_recv (e, viper_tram_datum (t, VIPER_PICL_RECV_SRC, -1), t->proc,
-                             viper_tram_datum (t, VIPER_PICL_RECV_TAG, 0), time);
+      if (!viper_picl_model_in_call (m, t->proc) || n)
+        viper_timeline_state (e, t->proc, time, VIPER_PICL_BUSY);
+      viper_timeline_send (e, t->proc, viper_tram_datum (t, VIPER_PICL_SEND_DEST, -1),
+                           viper_tram_datum (t, VIPER_PICL_SEND_TAG, 0), time, "message");
     }
-  viper_timeline_event (e, time, viper_model_program_state (m));
+  else if (known && end && (t->ev == VIPER_PICL_EV_RECV || t->ev == VIPER_PICL_EV_RECV_WAIT) && t->ndata >= 4)
+    {
+      Arrival r = { viper_tram_datum (t, VIPER_PICL_RECV_SRC, -1), t->proc, viper_tram_datum (t, VIPER_PICL_RECV_TAG, 0),
+                    time };
+      g_array_append_val (x->arrivals, r);
+    }
+  emit_decided (e, x, c, n);
+  /* a processor's first record: busy, unless a call of it is open */
+  if (t->proc >= 0 && !viper_picl_model_in_call (m, t->proc))
+    viper_timeline_state (e, t->proc, time, VIPER_PICL_BUSY);
+}
+
+static void
+picl_timeline_end (ViperExporter *e, const ViperModel *m)
+{
+  PiclExport *x = viper_exporter_priv (e);
+  /* arrivals of calls never closed: written as they are */
+  if (x->arrivals)
+    {
+      for (guint a = 0; a < x->arrivals->len; a++)
+        {
+          const Arrival *r = &g_array_index (x->arrivals, Arrival, a);
+          viper_timeline_recv (e, r->from, r->to, r->tag, r->time);
+        }
+      g_array_set_size (x->arrivals, 0);
+    }
+  if (!m || !isfinite (viper_picl_model_first_time (m)))
+    return;
+  /* at the earliest adjusted time, not the first tram's: that one depends
+   * on the line order */
+  viper_timeline_event (e, viper_picl_model_first_time (m), "running");
+  if (g_strcmp0 (viper_model_program_state (m), "terminated") == 0)
+    viper_timeline_event (e, viper_picl_model_last_stop (m), "terminated");
 }
 
 static const char *const picl_states[] = { "busy", "communicating", "idle" };
@@ -95,6 +174,7 @@ const ViperExportTable viper_picl_exports = {
   .paragraph = picl_paragraph,
   .timeline = picl_timeline,
   .timeline_info = &picl_timeline_info,
+  .end = picl_timeline_end,
   .priv_size = sizeof (PiclExport),
   .priv_clear = picl_export_clear,
 };

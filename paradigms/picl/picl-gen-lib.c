@@ -38,13 +38,23 @@
 
 typedef enum {
   OP_SEND, OP_ISEND, OP_SEND_WAIT, OP_RECV, OP_IRECV_POST, OP_RECV_WAIT, OP_BARRIER, OP_NOTE,
+  OP_WAITALL,               /* a receive wait and the send waits still pending, begun and ended together */
+  OP_COLL,                  /* msg = index of the collective */
 } OpKind;
 
 typedef struct {
   guint8 kind;
   gint32 msg;
   gint32 req;
+  gint32 extra_at, n_extra; /* OP_WAITALL: its send-wait requests in Gen.extras */
 } Op;
+
+/* A collective of the COMMON contract's table over subset 2 (all, shuffled)
+ * or 3 (a random part), at one place of the global order. */
+typedef struct {
+  gint64 ev, subset, root;
+  guint32 bytes;
+} Coll;
 
 typedef struct {
   gint64 src, dest, tag;
@@ -63,6 +73,11 @@ typedef struct {
   GArray **lines;           /* per processor, of ViperPiclGenLine */
   double *offset, *drift;
   GString *scratch;
+  GArray *colls;            /* of Coll */
+  GArray *subsets[4];       /* members (guint) of subsets 2 and 3, in their order */
+  GArray *extras;           /* gint32 requests of the waitalls */
+  gint32 *at_coll;          /* per processor: the collective it is in, or -1 */
+  double *coll_begin;       /* per processor: when it began it */
 } Gen;
 
 void
@@ -118,8 +133,54 @@ rand_for (guint64 seed, guint32 stream)
 static void
 push_op (GArray *a, OpKind kind, gint32 msg, gint32 req)
 {
-  Op op = { (guint8) kind, msg, req };
+  Op op = { (guint8) kind, msg, req, 0, 0 };
   g_array_append_val (a, op);
+}
+
+static gboolean
+in_subset (const GArray *members, guint p)
+{
+  for (guint i = 0; i < members->len; i++)
+    if (g_array_index (members, guint, i) == p)
+      return TRUE;
+  return FALSE;
+}
+
+/* Subsets 2 (every processor, in a random order) and 3 (a random part of
+ * at least two) and the collectives over them. */
+static void
+build_collectives (Gen *g)
+{
+  guint P = g->o->procs;
+  static const gint64 kinds[] = { -402, -782, -783, -784, -785, -786, -787, -790, -791, -792 };
+  for (guint s = 2; s <= 3; s++)
+    {
+      GArray *a = g->subsets[s] = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint p = 0; p < P; p++)
+        if (s == 2 || chance (g, 0.6))
+          g_array_append_val (a, p);
+      while (a->len < 2)
+        {
+          guint p = (guint) g_rand_int_range (g->rand, 0, (gint32) P);
+          if (!in_subset (a, p))
+            g_array_append_val (a, p);
+        }
+      for (guint i = a->len - 1; i > 0; i--)
+        {
+          guint j = (guint) g_rand_int_range (g->rand, 0, (gint32) i + 1);
+          guint tmp = g_array_index (a, guint, i);
+          g_array_index (a, guint, i) = g_array_index (a, guint, j);
+          g_array_index (a, guint, j) = tmp;
+        }
+    }
+  for (guint c = 0; c < g->o->collectives; c++)
+    {
+      Coll k = { kinds[g_rand_int_range (g->rand, 0, G_N_ELEMENTS (kinds))], 2 + g_rand_int_range (g->rand, 0, 2), -1,
+                 (guint32) g_rand_int_range (g->rand, 4, 4097) };
+      const GArray *m = g->subsets[k.subset];
+      k.root = g_array_index (m, guint, g_rand_int_range (g->rand, 0, (gint32) m->len));
+      g_array_append_val (g->colls, k);
+    }
 }
 
 /* A call in the global order of step 1. */
@@ -173,7 +234,7 @@ build_programs (Gen *g)
   /* step 1: the global order.  Send i sits at 4i; its receive at
    * 4(i + delay) + 1, but never before an earlier receive of the same
    * channel (FIFO); barrier b just before the send it precedes. */
-  GArray *events = g_array_sized_new (FALSE, FALSE, sizeof (Event), 2 * M + o->barriers * P);
+  GArray *events = g_array_sized_new (FALSE, FALSE, sizeof (Event), 2 * M + (o->barriers + o->collectives) * P);
   GHashTable *last_recv = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   for (guint i = 0; i < M; i++)
     {
@@ -198,6 +259,16 @@ build_programs (Gen *g)
       g_array_append_val (events, r);
     }
   g_hash_table_destroy (last_recv);
+  for (guint c = 0; c < g->colls->len; c++)
+    {
+      double pos = 4.0 * g_rand_int_range (g->rand, 0, (gint32) M + 1) - 2;
+      const GArray *m = g->subsets[g_array_index (g->colls, Coll, c).subset];
+      for (guint i = 0; i < m->len; i++)
+        {
+          Event e = { pos, events->len, OP_COLL, (gint32) c, g_array_index (m, guint, i) };
+          g_array_append_val (events, e);
+        }
+    }
   for (guint b = 0; b < o->barriers; b++)
     for (guint p = 0; p < P; p++)
       {
@@ -282,9 +353,18 @@ build_programs (Gen *g)
                       if (k != OP_SEND && k != OP_ISEND && k != OP_SEND_WAIT && k != OP_NOTE)
                         break;
                     }
-                  Op post = { OP_IRECV_POST, op->msg, next_req };
+                  Op post = { OP_IRECV_POST, op->msg, next_req, 0, 0 };
                   g_array_insert_val (out, pos, post);
-                  push_op (out, OP_RECV_WAIT, op->msg, next_req++);
+                  if (n_waits > 0 && chance (g, o->p_waitall))
+                    {
+                      /* MPI_Waitall: this receive and the pending sends, waited for together */
+                      Op all = { OP_WAITALL, op->msg, next_req++, (gint32) g->extras->len, (gint32) n_waits };
+                      g_array_append_vals (g->extras, waits, n_waits);
+                      n_waits = 0;
+                      g_array_append_val (out, all);
+                    }
+                  else
+                    push_op (out, OP_RECV_WAIT, op->msg, next_req++);
                 }
               else
                 push_op (out, OP_RECV, op->msg, -1);
@@ -390,6 +470,45 @@ step_proc (Gen *g, guint p, guint *pc, double *now, gboolean *in_call, gboolean 
                   G_GINT64_FORMAT " 0", op->kind == OP_RECV ? -52 : -61, p, m->bytes, m->tag, m->src);
           }
           break;
+        case OP_WAITALL:
+          if (!in_call[p])
+            {
+              emit (g, P, now[p], -1, VIPER_PICL_LINE_OTHER, "-3 -61 @ %u 0 1 2 %d", p, op->req);
+              for (gint32 k = 0; k < op->n_extra; k++)
+                emit (g, P, now[p], -1, VIPER_PICL_LINE_OTHER, "-3 -31 @ %u 0 1 2 %d", p,
+                      g_array_index (g->extras, gint32, op->extra_at + k));
+              in_call[p] = TRUE;
+              moved = TRUE;
+            }
+          if (!m->sent)
+            return moved;
+          {
+            double arrive = m->sent_at + o->latency * (0.5 + g_rand_double (g->rand));
+            now[p] = MAX (now[p] + 1e-7, arrive);
+            emit (g, P, now[p], op->msg, VIPER_PICL_LINE_RECV_END, "-4 -61 @ %u 0 4 2 %u %" G_GINT64_FORMAT " %"
+                  G_GINT64_FORMAT " 0", p, m->bytes, m->tag, m->src);
+            for (gint32 k = 0; k < op->n_extra; k++)
+              emit (g, P, now[p], -1, VIPER_PICL_LINE_OTHER, "-4 -31 @ %u 0 0", p);
+          }
+          break;
+        case OP_COLL:
+          if (!in_call[p])
+            {
+              const Coll *c = &g_array_index (g->colls, Coll, op->msg);
+              if (c->ev == -402)
+                emit (g, P, now[p], -1, VIPER_PICL_LINE_OTHER, "-3 -402 @ %u 0 1 2 %" G_GINT64_FORMAT, p, c->subset);
+              else if (c->ev == -785 || c->ev == -786 || c->ev == -787 || c->ev == -790)
+                emit (g, P, now[p], -1, VIPER_PICL_LINE_OTHER, "-3 %" G_GINT64_FORMAT " @ %u 0 3 2 %u %" G_GINT64_FORMAT
+                      " %" G_GINT64_FORMAT, c->ev, p, c->bytes, c->root, c->subset);
+              else
+                emit (g, P, now[p], -1, VIPER_PICL_LINE_OTHER, "-3 %" G_GINT64_FORMAT " @ %u 0 2 2 %u %" G_GINT64_FORMAT,
+                      c->ev, p, c->bytes, c->subset);
+              in_call[p] = TRUE;
+              g->at_coll[p] = op->msg;
+              g->coll_begin[p] = now[p];
+              moved = TRUE;
+            }
+          return moved;             /* released by the caller when every member is there */
         case OP_BARRIER:
           if (!in_call[p])
             {
@@ -418,6 +537,63 @@ step_proc (Gen *g, guint p, guint *pc, double *now, gboolean *in_call, gboolean 
   return moved;
 }
 
+/* Every member of a collective is in it: the ends, by shape. */
+static gboolean
+release_collectives (Gen *g, guint *pc, double *now, gboolean *in_call)
+{
+  guint P = g->o->procs;
+  gboolean moved = FALSE;
+  for (guint p = 0; p < P; p++)
+    {
+      gint32 c = g->at_coll[p];
+      if (c < 0)
+        continue;
+      const Coll *k = &g_array_index (g->colls, Coll, c);
+      const GArray *mem = g->subsets[k->subset];
+      gboolean all = TRUE;
+      for (guint i = 0; i < mem->len && all; i++)
+        all = g->at_coll[g_array_index (mem, guint, i)] == c;
+      if (!all)
+        continue;
+      double *end = g_new (double, mem->len);
+      double every = 0, prefix = 0, root_at = g->coll_begin[k->root];
+      for (guint i = 0; i < mem->len; i++)
+        every = MAX (every, g->coll_begin[g_array_index (mem, guint, i)]);
+      for (guint i = 0; i < mem->len; i++)
+        {
+          guint q = g_array_index (mem, guint, i);
+          double own = g->coll_begin[q];
+          prefix = MAX (prefix, own);
+          switch (k->ev)
+            {
+            case -785: case -787: end[i] = MAX (own, root_at); break;
+            case -786: case -790: end[i] = (gint64) q == k->root ? every : own; break;
+            case -792: end[i] = prefix; break;
+            default: end[i] = every; break;
+            }
+          end[i] += 1e-6;
+        }
+      for (guint i = 0; i < mem->len; i++)
+        {
+          guint q = g_array_index (mem, guint, i);
+          now[q] = end[i];
+          if (k->ev == -402)
+            emit (g, q, now[q], -1, VIPER_PICL_LINE_OTHER, "-4 -402 @ %u 0 0", q);
+          else if (k->ev == -782)
+            emit (g, q, now[q], -1, VIPER_PICL_LINE_OTHER, "-4 -782 @ %u 0 1 2 %" G_GINT64_FORMAT, q, k->subset);
+          else
+            emit (g, q, now[q], -1, VIPER_PICL_LINE_OTHER, "-4 %" G_GINT64_FORMAT " @ %u 0 1 2 %d", k->ev, q,
+                  k->ev == -790 && (gint64) q != k->root ? -1 : (gint) k->bytes);
+          g->at_coll[q] = -1;
+          in_call[q] = FALSE;
+          pc[q]++;
+        }
+      g_free (end);
+      moved = TRUE;
+    }
+  return moved;
+}
+
 static void
 simulate (Gen *g)
 {
@@ -433,6 +609,18 @@ simulate (Gen *g)
       g_string_printf (def, "-202 -812 @ -1 -1 %u 2 1", P + 1);
       for (guint p = 0; p < P; p++)
         g_string_append_printf (def, " %u", p);
+      emit (g, -1, 0.0, -1, VIPER_PICL_LINE_OTHER, "%s", def->str);
+      g_string_free (def, TRUE);
+    }
+  for (guint sub = 2; g->o->collectives > 0 && sub <= 3; sub++)
+    {
+      /* written twice, as every member's file carries its own copy */
+      GString *def = g_string_new (NULL);
+      const GArray *mem = g->subsets[sub];
+      g_string_printf (def, "-202 -812 @ -1 -1 %u 2 %u", mem->len + 1, sub);
+      for (guint i = 0; i < mem->len; i++)
+        g_string_append_printf (def, " %u", g_array_index (mem, guint, i));
+      emit (g, -1, 0.0, -1, VIPER_PICL_LINE_OTHER, "%s", def->str);
       emit (g, -1, 0.0, -1, VIPER_PICL_LINE_OTHER, "%s", def->str);
       g_string_free (def, TRUE);
     }
@@ -465,6 +653,7 @@ simulate (Gen *g)
             }
           moved = TRUE;
         }
+      moved |= release_collectives (g, pc, now, in_call);
       if (!moved)
         break;
     }
@@ -593,6 +782,14 @@ viper_picl_gen (const ViperPiclGenOptions *o, GError **error)
     }
   g.msgs = g_new0 (Msg, MAX (o->messages, 1));
   g.scratch = g_string_sized_new (128);
+  g.colls = g_array_new (FALSE, FALSE, sizeof (Coll));
+  g.extras = g_array_new (FALSE, FALSE, sizeof (gint32));
+  g.at_coll = g_new (gint32, o->procs);
+  for (guint p = 0; p < o->procs; p++)
+    g.at_coll[p] = -1;
+  g.coll_begin = g_new0 (double, o->procs);
+  if (o->collectives > 0)
+    build_collectives (&g);
 
   build_programs (&g);
   simulate (&g);
@@ -625,6 +822,13 @@ viper_picl_gen (const ViperPiclGenOptions *o, GError **error)
   g_free (g.drift);
   g_free (g.msgs);
   g_string_free (g.scratch, TRUE);
+  g_array_unref (g.colls);
+  g_array_unref (g.extras);
+  for (guint k = 0; k < G_N_ELEMENTS (g.subsets); k++)
+    if (g.subsets[k])
+      g_array_unref (g.subsets[k]);
+  g_free (g.at_coll);
+  g_free (g.coll_begin);
   g_rand_free (g.rand);
   return t;
 }

@@ -29,6 +29,8 @@ typedef struct {
   double p_hoist;           /* chance, per receive passed, that a send moves before it (crossing messages) */
   double p_delay;           /* chance, per place, that a receive moves one more message later (reordering) */
   guint barriers;           /* global barriers (0 = none; then no subset definition either) */
+  guint collectives;        /* further collectives of every kind (COMMON contract) over subsets 2 and 3 */
+  double p_waitall;         /* chance that a receive wait also waits for the pending send waits (MPI_Waitall) */
   double p_note;            /* chance of a trace message (-911) before a call */
   double offset;            /* clock offset per processor, uniform in [-offset, offset] seconds */
   double drift;             /* relative clock drift per processor, uniform in [-drift, drift] */

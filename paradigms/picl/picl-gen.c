@@ -30,6 +30,7 @@ main (int argc, char **argv)
   ViperPiclGenOptions o;
   viper_picl_gen_options_init (&o);
   gint procs = (gint) o.procs, messages = (gint) o.messages, tags = (gint) o.tags, barriers = (gint) o.barriers;
+  gint collectives = 0;
   gint64 seed = (gint64) o.seed;
   char *delivery = NULL, *output = NULL, *truth = NULL;
   gboolean true_time = FALSE;
@@ -44,6 +45,10 @@ main (int argc, char **argv)
     { "crossing", 0, 0, G_OPTION_ARG_DOUBLE, &o.p_hoist, "Chance a send moves before a preceding receive (0.5)", "P" },
     { "reorder", 0, 0, G_OPTION_ARG_DOUBLE, &o.p_delay, "Chance, per message, that a receive is delayed one more (0.4)", "P" },
     { "barriers", 0, 0, G_OPTION_ARG_INT, &barriers, "Number of global barriers (default 1)", "N" },
+    { "collectives", 0, 0, G_OPTION_ARG_INT, &collectives,
+      "Number of further collectives (bcast, reduce, allreduce, ..., scan) over subsets 2 and 3 (default 0)", "N" },
+    { "waitall", 0, 0, G_OPTION_ARG_DOUBLE, &o.p_waitall,
+      "Chance a receive wait also waits for the pending sends, written as overlapping waits (0)", "P" },
     { "notes", 0, 0, G_OPTION_ARG_DOUBLE, &o.p_note, "Chance of a trace message before a call (0.05)", "P" },
     { "offset", 0, 0, G_OPTION_ARG_DOUBLE, &o.offset, "Clock offset per processor, up to +-S seconds (1e-3)", "S" },
     { "drift", 0, 0, G_OPTION_ARG_DOUBLE, &o.drift, "Relative clock drift per processor, up to +-D (1e-4)", "D" },
@@ -77,9 +82,9 @@ main (int argc, char **argv)
       g_printerr ("viper-picl-gen: unexpected argument '%s'\n", argv[1]);
       status = 2;
     }
-  else if (procs < 2 || messages < 0 || tags < 1 || barriers < 0)
+  else if (procs < 2 || messages < 0 || tags < 1 || barriers < 0 || collectives < 0)
     {
-      g_printerr ("viper-picl-gen: --procs must be >= 2, --tags >= 1, --messages and --barriers >= 0\n");
+      g_printerr ("viper-picl-gen: --procs must be >= 2, --tags >= 1, --messages, --barriers and --collectives >= 0\n");
       status = 2;
     }
   else if (delivery && strcmp (delivery, "inorder") != 0 && strcmp (delivery, "shuffled") != 0)
@@ -94,6 +99,7 @@ main (int argc, char **argv)
   o.messages = (guint) messages;
   o.tags = (guint) tags;
   o.barriers = (guint) barriers;
+  o.collectives = (guint) collectives;
   o.seed = (guint64) seed;
   o.true_time = true_time;
   o.delivery = delivery && strcmp (delivery, "inorder") == 0 ? VIPER_PICL_DELIVERY_INORDER

@@ -29,135 +29,38 @@
 #include <string.h>
 #include "picl.h"
 #include "core/run.h"
-
-/* ---- a small (a, b, c) -> (v0, v1) hash table ------------------------------ */
-
-typedef struct {
-  gint64 a, b, c;
-  gint64 v0, v1;
-  gboolean used;
-} MapSlot;
-
-typedef struct {
-  MapSlot *s;
-  guint cap;                /* power of two */
-  guint n;
-} Map;
-
-static guint
-map_hash (gint64 a, gint64 b, gint64 c)
-{
-  guint64 h = (guint64) a * 0x9E3779B97F4A7C15ull;
-  h ^= ((guint64) b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-  h = (h ^ (h >> 29)) + (guint64) c * 0x165667B19E3779F9ull;
-  h ^= h >> 32;
-  return (guint) h;
-}
-
-static void
-map_clear (Map *m)
-{
-  g_free (m->s);
-  memset (m, 0, sizeof *m);
-}
-
-static MapSlot *
-map_lookup (const Map *m, gint64 a, gint64 b, gint64 c)
-{
-  if (!m->n)
-    return NULL;
-  guint mask = m->cap - 1;
-  for (guint i = map_hash (a, b, c) & mask;; i = (i + 1) & mask)
-    {
-      MapSlot *s = &m->s[i];
-      if (!s->used)
-        return NULL;
-      if (s->a == a && s->b == b && s->c == c)
-        return s;
-    }
-}
-
-static void map_grow (Map *m);
-
-/* The slot of (a, b, c), created zeroed when absent.  Invalidates slot
- * pointers obtained before it. */
-static MapSlot *
-map_insert (Map *m, gint64 a, gint64 b, gint64 c, gboolean *created)
-{
-  if ((m->n + 1) * 2 > m->cap)
-    map_grow (m);
-  guint mask = m->cap - 1;
-  for (guint i = map_hash (a, b, c) & mask;; i = (i + 1) & mask)
-    {
-      MapSlot *s = &m->s[i];
-      if (!s->used)
-        {
-          memset (s, 0, sizeof *s);
-          s->a = a, s->b = b, s->c = c;
-          s->used = TRUE;
-          m->n++;
-          if (created)
-            *created = TRUE;
-          return s;
-        }
-      if (s->a == a && s->b == b && s->c == c)
-        {
-          if (created)
-            *created = FALSE;
-          return s;
-        }
-    }
-}
-
-static void
-map_grow (Map *m)
-{
-  MapSlot *old = m->s;
-  guint old_cap = m->cap;
-  m->cap = old_cap ? old_cap * 2 : 64;
-  m->s = g_new0 (MapSlot, m->cap);
-  m->n = 0;
-  for (guint i = 0; i < old_cap; i++)
-    if (old[i].used)
-      {
-        MapSlot *s = map_insert (m, old[i].a, old[i].b, old[i].c, NULL);
-        s->v0 = old[i].v0;
-        s->v1 = old[i].v1;
-      }
-  g_free (old);
-}
-
-static void
-map_remove (Map *m, MapSlot *slot)
-{
-  guint mask = m->cap - 1;
-  guint i = (guint) (slot - m->s);
-  for (guint j = i;;)
-    {
-      j = (j + 1) & mask;
-      if (!m->s[j].used)
-        break;
-      guint k = map_hash (m->s[j].a, m->s[j].b, m->s[j].c) & mask;
-      /* s[j] may move into the hole at i only if its home k is not in (i, j] */
-      gboolean stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-      if (stays)
-        continue;
-      m->s[i] = m->s[j];
-      i = j;
-    }
-  m->s[i].used = FALSE;
-  m->n--;
-}
+#include "picl-map.h"
 
 /* ---- the model ------------------------------------------------------------- */
 
+/* What an open call waits for before its processor stops being idle. */
+typedef enum {
+  CALL_PLAIN = 0,           /* never idle: sends, waits for sends, posts */
+  CALL_RECV,                /* idle until its message is sent */
+  CALL_COLL,                /* idle until the begins it depends on (its shape) */
+} CallKind;
+
+typedef struct {
+  gint64 ev;
+  double begin;             /* adjusted time of its begin */
+  gint64 want_src, want_tag;/* CALL_RECV: which messages it takes (-1 = any) */
+  gint64 subset, root, k;   /* CALL_COLL: the k-th collective ev over subset on this processor */
+  guint8 kind;
+} Call;
+
+/* A closed call of the open group: begin, when it stopped waiting, end. */
+typedef struct {
+  double b, w, e;
+} Span;
+
 typedef struct {
   gint64 id;
-  ViperPiclState state;
-  gint64 open_ev;           /* EV of the open begin (a communication call), 0 = none */
-  gint64 want_src, want_tag;/* while in a receive: which messages it takes (-1 = any) */
+  ViperPiclState state;     /* at the clock (provisional while a group is open) */
+  GArray *calls;            /* open calls (Call), in order of their begins */
+  GArray *spans;            /* closed calls of the open group (Span) */
+  guint64 group_pos;        /* history position of the open group's first state entry */
+  double group_begin;
   gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
-  gboolean receiving;       /* inside a receive or a receive wait */
   gboolean tracing, started;
   guint64 sent, received;
 } Proc;
@@ -168,22 +71,44 @@ typedef struct {
   gint32 next;
 } Pending;
 
+/* One collective: the k-th of kind ev over subset, as seen so far. */
+typedef struct {
+  gint64 ev, subset, k;
+} InstKey;
+
+typedef struct {
+  InstKey key;
+  GArray *begins;           /* of InstBegin, in order of application */
+  guint ends;
+} Inst;
+
+typedef struct {
+  gint64 proc;
+  double adjusted;
+} InstBegin;
+
 typedef struct {
   ViperModel base;
   gboolean any_applied;
-  guint n_tracing, n_started, n_subsets;
+  guint n_tracing, n_started, n_subsets, n_open_groups;
   guint64 messages, unreceived;
+  double last_stop;         /* latest adjusted time of a tracing stop */
+  double first_time;        /* smallest adjusted time applied */
 
   GArray *procs;            /* of Proc */
   Map proc_index;           /* (proc, 0, 0) -> v0 = index in procs */
   gint64 last_proc;         /* lookup cache */
   guint last_index;
 
-  Map channels;             /* (src, dest, tag) -> v0 = FIFO head, v1 = tail (Pending index; -1 = empty) */
+  Map channels;             /* (src, dest, tag) -> v0 = FIFO head, v1 = tail (Pending index) */
   Map counts;               /* (src or -1, dest, tag or -1) -> v0 = sends pending */
   Map requests;             /* (proc, REQ, 0) -> v0 = src, v1 = tag of the posted receive */
+  Map coll_counts;          /* (proc, ev, subset) -> v0 = collective begins so far */
   GArray *pending;          /* of Pending */
   gint32 free_pending;      /* free list through next, -1 = empty */
+  GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */
+  GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
+  GArray *decided;          /* ViperPiclChange: states decided by the last apply */
 } PiclModel;
 
 static const ViperModelClass picl_class;
@@ -213,8 +138,9 @@ proc_get (PiclModel *m, gint64 id)
   Proc *p = proc_find (m, id);
   if (p)
     return p;
-  Proc fresh = { .id = id, .state = VIPER_PICL_BUSY, .want_src = -1, .want_tag = -1, .post_src = -1,
-                 .post_tag = -1 };
+  Proc fresh = { .id = id, .state = VIPER_PICL_BUSY, .post_src = -1, .post_tag = -1 };
+  fresh.calls = g_array_new (FALSE, FALSE, sizeof (Call));
+  fresh.spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_array_append_val (m->procs, fresh);
   MapSlot *s = map_insert (&m->proc_index, id, 0, 0, NULL);
   s->v0 = m->procs->len - 1;
@@ -241,13 +167,21 @@ count_keys (gint64 src, gint64 dest, gint64 tag, gint64 keys[4][3])
   return n;
 }
 
+/* Counters that drop to zero are removed, so fresh tags do not grow the
+ * table for good (issue 10 item 20): it holds the channels with messages
+ * underway, not every channel ever used. */
 static void
 count_add (PiclModel *m, gint64 src, gint64 dest, gint64 tag, gint64 delta)
 {
   gint64 keys[4][3];
   guint n = count_keys (src, dest, tag, keys);
   for (guint i = 0; i < n; i++)
-    map_insert (&m->counts, keys[i][0], keys[i][1], keys[i][2], NULL)->v0 += delta;
+    {
+      MapSlot *s = map_insert (&m->counts, keys[i][0], keys[i][1], keys[i][2], NULL);
+      s->v0 += delta;
+      if (s->v0 == 0)
+        map_remove (&m->counts, s);
+    }
 }
 
 static gboolean
@@ -276,7 +210,7 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
   node->next = -1;
   gboolean created;
   MapSlot *c = map_insert (&m->channels, src, dest, tag, &created);
-  if (created || c->v0 < 0)
+  if (created)
     c->v0 = c->v1 = idx;
   else
     {
@@ -287,35 +221,25 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
   m->unreceived++;
 }
 
-/* Pop the oldest unreceived send on the channel; FALSE when there is none. */
+/* Pop the oldest unreceived send on the channel; FALSE when there is none.
+ * A drained channel leaves the table. */
 static gboolean
 channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted)
 {
   MapSlot *c = map_lookup (&m->channels, src, dest, tag);
-  if (!c || c->v0 < 0)
+  if (!c)
     return FALSE;
   gint32 idx = (gint32) c->v0;
   Pending *node = &g_array_index (m->pending, Pending, idx);
   *adjusted = node->adjusted;
-  c->v0 = node->next;
-  if (c->v0 < 0)
-    c->v1 = -1;
+  if (node->next < 0)
+    map_remove (&m->channels, c);
+  else
+    c->v0 = node->next;
   node->next = m->free_pending;
   m->free_pending = idx;
   count_add (m, src, dest, tag, -1);
   m->unreceived--;
-  return TRUE;
-}
-
-static gboolean
-set_state (PiclModel *m, Proc *p, ViperPiclState s, double when)
-{
-  if (p->state == s)
-    return FALSE;
-  p->state = s;
-  ViperHistoryEntry e = { .t0 = when, .t1 = when, .module = (gint32) p->id, .other = -1, .state = (gint32) s };
-  viper_model_history_add (&m->base, &e);
-  viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
   return TRUE;
 }
 
@@ -330,41 +254,427 @@ ev_name (gint64 ev)
     case VIPER_PICL_EV_RECV: return "receive";
     case VIPER_PICL_EV_IRECV: return "non-blocking receive";
     case VIPER_PICL_EV_RECV_WAIT: return "receive wait";
-    case VIPER_PICL_EV_BARRIER: return "barrier";
-    default: return "call";
+    default:
+      {
+        const char *c = viper_picl_collective_name (ev);
+        return c ? c : "call";
+      }
     }
 }
 
-/* A communication call begins: calls do not nest in PICL. */
 static gboolean
-begin_call (PiclModel *m, Proc *p, const ViperTram *t, ViperPiclState s)
+is_wait (gint64 ev)
 {
-  if (p->open_ev)
-    viper_model_inconsistent (&m->base, t, "%s begins inside a %s", ev_name (t->ev), ev_name (p->open_ev));
-  p->open_ev = t->ev;
-  p->receiving = FALSE;
-  return set_state (m, p, s, t->adjusted);
+  return ev == VIPER_PICL_EV_SEND_WAIT || ev == VIPER_PICL_EV_RECV_WAIT;
+}
+
+/* ---- states: decided from adjusted times ----------------------------------------
+ *
+ * A processor's calls form groups: a group starts when a call begins while
+ * none is open and ends when the last open call ends (waits may overlap, as
+ * MPI_Waitall is written).  Every call has a begin b, an end e and the time
+ * w at which it stopped waiting: for a receive the adjusted time of the
+ * send begin it took, for a collective the latest begin it depends on, b for
+ * anything else.  Within a group the processor is idle at t when some call
+ * has b <= t < w, else communicating.  All of b, w and e are adjusted times,
+ * so the states do not depend on the order in which the trams were read
+ * (spec section 3).  They are known when the group ends: the group's first
+ * history entry is written at its begin with the state known then (so a live
+ * view shows something) and corrected in place when the group ends; the
+ * later changes are appended then, in time order. */
+
+static void
+history_state (PiclModel *m, gint64 proc, double t, ViperPiclState s)
+{
+  ViperHistoryEntry e = { .t0 = t, .t1 = t, .module = (gint32) proc, .other = -1, .state = (gint32) s };
+  viper_model_history_add (&m->base, &e);
+}
+
+static void
+decide (PiclModel *m, gint64 proc, double t, ViperPiclState s)
+{
+  ViperPiclChange c = { proc, t, s };
+  g_array_append_val (m->decided, c);
+}
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static ViperPiclState
+span_state (const GArray *spans, double t)
+{
+  gboolean inside = FALSE;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const Span *s = &g_array_index (spans, Span, i);
+      if (s->b <= t && t < s->w)
+        return VIPER_PICL_IDLE;
+      if (s->b <= t && t < s->e)
+        inside = TRUE;
+    }
+  return inside ? VIPER_PICL_COMMUNICATING : VIPER_PICL_BUSY;
+}
+
+static void
+group_close (PiclModel *m, Proc *p)
+{
+  GArray *spans = p->spans;
+  GArray *cuts = g_array_sized_new (FALSE, FALSE, sizeof (double), spans->len * 3);
+  double end = p->group_begin;
+  for (guint i = 0; i < spans->len; i++)
+    {
+      const Span *s = &g_array_index (spans, Span, i);
+      g_array_append_val (cuts, s->b);
+      g_array_append_val (cuts, s->w);
+      end = MAX (end, s->e);
+    }
+  g_array_sort (cuts, cmp_double);
+  ViperPiclState last = VIPER_PICL_BUSY;
+  gboolean first = TRUE;
+  for (guint i = 0; i < cuts->len; i++)
+    {
+      double t = g_array_index (cuts, double, i);
+      if (t >= end || (i > 0 && t == g_array_index (cuts, double, i - 1)))
+        continue;
+      ViperPiclState s = span_state (spans, t);
+      if (first)
+        {
+          /* the entry written at the group's begin takes its decided state */
+          ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, p->group_pos);
+          if (e && e->module == (gint32) p->id && e->other < 0)
+            e->state = (gint32) s;
+          decide (m, p->id, t, s);
+          first = FALSE;
+        }
+      else if (s != last)
+        {
+          history_state (m, p->id, t, s);
+          decide (m, p->id, t, s);
+        }
+      last = s;
+    }
+  if (first)
+    {
+      /* every call of the group took no time */
+      ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, p->group_pos);
+      if (e && e->module == (gint32) p->id && e->other < 0)
+        e->state = VIPER_PICL_COMMUNICATING;
+      decide (m, p->id, p->group_begin, VIPER_PICL_COMMUNICATING);
+    }
+  history_state (m, p->id, end, VIPER_PICL_BUSY);
+  decide (m, p->id, end, VIPER_PICL_BUSY);
+  g_array_unref (cuts);
+  g_array_set_size (spans, 0);
+  m->n_open_groups--;
+}
+
+/* The state at the clock while a group is open: idle when an open receive
+ * has no message underway for it, or an open collective misses a begin. */
+static ViperPiclState provisional (PiclModel *m, Proc *p);
+
+static void
+set_provisional (PiclModel *m, Proc *p)
+{
+  ViperPiclState s = p->calls->len ? provisional (m, p) : VIPER_PICL_BUSY;
+  if (s == p->state)
+    return;
+  p->state = s;
+  viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
+  if (p->calls->len)
+    {
+      ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, p->group_pos);
+      if (e && e->module == (gint32) p->id && e->other < 0)
+        e->state = (gint32) s;
+    }
+}
+
+/* A communication call begins.  Calls do not nest in PICL, except waits:
+ * MPI_Waitall is written as several waits that begin together. */
+static gboolean
+begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
+{
+  for (guint i = 0; i < p->calls->len; i++)
+    {
+      gint64 open = g_array_index (p->calls, Call, i).ev;
+      if (!(is_wait (open) && is_wait (c->ev)))
+        {
+          viper_model_inconsistent (&m->base, t, "%s begins inside a %s", ev_name (c->ev), ev_name (open));
+          break;
+        }
+    }
+  if (!p->calls->len)
+    {
+      p->group_begin = t->adjusted;
+      p->group_pos = (guint64) m->base.history_dropped + m->base.history->len;
+      m->n_open_groups++;
+      history_state (m, p->id, t->adjusted, VIPER_PICL_COMMUNICATING);
+      p->state = VIPER_PICL_BUSY;       /* so that set_provisional marks the change */
+    }
+  Call call = *c;
+  call.begin = t->adjusted;
+  g_array_append_val (p->calls, call);
+  set_provisional (m, p);
+  return TRUE;
+}
+
+/* The open call an end closes: the first open one of its kind; for a
+ * receive end among several, the first whose source and tag fit. */
+static gint
+find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag)
+{
+  gint first = -1;
+  for (guint i = 0; i < p->calls->len; i++)
+    {
+      const Call *c = &g_array_index (p->calls, Call, i);
+      if (c->ev != ev)
+        continue;
+      if (first < 0)
+        first = (gint) i;
+      if (src == G_MININT64 || ((c->want_src == -1 || c->want_src == src) && (c->want_tag == -1 || c->want_tag == tag)))
+        return (gint) i;
+    }
+  return first;
+}
+
+/* A call ends: w is when it stopped waiting (NAN: it never waited). */
+static gboolean
+end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
+{
+  if (idx < 0)
+    {
+      viper_model_inconsistent (&m->base, t, "end of %s without its begin", ev_name (t->ev));
+      if (p->calls->len)
+        return FALSE;
+      /* a lone end: a zero-length call */
+      p->group_begin = t->adjusted;
+      p->group_pos = (guint64) m->base.history_dropped + m->base.history->len;
+      m->n_open_groups++;
+      history_state (m, p->id, t->adjusted, VIPER_PICL_COMMUNICATING);
+      Span s = { t->adjusted, t->adjusted, t->adjusted };
+      g_array_append_val (p->spans, s);
+    }
+  else
+    {
+      const Call *c = &g_array_index (p->calls, Call, idx);
+      double b = c->begin, e = t->adjusted;
+      double wait = isnan (w) ? b : CLAMP (w, b, e);
+      Span s = { b, wait, e };
+      g_array_append_val (p->spans, s);
+      g_array_remove_index (p->calls, (guint) idx);
+    }
+  if (!p->calls->len)
+    group_close (m, p);
+  set_provisional (m, p);
+  viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
+  return TRUE;
+}
+
+/* ---- collectives ----------------------------------------------------------------- */
+
+static guint
+inst_hash (gconstpointer k)
+{
+  const InstKey *x = k;
+  return map_hash (x->ev, x->subset, x->k);
 }
 
 static gboolean
-end_call (PiclModel *m, Proc *p, const ViperTram *t)
+inst_equal (gconstpointer a, gconstpointer b)
 {
-  if (p->open_ev != t->ev)
-    viper_model_inconsistent (&m->base, t, "end of %s without its begin", ev_name (t->ev));
-  p->open_ev = 0;
-  p->receiving = FALSE;
-  return set_state (m, p, VIPER_PICL_BUSY, t->adjusted);
+  const InstKey *x = a, *y = b;
+  return x->ev == y->ev && x->subset == y->subset && x->k == y->k;
+}
+
+static void
+inst_free (gpointer p)
+{
+  Inst *i = p;
+  g_array_unref (i->begins);
+  g_free (i);
+}
+
+static Inst *
+inst_get (PiclModel *m, gint64 ev, gint64 subset, gint64 k, gboolean create)
+{
+  InstKey key = { ev, subset, k };
+  Inst *i = g_hash_table_lookup (m->insts, &key);
+  if (!i && create)
+    {
+      i = g_new0 (Inst, 1);
+      i->key = key;
+      i->begins = g_array_new (FALSE, FALSE, sizeof (InstBegin));
+      g_hash_table_insert (m->insts, &i->key, i);
+    }
+  return i;
+}
+
+/* Members of a subset in their defined order; NULL for -1 or an undefined one. */
+static const GArray *
+subset_members (const PiclModel *m, gint64 subset)
+{
+  return subset == -1 ? NULL : g_hash_table_lookup (m->subsets, &subset);
+}
+
+static gboolean
+apply_subset (PiclModel *m, const ViperTram *t)
+{
+  m->n_subsets++;
+  if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
+    return FALSE;
+  const gint64 *d = viper_tram_data (t);
+  gint64 id = d[0];
+  GArray *prev = g_hash_table_lookup (m->subsets, &id);
+  if (prev)
+    {
+      gboolean same = prev->len == (guint) t->ndata - 1u
+                      && memcmp (prev->data, d + 1, sizeof (gint64) * prev->len) == 0;
+      if (!same)
+        viper_model_inconsistent (&m->base, t, "subset %" G_GINT64_FORMAT " redefined with other members", id);
+      return FALSE;
+    }
+  GArray *members = g_array_sized_new (FALSE, FALSE, sizeof (gint64), t->ndata - 1u);
+  g_array_append_vals (members, d + 1, t->ndata - 1u);
+  g_hash_table_insert (m->subsets, g_memdup2 (&id, sizeof id), members);
+  return FALSE;
+}
+
+static gboolean
+collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
+{
+  Call c = { .ev = t->ev, .kind = CALL_COLL, .want_src = -1, .want_tag = -1 };
+  c.subset = viper_picl_collective_subset (t);
+  c.root = viper_picl_collective_root (t);
+  MapSlot *n = map_insert (&m->coll_counts, p->id, t->ev, c.subset, NULL);
+  c.k = n->v0++;
+  Inst *i = inst_get (m, t->ev, c.subset, c.k, TRUE);
+  InstBegin b = { p->id, t->adjusted };
+  g_array_append_val (i->begins, b);
+  /* a member waiting in this collective may stop being idle */
+  for (guint k = 0; k < i->begins->len; k++)
+    {
+      Proc *q = proc_find (m, g_array_index (i->begins, InstBegin, k).proc);
+      if (q && q != p && q->state == VIPER_PICL_IDLE)
+        set_provisional (m, q);
+    }
+  p = proc_find (m, t->proc);
+  return begin_call (m, p, t, &c);
+}
+
+/* Latest adjusted time among the begins the end of member `me` depends on;
+ * *missing counts the begins it depends on that were not applied. */
+static double
+collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing)
+{
+  ViperPiclShape shape = viper_picl_collective_shape (c->ev);
+  const GArray *members = subset_members (m, c->subset);
+  double w = -INFINITY;
+  *missing = 0;
+  if (shape == VIPER_PICL_SHAPE_ONE_TO_ALL || (shape == VIPER_PICL_SHAPE_ALL_TO_ONE && me != c->root))
+    {
+      gint64 need = shape == VIPER_PICL_SHAPE_ONE_TO_ALL ? c->root : me;
+      for (guint i = 0; i < inst->begins->len; i++)
+        if (g_array_index (inst->begins, InstBegin, i).proc == need)
+          return g_array_index (inst->begins, InstBegin, i).adjusted;
+      *missing = 1;
+      return w;
+    }
+  /* all-to-all, the root of all-to-one, prefix: over (a prefix of) the members */
+  gint64 limit = G_MAXINT64;    /* prefix over -1: members in processor order */
+  guint upto = members ? members->len : 0;
+  if (shape == VIPER_PICL_SHAPE_PREFIX)
+    {
+      if (members)
+        {
+          for (guint i = 0; i < members->len; i++)
+            if (g_array_index (members, gint64, i) == me)
+              upto = i + 1;
+        }
+      else
+        limit = me;
+    }
+  for (guint i = 0; i < inst->begins->len; i++)
+    {
+      const InstBegin *b = &g_array_index (inst->begins, InstBegin, i);
+      gboolean counts = FALSE;
+      if (members)
+        {
+          for (guint j = 0; j < upto && !counts; j++)
+            counts = g_array_index (members, gint64, j) == b->proc;
+        }
+      else
+        counts = b->proc <= limit;
+      if (counts && b->adjusted > w)
+        w = b->adjusted;
+    }
+  if (members)
+    for (guint j = 0; j < upto; j++)
+      {
+        gboolean found = FALSE;
+        for (guint i = 0; i < inst->begins->len && !found; i++)
+          found = g_array_index (inst->begins, InstBegin, i).proc == g_array_index (members, gint64, j);
+        *missing += !found;
+      }
+  return w;
+}
+
+static gboolean
+collective_end (PiclModel *m, Proc *p, const ViperTram *t)
+{
+  gint idx = find_call (p, t->ev, G_MININT64, 0);
+  if (idx < 0)
+    return end_call (m, p, t, -1, NAN);
+  const Call *c = &g_array_index (p->calls, Call, idx);
+  Inst *inst = inst_get (m, c->ev, c->subset, c->k, FALSE);
+  double w = NAN;
+  if (inst)
+    {
+      guint missing = 0;
+      w = collective_wait (m, inst, c, p->id, &missing);
+      if (missing)
+        viper_model_inconsistent (&m->base, t, "end of %s %" G_GINT64_FORMAT " over subset %" G_GINT64_FORMAT
+                                  " before %u begin%s it depends on", ev_name (c->ev), c->k + 1, c->subset,
+                                  missing, missing == 1 ? "" : "s");
+      inst->ends++;
+      const GArray *members = subset_members (m, c->subset);
+      guint n = members ? members->len : m->procs->len;
+      if (inst->ends >= n && inst->ends >= inst->begins->len)
+        g_hash_table_remove (m->insts, &inst->key);
+    }
+  return end_call (m, p, t, idx, w);
+}
+
+/* ---- point to point ------------------------------------------------------------------ */
+
+static ViperPiclState
+provisional (PiclModel *m, Proc *p)
+{
+  gboolean idle = FALSE;
+  for (guint i = 0; i < p->calls->len && !idle; i++)
+    {
+      const Call *c = &g_array_index (p->calls, Call, i);
+      if (c->kind == CALL_RECV)
+        idle = !message_available (m, c->want_src, p->id, c->want_tag);
+      else if (c->kind == CALL_COLL)
+        {
+          Inst *inst = inst_get (m, c->ev, c->subset, c->k, FALSE);
+          guint missing = 1;
+          if (inst)
+            collective_wait (m, inst, c, p->id, &missing);
+          idle = missing > 0;
+        }
+    }
+  return idle ? VIPER_PICL_IDLE : VIPER_PICL_COMMUNICATING;
 }
 
 static gboolean
 begin_receive (PiclModel *m, Proc *p, const ViperTram *t, gint64 src, gint64 tag)
 {
-  ViperPiclState s = message_available (m, src, p->id, tag) ? VIPER_PICL_COMMUNICATING : VIPER_PICL_IDLE;
-  gboolean changed = begin_call (m, p, t, s);
-  p->receiving = TRUE;
-  p->want_src = src;
-  p->want_tag = tag;
-  return changed;
+  Call c = { .ev = t->ev, .kind = CALL_RECV, .want_src = src, .want_tag = tag };
+  return begin_call (m, p, t, &c);
 }
 
 static gboolean
@@ -373,15 +683,15 @@ apply_send (PiclModel *m, Proc *p, const ViperTram *t)
   gint64 tag = viper_tram_datum (t, VIPER_PICL_SEND_TAG, 0);
   gint64 dest = viper_tram_datum (t, VIPER_PICL_SEND_DEST, -1);
   gint64 src = p->id;
-  begin_call (m, p, t, VIPER_PICL_COMMUNICATING);
+  Call c = { .ev = t->ev, .kind = CALL_PLAIN, .want_src = -1, .want_tag = -1 };
+  begin_call (m, p, t, &c);
   p->sent++;
   channel_push (m, src, dest, tag, t->adjusted);
   viper_damage_add (m->base.damage, VIPER_AREA_LINK, src, dest);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, src, 0);
   Proc *q = proc_find (m, dest);
-  if (q && q->receiving && q->state == VIPER_PICL_IDLE && (q->want_src == -1 || q->want_src == src)
-      && (q->want_tag == -1 || q->want_tag == tag))
-    set_state (m, q, VIPER_PICL_COMMUNICATING, t->adjusted);
+  if (q && q->state == VIPER_PICL_IDLE)
+    set_provisional (m, q);
   return TRUE;
 }
 
@@ -391,11 +701,11 @@ apply_receive_end (PiclModel *m, Proc *p, const ViperTram *t)
   if (t->dtype != VIPER_DTYPE_INT)
     {
       viper_model_inconsistent (&m->base, t, "receive end without integer data");
-      return end_call (m, p, t);
+      return end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
     }
   gint64 tag = viper_tram_datum (t, VIPER_PICL_RECV_TAG, 0);
   gint64 src = viper_tram_datum (t, VIPER_PICL_RECV_SRC, -1);
-  double sent_at;
+  double sent_at = NAN;
   if (channel_pop (m, src, p->id, tag, &sent_at))
     {
       ViperHistoryEntry e = { .t0 = sent_at, .t1 = t->adjusted, .module = (gint32) src, .other = (gint32) p->id,
@@ -409,7 +719,7 @@ apply_receive_end (PiclModel *m, Proc *p, const ViperTram *t)
                               " received before it was sent", src, tag);
   viper_damage_add (m->base.damage, VIPER_AREA_LINK, src, p->id);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
-  end_call (m, p, t);
+  end_call (m, p, t, find_call (p, t->ev, src, tag), sent_at);
   return TRUE;
 }
 
@@ -430,7 +740,11 @@ apply_tracing (PiclModel *m, Proc *p, const ViperTram *t, gboolean on)
       m->n_tracing++;
     }
   else
-    m->n_tracing--;
+    {
+      m->n_tracing--;
+      if (t->adjusted > m->last_stop)
+        m->last_stop = t->adjusted;
+    }
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
   viper_damage_add (m->base.damage, VIPER_AREA_PROGRAM, 0, 0);
   return TRUE;
@@ -440,32 +754,38 @@ static gboolean
 picl_apply (ViperModel *base, const ViperTram *t)
 {
   PiclModel *m = picl (base);
+  g_array_set_size (m->decided, 0);
+  if (t->adjusted < m->first_time)
+    m->first_time = t->adjusted;
   if (!m->any_applied)
     {
       m->any_applied = TRUE;
       viper_damage_add (base->damage, VIPER_AREA_PROGRAM, 0, 0);
     }
   if (t->rec == VIPER_PICL_REC_SUBSET && t->ev == VIPER_PICL_EV_SUBSET)
-    {
-      m->n_subsets++;
-      return FALSE;
-    }
+    return apply_subset (m, t);
   if (t->proc < 0)
     return FALSE;
-  Proc *p = proc_get (m, t->proc);
   gboolean begin = t->rec == VIPER_PICL_REC_BEGIN;
   if (!begin && t->rec != VIPER_PICL_REC_END)
     return FALSE;
+  if (t->ev == VIPER_PICL_EV_SYNC || t->ev == VIPER_PICL_EV_MESSAGE)
+    return FALSE;           /* clock samples, trace messages: no visible state */
+  Proc *p = proc_get (m, t->proc);
+  if (viper_picl_collective_shape (t->ev) != VIPER_PICL_SHAPE_NONE)
+    return begin ? collective_begin (m, p, t) : collective_end (m, p, t);
   switch (t->ev)
     {
     case VIPER_PICL_EV_TRACING:
       return apply_tracing (m, p, t, begin);
     case VIPER_PICL_EV_SEND:
     case VIPER_PICL_EV_ISEND:
-      return begin ? apply_send (m, p, t) : end_call (m, p, t);
+      return begin ? apply_send (m, p, t) : end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
     case VIPER_PICL_EV_SEND_WAIT:
-    case VIPER_PICL_EV_BARRIER:
-      return begin ? begin_call (m, p, t, VIPER_PICL_COMMUNICATING) : end_call (m, p, t);
+      {
+        Call c = { .ev = t->ev, .kind = CALL_PLAIN, .want_src = -1, .want_tag = -1 };
+        return begin ? begin_call (m, p, t, &c) : end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
+      }
     case VIPER_PICL_EV_RECV:
       if (begin)
         return begin_receive (m, p, t, viper_tram_datum (t, VIPER_PICL_POST_SRC, -1),
@@ -476,14 +796,15 @@ picl_apply (ViperModel *base, const ViperTram *t)
         {
           p->post_src = viper_tram_datum (t, VIPER_PICL_POST_SRC, -1);
           p->post_tag = viper_tram_datum (t, VIPER_PICL_POST_TAG, -1);
-          return begin_call (m, p, t, VIPER_PICL_COMMUNICATING);
+          Call c = { .ev = t->ev, .kind = CALL_PLAIN, .want_src = -1, .want_tag = -1 };
+          return begin_call (m, p, t, &c);
         }
       else
         {
           MapSlot *r = map_insert (&m->requests, p->id, viper_tram_datum (t, 0, 0), 0, NULL);
           r->v0 = p->post_src;
           r->v1 = p->post_tag;
-          return end_call (m, p, t);
+          return end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
         }
     case VIPER_PICL_EV_RECV_WAIT:
       if (begin)
@@ -501,8 +822,20 @@ picl_apply (ViperModel *base, const ViperTram *t)
         }
       return apply_receive_end (m, p, t);
     default:
-      return FALSE;         /* trace messages: no visible state */
+      return FALSE;
     }
+}
+
+static void
+procs_free (PiclModel *m)
+{
+  for (guint i = 0; i < m->procs->len; i++)
+    {
+      Proc *p = &g_array_index (m->procs, Proc, i);
+      g_array_unref (p->calls);
+      g_array_unref (p->spans);
+    }
+  g_array_set_size (m->procs, 0);
 }
 
 static void
@@ -510,14 +843,20 @@ picl_reset (ViperModel *base)
 {
   PiclModel *m = picl (base);
   m->any_applied = FALSE;
-  m->n_tracing = m->n_started = m->n_subsets = 0;
+  m->n_tracing = m->n_started = m->n_subsets = m->n_open_groups = 0;
   m->messages = m->unreceived = 0;
-  g_array_set_size (m->procs, 0);
+  m->last_stop = -INFINITY;
+  m->first_time = INFINITY;
+  procs_free (m);
   map_clear (&m->proc_index);
   map_clear (&m->channels);
   map_clear (&m->counts);
   map_clear (&m->requests);
+  map_clear (&m->coll_counts);
   g_array_set_size (m->pending, 0);
+  g_hash_table_remove_all (m->subsets);
+  g_hash_table_remove_all (m->insts);
+  g_array_set_size (m->decided, 0);
   m->free_pending = -1;
   m->last_proc = 0;
   m->last_index = G_MAXUINT;
@@ -530,17 +869,25 @@ picl_destroy (ViperModel *base)
   picl_reset (base);
   g_array_unref (m->procs);
   g_array_unref (m->pending);
+  g_array_unref (m->decided);
+  g_hash_table_destroy (m->subsets);
+  g_hash_table_destroy (m->insts);
   viper_model_finish (base);
   g_free (m);
 }
 
+/* Terminated: every processor that started tracing has stopped and nothing
+ * is left half done (no message underway, no call or collective open).  A
+ * processor-grouped file no longer flaps: the first processor to stop has
+ * sent messages nobody has received yet, or waits for others. */
 static const char *
 picl_program_state (const ViperModel *base)
 {
   const PiclModel *m = picl (base);
   if (!m->any_applied)
     return "inactive";
-  if (m->n_started > 0 && m->n_tracing == 0)
+  if (m->n_started > 0 && m->n_tracing == 0 && m->unreceived == 0 && m->n_open_groups == 0
+      && g_hash_table_size (m->insts) == 0)
     return "terminated";
   return "running";
 }
@@ -608,8 +955,13 @@ viper_picl_model_new (const ViperParadigm *p, ViperSetup *setup)
   viper_model_init (&m->base, &picl_class, p, setup);
   m->procs = g_array_new (FALSE, FALSE, sizeof (Proc));
   m->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  m->decided = g_array_new (FALSE, FALSE, sizeof (ViperPiclChange));
+  m->subsets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+  m->insts = g_hash_table_new_full (inst_hash, inst_equal, NULL, inst_free);
   m->free_pending = -1;
   m->last_index = G_MAXUINT;
+  m->last_stop = -INFINITY;
+  m->first_time = INFINITY;
   return &m->base;
 }
 
@@ -679,6 +1031,45 @@ viper_picl_model_n_procs (const ViperModel *m)
 {
   const PiclModel *pm = checked (m);
   return pm ? pm->procs->len : 0;
+}
+
+const ViperPiclChange *
+viper_picl_model_changes (const ViperModel *m, guint *n)
+{
+  const PiclModel *pm = checked (m);
+  *n = pm ? pm->decided->len : 0;
+  return pm && pm->decided->len ? &g_array_index (pm->decided, ViperPiclChange, 0) : NULL;
+}
+
+gsize
+viper_picl_model_table_bytes (const ViperModel *m)
+{
+  const PiclModel *pm = checked (m);
+  if (!pm)
+    return 0;
+  return sizeof (MapSlot) * ((gsize) pm->channels.cap + pm->counts.cap + pm->requests.cap + pm->coll_counts.cap)
+         + sizeof (Pending) * pm->pending->len;
+}
+
+gboolean
+viper_picl_model_in_call (const ViperModel *m, gint64 proc)
+{
+  const Proc *p = find_const (m, proc);
+  return p && p->calls->len > 0;
+}
+
+double
+viper_picl_model_first_time (const ViperModel *m)
+{
+  const PiclModel *pm = checked (m);
+  return pm ? pm->first_time : INFINITY;
+}
+
+double
+viper_picl_model_last_stop (const ViperModel *m)
+{
+  const PiclModel *pm = checked (m);
+  return pm ? pm->last_stop : -INFINITY;
 }
 
 guint

@@ -34,7 +34,36 @@ enum {
   VIPER_PICL_EV_BARRIER = -402,
   VIPER_PICL_EV_TRACING = -901,
   VIPER_PICL_EV_MESSAGE = -911,
+  VIPER_PICL_EV_SYNC = -951,          /* clock-synchronisation sample: no state effect */
+  /* collectives (COMMON contract; -402 barrier above) */
+  VIPER_PICL_EV_ALLREDUCE = -782,
+  VIPER_PICL_EV_ALLGATHER = -783,
+  VIPER_PICL_EV_ALLTOALL = -784,
+  VIPER_PICL_EV_BCAST = -785,
+  VIPER_PICL_EV_GATHER = -786,
+  VIPER_PICL_EV_SCATTER = -787,
+  VIPER_PICL_EV_REDUCE = -790,
+  VIPER_PICL_EV_REDUCE_SCATTER = -791,
+  VIPER_PICL_EV_SCAN = -792,
 };
+
+#define VIPER_PICL_REC_SYNC (-6)
+
+/* How the members of a collective depend on each other (spec section 3). */
+typedef enum {
+  VIPER_PICL_SHAPE_NONE = 0,        /* not a collective */
+  VIPER_PICL_SHAPE_ALL_TO_ALL,      /* every end depends on every begin */
+  VIPER_PICL_SHAPE_ONE_TO_ALL,      /* every end depends on the root's begin */
+  VIPER_PICL_SHAPE_ALL_TO_ONE,      /* the root's end depends on every begin */
+  VIPER_PICL_SHAPE_PREFIX,          /* member i's end depends on the begins of members 0..i */
+} ViperPiclShape;
+
+ViperPiclShape viper_picl_collective_shape (gint64 ev);
+const char *viper_picl_collective_name (gint64 ev);     /* "barrier", ...; NULL if not one */
+/* From a collective's begin: its SUBSET (-1 = all, also when missing) and
+ * ROOT (-1 for the unrooted shapes). */
+gint64 viper_picl_collective_subset (const ViperTram *begin);
+gint64 viper_picl_collective_root (const ViperTram *begin);
 
 #define VIPER_PICL_REC_BEGIN (-3)
 #define VIPER_PICL_REC_END (-4)
@@ -73,6 +102,27 @@ typedef struct {
   gint64 src, dest, tag;
   double sent;              /* adjusted time of the send begin */
 } ViperPiclMessage;
+
+/* A processor's state from `time` on, decided from adjusted times. */
+typedef struct {
+  gint64 proc;
+  double time;
+  ViperPiclState state;
+} ViperPiclChange;
+
+/* The state changes the last applied tram decided (for the exports): a
+ * processor's changes are decided when its calls that overlap in time have
+ * all ended; each processor's come in time order. */
+const ViperPiclChange *viper_picl_model_changes (const ViperModel *m, guint *n);
+/* Bytes held by the model's per-channel and per-request tables (bounded by
+ * what is underway, not by every channel ever used). */
+gsize viper_picl_model_table_bytes (const ViperModel *m);
+/* TRUE while a communication call of the processor is open. */
+gboolean viper_picl_model_in_call (const ViperModel *m, gint64 proc);
+/* Smallest adjusted time applied (INFINITY before any). */
+double viper_picl_model_first_time (const ViperModel *m);
+/* Latest adjusted time of a tracing stop (-INFINITY before any). */
+double viper_picl_model_last_stop (const ViperModel *m);
 
 /* Appends the messages underway (ViperPiclMessage) to out, in order of
  * sending, and returns how many. */

@@ -15,12 +15,16 @@ sink (ViperDiagKind kind, const char *msg, gpointer data)
   if (kind == VIPER_DIAG_BAD_INPUT)
     {
       h->bad++;
+      g_free (h->last_bad);
+      h->last_bad = g_strdup (msg);
       if (g_test_verbose ())
         g_printerr ("bad: %s\n", msg);
     }
   else if (kind == VIPER_DIAG_WARNING)
     {
       h->warnings++;
+      g_free (h->last_warning);
+      h->last_warning = g_strdup (msg);
       if (g_test_verbose ())
         g_printerr ("warning: %s\n", msg);
     }
@@ -55,6 +59,8 @@ harness_clear (Harness *h)
   viper_diag_clear (&h->diag);
   g_array_unref (h->out);
   g_hash_table_destroy (h->offsets);
+  g_free (h->last_bad);
+  g_free (h->last_warning);
 }
 
 void
@@ -120,6 +126,9 @@ harness_small_options (ViperPiclGenOptions *o, guint64 seed)
   o->offset = skew < 0.2 ? 0 : skew * 2e-3;
   o->drift = skew < 0.2 ? 0 : skew * 1e-3;
   o->jitter = g_rand_double_range (r, 0, 5e-6);
+  /* drawn last, so the traces above stay what they were */
+  o->collectives = seed % 3 ? (guint) g_rand_int_range (r, 0, 5) : 0;
+  o->p_waitall = seed % 2 ? g_rand_double_range (r, 0, 0.8) : 0;
   o->delivery = VIPER_PICL_DELIVERY_SHUFFLED;
   g_rand_free (r);
 }

@@ -32,6 +32,8 @@ struct _Harness {
   guint64 inserts;
   guint64 bad;              /* bad-input reports */
   guint64 warnings;         /* inconsistency reports */
+  char *last_bad;           /* text of the last bad-input report */
+  char *last_warning;       /* text of the last warning */
   GArray *out;              /* of Transfer, in run order */
   GHashTable *offsets;      /* proc -> double* offset after its last transfer (for offset_before) */
   TransferFunc on_transfer;

@@ -42,7 +42,8 @@ check_trace (const ViperPiclGenTrace *t, const ViperPiclGenOptions *o, ViperTram
 {
   guint P = t->procs;
   guint32 *next_index = g_new0 (guint32, P + 1);
-  gint64 *open = g_new0 (gint64, P);
+  gint64 *open = g_new0 (gint64, P);    /* EV of the open call; 1 = waits open */
+  guint (*waits)[2] = g_malloc0 (sizeof (guint[2]) * P);
   double *last_true = g_new0 (double, P);
   guint total = t->global_lines;
   for (guint p = 0; p < P; p++)
@@ -77,10 +78,26 @@ check_trace (const ViperPiclGenTrace *t, const ViperPiclGenOptions *o, ViperTram
         g_assert_true (x.rec == -3 && x.ev == -901);
       else if (l->index == t->proc_lines[p] - 1)
         g_assert_true (x.rec == -4 && x.ev == -901);
+      else if (x.rec == -3 && (x.ev == -31 || x.ev == -61))
+        {
+          /* waits may overlap (a waitall), nothing else */
+          g_assert_true (open[p] == 0 || open[p] == 1);
+          open[p] = 1;
+          waits[p][x.ev == -61]++;
+        }
       else if (x.rec == -3)
         {
           g_assert_cmpint (open[p], ==, 0);
           open[p] = x.ev;
+        }
+      else if (x.ev == -31 || x.ev == -61)
+        {
+          g_assert_cmpint (x.rec, ==, -4);
+          g_assert_cmpint (open[p], ==, 1);
+          g_assert_cmpuint (waits[p][x.ev == -61], >, 0);
+          waits[p][x.ev == -61]--;
+          if (!waits[p][0] && !waits[p][1])
+            open[p] = 0;
         }
       else
         {
@@ -153,6 +170,7 @@ check_trace (const ViperPiclGenTrace *t, const ViperPiclGenOptions *o, ViperTram
   g_hash_table_destroy (taken);
   g_free (next_index);
   g_free (open);
+  g_free (waits);
   g_free (last_true);
 }
 

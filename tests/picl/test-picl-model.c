@@ -279,6 +279,213 @@ test_many_channels (void)
   fix_clear (&f);
 }
 
+
+/* The state changes of a processor in its history, "T:state T:state ...". */
+static char *
+states_of (const ViperModel *m, gint64 proc)
+{
+  GString *s = g_string_new (NULL);
+  for (guint i = 0; i < m->history->len; i++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (m->history, ViperHistoryEntry, i);
+      if (e->other >= 0 || e->module != proc)
+        continue;
+      g_string_append_printf (s, "%s%g:%s", s->len ? " " : "", e->t0, viper_picl_state_name ((ViperPiclState) e->state));
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+assert_states (const ViperModel *m, gint64 proc, const char *want)
+{
+  char *got = states_of (m, proc);
+  g_assert_cmpstr (got, ==, want);
+  g_free (got);
+}
+
+/* coNCePTuaL writes MPI_Waitall as waits that begin together and end
+ * together (issue 10 item 9): P0 waits from 30 for a receive and a send;
+ * the message it receives is sent at 45.  Each end closes its own wait,
+ * nothing is inconsistent, and P0 is idle 30-45, communicating 45-50. */
+static void
+test_overlapping_waits (void)
+{
+  Fix f;
+  fix_init (&f);
+  put (&f, "-3 -901 0 0 0 0", 0);
+  put (&f, "-3 -901 0 1 0 0", 0);
+  put (&f, "-3 -57 10 0 0 3 2 1 1 0", 10);
+  put (&f, "-4 -57 11 0 0 1 2 0", 11);
+  put (&f, "-3 -27 20 0 0 4 2 64 1 1 0", 20);
+  put (&f, "-4 -27 21 0 0 1 2 1", 21);
+  put (&f, "-3 -61 30 0 0 1 2 0", 30);
+  put (&f, "-3 -31 30 0 0 1 2 1", 30);
+  g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_IDLE);
+  put (&f, "-3 -52 40 1 0 3 2 1 0 0", 40);
+  put (&f, "-4 -52 41 1 0 4 2 64 1 0 0", 41);
+  put (&f, "-3 -21 45 1 0 4 2 64 1 0 0", 45);
+  g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -21 46 1 0 0", 46);
+  put (&f, "-4 -61 50 0 0 4 2 64 1 1 0", 50);
+  put (&f, "-4 -31 50 0 0 0", 50);
+  g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_BUSY);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 2);
+  assert_states (f.m, 0, "10:communicating 11:busy 20:communicating 21:busy 30:idle 45:communicating 50:busy");
+  /* the exports get the same decisions, in time order, when the last wait ends */
+  guint n;
+  const ViperPiclChange *c = viper_picl_model_changes (f.m, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpfloat (c[0].time, ==, 30);
+  g_assert_cmpint (c[0].state, ==, VIPER_PICL_IDLE);
+  g_assert_cmpfloat (c[1].time, ==, 45);
+  g_assert_cmpfloat (c[2].time, ==, 50);
+  /* waits still do not nest in anything else */
+  put (&f, "-3 -61 60 0 0 1 2 7", 60);
+  put (&f, "-3 -21 61 0 0 4 2 64 1 1 0", 61);
+  g_assert_cmpuint (f.m->inconsistent, ==, 1);
+  fix_clear (&f);
+}
+
+/* A state is decided from adjusted times, not from the order in which the
+ * send and the receive were applied (issue 10 item 10): the same trams in
+ * two valid run orders give the same history. */
+static void
+test_state_from_adjusted_times (void)
+{
+  static const char *const lines[][2] = {
+    { "-3 -52 10 1 0 3 2 7 0 0", "10" },
+    { "-3 -21 20 0 0 4 2 8 7 1 0", "20" },
+    { "-4 -21 21 0 0 0", "21" },
+    { "-4 -52 25 1 0 4 2 8 7 0 0", "25" },
+  };
+  static const guint orders[][4] = { { 0, 1, 2, 3 }, { 1, 2, 0, 3 }, { 1, 0, 2, 3 } };
+  for (guint o = 0; o < G_N_ELEMENTS (orders); o++)
+    {
+      Fix f;
+      fix_init (&f);
+      for (guint k = 0; k < 4; k++)
+        put (&f, lines[orders[o][k]][0], g_ascii_strtod (lines[orders[o][k]][1], NULL));
+      assert_states (f.m, 1, "10:idle 20:communicating 25:busy");
+      assert_states (f.m, 0, "20:communicating 21:busy");
+      g_assert_cmpuint (f.m->inconsistent, ==, 0);
+      fix_clear (&f);
+    }
+}
+
+/* Collectives by shape (issue 10 item 14): idle inside until the begins
+ * the end depends on; subsets defined more than once, identically, are
+ * fine; a conflicting definition is not. */
+static void
+test_collective_states (void)
+{
+  Fix f;
+  fix_init (&f);
+  put (&f, "-202 -812 0 -1 -1 4 2 5 2 0 1", 0);
+  put (&f, "-202 -812 0 -1 -1 4 2 5 2 0 1", 0);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  /* allreduce over all three: everyone idle until P2 begins at 5 */
+  put (&f, "-3 -782 1 0 0 2 2 8 5", 1);
+  put (&f, "-3 -782 2 1 0 2 2 8 5", 2);
+  g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_IDLE);
+  put (&f, "-3 -782 5 2 0 2 2 8 5", 5);
+  g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -782 6 0 0 1 2 5", 6);
+  put (&f, "-4 -782 6 1 0 1 2 5", 6);
+  put (&f, "-4 -782 6 2 0 1 2 5", 6);
+  assert_states (f.m, 0, "1:idle 5:communicating 6:busy");
+  assert_states (f.m, 2, "5:communicating 6:busy");
+  /* broadcast from P1: P0 waits for P1's begin at 12, P2 began after it */
+  put (&f, "-3 -785 10 0 0 3 2 8 1 5", 10);
+  put (&f, "-3 -785 12 1 0 3 2 8 1 5", 12);
+  put (&f, "-3 -785 13 2 0 3 2 8 1 5", 13);
+  put (&f, "-4 -785 14 0 0 1 2 8", 14);
+  put (&f, "-4 -785 14 1 0 1 2 8", 14);
+  put (&f, "-4 -785 14 2 0 1 2 8", 14);
+  assert_states (f.m, 0, "1:idle 5:communicating 6:busy 10:idle 12:communicating 14:busy");
+  assert_states (f.m, 1, "2:idle 5:communicating 6:busy 12:communicating 14:busy");
+  /* reduce to P2: only the root waits (for P0 at 22); non-roots end with -1 */
+  put (&f, "-3 -790 20 2 0 3 2 8 2 5", 20);
+  put (&f, "-3 -790 21 1 0 3 2 8 2 5", 21);
+  put (&f, "-4 -790 21.5 1 0 1 2 -1", 21.5);
+  put (&f, "-3 -790 22 0 0 3 2 8 2 5", 22);
+  put (&f, "-4 -790 22.5 0 0 1 2 -1", 22.5);
+  put (&f, "-4 -790 23 2 0 1 2 8", 23);
+  assert_states (f.m, 2, "5:communicating 6:busy 13:communicating 14:busy 20:idle 22:communicating 23:busy");
+  assert_states (f.m, 1, "2:idle 5:communicating 6:busy 12:communicating 14:busy 21:communicating 21.5:busy");
+  /* scan in the subset's order 2, 0, 1: P0 waits for P2 only */
+  put (&f, "-3 -792 30 0 0 2 2 8 5", 30);
+  put (&f, "-3 -792 31 1 0 2 2 8 5", 31);
+  put (&f, "-3 -792 33 2 0 2 2 8 5", 33);
+  put (&f, "-4 -792 34 0 0 1 2 8", 34);
+  put (&f, "-4 -792 34 1 0 1 2 8", 34);
+  put (&f, "-4 -792 34 2 0 1 2 8", 34);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  g_assert_cmpstr (viper_model_program_state (f.m), ==, "running");
+  /* a barrier without SUBSET is over all; an end before a begin it needs is inconsistent */
+  put (&f, "-3 -402 40 0 0 0", 40);
+  put (&f, "-4 -402 41 0 0 0", 41);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);  /* over -1 the model cannot know who is missing */
+  put (&f, "-3 -785 50 0 0 3 2 8 1 5", 50);
+  put (&f, "-4 -785 51 0 0 1 2 8", 51);
+  g_assert_cmpuint (f.m->inconsistent, ==, 1);
+  /* a conflicting redefinition is reported */
+  put (&f, "-202 -812 0 -1 -1 3 2 5 0 1", 0);
+  g_assert_cmpuint (f.m->inconsistent, ==, 2);
+  /* clock samples change nothing */
+  g_assert_false (put (&f, "-6 -951 60 0 0 4 2 1 100 200 300", 60));
+  fix_clear (&f);
+}
+
+/* Fresh tags every message: the channel tables hold what is underway, not
+ * every channel ever used (issue 10 item 20). */
+static void
+test_unique_tags_bounded (void)
+{
+  Fix f;
+  fix_init (&f);
+  char line[128];
+  for (int i = 0; i < 100000; i++)
+    {
+      g_snprintf (line, sizeof line, "-3 -21 %d 0 0 4 2 8 %d 1 0", i, i);
+      put (&f, line, i);
+      g_snprintf (line, sizeof line, "-4 -21 %d 0 0 0", i);
+      put (&f, line, i);
+      g_snprintf (line, sizeof line, "-3 -52 %d 1 0 3 2 %d 0 0", i, i);
+      put (&f, line, i);
+      g_snprintf (line, sizeof line, "-4 -52 %d 1 0 4 2 8 %d 0 0", i, i);
+      put (&f, line, i);
+    }
+  g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 100000);
+  g_assert_cmpuint (f.m->inconsistent, ==, 0);
+  /* 3 tags' worth: a few kilobytes, where one slot per channel ever seen took megabytes */
+  g_assert_cmpuint (viper_picl_model_table_bytes (f.m), <, 64 * 1024);
+  fix_clear (&f);
+}
+
+/* The program is not "terminated" whenever every processor seen so far has
+ * stopped (issue 10 item 11): P0's lines all come first, and it has sent
+ * a message nobody has received yet. */
+static void
+test_program_state_grouped (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  static const char *const lines[] = {
+    "-3 -901 0 0 0 0", "-3 -21 1 0 0 4 2 8 7 1 0", "-4 -21 2 0 0 0", "-4 -901 3 0 0 0",
+    "-3 -901 0 1 0 0", "-3 -52 1 1 0 3 2 7 0 0", "-4 -52 2 1 0 4 2 8 7 0 0", "-4 -901 4 1 0 0",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      harness_feed (&h, lines[i]);
+      if (i + 1 < G_N_ELEMENTS (lines))
+        g_assert_cmpstr (viper_model_program_state (h.model), ==, "running");
+    }
+  g_assert_cmpstr (viper_model_program_state (h.model), ==, "terminated");
+  g_assert_cmpfloat (viper_picl_model_last_stop (h.model), ==, 4);
+  harness_clear (&h);
+}
+
 /* The --state-out fields, through a real run. */
 static void
 test_state_json (void)
@@ -327,5 +534,10 @@ main (int argc, char **argv)
   g_test_add_func ("/picl/model/inconsistencies", test_inconsistencies);
   g_test_add_func ("/picl/model/many-channels", test_many_channels);
   g_test_add_func ("/picl/model/state-json", test_state_json);
+  g_test_add_func ("/picl/model/overlapping-waits", test_overlapping_waits);
+  g_test_add_func ("/picl/model/state-from-adjusted-times", test_state_from_adjusted_times);
+  g_test_add_func ("/picl/model/collective-states", test_collective_states);
+  g_test_add_func ("/picl/model/unique-tags-bounded", test_unique_tags_bounded);
+  g_test_add_func ("/picl/model/program-state-grouped", test_program_state_grouped);
   return g_test_run ();
 }

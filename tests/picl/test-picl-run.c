@@ -17,6 +17,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "picl-harness.h"
 
@@ -38,6 +39,8 @@ typedef struct {
   GArray **streams;         /* positions of each processor's lines, in delivery order */
   guint *prev;              /* the processor predecessor of each line, or NONE */
   guint *send_of;           /* receive end -> the send it pairs with (k-th on its channel), or NONE */
+  GArray **deps;            /* collective end -> the begins it depends on (lines), or NULL */
+  guint *def_of;            /* collective end -> the definition of its subset it needs, or NONE */
   guint *order;             /* a topological order of the lines that can ever leave */
   guint n_order;
 } Plan;
@@ -49,6 +52,182 @@ channel_key_hash (gint64 src, gint64 dest, gint64 tag)
 }
 
 /* lines: delivery order; msgs: (src, dest, tag) per message id. */
+/* Collective dependencies, worked out from the text of the lines: the k-th
+ * begin of (EV, SUBSET) on each member is instance k; an end depends on the
+ * begins its shape names (spec section 3). */
+typedef struct {
+  GHashTable *begin_of;     /* proc -> line + 1 */
+  gint64 root;
+} PlanInst;
+
+static gint64
+field_i64 (const char *text, guint f)
+{
+  gchar **w = g_strsplit_set (text, " \t", -1);
+  guint k = 0, n = 0;
+  gint64 v = G_MININT64;
+  for (; w[k]; k++)
+    if (w[k][0])
+      {
+        if (n == f)
+          {
+            v = g_ascii_strtoll (w[k], NULL, 10);
+            break;
+          }
+        n++;
+      }
+  g_strfreev (w);
+  return v;
+}
+
+static void
+plan_inst_free (gpointer x)
+{
+  PlanInst *pi = x;
+  g_hash_table_destroy (pi->begin_of);
+  g_free (pi);
+}
+
+static void
+plan_collectives (Plan *p, const GArray *lines, guint procs)
+{
+  p->deps = g_new0 (GArray *, p->n);
+  p->def_of = g_new (guint, p->n);
+  for (guint i = 0; i < p->n; i++)
+    p->def_of[i] = NONE;
+  GHashTable *subsets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+  GHashTable *def_line = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint k = 0; k < p->streams[0]->len; k++)
+    {
+      const char *text = g_array_index (lines, ViperPiclGenLine, g_array_index (p->streams[0], guint, k)).text;
+      if (!g_str_has_prefix (text, "-202 -812 "))
+        continue;
+      gint64 n = field_i64 (text, 5), id = field_i64 (text, 7);
+      if (g_hash_table_contains (subsets, &id))
+        continue;
+      g_hash_table_insert (def_line, g_memdup2 (&id, sizeof id),
+                           GUINT_TO_POINTER (g_array_index (p->streams[0], guint, k) + 1));
+      GArray *mem = g_array_new (FALSE, FALSE, sizeof (gint64));
+      for (gint64 f = 1; f < n; f++)
+        {
+          gint64 v = field_i64 (text, 7 + (guint) f);
+          g_array_append_val (mem, v);
+        }
+      g_hash_table_insert (subsets, g_memdup2 (&id, sizeof id), mem);
+    }
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (gint64 q = 0; q < (gint64) procs; q++)
+    g_array_append_val (all, q);
+  GHashTable *insts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, plan_inst_free);
+  GHashTable *nth = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GArray *ends = g_array_new (FALSE, FALSE, sizeof (guint));
+  GPtrArray *end_inst = g_ptr_array_new_with_free_func (g_free);
+  for (guint s = 1; s < p->n_streams; s++)
+    {
+      GArray *open = g_array_new (FALSE, FALSE, sizeof (gint64[2]));   /* (ev, subset) begun, not ended */
+      for (guint k = 0; k < p->streams[s]->len; k++)
+        {
+          guint i = g_array_index (p->streams[s], guint, k);
+          const char *text = g_array_index (lines, ViperPiclGenLine, i).text;
+          gint64 rec = field_i64 (text, 0), ev = field_i64 (text, 1);
+          ViperPiclShape shape = viper_picl_collective_shape (ev);
+          if (shape == VIPER_PICL_SHAPE_NONE)
+            continue;
+          gint64 proc = (gint64) s - 1;
+          if (rec == -3)
+            {
+              gint64 nd = field_i64 (text, 5);
+              gboolean rooted = shape == VIPER_PICL_SHAPE_ONE_TO_ALL || shape == VIPER_PICL_SHAPE_ALL_TO_ONE;
+              guint sf = ev == -402 ? 0 : rooted ? 2 : 1;
+              gint64 subset = nd > (gint64) sf ? field_i64 (text, 7 + sf) : -1;
+              gint64 pair[2] = { ev, subset };
+              g_array_append_val (open, pair);
+              char *ck = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, ev, subset, proc);
+              guint kth = GPOINTER_TO_UINT (g_hash_table_lookup (nth, ck));
+              g_hash_table_insert (nth, ck, GUINT_TO_POINTER (kth + 1));
+              char *ik = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%u", ev, subset, kth);
+              PlanInst *pi = g_hash_table_lookup (insts, ik);
+              if (!pi)
+                {
+                  pi = g_new0 (PlanInst, 1);
+                  pi->begin_of = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+                  pi->root = -1;
+                  g_hash_table_insert (insts, g_strdup (ik), pi);
+                }
+              g_hash_table_insert (pi->begin_of, g_memdup2 (&proc, sizeof proc), GUINT_TO_POINTER (i + 1));
+              if (rooted)
+                pi->root = field_i64 (text, 8);
+              g_free (ik);
+            }
+          else if (open->len)
+            {
+              gint64 *pair = &g_array_index (open, gint64, 0);
+              char *ck = g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "e", pair[0],
+                                          pair[1], proc);
+              guint kth = GPOINTER_TO_UINT (g_hash_table_lookup (nth, ck));
+              g_hash_table_insert (nth, ck, GUINT_TO_POINTER (kth + 1));
+              g_array_append_val (ends, i);
+              g_ptr_array_add (end_inst, g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%u", pair[0],
+                                                          pair[1], kth));
+              g_array_remove_index (open, 0);
+            }
+        }
+      g_array_unref (open);
+    }
+  for (guint e = 0; e < ends->len; e++)
+    {
+      guint i = g_array_index (ends, guint, e);
+      const ViperPiclGenLine *l = &g_array_index (lines, ViperPiclGenLine, i);
+      const char *ik = end_inst->pdata[e];
+      PlanInst *pi = g_hash_table_lookup (insts, ik);
+      gint64 ev = 0, subset = 0;
+      sscanf (ik, "%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, &ev, &subset);
+      const GArray *mem = subset == -1 ? all : g_hash_table_lookup (subsets, &subset);
+      GArray *d = g_array_new (FALSE, FALSE, sizeof (guint));
+      if (!mem)
+        {
+          /* its subset's definition was lost: it can never be matched */
+          g_array_append_val (d, (guint) { NONE });
+          p->deps[i] = d;
+          continue;
+        }
+      ViperPiclShape shape = viper_picl_collective_shape (ev);
+      for (guint k = 0; k < mem->len; k++)
+        {
+          gint64 q = g_array_index (mem, gint64, k);
+          gboolean need;
+          switch (shape)
+            {
+            case VIPER_PICL_SHAPE_ONE_TO_ALL: need = q == pi->root; break;
+            case VIPER_PICL_SHAPE_ALL_TO_ONE: need = l->proc == pi->root; break;
+            case VIPER_PICL_SHAPE_PREFIX:
+              {
+                need = TRUE;
+                for (guint j = 0; j <= k; j++)
+                  if (g_array_index (mem, gint64, j) == l->proc && j < k)
+                    need = FALSE;
+                break;
+              }
+            default: need = TRUE; break;
+            }
+          guint b = GPOINTER_TO_UINT (g_hash_table_lookup (pi->begin_of, &q));
+          /* a begin that is missing (a lost line) holds the end for good: NONE */
+          if (need && q != l->proc)
+            g_array_append_val (d, (guint) { b ? b - 1 : NONE });
+        }
+      p->deps[i] = d;
+      if (subset != -1)
+        p->def_of[i] = GPOINTER_TO_UINT (g_hash_table_lookup (def_line, &subset)) - 1;
+    }
+  g_hash_table_destroy (def_line);
+  g_array_unref (ends);
+  g_ptr_array_unref (end_inst);
+  g_hash_table_destroy (nth);
+  g_hash_table_destroy (insts);
+  g_hash_table_destroy (subsets);
+  g_array_unref (all);
+}
+
 static void
 plan_init (Plan *p, const GArray *lines, guint procs, const GArray *msgs)
 {
@@ -105,6 +284,7 @@ plan_init (Plan *p, const GArray *lines, guint procs, const GArray *msgs)
       }
   g_hash_table_destroy (sends);
   g_hash_table_destroy (taken);
+  plan_collectives (p, lines, procs);
 
   /* walk: advance every processor as far as its receive ends allow */
   p->order = g_new (guint, p->n);
@@ -119,6 +299,13 @@ plan_init (Plan *p, const GArray *lines, guint procs, const GArray *msgs)
             guint i = g_array_index (p->streams[s], guint, cur[s]);
             const ViperPiclGenLine *l = &g_array_index (lines, ViperPiclGenLine, i);
             if (l->role == VIPER_PICL_LINE_RECV_END && (p->send_of[i] == NONE || !done[p->send_of[i]]))
+              break;
+            gboolean ready = TRUE;
+            for (guint d = 0; p->deps[i] && d < p->deps[i]->len && ready; d++)
+              ready = g_array_index (p->deps[i], guint, d) != NONE && done[g_array_index (p->deps[i], guint, d)];
+            if (p->def_of[i] != NONE && !done[p->def_of[i]])
+              ready = FALSE;
+            if (!ready)
               break;
             done[i] = 1;
             p->order[p->n_order++] = i;
@@ -139,6 +326,11 @@ plan_clear (Plan *p)
   g_free (p->prev);
   g_free (p->send_of);
   g_free (p->order);
+  for (guint i = 0; i < p->n; i++)
+    if (p->deps[i])
+      g_array_unref (p->deps[i]);
+  g_free (p->deps);
+  g_free (p->def_of);
 }
 
 /* ---- the property check ------------------------------------------------------ */
@@ -298,6 +490,8 @@ replay_and_check (const ViperPiclGenTrace *trace, double decay, guint64 seed)
         a = oracle[plan.prev[i]];
       if (plan.send_of[i] != NONE && oracle[plan.send_of[i]] > a)
         a = oracle[plan.send_of[i]];
+      for (guint d = 0; plan.deps[i] && d < plan.deps[i]->len; d++)
+        a = MAX (a, oracle[g_array_index (plan.deps[i], guint, d)]);
       oracle[i] = a;
       if (a - c.time[i] > off[s])
         off[s] = a - c.time[i];
@@ -468,6 +662,10 @@ test_minimal_delay (void)
             e = MAX (e, expect[plan.prev[i]]);
           if (plan.send_of[i] != NONE)
             e = MAX (e, expect[plan.send_of[i]]);
+          for (guint d = 0; plan.deps[i] && d < plan.deps[i]->len; d++)
+            e = MAX (e, expect[g_array_index (plan.deps[i], guint, d)]);
+          if (plan.def_of[i] != NONE)
+            e = MAX (e, expect[plan.def_of[i]]);     /* the group must be known */
           expect[i] = e;
         }
       Harness h;
@@ -511,6 +709,7 @@ test_incomplete (void)
       do
         drop = (guint) g_rand_int_range (r, 0, (gint32) t->lines->len);
       while (s % 2 == 0 && LINE (t, drop)->role != VIPER_PICL_LINE_SEND);
+      const char *dropped = LINE (t, drop)->text;
       g_array_remove_index (t->lines, drop);
 
       Plan plan;
@@ -535,7 +734,7 @@ test_incomplete (void)
         }
       for (guint i = 0; i < t->lines->len; i++)
         if (left[i] != can[i])
-          g_error ("seed %u, dropped line %u: '%s' %s but should %s", s, drop, LINE (t, i)->text,
+          g_error ("seed %u, dropped line %u '%s': '%s' %s but should %s", s, drop, dropped, LINE (t, i)->text,
                    left[i] ? "left" : "is pending", can[i] ? "leave" : "stay pending");
 
       ViperCounts counts;
@@ -568,8 +767,42 @@ test_incomplete (void)
           g_assert_cmpuint (e->trams, ==, count);
           guint head = g_array_index (lst, guint, first);
           const ViperPiclGenLine *hl = LINE (t, head);
+          if (plan.deps[head])
+            {
+              /* a collective's end: it names a missing begin (or the missing group) */
+              char *pre = g_strdup_printf ("the begin of collective %" G_GINT64_FORMAT " #", field_i64 (hl->text, 1));
+              if (!g_str_has_prefix (e->waiting_for, pre) && !g_str_has_prefix (e->waiting_for, "the definition of group "))
+                g_error ("seed %u: stuck on '%s': %s", s, hl->text, e->waiting_for);
+              g_free (pre);
+              held++;
+              continue;
+            }
           g_assert_cmpint (hl->role, ==, VIPER_PICL_LINE_RECV_END);
           const ViperPiclGenMessage *m = &g_array_index (t->messages, ViperPiclGenMessage, hl->message);
+          if (plan.send_of[head] != NONE)
+            {
+              /* its send begin is there but held up itself (behind a collective) */
+              guint sl = plan.send_of[head];
+              GArray *ss = plan.streams[LINE (t, sl)->proc + 1];
+              guint seq = 0;
+              while (g_array_index (ss, guint, seq) != sl)
+                seq++;
+              char *w = g_strdup_printf ("%s seq %u of proc %" G_GINT64_FORMAT " (send of proc %" G_GINT64_FORMAT ")",
+                                         g_str_has_prefix (LINE (t, sl)->text, "-3 -21") ? "SEND BEGIN" : "ISEND BEGIN",
+                                         seq + 1, LINE (t, sl)->proc, LINE (t, sl)->proc);
+              /* or, when the send's list stalls behind a collective over a
+               * subset whose definition was lost, not even claimed yet */
+              char *w2 = g_strdup_printf ("the primitive of %s seq %u of proc %" G_GINT64_FORMAT
+                                          " (no matching start from proc %" G_GINT64_FORMAT " yet)",
+                                          g_str_has_prefix (hl->text, "-4 -52") ? "RECV END" : "RECV WAIT END",
+                                          first + 1, hl->proc, m->src);
+              if (strcmp (e->waiting_for, w) != 0 && strcmp (e->waiting_for, w2) != 0)
+                g_error ("seed %u: '%s' not '%s'", s, e->waiting_for, w);
+              g_free (w);
+              g_free (w2);
+              held++;
+              continue;
+            }
           char *want = g_strdup_printf ("the primitive of %s seq %u of proc %" G_GINT64_FORMAT
                                         " (no matching start from proc %" G_GINT64_FORMAT " yet)",
                                         g_str_has_prefix (hl->text, "-4 -52") ? "RECV END" : "RECV WAIT END",
@@ -774,6 +1007,10 @@ test_table_and_bad_lines (void)
     { -3, -901 }, { -4, -901 }, { -3, -21 }, { -4, -21 }, { -3, -27 }, { -4, -27 }, { -3, -31 }, { -4, -31 },
     { -3, -52 }, { -4, -52 }, { -3, -57 }, { -4, -57 }, { -3, -61 }, { -4, -61 }, { -202, -812 },
     { -3, -402 }, { -4, -402 }, { -3, -911 }, { -4, -911 },
+    /* the collectives of the COMMON contract and the clock-sync sample */
+    { -3, -782 }, { -4, -782 }, { -3, -783 }, { -4, -783 }, { -3, -784 }, { -4, -784 }, { -3, -785 }, { -4, -785 },
+    { -3, -786 }, { -4, -786 }, { -3, -787 }, { -4, -787 }, { -3, -790 }, { -4, -790 }, { -3, -791 }, { -4, -791 },
+    { -3, -792 }, { -4, -792 }, { -6, -951 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (known); i++)
     g_assert_cmpuint (viper_paradigm_type_index (&viper_picl_paradigm, known[i][0], known[i][1]), !=,
@@ -797,6 +1034,42 @@ test_table_and_bad_lines (void)
   g_assert_cmpuint (h.bad, ==, 1);
   g_assert_cmpint (g_array_index (h.out, Transfer, 0).seq, ==, 1);
   g_assert_cmpint (g_array_index (h.out, Transfer, 3).seq, ==, 4);
+  harness_clear (&h);
+}
+
+/* What real writers write (spec section 1): a barrier begin without SUBSET
+ * is over all processors, a send without DESTPROCESS goes to process 0.
+ * Both are accepted and replayed; a send without DEST is still bad input,
+ * with the reason docs/formats.md lists. */
+static void
+test_real_writers (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  g_assert_true (harness_feed (&h, "-3 -901 0 0 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -901 0 1 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -402 1 0 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -402 1 1 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -402 2 0 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -402 2 1 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -27 3 0 0 3 2 64 7 1"));
+  g_assert_true (harness_feed (&h, "-4 -27 4 0 0 1 2 0"));
+  g_assert_true (harness_feed (&h, "-3 -21 5 0 0 3 2 64 7 1"));
+  g_assert_true (harness_feed (&h, "-4 -21 6 0 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -52 3 1 0 3 2 7 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -52 8 1 0 4 2 64 7 0 0"));
+  g_assert_true (harness_feed (&h, "-3 -52 9 1 0 3 2 7 0 0"));
+  g_assert_true (harness_feed (&h, "-4 -52 10 1 0 4 2 64 7 0 0"));
+  g_assert_false (harness_feed (&h, "-3 -21 11 0 0 2 2 64 7"));
+  g_assert_cmpstr (h.last_bad, ==, "gen.trc:15:23: SEND BEGIN needs at least 3 data fields, has 2");
+  ViperCounts c;
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (h.bad, ==, 1);
+  g_assert_cmpuint (h.model->inconsistent, ==, 0);
+  g_assert_cmpuint (viper_picl_model_messages (h.model), ==, 2);
+  g_assert_cmpuint (viper_picl_model_received (h.model, 1), ==, 2);
   harness_clear (&h);
 }
 
@@ -835,6 +1108,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/picl/run/table-and-bad-lines", test_table_and_bad_lines);
   g_test_add_func ("/picl/run/unmatched-receive", test_unmatched_receive);
+  g_test_add_func ("/picl/run/real-writers", test_real_writers);
   g_test_add_func ("/picl/run/decay", test_decay);
   g_test_add_func ("/picl/run/crossing-messages", test_crossing_messages);
   g_test_add_func ("/picl/run/property/scrambled", test_property_random);

@@ -1,0 +1,552 @@
+/* join.c - the rendezvous of collectives (join.h explains the rules).
+ *
+ * Counters per (kind, group, module) number each module's BEGINs, ENDs and
+ * transferred BEGINs, so the k-th of each meets instance k.  An instance
+ * keeps one record per member: whether its BEGIN was transferred and at
+ * which adjusted time, and the ENDs waiting for it.  An END claimed while
+ * some BEGIN it needs is not transferred gets one Waiter with the count of
+ * the missing BEGINs and one dependency in the run (t->waits), so a group of
+ * any size costs a single wait on the tram; each BEGIN's transfer lowers the
+ * count and raises the END's adjusted-time bound.  An instance is dropped
+ * once every member's END was claimed and every BEGIN transferred.
+ */
+#include <math.h>
+#include <string.h>
+#include "join.h"
+#include "seqlist.h"
+
+typedef struct {
+  gint64 kind, group, proc;
+  gint64 begins, ends, transferred;
+} Count;
+
+typedef struct {
+  gint64 kind, group, k;
+} InstKey;
+
+/* Groups of a member's BEGINs of one kind that have no END yet, oldest first. */
+typedef struct {
+  gint64 kind, proc, zero;
+  GArray *groups;
+  guint head;
+} Open;
+
+typedef struct {
+  ViperTram *t;
+  InstKey inst;
+  guint missing;
+} Waiter;
+
+typedef struct {
+  gint64 proc;
+  gboolean transferred;
+  double adjusted;
+  GPtrArray *waiters;       /* Waiter*, or NULL */
+} Member;
+
+/* A defined group.  An END over it also waits for the definition to be
+ * transferred (without taking its time), so that the model has applied
+ * the definition before it applies the END. */
+typedef struct {
+  GArray *members;          /* gint64, in order */
+  gboolean transferred;
+  GPtrArray *waiters;       /* Waiter*, or NULL */
+} GroupRec;
+
+typedef struct {
+  InstKey key;
+  GHashTable *members;      /* gint64* proc -> Member* */
+  gint64 root;
+  guint n_members;          /* fixed by the first END claimed (0 before) */
+  guint ends, transferred;
+} Inst;
+
+struct _ViperJoin {
+  const ViperJoinClass *cls;
+  GHashTable *counts;       /* Count* (key: first three fields) */
+  GHashTable *insts;        /* InstKey* -> Inst* */
+  GHashTable *groups;       /* gint64* -> GroupRec* */
+  GHashTable *stalls;       /* gint64* group -> GPtrArray* of ViperSeqList* */
+  GHashTable *waiting;      /* ViperTram* -> Waiter* */
+  GHashTable *open;         /* Open* (key: first three fields) */
+  GArray *modules;          /* known modules >= 0, sorted */
+};
+
+static guint
+key3_hash (gint64 a, gint64 b, gint64 c)
+{
+  guint64 h = (guint64) a * 0x9E3779B97F4A7C15ull;
+  h ^= ((guint64) b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+  h = (h ^ (h >> 29)) + (guint64) c * 0x165667B19E3779F9ull;
+  return (guint) (h ^ (h >> 32));
+}
+
+static guint
+triple_hash (gconstpointer p)
+{
+  const gint64 *k = p;
+  return key3_hash (k[0], k[1], k[2]);
+}
+
+static gboolean
+triple_equal (gconstpointer a, gconstpointer b)
+{
+  const gint64 *x = a, *y = b;
+  return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+}
+
+static void
+member_free (gpointer p)
+{
+  Member *m = p;
+  if (m->waiters)
+    g_ptr_array_unref (m->waiters);
+  g_free (m);
+}
+
+static void
+inst_free (gpointer p)
+{
+  Inst *i = p;
+  g_hash_table_destroy (i->members);
+  g_free (i);
+}
+
+static void
+open_free (gpointer p)
+{
+  Open *o = p;
+  g_array_unref (o->groups);
+  g_free (o);
+}
+
+static void
+group_free (gpointer p)
+{
+  GroupRec *g = p;
+  g_array_unref (g->members);
+  if (g->waiters)
+    g_ptr_array_unref (g->waiters);
+  g_free (g);
+}
+
+static void
+ptr_array_free (gpointer p)
+{
+  g_ptr_array_unref (p);
+}
+
+ViperJoin *
+viper_join_new (const ViperJoinClass *cls)
+{
+  ViperJoin *j = g_new0 (ViperJoin, 1);
+  j->cls = cls;
+  j->counts = g_hash_table_new_full (triple_hash, triple_equal, NULL, g_free);
+  j->insts = g_hash_table_new_full (triple_hash, triple_equal, NULL, inst_free);
+  j->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, group_free);
+  j->stalls = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, ptr_array_free);
+  j->waiting = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  j->open = g_hash_table_new_full (triple_hash, triple_equal, NULL, open_free);
+  j->modules = g_array_new (FALSE, FALSE, sizeof (gint64));
+  return j;
+}
+
+void
+viper_join_reset (ViperJoin *j)
+{
+  g_hash_table_remove_all (j->counts);
+  g_hash_table_remove_all (j->insts);
+  g_hash_table_remove_all (j->groups);
+  g_hash_table_remove_all (j->stalls);
+  g_hash_table_remove_all (j->waiting);
+  g_hash_table_remove_all (j->open);
+  g_array_set_size (j->modules, 0);
+}
+
+void
+viper_join_free (ViperJoin *j)
+{
+  if (!j)
+    return;
+  g_hash_table_destroy (j->insts);      /* members hold waiters: before `waiting` */
+  g_hash_table_destroy (j->counts);
+  g_hash_table_destroy (j->groups);
+  g_hash_table_destroy (j->stalls);
+  g_hash_table_destroy (j->waiting);
+  g_hash_table_destroy (j->open);
+  g_array_unref (j->modules);
+  g_free (j);
+}
+
+void
+viper_join_add_module (ViperJoin *j, gint64 proc)
+{
+  if (proc < 0)
+    return;
+  guint lo = 0, hi = j->modules->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (j->modules, gint64, mid) < proc)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < j->modules->len && g_array_index (j->modules, gint64, lo) == proc)
+    return;
+  g_array_insert_val (j->modules, lo, proc);
+}
+
+static Count *
+count_get (ViperJoin *j, gint64 kind, gint64 group, gint64 proc)
+{
+  gint64 key[3] = { kind, group, proc };
+  Count *c = g_hash_table_lookup (j->counts, key);
+  if (!c)
+    {
+      c = g_new0 (Count, 1);
+      c->kind = kind, c->group = group, c->proc = proc;
+      g_hash_table_add (j->counts, c);
+    }
+  return c;
+}
+
+static Open *
+open_get (ViperJoin *j, gint64 kind, gint64 proc, gboolean create)
+{
+  gint64 key[3] = { kind, proc, 0 };
+  Open *o = g_hash_table_lookup (j->open, key);
+  if (!o && create)
+    {
+      o = g_new0 (Open, 1);
+      o->kind = kind, o->proc = proc;
+      o->groups = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_hash_table_add (j->open, o);
+    }
+  return o;
+}
+
+/* The group of an END: named, or its member's oldest open BEGIN's;
+ * VIPER_JOIN_GROUP_OF_BEGIN when it has none (a lone END joins nothing). */
+static gint64
+end_group (ViperJoin *j, gint64 kind, gint64 group, gint64 proc)
+{
+  Open *o = open_get (j, kind, proc, FALSE);
+  if (!o || o->head >= o->groups->len)
+    return VIPER_JOIN_GROUP_OF_BEGIN;
+  return group != VIPER_JOIN_GROUP_OF_BEGIN ? group : g_array_index (o->groups, gint64, o->head);
+}
+
+static void
+open_pop (ViperJoin *j, gint64 kind, gint64 proc)
+{
+  Open *o = open_get (j, kind, proc, FALSE);
+  if (!o || o->head >= o->groups->len)
+    return;
+  if (++o->head == o->groups->len)
+    {
+      g_array_set_size (o->groups, 0);
+      o->head = 0;
+    }
+}
+
+static Inst *
+inst_get (ViperJoin *j, gint64 kind, gint64 group, gint64 k, gboolean create)
+{
+  InstKey key = { kind, group, k };
+  Inst *i = g_hash_table_lookup (j->insts, &key);
+  if (!i && create)
+    {
+      i = g_new0 (Inst, 1);
+      i->key = key;
+      i->root = -1;
+      i->members = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, member_free);
+      g_hash_table_insert (j->insts, &i->key, i);
+    }
+  return i;
+}
+
+static Member *
+member_get (Inst *i, gint64 proc)
+{
+  Member *m = g_hash_table_lookup (i->members, &proc);
+  if (!m)
+    {
+      m = g_new0 (Member, 1);
+      m->proc = proc;
+      g_hash_table_insert (i->members, &m->proc, m);
+    }
+  return m;
+}
+
+static void
+inst_maybe_drop (ViperJoin *j, Inst *i)
+{
+  if (i->n_members && i->ends >= i->n_members && i->transferred >= i->n_members
+      && i->transferred >= g_hash_table_size (i->members))
+    g_hash_table_remove (j->insts, &i->key);
+}
+
+/* The members of group, in order; NULL when it is not defined (group -1:
+ * the modules known so far unless defined). */
+static const GArray *
+group_members (ViperJoin *j, gint64 group)
+{
+  const GroupRec *g = g_hash_table_lookup (j->groups, &group);
+  if (g)
+    return g->members;
+  return group == -1 ? j->modules : NULL;
+}
+
+static void
+define_group (ViperJoin *j, const ViperTram *t, GPtrArray *resume)
+{
+  gint64 group;
+  const gint64 *members;
+  guint n;
+  if (!j->cls->group_def || !j->cls->group_def (t, &group, &members, &n))
+    return;
+  if (!g_hash_table_contains (j->groups, &group))
+    {
+      /* the first definition counts; repeats (one per member's file) change nothing */
+      GroupRec *g = g_new0 (GroupRec, 1);
+      g->members = g_array_sized_new (FALSE, FALSE, sizeof (gint64), n);
+      g_array_append_vals (g->members, members, n);
+      g_hash_table_insert (j->groups, g_memdup2 (&group, sizeof group), g);
+    }
+  GPtrArray *stalled = g_hash_table_lookup (j->stalls, &group);
+  if (stalled)
+    {
+      for (guint i = 0; i < stalled->len; i++)
+        {
+          ViperSeqList *l = stalled->pdata[i];
+          l->stalled = FALSE;
+          g_ptr_array_add (resume, l);
+        }
+      g_hash_table_remove (j->stalls, &group);
+    }
+}
+
+static void
+wait_for (ViperJoin *j, Inst *i, ViperTram *t, gint64 proc, Waiter **w)
+{
+  Member *m = member_get (i, proc);
+  if (m->transferred)
+    {
+      if (t->adjusted < m->adjusted)
+        t->adjusted = m->adjusted;
+      return;
+    }
+  if (!*w)
+    {
+      *w = g_new0 (Waiter, 1);
+      (*w)->t = t;
+      (*w)->inst = i->key;
+      g_hash_table_insert (j->waiting, t, *w);
+    }
+  if (!m->waiters)
+    m->waiters = g_ptr_array_new ();
+  g_ptr_array_add (m->waiters, *w);
+  (*w)->missing++;
+}
+
+static void
+claim_end (ViperJoin *j, ViperTram *t, gint64 kind, gint64 group, ViperJoinShape shape, const GArray *members)
+{
+  Count *c = count_get (j, kind, group, t->proc);
+  Inst *i = inst_get (j, kind, group, c->ends++, TRUE);
+  if (!i->n_members)
+    i->n_members = MAX (members->len, 1u);
+  i->ends++;
+  const gint64 *mem = (const gint64 *) (gpointer) members->data;
+  guint upto = members->len;
+  Waiter *w = NULL;
+  switch (shape)
+    {
+    case VIPER_JOIN_ONE_TO_ALL:
+      if (i->root >= 0 && i->root != t->proc)
+        wait_for (j, i, t, i->root, &w);
+      upto = 0;
+      break;
+    case VIPER_JOIN_ALL_TO_ONE:
+      if (t->proc != i->root)
+        upto = 0;
+      break;
+    case VIPER_JOIN_PREFIX:
+      {
+        guint me = members->len;
+        for (guint k = 0; k < members->len && me == members->len; k++)
+          if (mem[k] == t->proc)
+            me = k;
+        upto = me < members->len ? me : 0;
+        break;
+      }
+    case VIPER_JOIN_ALL_TO_ALL:
+    default:
+      break;
+    }
+  for (guint k = 0; k < upto; k++)
+    if (mem[k] != t->proc)
+      wait_for (j, i, t, mem[k], &w);
+  GroupRec *g = g_hash_table_lookup (j->groups, &group);
+  if (g && !g->transferred)
+    {
+      if (!w)
+        {
+          w = g_new0 (Waiter, 1);
+          w->t = t;
+          w->inst = i->key;
+          g_hash_table_insert (j->waiting, t, w);
+        }
+      if (!g->waiters)
+        g->waiters = g_ptr_array_new ();
+      g_ptr_array_add (g->waiters, w);
+      w->missing++;
+    }
+  if (w)
+    t->waits++;
+  inst_maybe_drop (j, i);
+}
+
+gboolean
+viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume)
+{
+  gint64 kind = 0, group = -1, root = -1;
+  ViperJoinShape shape = VIPER_JOIN_ALL_TO_ALL;
+  switch (j->cls->classify (t, &kind, &group, &root, &shape))
+    {
+    case VIPER_JOIN_GROUP:
+      define_group (j, t, resume);
+      return TRUE;
+    case VIPER_JOIN_BEGIN:
+      {
+        Count *c = count_get (j, kind, group, t->proc);
+        Inst *i = inst_get (j, kind, group, c->begins++, TRUE);
+        member_get (i, t->proc);
+        g_array_append_val (open_get (j, kind, t->proc, TRUE)->groups, group);
+        if (root >= 0)
+          i->root = root;
+        return TRUE;
+      }
+    case VIPER_JOIN_END:
+      {
+        group = end_group (j, kind, group, t->proc);
+        if (group == VIPER_JOIN_GROUP_OF_BEGIN)
+          return TRUE;
+        const GArray *members = group_members (j, group);
+        if (!members)
+          {
+            GPtrArray *stalled = g_hash_table_lookup (j->stalls, &group);
+            if (!stalled)
+              {
+                stalled = g_ptr_array_new ();
+                g_hash_table_insert (j->stalls, g_memdup2 (&group, sizeof group), stalled);
+              }
+            g_ptr_array_add (stalled, l);
+            l->stalled = TRUE;
+            return FALSE;
+          }
+        open_pop (j, kind, t->proc);
+        claim_end (j, t, kind, group, shape, members);
+        return TRUE;
+      }
+    case VIPER_JOIN_NONE:
+    default:
+      return TRUE;
+    }
+}
+
+/* A dependency of each waiter was transferred at adjusted (-inf: no time bound). */
+static void
+wake (ViperJoin *j, GPtrArray *waiters, double adjusted, ViperJoinReadyFunc ready, gpointer data)
+{
+  if (!waiters)
+    return;
+  for (guint k = 0; k < waiters->len; k++)
+    {
+      Waiter *w = waiters->pdata[k];
+      ViperTram *e = w->t;
+      if (e->adjusted < adjusted)
+        e->adjusted = adjusted;
+      if (--w->missing)
+        continue;
+      g_hash_table_remove (j->waiting, e);
+      e->waits--;
+      if (!e->waits)
+        ready (e, data);
+    }
+  g_ptr_array_unref (waiters);
+}
+
+void
+viper_join_transferred (ViperJoin *j, const ViperTram *t, ViperJoinReadyFunc ready, gpointer data)
+{
+  gint64 kind = 0, group = -1, root = -1;
+  ViperJoinShape shape = VIPER_JOIN_ALL_TO_ALL;
+  ViperJoinRole role = j->cls->classify (t, &kind, &group, &root, &shape);
+  if (role == VIPER_JOIN_GROUP)
+    {
+      const gint64 *members;
+      guint n;
+      GroupRec *g = j->cls->group_def && j->cls->group_def (t, &group, &members, &n)
+                    ? g_hash_table_lookup (j->groups, &group) : NULL;
+      if (g && !g->transferred)
+        {
+          g->transferred = TRUE;
+          wake (j, g->waiters, -INFINITY, ready, data);
+          g->waiters = NULL;
+        }
+      return;
+    }
+  if (role != VIPER_JOIN_BEGIN)
+    return;
+  Count *c = count_get (j, kind, group, t->proc);
+  Inst *i = inst_get (j, kind, group, c->transferred++, FALSE);
+  if (!i)
+    return;
+  Member *m = member_get (i, t->proc);
+  m->transferred = TRUE;
+  m->adjusted = t->adjusted;
+  i->transferred++;
+  GPtrArray *waiters = m->waiters;
+  m->waiters = NULL;
+  wake (j, waiters, t->adjusted, ready, data);
+  inst_maybe_drop (j, i);
+}
+
+char *
+viper_join_explain (const ViperJoin *j, const ViperTram *t)
+{
+  const Waiter *w = g_hash_table_lookup (j->waiting, t);
+  if (w)
+    {
+      const Inst *i = g_hash_table_lookup (j->insts, &w->inst);
+      gint64 first = -1;
+      if (i)
+        {
+          GHashTableIter it;
+          gpointer v;
+          g_hash_table_iter_init (&it, i->members);
+          while (g_hash_table_iter_next (&it, NULL, &v))
+            {
+              const Member *m = v;
+              if (m->waiters && g_ptr_array_find (m->waiters, w, NULL) && (first < 0 || m->proc < first))
+                first = m->proc;
+            }
+        }
+      if (first < 0)
+        return g_strdup_printf ("the definition of group %" G_GINT64_FORMAT " to leave (collective %" G_GINT64_FORMAT
+                                " #%" G_GINT64_FORMAT ")", w->inst.group, w->inst.kind, w->inst.k + 1);
+      return g_strdup_printf ("the begin of collective %" G_GINT64_FORMAT " #%" G_GINT64_FORMAT " over group %"
+                              G_GINT64_FORMAT " on proc %" G_GINT64_FORMAT " (%u begin%s missing)",
+                              w->inst.kind, w->inst.k + 1, w->inst.group, first, w->missing,
+                              w->missing == 1 ? "" : "s");
+    }
+  gint64 kind = 0, group = -1, root = -1;
+  ViperJoinShape shape = VIPER_JOIN_ALL_TO_ALL;
+  if (!(t->flags & VIPER_TRAM_F_CLAIMED) && j->cls->classify (t, &kind, &group, &root, &shape) == VIPER_JOIN_END
+      && g_hash_table_contains (j->stalls, (group = end_group ((ViperJoin *) j, kind, group, t->proc), &group)))
+    return g_strdup_printf ("the definition of group %" G_GINT64_FORMAT " (used by collective %" G_GINT64_FORMAT
+                            " on proc %" G_GINT64_FORMAT ")", group, kind, t->proc);
+  return NULL;
+}
