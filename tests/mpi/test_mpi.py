@@ -177,16 +177,25 @@ def replay_strict(args):
     return _strict
 
 
-def replay(args, label, files, messages, extra=()):
+def replay(args, label, files, messages, counts=None, traces=None):
+    """viper-replay --stats --state-out --run-out; the replay's counts against the library's"""
     with tempfile.TemporaryDirectory(prefix="viper-mpi-replay-") as tmp:
         st = os.path.join(tmp, "state.json")
-        r = subprocess.run([args.viper_replay, "-q", "--stats", f"--state-out={st}", *extra, *files],
+        ro = os.path.join(tmp, "run.trc")
+        r = subprocess.run([args.viper_replay, "-q", "--stats", f"--state-out={st}", f"--run-out={ro}", *files],
                            capture_output=True, text=True, timeout=300)
         try:
             state = json.load(open(st))
         except (OSError, ValueError) as e:
             fail(f"{label}: no state from viper-replay ({e}); exit {r.returncode}: {r.stderr[-800:]}")
             return None
+        # collectives in the consistent run, per processor
+        run_coll = collections.Counter()
+        with open(ro) as f:
+            for line in f:
+                w = line.split()
+                if len(w) > 3 and w[0] == "-3" and int(w[1]) in COLLECTIVES:
+                    run_coll[int(w[3])] += 1
     c = state["counts"]
     print(f"{label}: replay counts {c}, messages {state.get('messages')}")
     if c["pending"] != 0:
@@ -199,6 +208,24 @@ def replay(args, label, files, messages, extra=()):
             fail(f"{label}: viper-replay exit {r.returncode}")
     if state.get("messages") != messages:
         fail(f"{label}: the replay matched {state.get('messages')} messages, the library recorded {messages}")
+    if counts:
+        # per rank: the replay transferred as many trams as the library recorded (subset
+        # definitions are processor -1's), and as many collective begins
+        per_proc = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"^proc (-?\d+): (\d+)$", r.stdout, re.M)}
+        for rank, cc in counts.items():
+            subsets = sum(1 for rec in traces.get(rank, []) if rec[0] == -202) if traces else 0
+            if per_proc.get(rank) != cc["records"] - subsets:
+                fail(f"{label}: rank {rank}: the replay transferred {per_proc.get(rank)} trams, the library "
+                     f"recorded {cc['records']} ({subsets} subset definitions)")
+            if run_coll.get(rank, 0) != cc["collectives"]:
+                fail(f"{label}: rank {rank}: {run_coll.get(rank, 0)} collectives in the replayed run, the library "
+                     f"counted {cc['collectives']}")
+        mods = {m["id"]: m for m in state.get("modules", [])}
+        for rank, cc in counts.items():
+            m = mods.get(rank, {})
+            if m.get("sent") != cc["sent"] or m.get("received") != cc["received"]:
+                fail(f"{label}: rank {rank}: the replay says sent {m.get('sent')} received {m.get('received')}, "
+                     f"the library {cc['sent']} / {cc['received']}")
     return state
 
 
@@ -223,7 +250,7 @@ def traced_case(args, label, cmd, nranks, expect=None, compare_output=True, sort
         traces = read_traces(out)
         messages = check_traces(label, traces, counts, nranks)
         files = [os.path.join(out, f) for f in sorted(os.listdir(out)) if f.endswith(".trc")]
-        state = replay(args, label, files, messages)
+        state = replay(args, label, files, messages, counts, traces)
         if expect:
             expect(label, traces)
         total = {k: sum(c[k] for c in counts.values()) for k in ("sent", "received", "collectives", "records")}
@@ -483,7 +510,7 @@ def case_hpcc(args):
         traces = read_traces(trace)
         messages = check_traces("hpcc", traces, counts, 4)
         files = [os.path.join(trace, f) for f in sorted(os.listdir(trace))]
-        replay(args, "hpcc", files, messages)
+        replay(args, "hpcc", files, messages, counts, traces)
         kinds = collections.Counter((r[0], r[1]) for rs in traces.values() for r in rs)
         print(f"hpcc: {messages} messages, {sum(c['collectives'] for c in counts.values())} collective calls, "
               f"record kinds {dict(kinds)}")
