@@ -289,6 +289,18 @@ viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e)
     }
 }
 
+void
+viper_model_history_arrow_arrived (ViperModel *m, guint64 pos, double t1)
+{
+  ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (m, pos);
+  if (!e || e->other < 0)
+    return;
+  e->t1 = t1;
+  ViperHistoryModule *h = index_module (m->history_index, e->module);
+  if (!isnan (t1) && t1 - e->t0 > h->arrow_span)
+    h->arrow_span = t1 - e->t0;
+}
+
 const ViperHistoryModule *
 viper_model_history_module (const ViperModel *m, gint64 module)
 {

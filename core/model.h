@@ -76,6 +76,11 @@ void viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fm
 /* interval > 0: drop entries older than clock - interval; 0: keep all; < 0: record none. */
 void viper_model_set_history (ViperModel *m, double interval);
 void viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e);
+/* The arrow at absolute position pos (appended with t1 = t0 when its start
+ * was known) arrived at t1: writes t1 and keeps the module's arrow_span
+ * true.  Appending arrows at their start keeps each module's arrows in its
+ * own order, whatever the order of the arrivals.  No-op once trimmed. */
+void viper_model_history_arrow_arrived (ViperModel *m, guint64 pos, double t1);
 
 /* ---- the history by module --------------------------------------------------
  * A view that shows a slice of time (the space-time view) must not walk the

@@ -65,7 +65,7 @@ main (int argc, char **argv)
   GOptionContext *ctx = g_option_context_new ("- write a random PICL message-passing trace");
   g_option_context_set_summary (ctx,
     "Generates a random deadlock-free message-passing program (blocking and non-blocking\n"
-    "sends and receives, any-source receives, tags, barriers), runs it in simulated time\n"
+    "sends and receives, any-source receives, tags, barriers, collectives, waitalls), runs it in simulated time\n"
     "and prints its PICL trace with imperfect per-processor clocks.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))

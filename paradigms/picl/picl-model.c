@@ -12,104 +12,24 @@
  * there (the receive end depends on its send begin), so an empty channel is
  * an inconsistency.
  *
- * Idle: a receive (or receive wait) that begins while no message it could
- * take has been sent in the run makes the processor idle; the first matching
- * send begin applied later turns it communicating.  To answer "is there a
- * matching message" in O(1) for any-source (-1) receives, every send begin
- * also counts under the wildcard keys (-1, DEST, TAG), (SRC, DEST, -1) and
- * (-1, DEST, -1).
+ * Idle is decided from adjusted times, never from the order in which trams
+ * were applied (spec section 3; see "states" below): a receive is idle from
+ * its begin until the adjusted time of the send begin it took, which is
+ * known at its end.  The state at the clock while a call is open is only
+ * provisional; for it, "is there a matching message" is answered in O(1)
+ * for any-source (-1) receives because every send begin also counts under
+ * the wildcard keys (-1, DEST, TAG), (SRC, DEST, -1) and (-1, DEST, -1).
+ * Collectives live in picl-collective.c.
  *
  * Nothing in the common path allocates: channels, counters, processors and
  * non-blocking receive requests live in open-addressing tables of fixed-size
  * slots (linear probing, backward-shift deletion) and the FIFO nodes come from
  * one array with a free list; both grow geometrically and are reused.
  */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
-#include "picl.h"
-#include "core/run.h"
-#include "picl-map.h"
+#include "picl-model-priv.h"
 
 /* ---- the model ------------------------------------------------------------- */
-
-/* What an open call waits for before its processor stops being idle. */
-typedef enum {
-  CALL_PLAIN = 0,           /* never idle: sends, waits for sends, posts */
-  CALL_RECV,                /* idle until its message is sent */
-  CALL_COLL,                /* idle until the begins it depends on (its shape) */
-} CallKind;
-
-typedef struct {
-  gint64 ev;
-  double begin;             /* adjusted time of its begin */
-  gint64 want_src, want_tag;/* CALL_RECV: which messages it takes (-1 = any) */
-  gint64 subset, root, k;   /* CALL_COLL: the k-th collective ev over subset on this processor */
-  guint8 kind;
-} Call;
-
-/* A closed call of the open group: begin, when it stopped waiting, end. */
-typedef struct {
-  double b, w, e;
-} Span;
-
-typedef struct {
-  gint64 id;
-  ViperPiclState state;     /* at the clock (provisional while a group is open) */
-  GArray *calls;            /* open calls (Call), in order of their begins */
-  GArray *spans;            /* closed calls of the open group (Span) */
-  guint64 group_pos;        /* history position of the open group's first state entry */
-  double group_begin;
-  gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
-  gboolean tracing, started;
-  guint64 sent, received;
-} Proc;
-
-/* A send begin not yet received. */
-typedef struct {
-  double adjusted;
-  gint32 next;
-} Pending;
-
-/* One collective: the k-th of kind ev over subset, as seen so far. */
-typedef struct {
-  gint64 ev, subset, k;
-} InstKey;
-
-typedef struct {
-  InstKey key;
-  GArray *begins;           /* of InstBegin, in order of application */
-  guint ends;
-} Inst;
-
-typedef struct {
-  gint64 proc;
-  double adjusted;
-} InstBegin;
-
-typedef struct {
-  ViperModel base;
-  gboolean any_applied;
-  guint n_tracing, n_started, n_subsets, n_open_groups;
-  guint64 messages, unreceived;
-  double last_stop;         /* latest adjusted time of a tracing stop */
-  double first_time;        /* smallest adjusted time applied */
-
-  GArray *procs;            /* of Proc */
-  Map proc_index;           /* (proc, 0, 0) -> v0 = index in procs */
-  gint64 last_proc;         /* lookup cache */
-  guint last_index;
-
-  Map channels;             /* (src, dest, tag) -> v0 = FIFO head, v1 = tail (Pending index) */
-  Map counts;               /* (src or -1, dest, tag or -1) -> v0 = sends pending */
-  Map requests;             /* (proc, REQ, 0) -> v0 = src, v1 = tag of the posted receive */
-  Map coll_counts;          /* (proc, ev, subset) -> v0 = collective begins so far */
-  GArray *pending;          /* of Pending */
-  gint32 free_pending;      /* free list through next, -1 = empty */
-  GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */
-  GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
-  GArray *decided;          /* ViperPiclChange: states decided by the last apply */
-} PiclModel;
 
 static const ViperModelClass picl_class;
 
@@ -119,8 +39,8 @@ picl (const ViperModel *m)
   return (PiclModel *) m;
 }
 
-static Proc *
-proc_find (PiclModel *m, gint64 id)
+Proc *
+picl_proc_find (PiclModel *m, gint64 id)
 {
   if (m->last_index < m->procs->len && m->last_proc == id)
     return &g_array_index (m->procs, Proc, m->last_index);
@@ -135,7 +55,7 @@ proc_find (PiclModel *m, gint64 id)
 static Proc *
 proc_get (PiclModel *m, gint64 id)
 {
-  Proc *p = proc_find (m, id);
+  Proc *p = picl_proc_find (m, id);
   if (p)
     return p;
   Proc fresh = { .id = id, .state = VIPER_PICL_BUSY, .post_src = -1, .post_tag = -1 };
@@ -208,6 +128,13 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
   Pending *node = &g_array_index (m->pending, Pending, idx);
   node->adjusted = adjusted;
   node->next = -1;
+  /* the arrow is written at the send, in the sender's order, and completed
+   * at the receive (views pick arrows in this order: it must not depend on
+   * the order of the receives in the run) */
+  node->arrow = (guint64) m->base.history_dropped + m->base.history->len;
+  ViperHistoryEntry e = { .t0 = adjusted, .t1 = adjusted, .module = (gint32) src, .other = (gint32) dest,
+                          .state = VIPER_PICL_ARROW_MESSAGE, .flags = VIPER_PICL_ARROW_UNDERWAY };
+  viper_model_history_add (&m->base, &e);
   gboolean created;
   MapSlot *c = map_insert (&m->channels, src, dest, tag, &created);
   if (created)
@@ -224,7 +151,7 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
 /* Pop the oldest unreceived send on the channel; FALSE when there is none.
  * A drained channel leaves the table. */
 static gboolean
-channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted)
+channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted, guint64 *arrow)
 {
   MapSlot *c = map_lookup (&m->channels, src, dest, tag);
   if (!c)
@@ -232,6 +159,7 @@ channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted
   gint32 idx = (gint32) c->v0;
   Pending *node = &g_array_index (m->pending, Pending, idx);
   *adjusted = node->adjusted;
+  *arrow = node->arrow;
   if (node->next < 0)
     map_remove (&m->channels, c);
   else
@@ -243,8 +171,8 @@ channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted
   return TRUE;
 }
 
-static const char *
-ev_name (gint64 ev)
+const char *
+picl_ev_name (gint64 ev)
 {
   switch (ev)
     {
@@ -376,8 +304,8 @@ group_close (PiclModel *m, Proc *p)
  * has no message underway for it, or an open collective misses a begin. */
 static ViperPiclState provisional (PiclModel *m, Proc *p);
 
-static void
-set_provisional (PiclModel *m, Proc *p)
+void
+picl_set_provisional (PiclModel *m, Proc *p)
 {
   ViperPiclState s = p->calls->len ? provisional (m, p) : VIPER_PICL_BUSY;
   if (s == p->state)
@@ -394,15 +322,15 @@ set_provisional (PiclModel *m, Proc *p)
 
 /* A communication call begins.  Calls do not nest in PICL, except waits:
  * MPI_Waitall is written as several waits that begin together. */
-static gboolean
-begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
+gboolean
+picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
 {
   for (guint i = 0; i < p->calls->len; i++)
     {
       gint64 open = g_array_index (p->calls, Call, i).ev;
       if (!(is_wait (open) && is_wait (c->ev)))
         {
-          viper_model_inconsistent (&m->base, t, "%s begins inside a %s", ev_name (c->ev), ev_name (open));
+          viper_model_inconsistent (&m->base, t, "%s begins inside a %s", picl_ev_name (c->ev), picl_ev_name (open));
           break;
         }
     }
@@ -412,19 +340,19 @@ begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
       p->group_pos = (guint64) m->base.history_dropped + m->base.history->len;
       m->n_open_groups++;
       history_state (m, p->id, t->adjusted, VIPER_PICL_COMMUNICATING);
-      p->state = VIPER_PICL_BUSY;       /* so that set_provisional marks the change */
+      p->state = VIPER_PICL_BUSY;       /* so that picl_set_provisional marks the change */
     }
   Call call = *c;
   call.begin = t->adjusted;
   g_array_append_val (p->calls, call);
-  set_provisional (m, p);
+  picl_set_provisional (m, p);
   return TRUE;
 }
 
 /* The open call an end closes: the first open one of its kind; for a
  * receive end among several, the first whose source and tag fit. */
-static gint
-find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag)
+gint
+picl_find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag)
 {
   gint first = -1;
   for (guint i = 0; i < p->calls->len; i++)
@@ -441,12 +369,12 @@ find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag)
 }
 
 /* A call ends: w is when it stopped waiting (NAN: it never waited). */
-static gboolean
-end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
+gboolean
+picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
 {
   if (idx < 0)
     {
-      viper_model_inconsistent (&m->base, t, "end of %s without its begin", ev_name (t->ev));
+      viper_model_inconsistent (&m->base, t, "end of %s without its begin", picl_ev_name (t->ev));
       if (p->calls->len)
         return FALSE;
       /* a lone end: a zero-length call */
@@ -468,183 +396,9 @@ end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
     }
   if (!p->calls->len)
     group_close (m, p);
-  set_provisional (m, p);
+  picl_set_provisional (m, p);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
   return TRUE;
-}
-
-/* ---- collectives ----------------------------------------------------------------- */
-
-static guint
-inst_hash (gconstpointer k)
-{
-  const InstKey *x = k;
-  return map_hash (x->ev, x->subset, x->k);
-}
-
-static gboolean
-inst_equal (gconstpointer a, gconstpointer b)
-{
-  const InstKey *x = a, *y = b;
-  return x->ev == y->ev && x->subset == y->subset && x->k == y->k;
-}
-
-static void
-inst_free (gpointer p)
-{
-  Inst *i = p;
-  g_array_unref (i->begins);
-  g_free (i);
-}
-
-static Inst *
-inst_get (PiclModel *m, gint64 ev, gint64 subset, gint64 k, gboolean create)
-{
-  InstKey key = { ev, subset, k };
-  Inst *i = g_hash_table_lookup (m->insts, &key);
-  if (!i && create)
-    {
-      i = g_new0 (Inst, 1);
-      i->key = key;
-      i->begins = g_array_new (FALSE, FALSE, sizeof (InstBegin));
-      g_hash_table_insert (m->insts, &i->key, i);
-    }
-  return i;
-}
-
-/* Members of a subset in their defined order; NULL for -1 or an undefined one. */
-static const GArray *
-subset_members (const PiclModel *m, gint64 subset)
-{
-  return subset == -1 ? NULL : g_hash_table_lookup (m->subsets, &subset);
-}
-
-static gboolean
-apply_subset (PiclModel *m, const ViperTram *t)
-{
-  m->n_subsets++;
-  if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
-    return FALSE;
-  const gint64 *d = viper_tram_data (t);
-  gint64 id = d[0];
-  GArray *prev = g_hash_table_lookup (m->subsets, &id);
-  if (prev)
-    {
-      gboolean same = prev->len == (guint) t->ndata - 1u
-                      && memcmp (prev->data, d + 1, sizeof (gint64) * prev->len) == 0;
-      if (!same)
-        viper_model_inconsistent (&m->base, t, "subset %" G_GINT64_FORMAT " redefined with other members", id);
-      return FALSE;
-    }
-  GArray *members = g_array_sized_new (FALSE, FALSE, sizeof (gint64), t->ndata - 1u);
-  g_array_append_vals (members, d + 1, t->ndata - 1u);
-  g_hash_table_insert (m->subsets, g_memdup2 (&id, sizeof id), members);
-  return FALSE;
-}
-
-static gboolean
-collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
-{
-  Call c = { .ev = t->ev, .kind = CALL_COLL, .want_src = -1, .want_tag = -1 };
-  c.subset = viper_picl_collective_subset (t);
-  c.root = viper_picl_collective_root (t);
-  MapSlot *n = map_insert (&m->coll_counts, p->id, t->ev, c.subset, NULL);
-  c.k = n->v0++;
-  Inst *i = inst_get (m, t->ev, c.subset, c.k, TRUE);
-  InstBegin b = { p->id, t->adjusted };
-  g_array_append_val (i->begins, b);
-  /* a member waiting in this collective may stop being idle */
-  for (guint k = 0; k < i->begins->len; k++)
-    {
-      Proc *q = proc_find (m, g_array_index (i->begins, InstBegin, k).proc);
-      if (q && q != p && q->state == VIPER_PICL_IDLE)
-        set_provisional (m, q);
-    }
-  p = proc_find (m, t->proc);
-  return begin_call (m, p, t, &c);
-}
-
-/* Latest adjusted time among the begins the end of member `me` depends on;
- * *missing counts the begins it depends on that were not applied. */
-static double
-collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing)
-{
-  ViperPiclShape shape = viper_picl_collective_shape (c->ev);
-  const GArray *members = subset_members (m, c->subset);
-  double w = -INFINITY;
-  *missing = 0;
-  if (shape == VIPER_PICL_SHAPE_ONE_TO_ALL || (shape == VIPER_PICL_SHAPE_ALL_TO_ONE && me != c->root))
-    {
-      gint64 need = shape == VIPER_PICL_SHAPE_ONE_TO_ALL ? c->root : me;
-      for (guint i = 0; i < inst->begins->len; i++)
-        if (g_array_index (inst->begins, InstBegin, i).proc == need)
-          return g_array_index (inst->begins, InstBegin, i).adjusted;
-      *missing = 1;
-      return w;
-    }
-  /* all-to-all, the root of all-to-one, prefix: over (a prefix of) the members */
-  gint64 limit = G_MAXINT64;    /* prefix over -1: members in processor order */
-  guint upto = members ? members->len : 0;
-  if (shape == VIPER_PICL_SHAPE_PREFIX)
-    {
-      if (members)
-        {
-          for (guint i = 0; i < members->len; i++)
-            if (g_array_index (members, gint64, i) == me)
-              upto = i + 1;
-        }
-      else
-        limit = me;
-    }
-  for (guint i = 0; i < inst->begins->len; i++)
-    {
-      const InstBegin *b = &g_array_index (inst->begins, InstBegin, i);
-      gboolean counts = FALSE;
-      if (members)
-        {
-          for (guint j = 0; j < upto && !counts; j++)
-            counts = g_array_index (members, gint64, j) == b->proc;
-        }
-      else
-        counts = b->proc <= limit;
-      if (counts && b->adjusted > w)
-        w = b->adjusted;
-    }
-  if (members)
-    for (guint j = 0; j < upto; j++)
-      {
-        gboolean found = FALSE;
-        for (guint i = 0; i < inst->begins->len && !found; i++)
-          found = g_array_index (inst->begins, InstBegin, i).proc == g_array_index (members, gint64, j);
-        *missing += !found;
-      }
-  return w;
-}
-
-static gboolean
-collective_end (PiclModel *m, Proc *p, const ViperTram *t)
-{
-  gint idx = find_call (p, t->ev, G_MININT64, 0);
-  if (idx < 0)
-    return end_call (m, p, t, -1, NAN);
-  const Call *c = &g_array_index (p->calls, Call, idx);
-  Inst *inst = inst_get (m, c->ev, c->subset, c->k, FALSE);
-  double w = NAN;
-  if (inst)
-    {
-      guint missing = 0;
-      w = collective_wait (m, inst, c, p->id, &missing);
-      if (missing)
-        viper_model_inconsistent (&m->base, t, "end of %s %" G_GINT64_FORMAT " over subset %" G_GINT64_FORMAT
-                                  " before %u begin%s it depends on", ev_name (c->ev), c->k + 1, c->subset,
-                                  missing, missing == 1 ? "" : "s");
-      inst->ends++;
-      const GArray *members = subset_members (m, c->subset);
-      guint n = members ? members->len : m->procs->len;
-      if (inst->ends >= n && inst->ends >= inst->begins->len)
-        g_hash_table_remove (m->insts, &inst->key);
-    }
-  return end_call (m, p, t, idx, w);
 }
 
 /* ---- point to point ------------------------------------------------------------------ */
@@ -660,10 +414,10 @@ provisional (PiclModel *m, Proc *p)
         idle = !message_available (m, c->want_src, p->id, c->want_tag);
       else if (c->kind == CALL_COLL)
         {
-          Inst *inst = inst_get (m, c->ev, c->subset, c->k, FALSE);
+          Inst *inst = picl_inst_get (m, c->ev, c->subset, c->k, FALSE);
           guint missing = 1;
           if (inst)
-            collective_wait (m, inst, c, p->id, &missing);
+            picl_collective_wait (m, inst, c, p->id, &missing);
           idle = missing > 0;
         }
     }
@@ -674,7 +428,7 @@ static gboolean
 begin_receive (PiclModel *m, Proc *p, const ViperTram *t, gint64 src, gint64 tag)
 {
   Call c = { .ev = t->ev, .kind = CALL_RECV, .want_src = src, .want_tag = tag };
-  return begin_call (m, p, t, &c);
+  return picl_begin_call (m, p, t, &c);
 }
 
 static gboolean
@@ -684,14 +438,14 @@ apply_send (PiclModel *m, Proc *p, const ViperTram *t)
   gint64 dest = viper_tram_datum (t, VIPER_PICL_SEND_DEST, -1);
   gint64 src = p->id;
   Call c = { .ev = t->ev, .kind = CALL_PLAIN, .want_src = -1, .want_tag = -1 };
-  begin_call (m, p, t, &c);
+  picl_begin_call (m, p, t, &c);
   p->sent++;
   channel_push (m, src, dest, tag, t->adjusted);
   viper_damage_add (m->base.damage, VIPER_AREA_LINK, src, dest);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, src, 0);
-  Proc *q = proc_find (m, dest);
+  Proc *q = picl_proc_find (m, dest);
   if (q && q->state == VIPER_PICL_IDLE)
-    set_provisional (m, q);
+    picl_set_provisional (m, q);
   return TRUE;
 }
 
@@ -701,16 +455,18 @@ apply_receive_end (PiclModel *m, Proc *p, const ViperTram *t)
   if (t->dtype != VIPER_DTYPE_INT)
     {
       viper_model_inconsistent (&m->base, t, "receive end without integer data");
-      return end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
+      return picl_end_call (m, p, t, picl_find_call (p, t->ev, G_MININT64, 0), NAN);
     }
   gint64 tag = viper_tram_datum (t, VIPER_PICL_RECV_TAG, 0);
   gint64 src = viper_tram_datum (t, VIPER_PICL_RECV_SRC, -1);
   double sent_at = NAN;
-  if (channel_pop (m, src, p->id, tag, &sent_at))
+  guint64 arrow = 0;
+  if (channel_pop (m, src, p->id, tag, &sent_at, &arrow))
     {
-      ViperHistoryEntry e = { .t0 = sent_at, .t1 = t->adjusted, .module = (gint32) src, .other = (gint32) p->id,
-                              .state = VIPER_PICL_ARROW_MESSAGE };
-      viper_model_history_add (&m->base, &e);
+      ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, arrow);
+      if (e)
+        e->flags &= ~VIPER_PICL_ARROW_UNDERWAY;
+      viper_model_history_arrow_arrived (&m->base, arrow, t->adjusted);
       m->messages++;
       p->received++;
     }
@@ -719,7 +475,7 @@ apply_receive_end (PiclModel *m, Proc *p, const ViperTram *t)
                               " received before it was sent", src, tag);
   viper_damage_add (m->base.damage, VIPER_AREA_LINK, src, p->id);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
-  end_call (m, p, t, find_call (p, t->ev, src, tag), sent_at);
+  picl_end_call (m, p, t, picl_find_call (p, t->ev, src, tag), sent_at);
   return TRUE;
 }
 
@@ -763,7 +519,7 @@ picl_apply (ViperModel *base, const ViperTram *t)
       viper_damage_add (base->damage, VIPER_AREA_PROGRAM, 0, 0);
     }
   if (t->rec == VIPER_PICL_REC_SUBSET && t->ev == VIPER_PICL_EV_SUBSET)
-    return apply_subset (m, t);
+    return picl_apply_subset (m, t);
   if (t->proc < 0)
     return FALSE;
   gboolean begin = t->rec == VIPER_PICL_REC_BEGIN;
@@ -773,18 +529,18 @@ picl_apply (ViperModel *base, const ViperTram *t)
     return FALSE;           /* clock samples, trace messages: no visible state */
   Proc *p = proc_get (m, t->proc);
   if (viper_picl_collective_shape (t->ev) != VIPER_PICL_SHAPE_NONE)
-    return begin ? collective_begin (m, p, t) : collective_end (m, p, t);
+    return begin ? picl_collective_begin (m, p, t) : picl_collective_end (m, p, t);
   switch (t->ev)
     {
     case VIPER_PICL_EV_TRACING:
       return apply_tracing (m, p, t, begin);
     case VIPER_PICL_EV_SEND:
     case VIPER_PICL_EV_ISEND:
-      return begin ? apply_send (m, p, t) : end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
+      return begin ? apply_send (m, p, t) : picl_end_call (m, p, t, picl_find_call (p, t->ev, G_MININT64, 0), NAN);
     case VIPER_PICL_EV_SEND_WAIT:
       {
         Call c = { .ev = t->ev, .kind = CALL_PLAIN, .want_src = -1, .want_tag = -1 };
-        return begin ? begin_call (m, p, t, &c) : end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
+        return begin ? picl_begin_call (m, p, t, &c) : picl_end_call (m, p, t, picl_find_call (p, t->ev, G_MININT64, 0), NAN);
       }
     case VIPER_PICL_EV_RECV:
       if (begin)
@@ -797,14 +553,14 @@ picl_apply (ViperModel *base, const ViperTram *t)
           p->post_src = viper_tram_datum (t, VIPER_PICL_POST_SRC, -1);
           p->post_tag = viper_tram_datum (t, VIPER_PICL_POST_TAG, -1);
           Call c = { .ev = t->ev, .kind = CALL_PLAIN, .want_src = -1, .want_tag = -1 };
-          return begin_call (m, p, t, &c);
+          return picl_begin_call (m, p, t, &c);
         }
       else
         {
           MapSlot *r = map_insert (&m->requests, p->id, viper_tram_datum (t, 0, 0), 0, NULL);
           r->v0 = p->post_src;
           r->v1 = p->post_tag;
-          return end_call (m, p, t, find_call (p, t->ev, G_MININT64, 0), NAN);
+          return picl_end_call (m, p, t, picl_find_call (p, t->ev, G_MININT64, 0), NAN);
         }
     case VIPER_PICL_EV_RECV_WAIT:
       if (begin)
@@ -957,7 +713,7 @@ viper_picl_model_new (const ViperParadigm *p, ViperSetup *setup)
   m->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   m->decided = g_array_new (FALSE, FALSE, sizeof (ViperPiclChange));
   m->subsets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
-  m->insts = g_hash_table_new_full (inst_hash, inst_equal, NULL, inst_free);
+  m->insts = g_hash_table_new_full (picl_inst_hash, picl_inst_equal, NULL, picl_inst_free);
   m->free_pending = -1;
   m->last_index = G_MAXUINT;
   m->last_stop = -INFINITY;

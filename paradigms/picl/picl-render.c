@@ -39,7 +39,7 @@ static gboolean
 picl_history_arrow (const ViperModel *m, const ViperHistoryEntry *e, ViperColor *color)
 {
   (void) m;
-  if (e->state != VIPER_PICL_ARROW_MESSAGE)
+  if (e->state != VIPER_PICL_ARROW_MESSAGE || (e->flags & VIPER_PICL_ARROW_UNDERWAY))
     return FALSE;
   *color = (ViperColor) { 0, 0, 0 };
   return TRUE;

@@ -79,8 +79,12 @@ typedef enum {
   VIPER_PICL_IDLE,
 } ViperPiclState;
 
-/* `state` code of a history arrow (a message, module = from, other = to). */
+/* `state` code of a history arrow (a message, module = from, other = to).
+ * The arrow is written at the send, in the sender's order, with t1 = t0 and
+ * the flag VIPER_PICL_ARROW_UNDERWAY; the receive writes t1 and clears it.
+ * Views draw only arrived arrows. */
 #define VIPER_PICL_ARROW_MESSAGE 16
+#define VIPER_PICL_ARROW_UNDERWAY 1
 
 const char *viper_picl_state_name (ViperPiclState s);
 

@@ -1,0 +1,178 @@
+/* picl-collective.c - collectives in the picl model: the k-th collective of
+ * one kind over one SUBSET on each member belongs together (instance k);
+ * a member's end stops waiting at the latest begin its shape names (spec
+ * section 3).  The run (core/join.c) guarantees those begins, and the
+ * subset's definition, are applied before the end. */
+#include "picl-model-priv.h"
+
+guint
+picl_inst_hash (gconstpointer k)
+{
+  const InstKey *x = k;
+  return map_hash (x->ev, x->subset, x->k);
+}
+
+gboolean
+picl_inst_equal (gconstpointer a, gconstpointer b)
+{
+  const InstKey *x = a, *y = b;
+  return x->ev == y->ev && x->subset == y->subset && x->k == y->k;
+}
+
+void
+picl_inst_free (gpointer p)
+{
+  Inst *i = p;
+  g_array_unref (i->begins);
+  g_free (i);
+}
+
+Inst *
+picl_inst_get (PiclModel *m, gint64 ev, gint64 subset, gint64 k, gboolean create)
+{
+  InstKey key = { ev, subset, k };
+  Inst *i = g_hash_table_lookup (m->insts, &key);
+  if (!i && create)
+    {
+      i = g_new0 (Inst, 1);
+      i->key = key;
+      i->begins = g_array_new (FALSE, FALSE, sizeof (InstBegin));
+      g_hash_table_insert (m->insts, &i->key, i);
+    }
+  return i;
+}
+
+/* Members of a subset in their defined order; NULL for -1 or an undefined one. */
+static const GArray *
+picl_subset_members (const PiclModel *m, gint64 subset)
+{
+  return subset == -1 ? NULL : g_hash_table_lookup (m->subsets, &subset);
+}
+
+gboolean
+picl_apply_subset (PiclModel *m, const ViperTram *t)
+{
+  m->n_subsets++;
+  if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
+    return FALSE;
+  const gint64 *d = viper_tram_data (t);
+  gint64 id = d[0];
+  GArray *prev = g_hash_table_lookup (m->subsets, &id);
+  if (prev)
+    {
+      gboolean same = prev->len == (guint) t->ndata - 1u
+                      && memcmp (prev->data, d + 1, sizeof (gint64) * prev->len) == 0;
+      if (!same)
+        viper_model_inconsistent (&m->base, t, "subset %" G_GINT64_FORMAT " redefined with other members", id);
+      return FALSE;
+    }
+  GArray *members = g_array_sized_new (FALSE, FALSE, sizeof (gint64), t->ndata - 1u);
+  g_array_append_vals (members, d + 1, t->ndata - 1u);
+  g_hash_table_insert (m->subsets, g_memdup2 (&id, sizeof id), members);
+  return FALSE;
+}
+
+gboolean
+picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
+{
+  Call c = { .ev = t->ev, .kind = CALL_COLL, .want_src = -1, .want_tag = -1 };
+  c.subset = viper_picl_collective_subset (t);
+  c.root = viper_picl_collective_root (t);
+  MapSlot *n = map_insert (&m->coll_counts, p->id, t->ev, c.subset, NULL);
+  c.k = n->v0++;
+  Inst *i = picl_inst_get (m, t->ev, c.subset, c.k, TRUE);
+  InstBegin b = { p->id, t->adjusted };
+  g_array_append_val (i->begins, b);
+  /* a member waiting in this collective may stop being idle */
+  for (guint k = 0; k < i->begins->len; k++)
+    {
+      Proc *q = picl_proc_find (m, g_array_index (i->begins, InstBegin, k).proc);
+      if (q && q != p && q->state == VIPER_PICL_IDLE)
+        picl_set_provisional (m, q);
+    }
+  p = picl_proc_find (m, t->proc);
+  return picl_begin_call (m, p, t, &c);
+}
+
+/* Latest adjusted time among the begins the end of member `me` depends on;
+ * *missing counts the begins it depends on that were not applied. */
+double
+picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing)
+{
+  ViperPiclShape shape = viper_picl_collective_shape (c->ev);
+  const GArray *members = picl_subset_members (m, c->subset);
+  double w = -INFINITY;
+  *missing = 0;
+  if (shape == VIPER_PICL_SHAPE_ONE_TO_ALL || (shape == VIPER_PICL_SHAPE_ALL_TO_ONE && me != c->root))
+    {
+      gint64 need = shape == VIPER_PICL_SHAPE_ONE_TO_ALL ? c->root : me;
+      for (guint i = 0; i < inst->begins->len; i++)
+        if (g_array_index (inst->begins, InstBegin, i).proc == need)
+          return g_array_index (inst->begins, InstBegin, i).adjusted;
+      *missing = 1;
+      return w;
+    }
+  /* all-to-all, the root of all-to-one, prefix: over (a prefix of) the members */
+  gint64 limit = G_MAXINT64;    /* prefix over -1: members in processor order */
+  guint upto = members ? members->len : 0;
+  if (shape == VIPER_PICL_SHAPE_PREFIX)
+    {
+      if (members)
+        {
+          for (guint i = 0; i < members->len; i++)
+            if (g_array_index (members, gint64, i) == me)
+              upto = i + 1;
+        }
+      else
+        limit = me;
+    }
+  for (guint i = 0; i < inst->begins->len; i++)
+    {
+      const InstBegin *b = &g_array_index (inst->begins, InstBegin, i);
+      gboolean counts = FALSE;
+      if (members)
+        {
+          for (guint j = 0; j < upto && !counts; j++)
+            counts = g_array_index (members, gint64, j) == b->proc;
+        }
+      else
+        counts = b->proc <= limit;
+      if (counts && b->adjusted > w)
+        w = b->adjusted;
+    }
+  if (members)
+    for (guint j = 0; j < upto; j++)
+      {
+        gboolean found = FALSE;
+        for (guint i = 0; i < inst->begins->len && !found; i++)
+          found = g_array_index (inst->begins, InstBegin, i).proc == g_array_index (members, gint64, j);
+        *missing += !found;
+      }
+  return w;
+}
+
+gboolean
+picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t)
+{
+  gint idx = picl_find_call (p, t->ev, G_MININT64, 0);
+  if (idx < 0)
+    return picl_end_call (m, p, t, -1, NAN);
+  const Call *c = &g_array_index (p->calls, Call, idx);
+  Inst *inst = picl_inst_get (m, c->ev, c->subset, c->k, FALSE);
+  double w = NAN;
+  if (inst)
+    {
+      guint missing = 0;
+      w = picl_collective_wait (m, inst, c, p->id, &missing);
+      if (missing)
+        viper_model_inconsistent (&m->base, t, "end of %s %" G_GINT64_FORMAT " over subset %" G_GINT64_FORMAT
+                                  " before %u begin%s it depends on", picl_ev_name (c->ev), c->k + 1, c->subset,
+                                  missing, missing == 1 ? "" : "s");
+      inst->ends++;
+      const GArray *members = picl_subset_members (m, c->subset);
+      guint n = members ? members->len : m->procs->len;
+      if (inst->ends >= n && inst->ends >= inst->begins->len)
+        g_hash_table_remove (m->insts, &inst->key);
+    }
+  return picl_end_call (m, p, t, idx, w);
+}

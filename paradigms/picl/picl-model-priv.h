@@ -1,0 +1,110 @@
+/* picl-model-priv.h - the picl model's insides, shared by picl-model.c (the
+ * model, point to point, states) and picl-collective.c (collectives). */
+#pragma once
+
+#include <math.h>
+#include <string.h>
+#include "picl.h"
+#include "picl-map.h"
+#include "core/run.h"
+
+/* What an open call waits for before its processor stops being idle. */
+typedef enum {
+  CALL_PLAIN = 0,           /* never idle: sends, waits for sends, posts */
+  CALL_RECV,                /* idle until its message is sent */
+  CALL_COLL,                /* idle until the begins it depends on (its shape) */
+} CallKind;
+
+typedef struct {
+  gint64 ev;
+  double begin;             /* adjusted time of its begin */
+  gint64 want_src, want_tag;/* CALL_RECV: which messages it takes (-1 = any) */
+  gint64 subset, root, k;   /* CALL_COLL: the k-th collective ev over subset on this processor */
+  guint8 kind;
+} Call;
+
+/* A closed call of the open group: begin, when it stopped waiting, end. */
+typedef struct {
+  double b, w, e;
+} Span;
+
+typedef struct {
+  gint64 id;
+  ViperPiclState state;     /* at the clock (provisional while a group is open) */
+  GArray *calls;            /* open calls (Call), in order of their begins */
+  GArray *spans;            /* closed calls of the open group (Span) */
+  guint64 group_pos;        /* history position of the open group's first state entry */
+  double group_begin;
+  gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
+  gboolean tracing, started;
+  guint64 sent, received;
+} Proc;
+
+/* A send begin not yet received. */
+typedef struct {
+  double adjusted;
+  guint64 arrow;            /* history position of its arrow */
+  gint32 next;
+} Pending;
+
+/* One collective: the k-th of kind ev over subset, as seen so far. */
+typedef struct {
+  gint64 ev, subset, k;
+} InstKey;
+
+typedef struct {
+  InstKey key;
+  GArray *begins;           /* of InstBegin, in order of application */
+  guint ends;
+} Inst;
+
+typedef struct {
+  gint64 proc;
+  double adjusted;
+} InstBegin;
+
+typedef struct {
+  ViperModel base;
+  gboolean any_applied;
+  guint n_tracing, n_started, n_subsets, n_open_groups;
+  guint64 messages, unreceived;
+  double last_stop;         /* latest adjusted time of a tracing stop */
+  double first_time;        /* smallest adjusted time applied */
+
+  GArray *procs;            /* of Proc */
+  Map proc_index;           /* (proc, 0, 0) -> v0 = index in procs */
+  gint64 last_proc;         /* lookup cache */
+  guint last_index;
+
+  Map channels;             /* (src, dest, tag) -> v0 = FIFO head, v1 = tail (Pending index) */
+  Map counts;               /* (src or -1, dest, tag or -1) -> v0 = sends pending */
+  Map requests;             /* (proc, REQ, 0) -> v0 = src, v1 = tag of the posted receive */
+  Map coll_counts;          /* (proc, ev, subset) -> v0 = collective begins so far */
+  GArray *pending;          /* of Pending */
+  gint32 free_pending;      /* free list through next, -1 = empty */
+  GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */
+  GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
+  GArray *decided;          /* ViperPiclChange: states decided by the last apply */
+} PiclModel;
+
+
+Proc *picl_proc_find (PiclModel *m, gint64 id);
+const char *picl_ev_name (gint64 ev);
+/* A communication call begins / the call at idx ends (w: when it stopped waiting, NAN: never waited). */
+gboolean picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c);
+gboolean picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w);
+/* The open call an end closes (src G_MININT64: the first of its kind), or -1. */
+gint picl_find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag);
+void picl_set_provisional (PiclModel *m, Proc *p);
+
+/* picl-collective.c */
+guint picl_inst_hash (gconstpointer k);
+gboolean picl_inst_equal (gconstpointer a, gconstpointer b);
+void picl_inst_free (gpointer p);
+Inst *picl_inst_get (PiclModel *m, gint64 ev, gint64 subset, gint64 k, gboolean create);
+gboolean picl_apply_subset (PiclModel *m, const ViperTram *t);
+gboolean picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t);
+gboolean picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t);
+/* Latest adjusted time among the begins the end of member `me` depends on;
+ * *missing counts those not applied. */
+double picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing);
