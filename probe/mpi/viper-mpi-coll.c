@@ -3,8 +3,8 @@
  * Begin lines: rooted `-3 EV T P 0 3 2 BYTES ROOT SUBSET`, unrooted
  * `-3 EV T P 0 2 2 BYTES SUBSET` (barrier `-3 -402 T P 0 1 2 SUBSET`); end
  * lines `-4 EV T P 0 1 2 BYTES` (allreduce `-4 -782 T P 0 1 2 SUBSET`,
- * barrier `-4 -402 T P 0 0`).  ROOT is a world rank, SUBSET -1 for
- * MPI_COMM_WORLD, else the communicator's agreed id (viper-mpi-comm.c).
+ * barrier `-4 -402 T P 0 0`).  ROOT is a world rank, SUBSET the
+ * communicator's agreed id (viper-mpi-comm.c; MPI_COMM_WORLD is 1).
  * BYTES on a begin is what this rank contributes (sends), on an end what it
  * gets (receives); reduce's non-roots end with -1 (MPICL).  The begin is
  * written before PMPI is called, so a rank stuck in a collective shows it.
@@ -25,8 +25,8 @@ coll_enter (MPI_Comm comm, Coll *k)
   if (!vm.active)
     return 0;
   k->c = vm_comm_get (comm);
-  /* MPI_COMM_WORLD (subset -1) needs no definition, nor the clock read for it */
-  if (k->c != &vm.world && !vm_comm_subset (k->c, comm, vm_now ()))
+  /* once defined, no clock read for the definition */
+  if (!k->c->defined && !vm_comm_subset (k->c, comm, vm_now ()))
     return 0;
   k->subset = k->c->subset;
   k->me = vm.rank;

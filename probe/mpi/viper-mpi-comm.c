@@ -6,7 +6,10 @@
  * program frees the communicator, so a recycled handle never sees a stale
  * table).  An intercommunicator translates through its remote group.
  *
- * Collectives name their communicator by a subset id (spec section 3).  The
+ * Collectives name their communicator by a subset id (spec section 3),
+ * MPI_COMM_WORLD included (id 1; -1 "all processors" only for a world too
+ * large for one definition line: a live viewer cannot know "all" before
+ * every rank has connected).  The
  * id must be the same on every member and different for every communicator,
  * also for two disjoint communicators made by one split, so the members agree
  * on it collectively right where the communicator is made: the member with
@@ -60,8 +63,14 @@ vm_comm_init (void)
 {
   vm.world.refs = 1;
   vm.world.size = vm.size;
-  vm.world.subset = -1;
   vm.world.world = NULL;
+  /* MPI_COMM_WORLD is defined explicitly, like any communicator (the id rank
+   * 0 would get as its first lead), so that a live viewer knows its members
+   * before every rank has connected: "all processors" (-1) is only known
+   * once all have.  A world too large for one line (65,536 bytes) is -1. */
+  vm.world.subset = vm.size <= 8000 ? 1 : -1;
+  if (vm.rank == 0 && vm.world.subset == 1)
+    vm.comms_led = 1;
   PMPI_Comm_group (MPI_COMM_WORLD, &world_group);
   PMPI_Comm_create_keyval (MPI_COMM_NULL_COPY_FN, comm_delete, &keyval, NULL);
 }
@@ -154,8 +163,11 @@ vm_comm_subset (VmComm *c, MPI_Comm comm, int64_t t)
 {
   if (c->inter)
     return 0;
-  if (c == &vm.world)
-    return 1;
+  if (c->subset == -1)
+    {
+      c->defined = 1;
+      return 1;
+    }
   if (c->subset == 0)
     agree (c, comm);
   if (!c->defined)
@@ -166,7 +178,7 @@ vm_comm_subset (VmComm *c, MPI_Comm comm, int64_t t)
         return 1;
       d[0] = c->subset;
       for (int i = 0; i < c->size; i++)
-        d[i + 1] = c->world[i];
+        d[i + 1] = c->world ? c->world[i] : i;
       vm_emit_line (VM_SUBSET_REC, VM_EV_SUBSET, t, -1, -1, c->size + 1, d);
       if (d != small)
         free (d);
