@@ -50,7 +50,7 @@ def main():
         t = min(run([trace, f"--out={tmp}", "--quiet", "--", mpirun, "-n", "1", prog, "records", str(m)])
                 for _ in range(3))
         per = (t - p) / 2
-        print(f"recording: {m} MPI_Bcast calls on one rank (MPI has nothing to do), 2 records each:")
+        print(f"recording: {m} MPI_Bcast calls on one rank (MPI has nothing to do), 2 records each, CPU time:")
         print(f"  {p:.1f} ns/call untraced, {t:.1f} ns/call traced to a file:")
         print(f"  added per MPI call: {t - p:.0f} ns (goal < 500 ns); {per:.1f} ns/record, "
               f"{1e9 / per / 1e6:.2f} million records/s" if per > 0 else "  (no difference measured)")
