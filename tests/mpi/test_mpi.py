@@ -490,7 +490,7 @@ def write_hpccinf(d):
 def case_hpcc(args):
     if not args.hpcc or not os.path.exists(args.hpcc):
         print("SKIP hpcc: the hpcc program (Debian package hpcc) is not installed")
-        return
+        sys.exit(77)
     with tempfile.TemporaryDirectory(prefix="viper-hpcc-") as wd:
         write_hpccinf(wd)
         outf = os.path.join(wd, "hpccoutf.txt")   # hpcc appends to it: one run each
@@ -594,7 +594,7 @@ elif what == "scatter":
 def case_mpi4py(args):
     if not args.python:
         print("SKIP mpi4py: no python3 with mpi4py (Debian package python3-mpi4py)")
-        return
+        sys.exit(77)
     with tempfile.TemporaryDirectory(prefix="viper-mpi4py-") as wd:
         script = os.path.join(wd, "prog.py")
         with open(script, "w") as f:
