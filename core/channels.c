@@ -7,7 +7,8 @@
  *
  * Native PICL traces carry no sequence numbers; then a PROC's trams are
  * numbered in arrival order on their channel (spec picl.md section 2), which
- * is sound because each channel is FIFO.  The counters are kept in one hash
+ * is sound because each channel is FIFO.  Global records (PROC -1) are the
+ * exception: one counter over all channels.  The counters are kept in one hash
  * table keyed by (channel, proc).  next_seq() is called once per tram on that
  * path, so the entry of the last (channel, proc) is cached: consecutive trams
  * mostly come from the same module on the same channel, and the cache spares
@@ -93,6 +94,12 @@ viper_channels_count (const ViperChannels *c)
 gint64
 viper_channels_next_seq (ViperChannels *c, guint32 channel, gint64 proc)
 {
+  /* Global records (PROC -1: the program manager, subset definitions) may
+   * come on every channel - each MPI rank's trace carries its own copy of a
+   * subset definition - so they are numbered in arrival order over all
+   * channels; numbers per channel would collide. */
+  if (proc == -1)
+    channel = 0;
   if (channel < DIRECT_CHANNELS && proc >= -1 && proc < DIRECT_PROCS - 1)
     {
       if (!c->direct[channel])

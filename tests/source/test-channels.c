@@ -40,6 +40,14 @@ test_seq (void)
     for (gint64 p = 100; p < 1100; p++)
       g_assert_cmpint (viper_channels_next_seq (c, (guint32) (p & 1), p), ==, round);
 
+  /* Global records (PROC -1) count over all channels: every MPI rank's
+   * file may carry a copy of the same subset definition. */
+  viper_channels_reset_seq (c);
+  g_assert_cmpint (viper_channels_next_seq (c, a, -1), ==, 1);
+  g_assert_cmpint (viper_channels_next_seq (c, b, -1), ==, 2);
+  g_assert_cmpint (viper_channels_next_seq (c, a, -1), ==, 3);
+  g_assert_cmpint (viper_channels_next_seq (c, 100, -1), ==, 4);
+
   viper_channels_reset_seq (c);
   g_assert_cmpint (viper_channels_next_seq (c, a, 0), ==, 1);
   g_assert_cmpint (viper_channels_next_seq (c, b, 0), ==, 1);

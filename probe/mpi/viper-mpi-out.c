@@ -1,0 +1,531 @@
+/* viper-mpi-out.c - where libviper-mpi's lines go: one fixed buffer per rank.
+ *
+ * Every record is formatted by hand (no printf: it is the hot path) into one
+ * buffer of fixed size.  A line is complete before the buffer's length moves
+ * past it, so whoever flushes - the next append, Finalize, MPI_Abort, a fatal
+ * signal - only ever writes whole lines.
+ *
+ * File mode (VIPER_MPI_OUT=DIR): DIR/rank-NNNN.trc; the buffer is written
+ * with one write() when the next line does not fit, so tracing costs no
+ * system call per event.
+ *
+ * Live mode (VIPER_MPI_LIVE=tcp:HOST:PORT): one non-blocking TCP connection
+ * per rank.  The buffer is the backlog: the unsent lines are [head, len).
+ * An append tries a send() when the backlog passes a chunk or when 20 ms have
+ * passed since the last try (the time is read for the record anyway), never
+ * waits; when the viewer is slower than the program and the backlog is full,
+ * whole lines are dropped and counted, and the count is reported at
+ * Finalize.  Only Finalize waits, for a bounded time, to drain the backlog.
+ *
+ * When the directory or the viewer cannot be reached, the rank says so once
+ * on standard error and runs untraced.
+ */
+#include "viper-mpi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIVE_CHUNK (64 * 1024)
+#define LIVE_RETRY_NS 20000000
+
+static char *buf;
+static size_t cap, len, head;
+static int fd = -1;
+static int live;
+static volatile sig_atomic_t appending;
+static int64_t last_try;
+static char sink[512];
+
+const char *
+vm_sink_name (void)
+{
+  return sink;
+}
+
+static void
+say (const char *what, const char *why)
+{
+  fprintf (stderr, "viper-mpi: rank %d: %s: %s; this rank is not traced from here on\n", vm.rank, what, why);
+}
+
+static size_t
+env_size (const char *name, size_t dflt)
+{
+  const char *s = getenv (name);
+  if (!s || !*s)
+    return dflt;
+  char *end;
+  unsigned long long v = strtoull (s, &end, 10);
+  if (*end == 'k' || *end == 'K')
+    v <<= 10;
+  else if (*end == 'm' || *end == 'M')
+    v <<= 20;
+  if (v < 4096)
+    v = 4096;
+  return (size_t) v;
+}
+
+static int
+open_file (const char *dir)
+{
+  if (mkdir (dir, 0777) != 0 && errno != EEXIST)
+    {
+      snprintf (sink, sizeof sink, "%s", dir);
+      say (dir, strerror (errno));
+      return -1;
+    }
+  snprintf (sink, sizeof sink, "%s/rank-%04d.trc", dir, vm.rank);
+  fd = open (sink, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      say (sink, strerror (errno));
+      return -1;
+    }
+  return 0;
+}
+
+static int
+open_live (const char *addr)
+{
+  snprintf (sink, sizeof sink, "%s", addr);
+  if (strncmp (addr, "tcp:", 4) != 0)
+    {
+      say (addr, "not a tcp:HOST:PORT address");
+      return -1;
+    }
+  char host[256];
+  const char *colon = strrchr (addr + 4, ':');
+  if (!colon || colon == addr + 4 || (size_t) (colon - (addr + 4)) >= sizeof host || !colon[1])
+    {
+      say (addr, "not a tcp:HOST:PORT address");
+      return -1;
+    }
+  memcpy (host, addr + 4, (size_t) (colon - (addr + 4)));
+  host[colon - (addr + 4)] = 0;
+  if (host[0] == '[' && host[strlen (host) - 1] == ']')
+    {
+      memmove (host, host + 1, strlen (host));
+      host[strlen (host) - 1] = 0;
+    }
+  struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+  int rc = getaddrinfo (host, colon + 1, &hints, &res);
+  if (rc != 0)
+    {
+      say (addr, gai_strerror (rc));
+      return -1;
+    }
+  int err = ECONNREFUSED;
+  for (struct addrinfo *a = res; a; a = a->ai_next)
+    {
+      int s = socket (a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+      if (s < 0)
+        {
+          err = errno;
+          continue;
+        }
+      if (connect (s, a->ai_addr, a->ai_addrlen) != 0 && errno != EINPROGRESS)
+        {
+          err = errno;
+          close (s);
+          continue;
+        }
+      /* connecting happens at Init, where waiting a bounded time is allowed */
+      struct pollfd p = { .fd = s, .events = POLLOUT };
+      int ready = poll (&p, 1, 5000);
+      int soerr = 0;
+      socklen_t sl = sizeof soerr;
+      if (ready <= 0)
+        soerr = ready == 0 ? ETIMEDOUT : errno;
+      else if (getsockopt (s, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
+        soerr = errno;
+      if (soerr == 0)
+        {
+          freeaddrinfo (res);
+          fd = s;
+          return 0;
+        }
+      err = soerr;
+      close (s);
+    }
+  freeaddrinfo (res);
+  say (addr, strerror (err));
+  return -1;
+}
+
+int
+vm_out_open (void)
+{
+  const char *dir = getenv ("VIPER_MPI_OUT");
+  const char *addr = getenv ("VIPER_MPI_LIVE");
+  live = addr && *addr;
+  cap = env_size ("VIPER_MPI_BUFFER", live ? (size_t) 4 << 20 : (size_t) 1 << 20);
+  buf = malloc (cap);
+  if (!buf)
+    {
+      say ("buffer", strerror (ENOMEM));
+      return -1;
+    }
+  len = head = 0;
+  int rc = live ? open_live (addr) : open_file (dir && *dir ? dir : ".");
+  if (rc != 0)
+    {
+      free (buf);
+      buf = NULL;
+    }
+  return rc;
+}
+
+/* Write [head, len) to the file, whole; on error stop tracing (once). */
+static void
+file_flush (void)
+{
+  while (head < len)
+    {
+      ssize_t n = write (fd, buf + head, len - head);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (!appending)
+            say (sink, n < 0 ? strerror (errno) : "short write");
+          vm.on = 0;
+          for (size_t i = head; i < len; i++)
+            vm.dropped += buf[i] == '\n';
+          break;
+        }
+      head += (size_t) n;
+    }
+  head = len = 0;
+}
+
+/* Send what the socket takes now, never wait. */
+static void
+live_send (void)
+{
+  while (head < len)
+    {
+      ssize_t n = send (fd, buf + head, len - head, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0)
+        {
+          head += (size_t) n;
+          continue;
+        }
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        break;
+      if (!appending)
+        say (sink, n < 0 ? strerror (errno) : "connection closed");
+      vm.on = 0;
+      break;
+    }
+  if (head == len)
+    head = len = 0;
+}
+
+void
+vm_flush_now (void)
+{
+  if (!buf || fd < 0)
+    return;
+  if (live)
+    live_send ();
+  else
+    file_flush ();
+}
+
+/* Make room for NEED bytes at buf + len; 0 = no room (the line is dropped). */
+static int
+room (size_t need)
+{
+  if (len + need <= cap)
+    return 1;
+  if (!live)
+    {
+      file_flush ();
+      return vm.on && need <= cap;
+    }
+  live_send ();
+  if (head > 0)
+    {
+      memmove (buf, buf + head, len - head);
+      len -= head;
+      head = 0;
+    }
+  return len + need <= cap;
+}
+
+static char *
+put_i64 (char *p, int64_t v)
+{
+  char tmp[24];
+  int n = 0;
+  uint64_t u = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
+  if (v < 0)
+    *p++ = '-';
+  do
+    {
+      tmp[n++] = (char) ('0' + u % 10);
+      u /= 10;
+    }
+  while (u);
+  while (n)
+    *p++ = tmp[--n];
+  return p;
+}
+
+/* ns -> seconds with 9 decimals, exactly (no floating point) */
+static char *
+put_time (char *p, int64_t ns)
+{
+  uint64_t u = ns < 0 ? (uint64_t) 0 - (uint64_t) ns : (uint64_t) ns;
+  if (ns < 0)
+    *p++ = '-';
+  p = put_i64 (p, (int64_t) (u / 1000000000u));
+  *p++ = '.';
+  uint64_t f = u % 1000000000u;
+  for (int i = 8; i >= 0; i--)
+    {
+      p[i] = (char) ('0' + f % 10);
+      f /= 10;
+    }
+  return p + 9;
+}
+
+void
+vm_emit_line (int64_t rec, int64_t ev, int64_t t, int64_t proc, int64_t process, int ndata,
+              const int64_t *data)
+{
+  size_t need = 6 * 21 + 2 + (size_t) ndata * 21 + 4;
+  vm_lock ();
+  if (!vm.on || !buf)
+    {
+      vm_unlock ();
+      return;
+    }
+  appending = 1;
+  if (!room (need))
+    {
+      /* records counts the lines made, dropped those that never left */
+      vm.records++;
+      vm.dropped++;
+      appending = 0;
+      vm_unlock ();
+      return;
+    }
+  char *p = buf + len;
+  p = put_i64 (p, rec);
+  *p++ = ' ';
+  p = put_i64 (p, ev);
+  *p++ = ' ';
+  p = put_time (p, t);
+  *p++ = ' ';
+  p = put_i64 (p, proc);
+  *p++ = ' ';
+  p = put_i64 (p, process);
+  *p++ = ' ';
+  p = put_i64 (p, ndata);
+  if (ndata > 0)
+    {
+      *p++ = ' ';
+      *p++ = '2';
+      for (int i = 0; i < ndata; i++)
+        {
+          *p++ = ' ';
+          p = put_i64 (p, data[i]);
+        }
+    }
+  *p++ = '\n';
+  len = (size_t) (p - buf);   /* the line is complete: now a flush may take it */
+  vm.records++;
+  appending = 0;
+  if (live && (len - head >= LIVE_CHUNK || t - last_try >= LIVE_RETRY_NS || t < last_try))
+    {
+      last_try = t;
+      live_send ();
+    }
+  vm_unlock ();
+}
+
+void
+vm_emit_comment (const char *text)
+{
+  size_t n = strlen (text);
+  vm_lock ();
+  if (vm.on && buf && room (n + 3))
+    {
+      buf[len++] = '#';
+      buf[len++] = ' ';
+      memcpy (buf + len, text, n);
+      len += n;
+      buf[len++] = '\n';
+    }
+  vm_unlock ();
+}
+
+/* Finalize: get the buffer out.  Files are written; the viewer is given at
+ * most VIPER_MPI_LIVE_TIMEOUT seconds, and what it did not take by then is
+ * counted as dropped and discarded, so the cross-check that follows is true. */
+void
+vm_out_drain (void)
+{
+  if (!buf || fd < 0 || !vm.on)
+    return;
+  if (!live)
+    {
+      file_flush ();
+      return;
+    }
+  double secs = 5;
+  const char *s = getenv ("VIPER_MPI_LIVE_TIMEOUT");
+  if (s && *s)
+    secs = atof (s);
+  struct timespec t0, t1;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  while (vm.on && head < len)
+    {
+      live_send ();
+      if (head >= len || !vm.on)
+        break;
+      clock_gettime (CLOCK_MONOTONIC, &t1);
+      double left = secs - ((double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
+      if (left <= 0)
+        break;
+      struct pollfd p = { .fd = fd, .events = POLLOUT };
+      poll (&p, 1, (int) (left * 1000) + 1);
+    }
+  if (head < len)
+    {
+      for (size_t i = head; i < len; i++)
+        vm.dropped += buf[i] == '\n';
+      fprintf (stderr, "viper-mpi: rank %d: %s: the viewer did not take the last lines in time\n", vm.rank, sink);
+      head = len = 0;
+    }
+}
+
+void
+vm_out_close (int drain)
+{
+  if (!buf)
+    return;
+  if (drain)
+    vm_out_drain ();
+  else if (fd >= 0 && vm.on)
+    vm_flush_now ();
+  if (fd >= 0 && live)
+    shutdown (fd, SHUT_WR);
+  if (fd >= 0 && close (fd) != 0 && !live && vm.on)
+    say (sink, strerror (errno));
+  fd = -1;
+  free (buf);
+  buf = NULL;
+  head = len = 0;
+}
+
+/* ---- fatal signals: write what is complete, end the trace, chain ---- */
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP };
+#define N_FATAL (int) (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction old_actions[N_FATAL];
+static int installed;
+
+static void
+on_fatal (int sig)
+{
+  int saved = errno;
+  /* In the middle of an append (or holding the lock) the buffer is still
+   * consistent up to len; only then is adding the end record unsafe. */
+  if (vm.on && buf && !appending && !vm.mt && len + 64 <= cap)
+    {
+      char *p = buf + len;
+      p = put_i64 (p, VM_END);
+      *p++ = ' ';
+      p = put_i64 (p, VM_EV_TRACING);
+      *p++ = ' ';
+      p = put_time (p, vm_now ());
+      *p++ = ' ';
+      p = put_i64 (p, vm.rank);
+      memcpy (p, " 0 0\n", 5);
+      len = (size_t) (p + 5 - buf);
+    }
+  if (vm.on && buf && fd >= 0)
+    {
+      /* write() and send() are async-signal-safe; the file is flushed whole,
+       * the socket takes what it takes without waiting */
+      if (live)
+        {
+          while (head < len)
+            {
+              ssize_t n = send (fd, buf + head, len - head, MSG_NOSIGNAL | MSG_DONTWAIT);
+              if (n <= 0)
+                break;
+              head += (size_t) n;
+            }
+        }
+      else
+        {
+          while (head < len)
+            {
+              ssize_t n = write (fd, buf + head, len - head);
+              if (n <= 0)
+                break;
+              head += (size_t) n;
+            }
+        }
+    }
+  vm.on = 0;
+  for (int i = 0; i < N_FATAL; i++)
+    if (fatal_signals[i] == sig)
+      sigaction (sig, &old_actions[i], NULL);
+  errno = saved;
+  /* pending until we return, then handled as if we had never been here */
+  raise (sig);
+}
+
+void
+vm_signals_install (void)
+{
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal;
+  sigemptyset (&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  for (int i = 0; i < N_FATAL; i++)
+    {
+      struct sigaction cur;
+      sigaction (fatal_signals[i], NULL, &cur);
+      /* a signal the program ignores stays ignored */
+      if (cur.sa_handler == SIG_IGN)
+        {
+          old_actions[i] = cur;
+          continue;
+        }
+      sigaction (fatal_signals[i], &sa, &old_actions[i]);
+    }
+  installed = 1;
+}
+
+void
+vm_signals_restore (void)
+{
+  if (!installed)
+    return;
+  for (int i = 0; i < N_FATAL; i++)
+    {
+      struct sigaction cur;
+      sigaction (fatal_signals[i], NULL, &cur);
+      if (cur.sa_handler == on_fatal)
+        sigaction (fatal_signals[i], &old_actions[i], NULL);
+    }
+  installed = 0;
+}

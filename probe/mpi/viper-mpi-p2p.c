@@ -1,0 +1,905 @@
+/* viper-mpi-p2p.c - point-to-point calls, requests and their completions.
+ *
+ * A blocking call writes its begin line before it calls PMPI (a rank that
+ * hangs or dies inside shows where) and its end line after.  Non-blocking
+ * calls get a request id of the library's own (per rank, from 1), kept in an
+ * open-addressing table keyed by the MPI_Request handle together with what
+ * the completion needs (kind, peer, tag, communicator).
+ *
+ * Completions (Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany,
+ * Testsome) are written after the call returns, because only then is it
+ * known which requests completed (and whether one was cancelled): each
+ * completed request gets its own wait, `-3 -31 REQ` / `-3 -61 REQ`, all
+ * beginning at the call's start and all ending at its return, ends in the
+ * same order as the begins (spec section 3: overlapping waits).  A test that
+ * completes nothing writes nothing (it is counted as a poll).  A receive's
+ * end takes the source, tag and size from the status, so MPI_ANY_SOURCE and
+ * MPI_ANY_TAG come out resolved; sources are translated to world ranks
+ * through the request's communicator.  A cancelled request completes as
+ * `-3 -954 REQ` / `-4 -954 REQ` instead (no message).  Requests the library
+ * did not make (collectives, I/O, generalized) are passed over silently.
+ *
+ * Sendrecv is what the standard says it is: an isend and an irecv posted
+ * together and two overlapping waits.  Persistent requests record nothing at
+ * init; each MPI_Start posts anew, with a new request id.
+ */
+#include "viper-mpi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert (sizeof (MPI_Request) <= sizeof (uintptr_t), "MPI_Request fits a uintptr_t");
+
+enum { K_SEND = 1, K_RECV = 2, K_PERSISTENT = 4 };
+
+typedef struct {
+  uintptr_t key;          /* 0 = free slot */
+  int kind;
+  int active;             /* persistent: started and not yet completed */
+  int peer;               /* send: world rank of the destination */
+  int tag;
+  int64_t id;
+  int64_t bytes;
+  VmComm *comm;           /* receive: translates the status's source */
+} VmReq;
+
+static VmReq *table;
+static size_t tcap, tcount;
+static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline void rlock (void) { if (vm.mt) pthread_mutex_lock (&req_lock); }
+static inline void runlock (void) { if (vm.mt) pthread_mutex_unlock (&req_lock); }
+
+static inline uintptr_t
+rkey (MPI_Request r)
+{
+  uintptr_t k = 0;
+  memcpy (&k, &r, sizeof r);
+  return k;
+}
+
+static inline size_t
+slot_of (uintptr_t k)
+{
+  return (size_t) ((k * (uintptr_t) 0x9E3779B97F4A7C15ull) >> 7) & (tcap - 1);
+}
+
+static VmReq *
+find (uintptr_t k)
+{
+  if (!tcap || !k)
+    return NULL;
+  for (size_t i = slot_of (k);; i = (i + 1) & (tcap - 1))
+    {
+      if (table[i].key == k)
+        return &table[i];
+      if (!table[i].key)
+        return NULL;
+    }
+}
+
+static int
+grow (void)
+{
+  size_t ncap = tcap ? tcap * 2 : 256;
+  VmReq *nt = calloc (ncap, sizeof *nt);
+  if (!nt)
+    return -1;
+  VmReq *old = table;
+  size_t ocap = tcap;
+  table = nt;
+  tcap = ncap;
+  for (size_t i = 0; i < ocap; i++)
+    if (old[i].key)
+      {
+        size_t j = slot_of (old[i].key);
+        while (table[j].key)
+          j = (j + 1) & (tcap - 1);
+        table[j] = old[i];
+      }
+  free (old);
+  return 0;
+}
+
+/* remove slot i, shifting later entries of its cluster back (no tombstones) */
+static void
+erase (VmReq *e)
+{
+  size_t i = (size_t) (e - table);
+  vm_comm_unref (table[i].comm);
+  table[i].key = 0;
+  tcount--;
+  for (size_t j = (i + 1) & (tcap - 1); table[j].key; j = (j + 1) & (tcap - 1))
+    {
+      size_t home = slot_of (table[j].key);
+      /* entry j may move to i when i lies cyclically in [home, j) */
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j))
+        {
+          table[i] = table[j];
+          table[j].key = 0;
+          i = j;
+        }
+    }
+}
+
+static int64_t
+new_id (void)
+{
+  return __atomic_add_fetch (&vm.next_req, 1, __ATOMIC_RELAXED);
+}
+
+/* remember a request; returns its id (0 when it could not be kept) */
+static int64_t
+track (MPI_Request r, int kind, int peer, int tag, int64_t bytes, VmComm *comm, int active)
+{
+  uintptr_t k = rkey (r);
+  if (!k || r == MPI_REQUEST_NULL)
+    return 0;
+  rlock ();
+  VmReq *e = find (k);
+  if (e)
+    erase (e);   /* a handle MPI recycled behind our back (freed by an unwrapped path) */
+  if ((tcount + 1) * 2 > tcap && grow () != 0)
+    {
+      runlock ();
+      return 0;
+    }
+  size_t i = slot_of (k);
+  while (table[i].key)
+    i = (i + 1) & (tcap - 1);
+  vm_comm_ref (comm);
+  table[i] = (VmReq) { .key = k, .kind = kind, .active = active, .peer = peer, .tag = tag,
+                       .id = active ? new_id () : 0, .bytes = bytes, .comm = comm };
+  tcount++;
+  int64_t id = table[i].id;
+  runlock ();
+  return id;
+}
+
+void
+vm_req_fini (void)
+{
+  for (size_t i = 0; i < tcap; i++)
+    if (table[i].key)
+      vm_comm_unref (table[i].comm);
+  free (table);
+  table = NULL;
+  tcap = tcount = 0;
+}
+
+int64_t
+vm_status_bytes (const MPI_Status *st)
+{
+  int n = 0;
+  if (PMPI_Get_count (st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+    return 0;
+  return n;
+}
+
+static inline int
+wtag (int tag)
+{
+  return tag == MPI_ANY_TAG ? -1 : tag;
+}
+
+/* ---- completions ---- */
+
+typedef struct {
+  int64_t id;
+  int kind;               /* K_SEND / K_RECV, or 0 = cancelled */
+  int64_t bytes;
+  int tag, src;
+} Done;
+
+/* Take the completed requests out of the table (persistent ones go
+ * inactive) and describe them; returns how many were ours. */
+static int
+collect (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *out)
+{
+  int k = 0;
+  rlock ();
+  for (int j = 0; j < n; j++)
+    {
+      int i = index ? index[j] : j;
+      VmReq *e = find (rkey (saved[i]));
+      if (!e || !e->active)
+        continue;
+      Done d = { .id = e->id, .kind = e->kind & (K_SEND | K_RECV) };
+      int cancelled = 0;
+      if (PMPI_Test_cancelled (&st[j], &cancelled) == MPI_SUCCESS && cancelled)
+        d.kind = 0;
+      else if (d.kind == K_RECV)
+        {
+          d.bytes = vm_status_bytes (&st[j]);
+          d.tag = st[j].MPI_TAG;
+          d.src = vm_comm_world_rank (e->comm ? e->comm : &vm.world, st[j].MPI_SOURCE);
+        }
+      out[k++] = d;
+      if (e->kind & K_PERSISTENT)
+        e->active = 0;
+      else
+        erase (e);
+    }
+  runlock ();
+  return k;
+}
+
+static void
+emit_done (const Done *d, int n, int64_t t0, int64_t t1)
+{
+  for (int i = 0; i < n; i++)
+    {
+      int ev = d[i].kind == K_SEND ? VM_EV_SEND_WAIT : d[i].kind == K_RECV ? VM_EV_RECV_WAIT : VM_EV_CANCELLED;
+      VM_E (VM_BEGIN, ev, t0, 1, d[i].id);
+    }
+  for (int i = 0; i < n; i++)
+    {
+      if (d[i].kind == K_SEND)
+        VM_E0 (VM_END, VM_EV_SEND_WAIT, t1);
+      else if (d[i].kind == K_RECV)
+        {
+          VM_E (VM_END, VM_EV_RECV_WAIT, t1, 4, d[i].bytes, d[i].tag, d[i].src, 0);
+          __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
+        }
+      else
+        VM_E (VM_END, VM_EV_CANCELLED, t1, 1, d[i].id);
+    }
+}
+
+/* scratch arrays: on the stack for a few requests, else on the heap */
+#define SMALL 16
+typedef struct {
+  MPI_Request req[SMALL];
+  MPI_Status st[SMALL];
+  Done done[SMALL];
+  MPI_Request *reqp;
+  MPI_Status *stp;
+  Done *donep;
+} Scratch;
+
+static int
+scratch_get (Scratch *s, int n)
+{
+  if (n <= SMALL)
+    {
+      s->reqp = s->req;
+      s->stp = s->st;
+      s->donep = s->done;
+      return 0;
+    }
+  s->reqp = malloc (sizeof (MPI_Request) * (size_t) n);
+  s->stp = malloc (sizeof (MPI_Status) * (size_t) n);
+  s->donep = malloc (sizeof (Done) * (size_t) n);
+  if (!s->reqp || !s->stp || !s->donep)
+    {
+      free (s->reqp);
+      free (s->stp);
+      free (s->donep);
+      return -1;
+    }
+  return 0;
+}
+
+static void
+scratch_put (Scratch *s)
+{
+  if (s->reqp != s->req)
+    {
+      free (s->reqp);
+      free (s->stp);
+      free (s->donep);
+    }
+}
+
+static void
+finish (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *done, int64_t t0)
+{
+  int64_t t1 = vm_now ();
+  int k = collect (n, saved, index, st, done);
+  emit_done (done, k, t0, t1);
+}
+
+int
+MPI_Wait (MPI_Request *request, MPI_Status *status)
+{
+  if (!vm.on)
+    return PMPI_Wait (request, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  MPI_Request saved = *request;
+  Done d;
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Wait (request, st);
+  if (rc == MPI_SUCCESS)
+    finish (1, &saved, NULL, st, &d, t0);
+  return rc;
+}
+
+int
+MPI_Test (MPI_Request *request, int *flag, MPI_Status *status)
+{
+  if (!vm.on)
+    return PMPI_Test (request, flag, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  MPI_Request saved = *request;
+  Done d;
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Test (request, flag, st);
+  if (rc == MPI_SUCCESS && *flag)
+    finish (1, &saved, NULL, st, &d, t0);
+  else
+    vm.polls++;
+  return rc;
+}
+
+int
+MPI_Waitall (int count, MPI_Request requests[], MPI_Status statuses[])
+{
+  Scratch s;
+  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+    return PMPI_Waitall (count, requests, statuses);
+  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
+  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Waitall (count, requests, st);
+  if (rc == MPI_SUCCESS)
+    finish (count, s.reqp, NULL, st, s.donep, t0);
+  scratch_put (&s);
+  return rc;
+}
+
+int
+MPI_Testall (int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+  Scratch s;
+  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+    return PMPI_Testall (count, requests, flag, statuses);
+  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
+  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Testall (count, requests, flag, st);
+  if (rc == MPI_SUCCESS && *flag)
+    finish (count, s.reqp, NULL, st, s.donep, t0);
+  else
+    vm.polls++;
+  scratch_put (&s);
+  return rc;
+}
+
+int
+MPI_Waitany (int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+  Scratch s;
+  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+    return PMPI_Waitany (count, requests, index, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Waitany (count, requests, index, st);
+  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
+    finish (1, s.reqp, index, st, s.donep, t0);
+  scratch_put (&s);
+  return rc;
+}
+
+int
+MPI_Testany (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+{
+  Scratch s;
+  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+    return PMPI_Testany (count, requests, index, flag, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Testany (count, requests, index, flag, st);
+  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
+    finish (1, s.reqp, index, st, s.donep, t0);
+  else
+    vm.polls++;
+  scratch_put (&s);
+  return rc;
+}
+
+int
+MPI_Waitsome (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+  Scratch s;
+  if (!vm.on || incount <= 0 || scratch_get (&s, incount) != 0)
+    return PMPI_Waitsome (incount, requests, outcount, indices, statuses);
+  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
+  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Waitsome (incount, requests, outcount, indices, st);
+  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
+    finish (*outcount, s.reqp, indices, st, s.donep, t0);
+  scratch_put (&s);
+  return rc;
+}
+
+int
+MPI_Testsome (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
+{
+  Scratch s;
+  if (!vm.on || incount <= 0 || scratch_get (&s, incount) != 0)
+    return PMPI_Testsome (incount, requests, outcount, indices, statuses);
+  MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
+  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Testsome (incount, requests, outcount, indices, st);
+  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
+    finish (*outcount, s.reqp, indices, st, s.donep, t0);
+  else
+    vm.polls++;
+  scratch_put (&s);
+  return rc;
+}
+
+int
+MPI_Request_free (MPI_Request *request)
+{
+  if (vm.on && request)
+    {
+      rlock ();
+      VmReq *e = find (rkey (*request));
+      if (e)
+        erase (e);
+      runlock ();
+    }
+  return PMPI_Request_free (request);
+}
+
+/* ---- blocking sends ---- */
+
+#define BLOCKING_SEND(call)                                                          \
+  do                                                                                 \
+    {                                                                                \
+      if (!vm.on || dest == MPI_PROC_NULL)                                           \
+        return call;                                                                 \
+      VmComm *c_ = vm_comm_get (comm);                                               \
+      VM_E (VM_BEGIN, VM_EV_SEND, vm_now (), 4, vm_bytes (count, datatype), tag,     \
+            vm_comm_world_rank (c_, dest), 0);                                       \
+      __atomic_add_fetch (&vm.sent, 1, __ATOMIC_RELAXED);                            \
+      int rc_ = call;                                                                \
+      VM_E0 (VM_END, VM_EV_SEND, vm_now ());                                         \
+      return rc_;                                                                    \
+    }                                                                                \
+  while (0)
+
+int
+MPI_Send (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+  BLOCKING_SEND (PMPI_Send (buf, count, datatype, dest, tag, comm));
+}
+
+int
+MPI_Ssend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+  BLOCKING_SEND (PMPI_Ssend (buf, count, datatype, dest, tag, comm));
+}
+
+int
+MPI_Bsend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+  BLOCKING_SEND (PMPI_Bsend (buf, count, datatype, dest, tag, comm));
+}
+
+int
+MPI_Rsend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+  BLOCKING_SEND (PMPI_Rsend (buf, count, datatype, dest, tag, comm));
+}
+
+/* ---- non-blocking sends and receives ---- */
+
+#define NONBLOCKING_SEND(call)                                                       \
+  do                                                                                 \
+    {                                                                                \
+      if (!vm.on || dest == MPI_PROC_NULL)                                           \
+        return call;                                                                 \
+      VmComm *c_ = vm_comm_get (comm);                                               \
+      int64_t t0_ = vm_now ();                                                       \
+      int rc_ = call;                                                                \
+      int64_t t1_ = vm_now ();                                                       \
+      if (rc_ != MPI_SUCCESS)                                                        \
+        return rc_;                                                                  \
+      int w_ = vm_comm_world_rank (c_, dest);                                        \
+      int64_t id_ = track (*request, K_SEND, w_, tag, 0, NULL, 1);                    \
+      if (id_ == 0)                                                                  \
+        return rc_;                                                                  \
+      VM_E (VM_BEGIN, VM_EV_ISEND, t0_, 4, vm_bytes (count, datatype), tag, w_, 0);  \
+      VM_E (VM_END, VM_EV_ISEND, t1_, 1, id_);                                       \
+      __atomic_add_fetch (&vm.sent, 1, __ATOMIC_RELAXED);                            \
+      return rc_;                                                                    \
+    }                                                                                \
+  while (0)
+
+int
+MPI_Isend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request *request)
+{
+  NONBLOCKING_SEND (PMPI_Isend (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Issend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+            MPI_Request *request)
+{
+  NONBLOCKING_SEND (PMPI_Issend (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Ibsend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+            MPI_Request *request)
+{
+  NONBLOCKING_SEND (PMPI_Ibsend (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Irsend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+            MPI_Request *request)
+{
+  NONBLOCKING_SEND (PMPI_Irsend (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Recv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+  if (!vm.on || source == MPI_PROC_NULL)
+    return PMPI_Recv (buf, count, datatype, source, tag, comm, status);
+  VmComm *c = vm_comm_get (comm);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  VM_E (VM_BEGIN, VM_EV_RECV, vm_now (), 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+  int rc = PMPI_Recv (buf, count, datatype, source, tag, comm, st);
+  int64_t t1 = vm_now ();
+  if (rc == MPI_SUCCESS)
+    {
+      VM_E (VM_END, VM_EV_RECV, t1, 4, vm_status_bytes (st), st->MPI_TAG, vm_comm_world_rank (c, st->MPI_SOURCE), 0);
+      __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
+    }
+  return rc;
+}
+
+static int
+irecv_post (int rc, MPI_Request *request, int source, int tag, VmComm *c, int64_t t0)
+{
+  int64_t t1 = vm_now ();
+  if (rc != MPI_SUCCESS)
+    return rc;
+  int64_t id = track (*request, K_RECV, -1, tag, 0, c, 1);
+  if (id)
+    {
+      VM_E (VM_BEGIN, VM_EV_IRECV, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+      VM_E (VM_END, VM_EV_IRECV, t1, 1, id);
+    }
+  return rc;
+}
+
+int
+MPI_Irecv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+           MPI_Request *request)
+{
+  if (!vm.on || source == MPI_PROC_NULL)
+    return PMPI_Irecv (buf, count, datatype, source, tag, comm, request);
+  VmComm *c = vm_comm_get (comm);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Irecv (buf, count, datatype, source, tag, comm, request);
+  return irecv_post (rc, request, source, tag, c, t0);
+}
+
+/* ---- matched probe / receive (mpi4py's pickled receives use these) ---- */
+
+/* A matched message's status names its source in the probed communicator,
+ * which MPI_Mrecv is not told: the last M(i)probe that found one keeps it. */
+static VmComm *vm_probe_comm;
+
+int
+MPI_Mrecv (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+  if (!vm.on || *message == MPI_MESSAGE_NO_PROC)
+    return PMPI_Mrecv (buf, count, datatype, message, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  /* the message was chosen by the probe: the begin names any source and tag */
+  VM_E (VM_BEGIN, VM_EV_RECV, vm_now (), 3, -1, -1, 0);
+  int rc = PMPI_Mrecv (buf, count, datatype, message, st);
+  int64_t t1 = vm_now ();
+  if (rc == MPI_SUCCESS)
+    {
+      VM_E (VM_END, VM_EV_RECV, t1, 4, vm_status_bytes (st), st->MPI_TAG,
+            vm_comm_world_rank (vm_probe_comm ? vm_probe_comm : &vm.world, st->MPI_SOURCE), 0);
+      __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
+    }
+  return rc;
+}
+
+int
+MPI_Imrecv (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+  if (!vm.on || *message == MPI_MESSAGE_NO_PROC)
+    return PMPI_Imrecv (buf, count, datatype, message, request);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Imrecv (buf, count, datatype, message, request);
+  return irecv_post (rc, request, MPI_ANY_SOURCE, MPI_ANY_TAG, vm_probe_comm ? vm_probe_comm : &vm.world, t0);
+}
+
+static void
+probe_set_comm (VmComm *c)
+{
+  /* remember the communicator of the last probe for a following M(i)recv;
+   * the world table needs no reference */
+  if (vm_probe_comm == c)
+    return;
+  vm_comm_ref (c);
+  VmComm *old = vm_probe_comm;
+  vm_probe_comm = c;
+  vm_comm_unref (old);
+}
+
+static int
+probe_common (int rc, int found, int ev, int source, int tag, VmComm *c, MPI_Status *st, int64_t t0)
+{
+  int64_t t1 = vm_now ();
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (!found)
+    {
+      vm.polls++;
+      return rc;
+    }
+  if (ev == VM_EV_IPROBE)
+    VM_E (VM_BEGIN, ev, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+  VM_E (VM_END, ev, t1, 4, vm_status_bytes (st), st->MPI_TAG, vm_comm_world_rank (c, st->MPI_SOURCE), 0);
+  return rc;
+}
+
+int
+MPI_Probe (int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+  if (!vm.on || source == MPI_PROC_NULL)
+    return PMPI_Probe (source, tag, comm, status);
+  VmComm *c = vm_comm_get (comm);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int64_t t0 = vm_now ();
+  VM_E (VM_BEGIN, VM_EV_PROBE, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+  int rc = PMPI_Probe (source, tag, comm, st);
+  return probe_common (rc, 1, VM_EV_PROBE, source, tag, c, st, t0);
+}
+
+int
+MPI_Iprobe (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+  if (!vm.on || source == MPI_PROC_NULL)
+    return PMPI_Iprobe (source, tag, comm, flag, status);
+  VmComm *c = vm_comm_get (comm);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Iprobe (source, tag, comm, flag, st);
+  return probe_common (rc, *flag, VM_EV_IPROBE, source, tag, c, st, t0);
+}
+
+int
+MPI_Mprobe (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+  if (!vm.on || source == MPI_PROC_NULL)
+    return PMPI_Mprobe (source, tag, comm, message, status);
+  VmComm *c = vm_comm_get (comm);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int64_t t0 = vm_now ();
+  VM_E (VM_BEGIN, VM_EV_PROBE, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+  int rc = PMPI_Mprobe (source, tag, comm, message, st);
+  probe_set_comm (c);
+  return probe_common (rc, 1, VM_EV_PROBE, source, tag, c, st, t0);
+}
+
+int
+MPI_Improbe (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+  if (!vm.on || source == MPI_PROC_NULL)
+    return PMPI_Improbe (source, tag, comm, flag, message, status);
+  VmComm *c = vm_comm_get (comm);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Improbe (source, tag, comm, flag, message, st);
+  if (rc == MPI_SUCCESS && *flag)
+    probe_set_comm (c);
+  return probe_common (rc, *flag, VM_EV_IPROBE, source, tag, c, st, t0);
+}
+
+/* ---- Sendrecv: isend + irecv posted together, two overlapping waits ---- */
+
+static void
+sendrecv_post (int64_t t0, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, int source, int recvtag,
+               VmComm *c, int64_t *sid, int64_t *rid)
+{
+  *sid = *rid = 0;
+  if (dest != MPI_PROC_NULL)
+    {
+      *sid = new_id ();
+      VM_E (VM_BEGIN, VM_EV_ISEND, t0, 4, vm_bytes (sendcount, sendtype), sendtag, vm_comm_world_rank (c, dest), 0);
+      VM_E (VM_END, VM_EV_ISEND, t0, 1, *sid);
+      __atomic_add_fetch (&vm.sent, 1, __ATOMIC_RELAXED);
+    }
+  if (source != MPI_PROC_NULL)
+    {
+      *rid = new_id ();
+      VM_E (VM_BEGIN, VM_EV_IRECV, t0, 3, wtag (recvtag), vm_comm_world_rank (c, source), 0);
+      VM_E (VM_END, VM_EV_IRECV, t0, 1, *rid);
+    }
+}
+
+static void
+sendrecv_done (int64_t t0, int64_t sid, int64_t rid, VmComm *c, const MPI_Status *st)
+{
+  int64_t t1 = vm_now ();
+  if (sid)
+    VM_E (VM_BEGIN, VM_EV_SEND_WAIT, t0, 1, sid);
+  if (rid)
+    VM_E (VM_BEGIN, VM_EV_RECV_WAIT, t0, 1, rid);
+  if (sid)
+    VM_E0 (VM_END, VM_EV_SEND_WAIT, t1);
+  if (rid)
+    {
+      VM_E (VM_END, VM_EV_RECV_WAIT, t1, 4, vm_status_bytes (st), st->MPI_TAG,
+            vm_comm_world_rank (c, st->MPI_SOURCE), 0);
+      __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
+    }
+}
+
+int
+MPI_Sendrecv (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+              int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+  if (!vm.on || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
+    return PMPI_Sendrecv (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                          recvtag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int64_t sid, rid;
+  VmComm *c = vm_comm_get (comm);
+  int64_t t0 = vm_now ();
+  sendrecv_post (t0, sendcount, sendtype, dest, sendtag, source, recvtag, c, &sid, &rid);
+  int rc = PMPI_Sendrecv (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                          recvtag, comm, st);
+  if (rc == MPI_SUCCESS)
+    sendrecv_done (t0, sid, rid, c, st);
+  return rc;
+}
+
+int
+MPI_Sendrecv_replace (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                      int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+  if (!vm.on || (dest == MPI_PROC_NULL && source == MPI_PROC_NULL))
+    return PMPI_Sendrecv_replace (buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int64_t sid, rid;
+  VmComm *c = vm_comm_get (comm);
+  int64_t t0 = vm_now ();
+  sendrecv_post (t0, count, datatype, dest, sendtag, source, recvtag, c, &sid, &rid);
+  int rc = PMPI_Sendrecv_replace (buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
+  if (rc == MPI_SUCCESS)
+    sendrecv_done (t0, sid, rid, c, st);
+  return rc;
+}
+
+/* ---- persistent requests: nothing at init, a new post at every start ---- */
+
+#define PERSISTENT_SEND(call)                                                        \
+  do                                                                                 \
+    {                                                                                \
+      int rc_ = call;                                                                \
+      if (rc_ == MPI_SUCCESS && vm.on && dest != MPI_PROC_NULL)                      \
+        track (*request, K_SEND | K_PERSISTENT, vm_comm_world_rank (vm_comm_get (comm), dest), tag, \
+               vm_bytes (count, datatype), NULL, 0);                                 \
+      return rc_;                                                                    \
+    }                                                                                \
+  while (0)
+
+int
+MPI_Send_init (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+  PERSISTENT_SEND (PMPI_Send_init (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Ssend_init (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+  PERSISTENT_SEND (PMPI_Ssend_init (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Bsend_init (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+  PERSISTENT_SEND (PMPI_Bsend_init (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Rsend_init (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+  PERSISTENT_SEND (PMPI_Rsend_init (buf, count, datatype, dest, tag, comm, request));
+}
+
+int
+MPI_Recv_init (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+  int rc = PMPI_Recv_init (buf, count, datatype, source, tag, comm, request);
+  if (rc == MPI_SUCCESS && vm.on && source != MPI_PROC_NULL)
+    {
+      VmComm *c = vm_comm_get (comm);
+      /* the source is kept (as a world rank) in peer for the post lines */
+      track (*request, K_RECV | K_PERSISTENT, vm_comm_world_rank (c, source), tag, 0, c, 0);
+    }
+  return rc;
+}
+
+/* Each started request gets its own slice of the call's time, so that a
+ * rank's posts stay in time order (they are not overlapping calls). */
+static void
+started (const MPI_Request *reqs, int n, int64_t t0, int64_t t1)
+{
+  for (int i = 0; i < n; i++)
+    {
+      int64_t tb = t0 + (t1 - t0) * i / n, te = t0 + (t1 - t0) * (i + 1) / n;
+      rlock ();
+      VmReq *e = find (rkey (reqs[i]));
+      VmReq copy = { 0 };
+      if (e && (e->kind & K_PERSISTENT))
+        {
+          e->active = 1;
+          e->id = new_id ();
+          copy = *e;
+        }
+      runlock ();
+      if (!copy.key)
+        continue;
+      if (copy.kind & K_SEND)
+        {
+          VM_E (VM_BEGIN, VM_EV_ISEND, tb, 4, copy.bytes, copy.tag, copy.peer, 0);
+          VM_E (VM_END, VM_EV_ISEND, te, 1, copy.id);
+          __atomic_add_fetch (&vm.sent, 1, __ATOMIC_RELAXED);
+        }
+      else
+        {
+          VM_E (VM_BEGIN, VM_EV_IRECV, tb, 3, wtag (copy.tag), copy.peer, 0);
+          VM_E (VM_END, VM_EV_IRECV, te, 1, copy.id);
+        }
+    }
+}
+
+int
+MPI_Start (MPI_Request *request)
+{
+  if (!vm.on)
+    return PMPI_Start (request);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Start (request);
+  if (rc == MPI_SUCCESS)
+    started (request, 1, t0, vm_now ());
+  return rc;
+}
+
+int
+MPI_Startall (int count, MPI_Request requests[])
+{
+  if (!vm.on)
+    return PMPI_Startall (count, requests);
+  int64_t t0 = vm_now ();
+  int rc = PMPI_Startall (count, requests);
+  if (rc == MPI_SUCCESS)
+    started (requests, count, t0, vm_now ());
+  return rc;
+}
