@@ -4,6 +4,7 @@
 #include "picl/picl.h"
 #include "monalisa/monalisa.h"
 #include "macrame/macrame.h"
+#include "lights/lights.h"
 
 void
 viper_paradigms_register_all (void)
@@ -14,5 +15,6 @@ viper_paradigms_register_all (void)
   viper_paradigm_register (&viper_picl_paradigm);
   viper_paradigm_register (&viper_monalisa_paradigm);
   viper_paradigm_register (&viper_macrame_paradigm);
+  viper_paradigm_register (&viper_lights_paradigm);
   g_once_init_leave (&done, 1);
 }

@@ -101,6 +101,12 @@ typedef struct _ViperRenderer {
    * May be NULL. */
   gboolean (*draw_module) (cairo_t *cr, const ViperModel *m, gint64 id, const char *repr, double x, double y,
                            double w, double h, const char *label);
+  /* The view setup the model itself holds (a paradigm whose setup file is a
+   * view setup file): the views use it when given no layout.  May be NULL. */
+  const ViperViewSetup *(*view_setup) (const ViperModel *m);
+  /* Lines under the program state (nodes up and lost, latency), newly
+   * allocated, '\n' separated; may be NULL. */
+  char *(*program_detail) (const ViperModel *m);
 } ViperRenderer;
 
 #define VIPER_VIEW_DECORATION_MARGIN 8.0
