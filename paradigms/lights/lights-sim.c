@@ -163,7 +163,7 @@ write_view (Sim *s)
     fprintf (s->out, "topology %s\n", s->topology);
   for (int k = 0; k < s->nodes; k++)
     {
-      double x, y, bw = ring ? MIN (60.0, 2400.0 / s->nodes) : cell * 0.4, bh = ring ? bw * 1.4 : cell * 0.55;
+      double x, y, bw = ring ? MIN (60.0, 2400.0 / s->nodes) : cell * 0.5, bh = ring ? bw : cell * 0.5;
       if (ring)
         {
           double a = -G_PI / 2 + 2 * G_PI * k / s->nodes;
