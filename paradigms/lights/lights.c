@@ -17,7 +17,7 @@
 
 static const ViperTramType lights_types[] = {
   { LIGHTS_REC, LIGHTS_EV_LOAD, "Load", VIPER_ROLE_FREE, 0, 0, NF, NF, 3 },
-  { LIGHTS_REC, LIGHTS_EV_TRAFFIC, "Traffic", VIPER_ROLE_FREE, 0, 0, NF, NF, 4 },
+  { LIGHTS_REC, LIGHTS_EV_TRAFFIC, "Traffic", VIPER_ROLE_FREE, 0, 0, NF, NF, 2 },
   { LIGHTS_REC, LIGHTS_EV_JOINED, "Joined", VIPER_ROLE_FREE, 0, 0, NF, NF, 2 },
   { LIGHTS_REC, LIGHTS_EV_LOST, "Lost", VIPER_ROLE_FREE, 0, 0, NF, NF, 2 },
   { LIGHTS_REC, LIGHTS_EV_MESSAGE, "Message", VIPER_ROLE_FREE, 0, 0, NF, NF, 2 },
