@@ -812,7 +812,7 @@ usage (FILE *out)
            "                         diagnostics are unavailable (repeatable)\n"
            "      --interfaces       use the --iface counters even when socket diagnostics work\n"
            "      --count=N          stop after N samples (default: until SIGTERM or SIGINT)\n"
-           "  -v, --verbose          print the messages sent on standard error too\n"
+           "  -v, --verbose          print the messages sent, and each sample, on standard error\n"
            "  -h, --help             print this help\n"
            "  -V, --version          print the version\n"
            "\n"
@@ -967,6 +967,8 @@ main (int argc, char **argv)
           up_connect ();
           sample (0);
           samples++;
+          if (A.verbose)
+            fprintf (stderr, "viper-lights-agent: node %lld: sample %d\n", A.node, samples);
           next += A.interval_ms / 1000.0;
           if (next < now_mono ())
             next = now_mono () + A.interval_ms / 1000.0;
