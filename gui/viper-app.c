@@ -31,6 +31,7 @@
 #include "viper-export-trace.h"
 #include "viper-session.h"
 #include "viper-setup-dialog.h"
+#include "viper-lights-panel.h"
 #include "viper-status.h"
 #include "viper-view-widget.h"
 
@@ -53,6 +54,7 @@ typedef struct {
   GtkWidget *views[VIPER_VIEW_N_KINDS], *frames[VIPER_VIEW_N_KINDS];
   ViperStatus *status;
   ViperViewSetupCtl *vsc;   /* the view setup the views draw (Setup...) */
+  ViperLightsPanel *lights; /* Freeze and Range for the lights paradigm */
   guint timer;
   GArray *areas;
 
@@ -213,6 +215,8 @@ set_session (App *a, ViperSession *s)
       gtk_header_bar_set_title (GTK_HEADER_BAR (a->header), title);
       g_free (title);
     }
+  if (a->lights)
+    viper_lights_panel_set_model (a->lights, s ? s->model : NULL);
   update_controls (a);
 }
 
@@ -942,6 +946,8 @@ build_window (App *a)
   gtk_widget_set_size_request (a->progress, 200, -1);
   gtk_widget_set_no_show_all (a->progress, TRUE);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), a->progress);
+  a->lights = viper_lights_panel_new (G_ACTION_MAP (a->gapp));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), viper_lights_panel_widget (a->lights));
   gtk_window_set_titlebar (GTK_WINDOW (a->window), a->header);
 
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
@@ -1003,6 +1009,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.export", { "<Control>e", NULL } },
     { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.view-setup", { "<Shift><Control>o", NULL } },
+    { "app.lights-freeze", { "f", NULL } },
     { "app.quit", { "<Control>q", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)

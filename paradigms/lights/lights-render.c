@@ -265,7 +265,7 @@ r_variable (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out)
   LightsNode n;
   lights_model_node (m, id, &n);
   char *st = scratch (), a[32], b[32];
-  out->type = NULL;
+  out->type = "node";
   out->highlight = FALSE;
   out->state = st;
   switch (var)
