@@ -39,6 +39,7 @@ typedef struct {
 
 typedef struct {
   LightsNode n;
+  gint32 topo;              /* index in the view setup's topology, -1 */
   gboolean heard;
   gint hstate;              /* state code last put in the history, -1 */
   GArray *out;              /* Out */
@@ -67,7 +68,12 @@ typedef struct _LightsModel {
   double latency;
   char *msgs[N_MESSAGES];
   guint msg_first, n_msgs;
-  GArray *route;            /* scratch: guint link indexes */
+  guint *route;             /* scratch: link indexes of one route */
+  guint route_cap;
+  double *link_dbw;         /* rate changes of the tram at hand, per link */
+  guint *touched;           /* links with a change pending */
+  guint n_touched;
+  gboolean *is_touched;
   gboolean any;
 } LightsModel;
 
@@ -101,6 +107,7 @@ node_get (LightsModel *m, gint64 id)
     return (guint) f;
   Node fresh = { .n = { .id = id, .state = LIGHTS_NODE_UNKNOWN, .load = -1, .last_sample = NAN, .parent = -1 },
                  .hstate = -1 };
+  fresh.topo = lights_topo_index (m->topo, id);
   fresh.out = g_array_new (FALSE, FALSE, sizeof (Out));
   fresh.out_idx = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_array_append_val (m->nodes, fresh);
@@ -176,25 +183,51 @@ bw_class (const LightsRange *r, double bw)
   return (gint8) (1 + MIN ((int) ((bw - r->min) / (r->max - r->min) * 8), 7));
 }
 
-/* Move a pair's rate difference and bytes onto its route. */
+/* Move a pair's rate difference and bytes onto its route: the bytes at
+ * once, the rate into link_dbw, which links_flush() applies once per link
+ * when the tram is done (a sample of a thousand pairs crosses each link
+ * many times: its damage and history are decided once). */
 static void
-route_add (LightsModel *m, const ViperTram *t, gint64 src, gint64 dst, double dbw, guint64 bytes)
+route_add (LightsModel *m, guint si, guint pi, double dbw, guint64 bytes)
 {
-  g_array_set_size (m->route, 0);
-  if (!lights_topo_route (m->topo, src, dst, m->route))
+  gint32 a = node_at (m, si)->topo, b = node_at (m, pi)->topo;
+  guint n = a < 0 || b < 0 ? G_MAXUINT
+                           : lights_topo_route_idx (m->topo, (guint) a, (guint) b, m->route, m->route_cap);
+  if (n == G_MAXUINT)
     {
       m->unrouted += bytes;
       return;
     }
-  gboolean hist = t && m->n_links <= HISTORY_LINK_LIMIT && m->base.history_interval >= 0;
-  for (guint k = 0; k < m->route->len; k++)
+  for (guint k = 0; k < n; k++)
     {
-      guint li = g_array_index (m->route, guint, k);
+      guint li = m->route[k];
       m->link_bytes[li] += bytes;
       if (dbw == 0)
         continue;
-      m->link_bw[li] += dbw;
-      if (m->link_bw[li] < 1e-9 * fabs (dbw) + 1e-9)
+      m->link_dbw[li] += dbw;
+      if (!m->is_touched[li])
+        {
+          m->is_touched[li] = TRUE;
+          m->touched[m->n_touched++] = li;
+        }
+    }
+}
+
+static void
+links_flush (LightsModel *m, const ViperTram *t)
+{
+  gboolean hist = t && m->n_links <= HISTORY_LINK_LIMIT && m->base.history_interval >= 0;
+  for (guint i = 0; i < m->n_touched; i++)
+    {
+      guint li = m->touched[i];
+      double d = m->link_dbw[li];
+      m->link_dbw[li] = 0;
+      m->is_touched[li] = FALSE;
+      if (d == 0)
+        continue;
+      m->link_bw[li] += d;
+      /* sums of doubles: what should be zero may come out a hair below */
+      if (m->link_bw[li] < 1e-6)
         m->link_bw[li] = MAX (m->link_bw[li], 0.0);
       gint64 from, to;
       lights_topo_link (m->topo, li, &from, &to);
@@ -207,6 +240,7 @@ route_add (LightsModel *m, const ViperTram *t, gint64 src, gint64 dst, double db
         }
       m->link_class[li] = c;
     }
+  m->n_touched = 0;
 }
 
 /* Every link from the pairs' rates and totals (a new view setup). */
@@ -217,6 +251,13 @@ links_rebuild (LightsModel *m)
   g_free (m->link_bw);
   g_free (m->link_bytes);
   g_free (m->link_class);
+  g_free (m->link_dbw);
+  g_free (m->touched);
+  g_free (m->is_touched);
+  m->link_dbw = g_new0 (double, MAX (m->n_links, 1u));
+  m->touched = g_new0 (guint, MAX (m->n_links, 1u));
+  m->is_touched = g_new0 (gboolean, MAX (m->n_links, 1u));
+  m->n_touched = 0;
   m->link_bw = g_new0 (double, MAX (m->n_links, 1u));
   m->link_bytes = g_new0 (guint64, MAX (m->n_links, 1u));
   m->link_class = g_new0 (gint8, MAX (m->n_links, 1u));
@@ -227,10 +268,10 @@ links_rebuild (LightsModel *m)
       for (guint k = 0; k < nd->out->len; k++)
         {
           Out *o = &g_array_index (nd->out, Out, k);
-          route_add (m, NULL, nd->n.id, node_at (m, o->peer)->n.id, nd->n.state == LIGHTS_NODE_LOST ? 0 : o->bw,
-                     o->total);
+          route_add (m, i, o->peer, nd->n.state == LIGHTS_NODE_LOST ? 0 : o->bw, o->total);
         }
     }
+  links_flush (m, NULL);
   for (guint i = 0; i < m->n_links; i++)
     m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
 }
@@ -249,6 +290,10 @@ adopt_setup (LightsModel *m, const ViperViewSetup *vs)
       g_error_free (error);
       m->topo = lights_topo_new (NULL, NULL);
     }
+  m->route_cap = (vs ? vs->modules->len : 0) + 1;
+  m->route = g_renew (guint, m->route, m->route_cap);
+  for (guint i = 0; i < m->nodes->len; i++)
+    node_at (m, i)->topo = lights_topo_index (m->topo, node_at (m, i)->n.id);
   const ViperViewCluster *cl = vs ? vs->cluster : NULL;
   m->range.min = cl && cl->has_range ? cl->range_min : LIGHTS_DEFAULT_RANGE_MIN;
   m->range.max = cl && cl->has_range ? cl->range_max : LIGHTS_DEFAULT_RANGE_MAX;
@@ -301,13 +346,12 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
       s->n.bytes_out += o->pending;
       o->total += o->pending;
       gint64 pid = p->n.id;
-      route_add (m, t, s->n.id, pid, nbw - o->bw, o->pending);
-      s = node_at (m, si);
-      o = &g_array_index (s->out, Out, k);
+      route_add (m, si, o->peer, nbw - o->bw, o->pending);
       o->bw = nbw;
       o->pending = 0;
       viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, pid, 0);
     }
+  links_flush (m, t);
   for (guint k = 0; k < s->out->len; k++)
     out_bw += g_array_index (s->out, Out, k).bw;
   s->n.bw_out = out_bw;
@@ -329,9 +373,9 @@ silence (LightsModel *m, guint si, const ViperTram *t)
       o->bw = 0;
       Node *p = node_at (m, o->peer);
       p->n.bw_in = MAX (p->n.bw_in - old, 0.0);
-      route_add (m, t, s->n.id, p->n.id, -old, 0);
-      s = node_at (m, si);
+      route_add (m, si, o->peer, -old, 0);
     }
+  links_flush (m, t);
   s->n.bw_out = 0;
 }
 
@@ -469,7 +513,10 @@ lights_destroy (ViperModel *base)
   g_array_unref (m->frozen_load);
   g_array_unref (m->frozen_state);
   g_free (m->frozen_bw);
-  g_array_unref (m->route);
+  g_free (m->route);
+  g_free (m->link_dbw);
+  g_free (m->touched);
+  g_free (m->is_touched);
   viper_model_finish (base);
   g_free (m);
 }
@@ -600,7 +647,6 @@ lights_model_new (const ViperParadigm *p, ViperSetup *setup)
   viper_model_init (&m->base, &lights_class, p, setup);
   m->nodes = g_array_new (FALSE, FALSE, sizeof (Node));
   m->sparse = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  m->route = g_array_new (FALSE, FALSE, sizeof (guint));
   m->frozen_load = g_array_new (FALSE, FALSE, sizeof (gint32));
   m->frozen_state = g_array_new (FALSE, FALSE, sizeof (guint8));
   m->latency = NAN;

@@ -43,6 +43,9 @@ struct _LightsTopo {
   const ViperViewCluster *cl;
   guint32 **next;           /* no topology: next[dst][node] = next node index + 1 (0: none); lazily */
   GArray **radj;            /* per node: Adj of the links into it (to = the link's source); lazily */
+  gint32 *dir;              /* mesh, torus, ring: dir[4 k + d] = the link from node k one step in
+                               direction d (0 +column, 1 -column, 2 +row, 3 -row; ring: 0 up, 1 down), -1 */
+  guint *link_to;           /* link -> the node index it leads to */
 };
 
 const char *
@@ -120,8 +123,43 @@ default_links (LightsTopo *t, guint line)
       }
 }
 
-static gboolean
-fail (GError **error, const ViperViewSetup *vs, guint line, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+/* The one-step links of the regular topologies, so that a route is walked
+ * without arithmetic or searching per hop. */
+static void
+build_steps (LightsTopo *t)
+{
+  t->link_to = g_new0 (guint, MAX (t->links->len, 1u));
+  for (guint i = 0; i < t->links->len; i++)
+    t->link_to[i] = (guint) idx_of (t, g_array_index (t->links, ViperViewLink, i).to);
+  gboolean grid = t->topo == VIPER_VIEW_TOPO_MESH || t->topo == VIPER_VIEW_TOPO_TORUS;
+  if (!grid && t->topo != VIPER_VIEW_TOPO_RING)
+    return;
+  t->dir = g_new (gint32, 4 * MAX (t->n, 1u));
+  for (guint k = 0; k < t->n; k++)
+    {
+      gint64 nb[4] = { -1, -1, -1, -1 };
+      if (grid)
+        {
+          guint r = k / t->cols, c = k % t->cols;
+          gboolean wrap = t->topo == VIPER_VIEW_TOPO_TORUS;
+          if (c + 1 < t->cols || (wrap && t->cols > 1))
+            nb[0] = r * t->cols + (c + 1) % t->cols;
+          if (c > 0 || (wrap && t->cols > 1))
+            nb[1] = r * t->cols + (c + t->cols - 1) % t->cols;
+          if (r + 1 < t->rows || (wrap && t->rows > 1))
+            nb[2] = ((r + 1) % t->rows) * t->cols + c;
+          if (r > 0 || (wrap && t->rows > 1))
+            nb[3] = ((r + t->rows - 1) % t->rows) * t->cols + c;
+        }
+      else
+        {
+          nb[0] = (k + 1) % t->n;
+          nb[1] = (k + t->n - 1) % t->n;
+        }
+      for (int d = 0; d < 4; d++)
+        t->dir[4 * k + d] = nb[d] < 0 ? -1 : adj_link (t, k, (guint) nb[d]);
+    }
+}
 
 static gboolean
 fail (GError **error, const ViperViewSetup *vs, guint line, const char *fmt, ...)
@@ -199,6 +237,7 @@ lights_topo_new (const ViperViewSetup *vs, GError **error)
       lights_topo_free (t);
       return NULL;
     }
+  build_steps (t);
   return t;
 }
 
@@ -216,6 +255,8 @@ lights_topo_free (LightsTopo *t)
         g_array_unref (t->radj[i]);
     }
   g_free (t->radj);
+  g_free (t->dir);
+  g_free (t->link_to);
   g_free (t->next);
   g_free (t->adj);
   g_free (t->ids);
@@ -251,17 +292,6 @@ lights_topo_link_index (const LightsTopo *t, gint64 from, gint64 to)
     return -1;
   gint a = idx_of (t, from), b = idx_of (t, to);
   return a < 0 || b < 0 ? -1 : adj_link (t, (guint) a, (guint) b);
-}
-
-/* One step along a dimension of size n from a towards b: the shorter way
- * (wrap) or straight (no wrap); ties go up. */
-static guint
-step (guint a, guint b, guint n, gboolean wrap)
-{
-  if (!wrap)
-    return b > a ? a + 1 : a - 1;
-  guint up = (b + n - a) % n, down = (a + n - b) % n;
-  return up <= down ? (a + 1) % n : (a + n - 1) % n;
 }
 
 /* Breadth first from dst over reversed links: next[dst][v] = v's next hop. */
@@ -310,6 +340,85 @@ next_table (LightsTopo *t, guint dst)
   return nx;
 }
 
+gint
+lights_topo_index (const LightsTopo *t, gint64 id)
+{
+  return t ? idx_of (t, id) : -1;
+}
+
+guint
+lights_topo_route_idx (LightsTopo *t, guint a, guint b, guint *buf, guint cap)
+{
+  if (!t || a == b || a >= t->n || b >= t->n)
+    return G_MAXUINT;
+  guint n = 0;
+  if (g_hash_table_size (t->routes))
+    {
+      gint64 key = (gint64) ((guint64) a << 32 | (guint64) b);
+      guint r = GPOINTER_TO_UINT (g_hash_table_lookup (t->routes, &key));
+      if (r)
+        {
+          const ViperViewRoute *rt = &g_array_index (t->cl->routes, ViperViewRoute, r - 1);
+          const gint64 *hops = &g_array_index (t->cl->route_nodes, gint64, rt->first);
+          for (guint k = 0; k + 1 < rt->n && n < cap; k++)
+            buf[n++] = (guint) adj_link (t, (guint) idx_of (t, hops[k]), (guint) idx_of (t, hops[k + 1]));
+          return n;
+        }
+    }
+  if (t->topo == VIPER_VIEW_TOPO_PHYSICAL)
+    {
+      gint li = adj_link (t, a, b);
+      if (li < 0 || cap < 1)
+        return G_MAXUINT;
+      buf[0] = (guint) li;
+      return 1;
+    }
+  if (t->dir)
+    {
+      /* dimension order: the steps and their direction per dimension, then walk the one-step links */
+      gboolean ring = t->topo == VIPER_VIEW_TOPO_RING, wrap = ring || t->topo == VIPER_VIEW_TOPO_TORUS;
+      guint cols = ring ? t->n : t->cols;
+      guint ca = ring ? a : a % cols, cb = ring ? b : b % cols;
+      guint ra = ring ? 0 : a / cols, rb = ring ? 0 : b / cols;
+      guint legs[2][2];     /* { direction, steps } for columns, then rows */
+      for (int dim = 0; dim < 2; dim++)
+        {
+          guint x = dim ? ra : ca, y = dim ? rb : cb, size = dim ? t->rows : cols;
+          guint up = y >= x ? y - x : y + size - x, down = x >= y ? x - y : x + size - y;
+          if (!wrap)
+            up = y >= x ? y - x : G_MAXUINT, down = x >= y ? x - y : G_MAXUINT;
+          gboolean go_up = up <= down;
+          legs[dim][0] = (guint) (2 * dim + (go_up ? 0 : 1));
+          legs[dim][1] = x == y ? 0 : go_up ? up : down;
+        }
+      guint cur = a;
+      for (int dim = 0; dim < 2; dim++)
+        for (guint k = 0; k < legs[dim][1]; k++)
+          {
+            gint32 li = t->dir[4 * cur + legs[dim][0]];
+            if (li < 0 || n >= cap)
+              return G_MAXUINT;
+            buf[n++] = (guint) li;
+            cur = t->link_to[li];
+          }
+      return cur == b ? n : G_MAXUINT;
+    }
+  const guint32 *next = next_table (t, b);
+  guint cur = a;
+  while (cur != b)
+    {
+      if (n >= t->n || n >= cap || !next[cur])
+        return G_MAXUINT;
+      guint nxt = next[cur] - 1;
+      gint li = adj_link (t, cur, nxt);
+      if (li < 0)
+        return G_MAXUINT;
+      buf[n++] = (guint) li;
+      cur = nxt;
+    }
+  return n;
+}
+
 gboolean
 lights_topo_route (LightsTopo *t, gint64 src, gint64 dst, GArray *out)
 {
@@ -319,64 +428,8 @@ lights_topo_route (LightsTopo *t, gint64 src, gint64 dst, GArray *out)
   if (a < 0 || b < 0)
     return FALSE;
   guint len0 = out->len;
-  if (g_hash_table_size (t->routes))
-    {
-      gint64 key = (gint64) ((guint64) a << 32 | (guint64) b);
-      guint r = GPOINTER_TO_UINT (g_hash_table_lookup (t->routes, &key));
-      if (r)
-        {
-          const ViperViewRoute *rt = &g_array_index (t->cl->routes, ViperViewRoute, r - 1);
-          const gint64 *hops = &g_array_index (t->cl->route_nodes, gint64, rt->first);
-          for (guint k = 0; k + 1 < rt->n; k++)
-            {
-              guint li = (guint) adj_link (t, (guint) idx_of (t, hops[k]), (guint) idx_of (t, hops[k + 1]));
-              g_array_append_val (out, li);
-            }
-          return TRUE;
-        }
-    }
-  if (t->topo == VIPER_VIEW_TOPO_PHYSICAL)
-    {
-      gint li = adj_link (t, (guint) a, (guint) b);
-      if (li < 0)
-        return FALSE;
-      guint u = (guint) li;
-      g_array_append_val (out, u);
-      return TRUE;
-    }
-  guint cur = (guint) a;
-  for (guint hops = 0; cur != (guint) b; hops++)
-    {
-      if (hops >= t->n)
-        goto unroutable;
-      guint nxt;
-      if (t->topo == VIPER_VIEW_TOPO_MESH || t->topo == VIPER_VIEW_TOPO_TORUS)
-        {
-          gboolean wrap = t->topo == VIPER_VIEW_TOPO_TORUS;
-          guint r = cur / t->cols, c = cur % t->cols, rb = (guint) b / t->cols, cb = (guint) b % t->cols;
-          if (c != cb)
-            nxt = r * t->cols + step (c, cb, t->cols, wrap);
-          else
-            nxt = step (r, rb, t->rows, wrap) * t->cols + c;
-        }
-      else if (t->topo == VIPER_VIEW_TOPO_RING)
-        nxt = step (cur, (guint) b, t->n, TRUE);
-      else
-        {
-          guint32 v = next_table (t, (guint) b)[cur];
-          if (!v)
-            goto unroutable;
-          nxt = v - 1;
-        }
-      gint li = adj_link (t, cur, nxt);
-      if (li < 0)
-        goto unroutable;
-      guint u = (guint) li;
-      g_array_append_val (out, u);
-      cur = nxt;
-    }
-  return TRUE;
-unroutable:
-  g_array_set_size (out, len0);
-  return FALSE;
+  g_array_set_size (out, len0 + t->n + 1);
+  guint n = lights_topo_route_idx (t, (guint) a, (guint) b, &g_array_index (out, guint, len0), t->n + 1);
+  g_array_set_size (out, n == G_MAXUINT ? len0 : len0 + n);
+  return n != G_MAXUINT;
 }

@@ -32,6 +32,7 @@ typedef struct {
   int load;                 /* -1: wave */
   char *pattern, *topology;
   int lose_node, lose_after;
+  gboolean vary;            /* bytes vary by +-50 % per pair and sample */
   FILE *out;
   gint64 *seq;
   double t0;
@@ -129,7 +130,12 @@ write_sample (Sim *s, int sample, double t)
       g_string_truncate (tr, 0);
       g_string_append_printf (tr, "%d", s->interval_ms);
       for (guint i = 0; i < peers->len; i++)
-        g_string_append_printf (tr, " %d %" G_GINT64_FORMAT, g_array_index (peers, int, i), s->bytes);
+        {
+          int j = g_array_index (peers, int, i);
+          gint64 b = s->vary ? (gint64) llround (s->bytes * (1 + 0.5 * sin (0.37 * k + 0.23 * j + 0.5 * sample)))
+                             : s->bytes;
+          g_string_append_printf (tr, " %d %" G_GINT64_FORMAT, j, b);
+        }
       emit (s, tk, k, 41, "%s", tr->str);
     }
   if (s->lose_node > 0 && sample == s->lose_after + 1)
@@ -233,6 +239,7 @@ main (int argc, char **argv)
     { "load", 'l', 0, G_OPTION_ARG_INT, &s.load, "Every node's load in per mille (default: a wave)", "PERMILLE" },
     { "pattern", 'p', 0, G_OPTION_ARG_STRING, &pattern,
       "Traffic: all, ring, neighbours, none, or S-D,S-D,... (default neighbours)", "P" },
+    { "vary", 0, 0, G_OPTION_ARG_NONE, &s.vary, "Bytes vary by up to 50 % per pair and sample", NULL },
     { "lose", 0, 0, G_OPTION_ARG_STRING, &lose, "Node K falls silent after sample S, reported lost by node 0", "K@S" },
     { "view", 0, 0, G_OPTION_ARG_NONE, &view, "Write the view setup file instead of a trace", NULL },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology,

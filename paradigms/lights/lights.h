@@ -89,6 +89,11 @@ gint lights_topo_link_index (const LightsTopo *t, gint64 from, gint64 to);
  * physical mode without a direct link). */
 gboolean lights_topo_route (LightsTopo *t, gint64 src, gint64 dst, GArray *out);
 const char *lights_topology_name (ViperViewTopology topo);
+/* The same by node index (position in the file, -1 when not in it): at
+ * most cap link indexes written to buf, their count, or G_MAXUINT when
+ * unroutable.  What the model walks for every pair of every sample. */
+gint lights_topo_index (const LightsTopo *t, gint64 id);
+guint lights_topo_route_idx (LightsTopo *t, guint a, guint b, guint *buf, guint cap);
 
 /* ---- the model (lights-model.c) --------------------------------------------- */
 
