@@ -134,7 +134,7 @@ def agent(agent_bin, tmp, samples):
     hosts = os.path.join(tmp, "hosts")
     with open(hosts, "w") as f:
         for k in range(NODES):
-            f.write("10.%d.%d.%d %d\n" % (k // 65536, (k // 256) % 256, k % 256 + 1, k))
+            f.write("10.%d.%d.%d %d\n" % (k // 62500, (k // 250) % 250, k % 250 + 1, k))
     t0 = time.monotonic()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([agent_bin, "-n", "0", "-o", "/dev/null", "-H", hosts, "--count", str(samples)], check=True,

@@ -27,7 +27,7 @@
 
 #define DENSE_LIMIT (1 << 20)
 #define N_MESSAGES 64
-#define HISTORY_LINK_LIMIT 4096
+#define HISTORY_LINK_LIMIT 512
 
 typedef struct {
   guint peer;               /* node index */
@@ -608,6 +608,11 @@ lights_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
       viper_json_int (j, (gint64) n.bytes_out);
       viper_json_key (j, "bytes_in");
       viper_json_int (j, (gint64) n.bytes_in);
+      if (ids->len > LIGHTS_STATE_PEERS_LIMIT)
+        {
+          viper_json_end_object (j);
+          continue;
+        }
       viper_json_key (j, "peers");
       viper_json_begin_array (j);
       gint ni = node_find (m, n.id);
@@ -710,6 +715,20 @@ lights_model_link (const ViperModel *base, guint i, LightsLink *out)
   lights_topo_link (m->topo, i, &out->from, &out->to);
   out->bw = m->link_bw[i];
   out->bytes = m->link_bytes[i];
+}
+
+guint
+lights_model_n_out_links (const ViperModel *base, gint64 id)
+{
+  const LightsModel *m = lm (base);
+  return lights_topo_out_degree (m->topo, lights_topo_index (m->topo, id));
+}
+
+guint
+lights_model_out_link (const ViperModel *base, gint64 id, guint k)
+{
+  const LightsModel *m = lm (base);
+  return lights_topo_out_link (m->topo, lights_topo_index (m->topo, id), k);
 }
 
 gint

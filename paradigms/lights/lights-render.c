@@ -249,14 +249,7 @@ scratch (void)
 static guint
 r_n_variables (const ViperModel *m, gint64 id)
 {
-  guint n = FIXED_VARS, links = lights_model_n_links (m);
-  for (guint i = 0; i < links; i++)
-    {
-      LightsLink l;
-      lights_model_link (m, i, &l);
-      n += l.from == id;
-    }
-  return n;
+  return FIXED_VARS + lights_model_n_out_links (m, id);
 }
 
 static void
@@ -297,13 +290,12 @@ r_variable (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out)
     default:
       break;
     }
-  guint k = var - FIXED_VARS, links = lights_model_n_links (m);
-  for (guint i = 0; i < links; i++)
+  guint k = var - FIXED_VARS;
+  if (k < lights_model_n_out_links (m, id))
     {
+      guint i = lights_model_out_link (m, id, k);
       LightsLink l;
       lights_model_link (m, i, &l);
-      if (l.from != id || k--)
-        continue;
       char *name = scratch ();
       g_snprintf (name, 128, "link -> %" G_GINT64_FORMAT, l.to);
       out->name = name;

@@ -340,6 +340,18 @@ next_table (LightsTopo *t, guint dst)
   return nx;
 }
 
+guint
+lights_topo_out_degree (const LightsTopo *t, gint idx)
+{
+  return t && idx >= 0 && (guint) idx < t->n ? t->adj[idx]->len : 0;
+}
+
+guint
+lights_topo_out_link (const LightsTopo *t, gint idx, guint k)
+{
+  return g_array_index (t->adj[idx], Adj, k).link;
+}
+
 gint
 lights_topo_index (const LightsTopo *t, gint64 id)
 {

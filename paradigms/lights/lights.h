@@ -70,6 +70,9 @@ typedef struct {
 
 #define LIGHTS_DEFAULT_RANGE_MIN 1e3
 #define LIGHTS_DEFAULT_RANGE_MAX 125e6
+/* --state-out lists each node's peers only for clusters up to this many
+ * nodes: all-to-all traffic of a thousand nodes is a million pairs. */
+#define LIGHTS_STATE_PEERS_LIMIT 256
 
 /* ---- the topology (lights-route.c) ---------------------------------------- */
 
@@ -93,6 +96,9 @@ const char *lights_topology_name (ViperViewTopology topo);
  * most cap link indexes written to buf, their count, or G_MAXUINT when
  * unroutable.  What the model walks for every pair of every sample. */
 gint lights_topo_index (const LightsTopo *t, gint64 id);
+/* The links out of node index idx, in the order they were made. */
+guint lights_topo_out_degree (const LightsTopo *t, gint idx);
+guint lights_topo_out_link (const LightsTopo *t, gint idx, guint k);
 guint lights_topo_route_idx (LightsTopo *t, guint a, guint b, guint *buf, guint cap);
 
 /* ---- the model (lights-model.c) --------------------------------------------- */
@@ -104,6 +110,9 @@ GArray *lights_model_ids (const ViperModel *m);            /* of gint64, setup o
 guint lights_model_n_links (const ViperModel *m);
 void lights_model_link (const ViperModel *m, guint i, LightsLink *out);
 gint lights_model_link_index (const ViperModel *m, gint64 from, gint64 to);
+/* The links out of a node (the variables view): how many, and the k-th's index. */
+guint lights_model_n_out_links (const ViperModel *m, gint64 id);
+guint lights_model_out_link (const ViperModel *m, gint64 id, guint k);
 /* Bytes from src to dst so far, and its rate in the last interval. */
 guint64 lights_model_pair_bytes (const ViperModel *m, gint64 src, gint64 dst);
 double lights_model_pair_bw (const ViperModel *m, gint64 src, gint64 dst);
