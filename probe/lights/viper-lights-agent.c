@@ -920,6 +920,8 @@ main (int argc, char **argv)
   message ("agent of node %lld up, interval %d ms, load from %s", A.node, A.interval_ms,
            A.cgroup ? "a cgroup" : "/proc/stat");
   sample (1);
+  if (A.verbose)
+    fprintf (stderr, "viper-lights-agent: node %lld: sample 0 (the baseline)\n", A.node);
   double next = now_mono () + A.interval_ms / 1000.0;
   int samples = 0;
   while (!stop_flag)
