@@ -1010,6 +1010,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.view-setup", { "<Shift><Control>o", NULL } },
     { "app.lights-freeze", { "f", NULL } },
+    { "app.lights-range", { "i", NULL } },
     { "app.quit", { "<Control>q", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)

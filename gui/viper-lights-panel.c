@@ -119,6 +119,7 @@ act_range (GSimpleAction *action, GVariant *param, gpointer data)
     return;
   show_range (p);
   gtk_popover_popup (GTK_POPOVER (p->popover));
+  gtk_widget_grab_focus (p->min_entry);
 }
 
 static GtkWidget *
@@ -150,7 +151,7 @@ viper_lights_panel_new (GActionMap *map)
   gtk_box_pack_start (GTK_BOX (p->box), p->freeze_button, FALSE, FALSE, 0);
   p->range_button = gtk_menu_button_new ();
   gtk_button_set_label (GTK_BUTTON (p->range_button), "Range\u2026");
-  gtk_widget_set_tooltip_text (p->range_button, "Range of interest of the traffic arrows' colours");
+  gtk_widget_set_tooltip_text (p->range_button, "Range of interest of the traffic arrows' colours (I)");
   gtk_widget_set_can_focus (p->range_button, FALSE);
   gtk_box_pack_start (GTK_BOX (p->box), p->range_button, FALSE, FALSE, 0);
 

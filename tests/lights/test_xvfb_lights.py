@@ -9,7 +9,8 @@ of interest, as `viper-replay --until --state-out` reports them.  Then
   - Freeze (F), Go to the end: the picture is still the breakpoint's;
   - Freeze again: the bars and arrows move to the final state;
   - Setup... loads the same layout with another range of interest: the
-    arrows recolour, the state stays.
+    arrows recolour, the state stays;
+  - the Range popover (I) with MIN and MAX typed recolours them again.
 Positions come from the app's VIPER_DEBUG_DIR layout.json.  No sleeps as
 synchronisation (screenshots are polled until they show a state, bounded);
 exit 77 when Xvfb, xdotool or ImageMagick are missing.
@@ -192,6 +193,21 @@ def main():
         gx.check(True, "Setup... with another range recolours the arrows")
         d = app.state()
         gx.check(d["state"]["modules"] == final["modules"], "the state stays across the reload")
+
+        # the Range popover (I): MIN and MAX typed, Return applies; the colours stay the file's
+        env = dict(os.environ, DISPLAY=display)
+        app.key("i")
+        steps = [("key", "ctrl+a"), ("type", "10k"), ("key", "Tab"), ("key", "ctrl+a"), ("type", "100k"),
+                 ("key", "Return")]
+        for how, what in steps:
+            cmd = ["xdotool", "key", "--clearmodifiers", what] if how == "key" else ["xdotool", "type", "--delay", "5", what]
+            subprocess.run(cmd, env=env, check=True, timeout=gx.TIMEOUT)
+        rng3 = (10e3, 100e3, rng2[2], rng2[3])
+        shot = os.path.join(shots, "lights-popover.png")
+        gx.poll(lambda: not probe(gx.screenshot(display, shot), boxes, final, rng3, "popover", quiet=True),
+                "the arrows in the popover's range", proc=app.proc)
+        print("# screenshot " + shot)
+        gx.check(True, "the Range popover recolours the arrows")
     finally:
         if app:
             app.close()
