@@ -493,8 +493,11 @@ lights_reset (ViperModel *base)
   free_messages (m);
   m->any = FALSE;
   m->latency = NAN;
+  /* a frozen display stays frozen (the GUI's toggle says so), now on the empty state */
+  gboolean frozen = m->frozen;
   m->frozen = FALSE;
   adopt_setup (m, m->vs);
+  lights_model_set_frozen (base, frozen);
 }
 
 static void
