@@ -58,6 +58,7 @@ typedef struct _LightsModel {
   double *link_bw;
   guint64 *link_bytes;
   gint8 *link_class;
+  guint8 *link_shade;       /* the arrow colour last damaged for, in 66 steps */
   guint64 unrouted;
   LightsRange range;
   gboolean frozen;
@@ -173,6 +174,20 @@ node_history (LightsModel *m, Node *nd, double t)
 
 /* ---- links ------------------------------------------------------------------ */
 
+/* The arrow's colour in steps: 0 below the range, 1..64 through it, 65
+ * above.  A link is repainted when its step changes, not at every tram that
+ * moves its rate a little: a sample of a thousand nodes all-to-all touches
+ * every link a thousand times. */
+static guint8
+bw_shade (const LightsRange *r, double bw)
+{
+  if (bw < r->min)
+    return 0;
+  if (bw > r->max)
+    return 65;
+  return (guint8) (1 + MIN ((int) ((bw - r->min) / (r->max - r->min) * 64), 63));
+}
+
 static gint8
 bw_class (const LightsRange *r, double bw)
 {
@@ -229,10 +244,14 @@ links_flush (LightsModel *m, const ViperTram *t)
       /* sums of doubles: what should be zero may come out a hair below */
       if (m->link_bw[li] < 1e-6)
         m->link_bw[li] = MAX (m->link_bw[li], 0.0);
+      guint8 shade = bw_shade (&m->range, m->link_bw[li]);
+      gint8 c = bw_class (&m->range, m->link_bw[li]);
+      if (shade == m->link_shade[li] && c == m->link_class[li])
+        continue;
+      m->link_shade[li] = shade;
       gint64 from, to;
       lights_topo_link (m->topo, li, &from, &to);
       viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
-      gint8 c = bw_class (&m->range, m->link_bw[li]);
       if (hist && c != m->link_class[li])
         {
           ViperHistoryEntry e = { t->adjusted, t->adjusted, (gint32) from, (gint32) to, c, 0 };
@@ -251,9 +270,11 @@ links_rebuild (LightsModel *m)
   g_free (m->link_bw);
   g_free (m->link_bytes);
   g_free (m->link_class);
+  g_free (m->link_shade);
   g_free (m->link_dbw);
   g_free (m->touched);
   g_free (m->is_touched);
+  m->link_shade = g_new0 (guint8, MAX (m->n_links, 1u));
   m->link_dbw = g_new0 (double, MAX (m->n_links, 1u));
   m->touched = g_new0 (guint, MAX (m->n_links, 1u));
   m->is_touched = g_new0 (gboolean, MAX (m->n_links, 1u));
@@ -273,7 +294,10 @@ links_rebuild (LightsModel *m)
     }
   links_flush (m, NULL);
   for (guint i = 0; i < m->n_links; i++)
-    m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
+    {
+      m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
+      m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
+    }
 }
 
 static void
@@ -513,6 +537,7 @@ lights_destroy (ViperModel *base)
   g_free (m->link_bw);
   g_free (m->link_bytes);
   g_free (m->link_class);
+  g_free (m->link_shade);
   g_array_unref (m->frozen_load);
   g_array_unref (m->frozen_state);
   g_free (m->frozen_bw);
@@ -842,7 +867,10 @@ lights_model_set_range (ViperModel *base, const LightsRange *r)
     return;
   m->range = *r;
   for (guint i = 0; i < m->n_links; i++)
-    m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
+    {
+      m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
+      m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
+    }
   viper_damage_add (base->damage, VIPER_AREA_ALL, 0, 0);
 }
 
