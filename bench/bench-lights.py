@@ -117,7 +117,8 @@ def gui(viper, sim, samples, tmp):
               % (last["applied"], sent, t1 - t_sent))
         print("  animation view: %.1f frames/s (%d frames in %.1f s)" % (frames / secs if secs > 0 else 0, frames,
                                                                            secs))
-        print("  viewer CPU: %.0f %% of one core over %.1f s" % (100 * (cpu1 - cpu0) / (t1 - t0), t1 - t0))
+        print("  viewer CPU: %.0f %% of one core over %.1f s, %.2f s per sample (load average %.1f)"
+              % (100 * (cpu1 - cpu0) / (t1 - t0), t1 - t0, (cpu1 - cpu0) / samples, os.getloadavg()[0]))
         return last["applied"] == sent
     finally:
         app.send_signal(signal.SIGTERM)
