@@ -18,6 +18,7 @@ typedef enum {
   VIPER_DIAG_CONNECTION,    /* a connection opened or closed */
   VIPER_DIAG_TRACE_START,   /* a source started delivering */
   VIPER_DIAG_TRACE_END,     /* a source has delivered everything */
+  VIPER_DIAG_NOTE,          /* text from the observed system (a collector's message); not counted */
 } ViperDiagKind;
 
 typedef void (*ViperDiagSink) (ViperDiagKind kind, const char *message, gpointer user_data);

@@ -32,6 +32,7 @@
 #include "viper-session.h"
 #include "viper-setup-dialog.h"
 #include "viper-switchnet-panel.h"
+#include "viper-lights-panel.h"
 #include "viper-status.h"
 #include "viper-view-widget.h"
 
@@ -55,6 +56,7 @@ typedef struct {
   ViperStatus *status;
   ViperViewSetupCtl *vsc;   /* the view setup the views draw (Setup...) */
   ViperSwitchnetPanel *swp; /* switch-network controls (switchnet sessions) */
+  ViperLightsPanel *lights; /* Freeze and Range for the lights paradigm */
   guint timer;
   GArray *areas;
 
@@ -217,6 +219,8 @@ set_session (App *a, ViperSession *s)
       gtk_header_bar_set_title (GTK_HEADER_BAR (a->header), title);
       g_free (title);
     }
+  if (a->lights)
+    viper_lights_panel_set_model (a->lights, s ? s->model : NULL);
   update_controls (a);
 }
 
@@ -977,6 +981,8 @@ build_window (App *a)
   gtk_widget_set_size_request (a->progress, 200, -1);
   gtk_widget_set_no_show_all (a->progress, TRUE);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), a->progress);
+  a->lights = viper_lights_panel_new (G_ACTION_MAP (a->gapp));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), viper_lights_panel_widget (a->lights));
   gtk_window_set_titlebar (GTK_WINDOW (a->window), a->header);
 
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
@@ -1040,6 +1046,8 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.export", { "<Control>e", NULL } },
     { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.view-setup", { "<Shift><Control>o", NULL } },
+    { "app.lights-freeze", { "f", NULL } },
+    { "app.lights-range", { "i", NULL } },
     { "app.quit", { "<Control>q", NULL } },
     { "app.status", { "<Control>i", NULL } },
   };

@@ -12,6 +12,7 @@
 #include "viper-setup-dialog.h"
 #include "viper-view-widget.h"
 #include "paradigms/macrame/macrame.h"
+#include "paradigms/lights/lights.h"
 
 struct _ViperViewSetupCtl {
   GPtrArray *views;         /* GtkWidget* (ViperViewWidget), not owned */
@@ -23,7 +24,15 @@ struct _ViperViewSetupCtl {
 static gboolean
 setup_is_view_setup (const ViperSession *s)
 {
-  return s && g_str_equal (s->paradigm->name, "macrame");
+  return s && (g_str_equal (s->paradigm->name, "macrame") || g_str_equal (s->paradigm->name, "lights"));
+}
+
+/* The model of a paradigm whose setup is a view setup file. */
+static const ViperViewSetup *
+model_view_setup (const ViperSession *s)
+{
+  return g_str_equal (s->paradigm->name, "lights") ? lights_model_view_setup (s->model)
+                                                    : macrame_model_view_setup (s->model);
 }
 
 static void
@@ -31,7 +40,7 @@ publish (ViperViewSetupCtl *c)
 {
   const ViperViewSetup *vs = NULL;
   if (setup_is_view_setup (c->s))
-    vs = macrame_model_view_setup (c->s->model);
+    vs = model_view_setup (c->s);
   else if (c->s)
     vs = c->own;
   c->layout->setup = vs;
@@ -110,7 +119,10 @@ viper_view_setup_ctl_load (ViperViewSetupCtl *c, const char *path, GError **erro
       ViperSetup *ns = s->paradigm->setup_load (path, error);
       if (!ns)
         return FALSE;
-      macrame_model_set_view_setup (s->model, (const ViperViewSetup *) ns);
+      if (g_str_equal (s->paradigm->name, "lights"))
+        lights_model_set_view_setup (s->model, (const ViperViewSetup *) ns);
+      else
+        macrame_model_set_view_setup (s->model, (const ViperViewSetup *) ns);
       /* the model now points at the new file: the old one can go */
       if (s->setup && s->paradigm->setup_free)
         s->paradigm->setup_free (s->setup);

@@ -5,6 +5,7 @@
 #include "monalisa/monalisa.h"
 #include "macrame/macrame.h"
 #include "switchnet/switchnet.h"
+#include "lights/lights.h"
 
 void
 viper_paradigms_register_all (void)
@@ -16,5 +17,6 @@ viper_paradigms_register_all (void)
   viper_paradigm_register (&viper_monalisa_paradigm);
   viper_paradigm_register (&viper_macrame_paradigm);
   viper_paradigm_register (&viper_switchnet_paradigm);
+  viper_paradigm_register (&viper_lights_paradigm);
   g_once_init_leave (&done, 1);
 }

@@ -467,11 +467,13 @@ viper_view_geometry_new (ViperViewKind kind, const ViperModel *m, const ViperRun
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   if (m)
     g->r->modules (m, run, ids);
-  if (layout && layout->setup)
+  const ViperViewSetup *vs = layout && layout->setup ? layout->setup
+                           : m && g->r->view_setup ? g->r->view_setup (m) : NULL;
+  if (vs)
     {
-      viper_view_layout_select (layout->setup, kind, ids);
+      viper_view_layout_select (vs, kind, ids);
       if (kind == VIPER_VIEW_ANIMATION)
-        g->setup = layout->setup;
+        g->setup = vs;
     }
   g_array_set_size (g->mods, ids->len);
   for (guint i = 0; i < ids->len; i++)
@@ -1502,6 +1504,12 @@ draw_program (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
   format_time (m ? m->clock : NAN, tb, sizeof tb);
   g_snprintf (buf, sizeof buf, "clock %s", tb);
   text (cr, cx, y + 38, 0.5, buf);
+  char *detail = m && r->program_detail ? r->program_detail (m) : NULL;
+  char **lines = detail ? g_strsplit (detail, "\n", 16) : NULL;
+  for (guint i = 0; lines && lines[i]; i++)
+    text (cr, cx, y + 56 + 18 * i, 0.5, lines[i]);
+  g_strfreev (lines);
+  g_free (detail);
 }
 
 void

@@ -106,6 +106,12 @@ typedef struct _ViperRenderer {
    * view is drawn.  A paradigm that uses it marks VIPER_AREA_ALL as damaged
    * for what it changes.  May be NULL. */
   gboolean (*draw_view) (cairo_t *cr, const ViperModel *m, ViperViewKind kind, int width, int height);
+  /* The view setup the model itself holds (a paradigm whose setup file is a
+   * view setup file): the views use it when given no layout.  May be NULL. */
+  const ViperViewSetup *(*view_setup) (const ViperModel *m);
+  /* Lines under the program state (nodes up and lost, latency), newly
+   * allocated, '\n' separated; may be NULL. */
+  char *(*program_detail) (const ViperModel *m);
 } ViperRenderer;
 
 #define VIPER_VIEW_DECORATION_MARGIN 8.0

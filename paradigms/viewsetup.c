@@ -182,6 +182,7 @@ viper_view_setup_free (ViperViewSetup *vs)
   g_array_unref (vs->elements);
   g_array_unref (vs->spacetime);
   g_hash_table_destroy (vs->index);
+  viper_view_cluster_free (vs->cluster);
   g_free (vs);
 }
 
@@ -359,9 +360,15 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
           g_free (w);
         }
     }
+  else if (viper_view_cluster_keyword (kw))
+    {
+      char *args = rest (c);
+      err = viper_view_cluster_parse_line (vs, kw, args, lineno);
+      g_free (args);
+    }
   else
-    err = g_strdup_printf ("expected a keyword (paradigm, maxrate, size, module, line, rect, text, spacetime), "
-                           "got '%s'", kw);
+    err = g_strdup_printf ("expected a keyword (paradigm, maxrate, size, module, line, rect, text, spacetime, "
+                           "topology, link, route, range), got '%s'", kw);
   g_free (kw);
   return err;
 }

@@ -54,6 +54,44 @@ typedef struct {
   guint line;
 } ViperViewElement;
 
+/* ---- clusters (Lilith Lights, paradigm lights; docs/view-setup.md) --------
+ * A cluster view adds a topology, the virtual links the arrows stand for,
+ * the routes that map node-to-node traffic onto them, and the range of
+ * interest of the arrows' colours.  Files without these lines read as
+ * before (cluster stays NULL). */
+typedef enum {
+  VIPER_VIEW_TOPO_NONE = 0, /* links as listed; routes listed or shortest paths */
+  VIPER_VIEW_TOPO_MESH,     /* ROWS x COLS in module order, dimension-order routing (columns first) */
+  VIPER_VIEW_TOPO_TORUS,    /* the mesh with wrap-around links, shorter way round per dimension */
+  VIPER_VIEW_TOPO_RING,     /* modules in order on a ring, the shorter way round */
+  VIPER_VIEW_TOPO_PHYSICAL, /* the links are physical: nothing is routed */
+} ViperViewTopology;
+
+typedef struct {
+  gint64 from, to;          /* one direction: a `link A B` line gives both */
+  guint line;
+} ViperViewLink;
+
+typedef struct {
+  gint64 src, dst;
+  guint first, n;           /* hops (node ids, src .. dst) in route_nodes */
+  guint line;
+} ViperViewRoute;
+
+typedef struct {
+  ViperViewTopology topology;
+  guint rows, cols;         /* mesh, torus */
+  guint topology_line;
+  GArray *links;            /* ViperViewLink in file order (empty: the topology's own) */
+  GArray *routes;           /* ViperViewRoute */
+  GArray *route_nodes;      /* gint64 */
+  gboolean has_range;       /* range of interest given */
+  double range_min, range_max;  /* bytes per second */
+  gboolean has_below, has_above;
+  ViperViewRgb below, above;    /* arrow colours under min, over max */
+  guint range_line;
+} ViperViewCluster;
+
 typedef struct {
   char *name;               /* the path (or name) the errors cite */
   char *paradigm;           /* NULL when the file names none */
@@ -65,7 +103,15 @@ typedef struct {
   GArray *elements;         /* of ViperViewElement, in file order */
   GArray *spacetime;        /* of gint64: the space-time view's modules in order (empty: all) */
   GHashTable *index;        /* id -> position in modules + 1 */
+  ViperViewCluster *cluster;    /* topology, link, route, range lines; NULL when none */
 } ViperViewSetup;
+
+/* The cluster lines (viewsetup-cluster.c): parse one line whose keyword is
+ * kw and whose words follow in args (may be NULL); NULL or the error text.
+ * FALSE from viper_view_cluster_keyword: not a cluster keyword. */
+gboolean viper_view_cluster_keyword (const char *kw);
+char *viper_view_cluster_parse_line (ViperViewSetup *vs, const char *kw, const char *args, guint lineno);
+void viper_view_cluster_free (ViperViewCluster *c);
 
 /* Read a file; NULL and an error "FILE:LINE: expected ..." on bad syntax. */
 ViperViewSetup *viper_view_setup_load (const char *path, GError **error);

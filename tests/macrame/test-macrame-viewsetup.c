@@ -109,7 +109,7 @@ test_errors (void)
   static const struct {
     const char *text, *msg;
   } cases[] = {
-    { "bogus 1 2\n", "v.view:1: expected a keyword (paradigm, maxrate, size, module, line, rect, text, spacetime), got 'bogus'" },
+    { "bogus 1 2\n", "v.view:1: expected a keyword (paradigm, maxrate, size, module, line, rect, text, spacetime, topology, link, route, range), got 'bogus'" },
     { "paradigm\n", "v.view:1: expected a paradigm name" },
     { "paradigm 9x\n", "v.view:1: expected a paradigm name" },
     { "paradigm a b\n", "v.view:1: expected end of line after the paradigm name" },

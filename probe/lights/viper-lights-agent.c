@@ -1,0 +1,993 @@
+/* viper-lights-agent.c - the cluster lights collector (docs/collector-lights.md).
+ *
+ * One agent runs on each node.  Every interval it samples
+ *  - the node's CPU busy share: /proc/stat's first line (busy = all but
+ *    idle and iowait), or, when told (--cgroup), a cgroup's CPU accounting
+ *    (cpuacct.usage in ns, or cpu.stat usage_usec) against the wall clock;
+ *  - the bytes the node's TCP connections had acknowledged by their peers:
+ *    the kernel's socket diagnostics (netlink NETLINK_SOCK_DIAG,
+ *    INET_DIAG_INFO's tcp_info.tcpi_bytes_acked per connection, both
+ *    address families), as a difference per connection since the last
+ *    sample, summed per peer address and mapped to node ids through a hosts
+ *    file.  The agents' own connections are left out.  Where socket
+ *    diagnostics are not available (or --interfaces is given), the
+ *    transmitted bytes of the interfaces named by --iface IFACE:NODE
+ *    (/proc/net/dev) stand for the traffic to that node;
+ * and writes them as trams of the lights paradigm (docs/paradigm-lights.md)
+ * on its own sequence numbers, time stamped with the node's own clock.
+ *
+ * Agents form a tree, binary by default (Lilith's): an agent listens for
+ * children (--listen), forwards their lines whole to its upstream - Viper
+ * or its parent (--to) - and remembers which nodes each child's lines came
+ * from.  When a child's connection ends, that subtree is reported lost in
+ * one Lost tram.  An upstream that cannot be reached is retried every
+ * interval while lines wait in a bounded buffer; nothing is dropped (a gap
+ * would stall the replay), so a full buffer ends the agent with a message.
+ *
+ * Plain C and POSIX, no GLib: the agent runs beside the observed system and
+ * must cost little (its CPU share at 500 ms is measured by the benchmark).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/tcp.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CHILDREN_HARD 64
+#define MAX_PEERS 4096
+#define MAX_CONNS 65536
+#define UPSTREAM_LIMIT (64u << 20)     /* bytes waiting for the upstream */
+#define CHILD_LINE_MAX 65536
+
+typedef struct {
+  unsigned char addr[16];
+  int family;
+  long long node;
+} HostEntry;
+
+typedef struct {
+  uint64_t cookie;
+  uint64_t acked;
+  int seen;                 /* in this sample */
+} Conn;
+
+typedef struct {
+  int fd;
+  char *buf;
+  size_t len, cap;
+  long long *nodes;         /* the subtree: PROCs of the lines it sent */
+  size_t n_nodes, cap_nodes;
+  char name[64];
+} Child;
+
+typedef struct {
+  char *iface;
+  long long node;
+  unsigned long long last;
+  int have;
+} IfaceMap;
+
+static struct {
+  long long node, parent_node;
+  char *to, *listen, *hosts_path, *cgroup, *out_path;
+  int interval_ms, max_children, cpus, count, interfaces_only, verbose;
+  HostEntry *hosts;
+  size_t n_hosts;
+  IfaceMap *ifaces;
+  size_t n_ifaces;
+  long long seq;
+  /* upstream */
+  int up_fd;
+  int to_file;
+  char *up_buf;
+  size_t up_len, up_cap;
+  int up_port, listen_port;
+  /* children */
+  int listen_fd;
+  Child children[MAX_CHILDREN_HARD];
+  int n_children;
+  /* sampling */
+  unsigned long long cpu_busy, cpu_total;
+  unsigned long long cg_usage_ns;
+  double cg_wall;
+  int have_cpu;
+  Conn *conns;
+  size_t n_conns;
+  int diag_ok;
+  int had_peers;
+} A;
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_signal (int sig)
+{
+  (void) sig;
+  stop_flag = 1;
+}
+
+static void
+die (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fprintf (stderr, "viper-lights-agent: ");
+  vfprintf (stderr, fmt, ap);
+  fprintf (stderr, "\n");
+  va_end (ap);
+  exit (1);
+}
+
+static double
+now_real (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double
+now_mono (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the upstream ------------------------------------------------------------ */
+
+static void
+up_append (const char *s, size_t n)
+{
+  if (A.up_len + n > UPSTREAM_LIMIT)
+    die ("%s: %zu bytes wait for the upstream, the bound is %u: giving up (trams cannot be dropped)",
+         A.to ? A.to : "upstream", A.up_len + n, UPSTREAM_LIMIT);
+  if (A.up_len + n > A.up_cap)
+    {
+      size_t cap = A.up_cap ? A.up_cap : 65536;
+      while (cap < A.up_len + n)
+        cap *= 2;
+      A.up_buf = realloc (A.up_buf, cap);
+      if (!A.up_buf)
+        die ("out of memory");
+      A.up_cap = cap;
+    }
+  memcpy (A.up_buf + A.up_len, s, n);
+  A.up_len += n;
+}
+
+static void
+up_flush (void)
+{
+  while (A.up_fd >= 0 && A.up_len)
+    {
+      ssize_t k = write (A.up_fd, A.up_buf, A.up_len);
+      if (k < 0)
+        {
+          if (errno == EAGAIN || errno == EINTR)
+            return;
+          if (A.to_file)
+            die ("%s: %s", A.out_path, strerror (errno));
+          fprintf (stderr, "viper-lights-agent: %s: %s; reconnecting\n", A.to, strerror (errno));
+          close (A.up_fd);
+          A.up_fd = -1;
+          return;
+        }
+      memmove (A.up_buf, A.up_buf + k, A.up_len - (size_t) k);
+      A.up_len -= (size_t) k;
+    }
+}
+
+/* "tcp:HOST:PORT", "HOST:PORT" or "PORT" (host 127.0.0.1). */
+static int
+split_addr (const char *spec, char *host, size_t hlen, char *port, size_t plen)
+{
+  if (strncmp (spec, "tcp:", 4) == 0)
+    spec += 4;
+  const char *colon = strrchr (spec, ':');
+  if (colon)
+    {
+      size_t n = (size_t) (colon - spec);
+      if (n >= hlen)
+        return -1;
+      memcpy (host, spec, n);
+      host[n] = 0;
+      snprintf (port, plen, "%s", colon + 1);
+    }
+  else
+    {
+      snprintf (host, hlen, "127.0.0.1");
+      snprintf (port, plen, "%s", spec);
+    }
+  return *port ? 0 : -1;
+}
+
+static void
+up_connect (void)
+{
+  if (A.up_fd >= 0 || A.to_file)
+    return;
+  char host[256], port[32];
+  if (split_addr (A.to, host, sizeof host, port, sizeof port) < 0)
+    die ("%s: expected tcp:HOST:PORT", A.to);
+  struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+  if (getaddrinfo (host, port, &hints, &res) != 0)
+    return;
+  for (struct addrinfo *a = res; a && A.up_fd < 0; a = a->ai_next)
+    {
+      int fd = socket (a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+      if (fd < 0)
+        continue;
+      if (connect (fd, a->ai_addr, a->ai_addrlen) == 0)
+        {
+          fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
+          A.up_fd = fd;
+          A.up_port = atoi (port);
+        }
+      else
+        close (fd);
+    }
+  freeaddrinfo (res);
+}
+
+/* ---- trams ---------------------------------------------------------------------- */
+
+/* One tram of this node: REC 4, EV, SEQ then the words of fmt. */
+static void
+tram (int ev, const char *fmt, ...)
+{
+  static char *line;
+  static size_t cap;
+  va_list ap;
+  va_start (ap, fmt);
+  char *rest = NULL;
+  if (vasprintf (&rest, fmt, ap) < 0)
+    die ("out of memory");
+  va_end (ap);
+  int n = 1;
+  for (const char *p = rest; *p; p++)
+    n += *p == ' ';
+  if (*rest)
+    n++;
+  size_t need = strlen (rest) + 128;
+  if (need > cap)
+    {
+      cap = need * 2;
+      line = realloc (line, cap);
+      if (!line)
+        die ("out of memory");
+    }
+  int k = snprintf (line, cap, "4 %d %.6f %lld 0 %d 2 %lld%s%s\n", ev, now_real (), A.node, n, ++A.seq,
+                    *rest ? " " : "", rest);
+  free (rest);
+  up_append (line, (size_t) k);
+}
+
+/* A message: one Unicode code point per field (ASCII and UTF-8 input). */
+static void
+message (const char *fmt, ...)
+{
+  char text[512];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (text, sizeof text, fmt, ap);
+  va_end (ap);
+  if (A.verbose)
+    fprintf (stderr, "viper-lights-agent: node %lld: %s\n", A.node, text);
+  char words[512 * 8];
+  size_t w = 0;
+  const unsigned char *p = (const unsigned char *) text;
+  while (*p && w + 12 < sizeof words)
+    {
+      unsigned cp = *p++;
+      int more = cp >= 0xf0 ? 3 : cp >= 0xe0 ? 2 : cp >= 0xc0 ? 1 : 0;
+      if (more)
+        cp &= 0x3fu >> more;
+      for (; more && (*p & 0xc0) == 0x80; more--)
+        cp = (cp << 6) | (*p++ & 0x3f);
+      if (more || cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        cp = '?';
+      w += (size_t) snprintf (words + w, sizeof words - w, "%s%u", w ? " " : "", cp);
+    }
+  if (w)
+    tram (44, "%s", words);
+}
+
+/* ---- load ---------------------------------------------------------------------- */
+
+static int
+read_proc_stat (unsigned long long *busy, unsigned long long *total)
+{
+  FILE *f = fopen ("/proc/stat", "r");
+  if (!f)
+    return -1;
+  unsigned long long v[10] = { 0 };
+  int n = fscanf (f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                  &v[5], &v[6], &v[7], &v[8], &v[9]);
+  fclose (f);
+  if (n < 4)
+    return -1;
+  *total = 0;
+  /* guest and guest_nice are already in user and nice */
+  for (int i = 0; i < 8 && i < n; i++)
+    *total += v[i];
+  *busy = *total - v[3] - (n > 4 ? v[4] : 0);
+  return 0;
+}
+
+static int
+read_cgroup_ns (unsigned long long *ns)
+{
+  char path[4096];
+  snprintf (path, sizeof path, "%s/cpuacct.usage", A.cgroup);
+  FILE *f = fopen (path, "r");
+  if (f)
+    {
+      int ok = fscanf (f, "%llu", ns) == 1;
+      fclose (f);
+      return ok ? 0 : -1;
+    }
+  snprintf (path, sizeof path, "%s/cpu.stat", A.cgroup);
+  f = fopen (path, "r");
+  if (!f)
+    return -1;
+  char key[64];
+  unsigned long long v;
+  int ok = -1;
+  while (fscanf (f, "%63s %llu", key, &v) == 2)
+    if (strcmp (key, "usage_usec") == 0)
+      {
+        *ns = v * 1000;
+        ok = 0;
+        break;
+      }
+  fclose (f);
+  return ok;
+}
+
+/* Busy share in per mille since the last call; -1 on the first. */
+static int
+sample_load (void)
+{
+  int load = -1;
+  if (A.cgroup)
+    {
+      unsigned long long ns;
+      double wall = now_mono ();
+      if (read_cgroup_ns (&ns) < 0)
+        die ("%s: no cpuacct.usage or cpu.stat usage_usec", A.cgroup);
+      if (A.have_cpu && wall > A.cg_wall)
+        load = (int) ((ns - A.cg_usage_ns) / 1e9 / (wall - A.cg_wall) / A.cpus * 1000 + 0.5);
+      A.cg_usage_ns = ns;
+      A.cg_wall = wall;
+    }
+  else
+    {
+      unsigned long long busy, total;
+      if (read_proc_stat (&busy, &total) < 0)
+        die ("/proc/stat: cannot read the cpu line");
+      if (A.have_cpu && total > A.cpu_total)
+        load = (int) ((busy - A.cpu_busy) * 1000.0 / (total - A.cpu_total) + 0.5);
+      A.cpu_busy = busy;
+      A.cpu_total = total;
+    }
+  A.have_cpu = 1;
+  if (load > 1000)
+    load = 1000;
+  return load;
+}
+
+/* ---- traffic -------------------------------------------------------------------- */
+
+typedef struct {
+  long long node;
+  unsigned long long bytes;
+} PeerSum;
+
+static long long
+node_of (int family, const void *addr)
+{
+  size_t n = family == AF_INET ? 4 : 16;
+  for (size_t i = 0; i < A.n_hosts; i++)
+    if (A.hosts[i].family == family && memcmp (A.hosts[i].addr, addr, n) == 0)
+      return A.hosts[i].node;
+  /* IPv4-mapped IPv6 */
+  if (family == AF_INET6)
+    {
+      static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+      if (memcmp (addr, mapped, 12) == 0)
+        return node_of (AF_INET, (const unsigned char *) addr + 12);
+    }
+  return -1;
+}
+
+static void
+add_peer (PeerSum *peers, size_t *n, long long node, unsigned long long bytes)
+{
+  for (size_t i = 0; i < *n; i++)
+    if (peers[i].node == node)
+      {
+        peers[i].bytes += bytes;
+        return;
+      }
+  if (*n < MAX_PEERS)
+    peers[(*n)++] = (PeerSum) { node, bytes };
+}
+
+static Conn *
+conn_get (uint64_t cookie, int *fresh)
+{
+  for (size_t i = 0; i < A.n_conns; i++)
+    if (A.conns[i].cookie == cookie)
+      {
+        *fresh = 0;
+        return &A.conns[i];
+      }
+  if (A.n_conns >= MAX_CONNS)
+    return NULL;
+  *fresh = 1;
+  A.conns[A.n_conns] = (Conn) { cookie, 0, 0 };
+  return &A.conns[A.n_conns++];
+}
+
+static int
+own_port (int port)
+{
+  return port && (port == A.up_port || port == A.listen_port);
+}
+
+/* One family's TCP sockets through NETLINK_SOCK_DIAG; 0 ok, -1 unavailable. */
+static int
+diag_family (int family, PeerSum *peers, size_t *n_peers, int first)
+{
+  int fd = socket (AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (fd < 0)
+    return -1;
+  struct {
+    struct nlmsghdr nlh;
+    struct inet_diag_req_v2 r;
+  } req = { 0 };
+  req.nlh.nlmsg_len = sizeof req;
+  req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  req.r.sdiag_family = (unsigned char) family;
+  req.r.sdiag_protocol = IPPROTO_TCP;
+  req.r.idiag_states = ~(1u << 10);     /* every state but LISTEN */
+  req.r.idiag_ext = 1 << (INET_DIAG_INFO - 1);
+  struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+  if (sendto (fd, &req, sizeof req, 0, (struct sockaddr *) &sa, sizeof sa) < 0)
+    {
+      close (fd);
+      return -1;
+    }
+  static char buf[65536];
+  int done = 0, rc = 0;
+  for (int rounds = 0; !done && rounds < 100000; rounds++)
+    {
+      ssize_t len = recv (fd, buf, sizeof buf, 0);
+      if (len <= 0)
+        {
+          rc = -1;
+          break;
+        }
+      for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK (h, (size_t) len); h = NLMSG_NEXT (h, len))
+        {
+          if (h->nlmsg_type == NLMSG_DONE)
+            {
+              done = 1;
+              break;
+            }
+          if (h->nlmsg_type == NLMSG_ERROR)
+            {
+              rc = -1;
+              done = 1;
+              break;
+            }
+          struct inet_diag_msg *m = NLMSG_DATA (h);
+          int sport = ntohs (m->id.idiag_sport), dport = ntohs (m->id.idiag_dport);
+          if (own_port (sport) || own_port (dport))
+            continue;
+          struct tcp_info *ti = NULL;
+          size_t ti_len = 0;
+          int alen = (int) (h->nlmsg_len - NLMSG_LENGTH (sizeof *m));
+          for (struct rtattr *at = (struct rtattr *) (m + 1); RTA_OK (at, alen); at = RTA_NEXT (at, alen))
+            if (at->rta_type == INET_DIAG_INFO)
+              {
+                ti = RTA_DATA (at);
+                ti_len = RTA_PAYLOAD (at);
+              }
+          if (!ti || ti_len < offsetof (struct tcp_info, tcpi_bytes_acked) + sizeof (uint64_t))
+            continue;
+          uint64_t cookie = (uint64_t) m->id.idiag_cookie[0] | (uint64_t) m->id.idiag_cookie[1] << 32;
+          int fresh;
+          Conn *c = conn_get (cookie, &fresh);
+          if (!c)
+            continue;
+          uint64_t acked = ti->tcpi_bytes_acked;
+          /* a connection there at the first sample is the baseline; a new one
+           * later sent everything it has since the last sample */
+          uint64_t delta = fresh ? (first ? 0 : acked) : acked >= c->acked ? acked - c->acked : 0;
+          c->acked = acked;
+          c->seen = 1;
+          if (!delta)
+            continue;
+          long long node = node_of (family, m->id.idiag_dst);
+          if (node >= 0 && node != A.node)
+            add_peer (peers, n_peers, node, delta);
+        }
+    }
+  close (fd);
+  return rc;
+}
+
+static int
+sample_diag (PeerSum *peers, size_t *n_peers, int first)
+{
+  for (size_t i = 0; i < A.n_conns; i++)
+    A.conns[i].seen = 0;
+  int rc4 = diag_family (AF_INET, peers, n_peers, first);
+  int rc6 = diag_family (AF_INET6, peers, n_peers, first);
+  /* forget connections that are gone */
+  size_t k = 0;
+  for (size_t i = 0; i < A.n_conns; i++)
+    if (A.conns[i].seen)
+      A.conns[k++] = A.conns[i];
+  A.n_conns = k;
+  return rc4 < 0 && rc6 < 0 ? -1 : 0;
+}
+
+static void
+sample_ifaces (PeerSum *peers, size_t *n_peers, int first)
+{
+  FILE *f = fopen ("/proc/net/dev", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets (line, sizeof line, f))
+    {
+      char *colon = strchr (line, ':');
+      if (!colon)
+        continue;
+      *colon = 0;
+      char *name = line;
+      while (*name == ' ')
+        name++;
+      unsigned long long v[16];
+      if (sscanf (colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                  &v[5], &v[6], &v[7], &v[8]) != 9)
+        continue;
+      for (size_t i = 0; i < A.n_ifaces; i++)
+        if (strcmp (A.ifaces[i].iface, name) == 0)
+          {
+            unsigned long long tx = v[8];
+            if (A.ifaces[i].have && !first && tx >= A.ifaces[i].last && tx > A.ifaces[i].last)
+              add_peer (peers, n_peers, A.ifaces[i].node, tx - A.ifaces[i].last);
+            A.ifaces[i].last = tx;
+            A.ifaces[i].have = 1;
+          }
+    }
+  fclose (f);
+}
+
+static void
+sample (int first)
+{
+  int load = sample_load ();
+  static PeerSum peers[MAX_PEERS];
+  size_t n = 0;
+  if (!A.interfaces_only && A.diag_ok)
+    {
+      if (sample_diag (peers, &n, first) < 0)
+        {
+          A.diag_ok = 0;
+          message ("socket diagnostics unavailable: per-interface counters from now on");
+        }
+    }
+  if (A.interfaces_only || !A.diag_ok)
+    sample_ifaces (peers, &n, first);
+  if (first)
+    return;
+  if (load >= 0)
+    tram (40, "%d %d", load, A.interval_ms);
+  if (n || A.had_peers)
+    {
+      char *words = malloc (n * 48 + 32);
+      if (!words)
+        die ("out of memory");
+      size_t w = (size_t) sprintf (words, "%d", A.interval_ms);
+      for (size_t i = 0; i < n; i++)
+        w += (size_t) sprintf (words + w, " %lld %llu", peers[i].node, peers[i].bytes);
+      tram (41, "%s", words);
+      free (words);
+    }
+  A.had_peers = n > 0;
+}
+
+/* ---- children ------------------------------------------------------------------- */
+
+static void
+child_note_node (Child *c, long long node)
+{
+  for (size_t i = 0; i < c->n_nodes; i++)
+    if (c->nodes[i] == node)
+      return;
+  if (c->n_nodes == c->cap_nodes)
+    {
+      c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 8;
+      c->nodes = realloc (c->nodes, c->cap_nodes * sizeof *c->nodes);
+      if (!c->nodes)
+        die ("out of memory");
+    }
+  c->nodes[c->n_nodes++] = node;
+}
+
+static void
+child_lost (int i, const char *why)
+{
+  Child *c = &A.children[i];
+  if (c->n_nodes)
+    {
+      char *words = malloc (c->n_nodes * 24 + 1);
+      if (!words)
+        die ("out of memory");
+      size_t w = 0;
+      for (size_t k = 0; k < c->n_nodes; k++)
+        w += (size_t) sprintf (words + w, "%s%lld", k ? " " : "", c->nodes[k]);
+      tram (43, "%s", words);
+      free (words);
+    }
+  message ("child %s lost (%s), %zu node%s", c->name, why, c->n_nodes, c->n_nodes == 1 ? "" : "s");
+  close (c->fd);
+  free (c->buf);
+  free (c->nodes);
+  A.children[i] = A.children[--A.n_children];
+}
+
+/* Forward the child's complete lines, noting the PROC of each. */
+static void
+child_read (int i)
+{
+  Child *c = &A.children[i];
+  if (c->cap - c->len < 65536)
+    {
+      c->cap = c->cap ? c->cap * 2 : 131072;
+      c->buf = realloc (c->buf, c->cap);
+      if (!c->buf)
+        die ("out of memory");
+    }
+  ssize_t k = read (c->fd, c->buf + c->len, c->cap - c->len);
+  if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+    {
+      child_lost (i, k == 0 ? "connection closed" : strerror (errno));
+      return;
+    }
+  if (k < 0)
+    return;
+  c->len += (size_t) k;
+  size_t start = 0;
+  for (size_t p = 0; p < c->len; p++)
+    {
+      if (c->buf[p] != '\n')
+        continue;
+      long long rec, ev, proc;
+      double t;
+      char tmp[128];
+      size_t n = p - start < sizeof tmp - 1 ? p - start : sizeof tmp - 1;
+      memcpy (tmp, c->buf + start, n);
+      tmp[n] = 0;
+      if (sscanf (tmp, "%lld %lld %lf %lld", &rec, &ev, &t, &proc) == 4 && proc >= 0)
+        child_note_node (c, proc);
+      up_append (c->buf + start, p + 1 - start);
+      start = p + 1;
+    }
+  memmove (c->buf, c->buf + start, c->len - start);
+  c->len -= start;
+  if (c->len > CHILD_LINE_MAX)
+    child_lost (i, "line too long");
+}
+
+static void
+accept_child (void)
+{
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  int fd = accept4 (A.listen_fd, (struct sockaddr *) &ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd < 0)
+    return;
+  char host[64] = "?", port[16] = "?";
+  getnameinfo ((struct sockaddr *) &ss, sl, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
+  if (A.n_children >= A.max_children)
+    {
+      message ("refused a child from %s: already %d (--children)", host, A.n_children);
+      close (fd);
+      return;
+    }
+  Child *c = &A.children[A.n_children++];
+  memset (c, 0, sizeof *c);
+  c->fd = fd;
+  snprintf (c->name, sizeof c->name, "%s:%s", host, port);
+  message ("child %s connected", c->name);
+}
+
+static void
+open_listen (void)
+{
+  char host[256], port[32];
+  if (split_addr (A.listen, host, sizeof host, port, sizeof port) < 0)
+    die ("--listen %s: expected [HOST:]PORT", A.listen);
+  if (!strchr (A.listen, ':'))
+    snprintf (host, sizeof host, "0.0.0.0");
+  struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *res = NULL;
+  if (getaddrinfo (host, port, &hints, &res) != 0 || !res)
+    die ("--listen %s: cannot resolve", A.listen);
+  int fd = socket (res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd < 0 || bind (fd, res->ai_addr, res->ai_addrlen) < 0 || listen (fd, 16) < 0)
+    die ("--listen %s: %s", A.listen, strerror (errno));
+  freeaddrinfo (res);
+  A.listen_fd = fd;
+  A.listen_port = atoi (port);
+}
+
+/* ---- options -------------------------------------------------------------------- */
+
+static void
+load_hosts (void)
+{
+  FILE *f = fopen (A.hosts_path, "r");
+  if (!f)
+    die ("%s: %s", A.hosts_path, strerror (errno));
+  char line[512];
+  unsigned lineno = 0;
+  while (fgets (line, sizeof line, f))
+    {
+      lineno++;
+      char *hash = strchr (line, '#');
+      if (hash)
+        *hash = 0;
+      char addr[256];
+      long long node;
+      char extra[8];
+      int n = sscanf (line, "%255s %lld %7s", addr, &node, extra);
+      if (n <= 0)
+        continue;
+      HostEntry h = { .node = node };
+      if (n != 2 || node < 0)
+        die ("%s:%u: expected ADDRESS NODE", A.hosts_path, lineno);
+      if (inet_pton (AF_INET, addr, h.addr) == 1)
+        h.family = AF_INET;
+      else if (inet_pton (AF_INET6, addr, h.addr) == 1)
+        h.family = AF_INET6;
+      else
+        die ("%s:%u: '%s' is not an IPv4 or IPv6 address", A.hosts_path, lineno, addr);
+      A.hosts = realloc (A.hosts, (A.n_hosts + 1) * sizeof *A.hosts);
+      if (!A.hosts)
+        die ("out of memory");
+      A.hosts[A.n_hosts++] = h;
+    }
+  fclose (f);
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: viper-lights-agent --node=ID (--to=tcp:HOST:PORT | --out=FILE) [OPTION...]\n"
+           "Samples this node's CPU load and its TCP traffic to each peer every interval and sends\n"
+           "them as lights trams to Viper or to a parent agent; forwards its children's trams.\n"
+           "\n"
+           "  -n, --node=ID          this node's id (an integer >= 0)\n"
+           "  -t, --to=tcp:HOST:PORT Viper (viper --listen) or the parent agent's --listen address\n"
+           "  -o, --out=FILE         write the trams to FILE instead ('-' = standard output)\n"
+           "  -p, --parent-node=ID   the parent's node id, said in the Joined tram (default -1: Viper)\n"
+           "  -l, --listen=[HOST:]PORT accept child agents here\n"
+           "  -c, --children=N       at most N children (default 2: a binary tree; at most %d)\n"
+           "  -i, --interval=MS      sampling interval in milliseconds (default 500)\n"
+           "  -H, --hosts=FILE       peer addresses to node ids: lines 'ADDRESS NODE'\n"
+           "  -g, --cgroup=DIR       load from this cgroup's CPU accounting (cpuacct.usage or\n"
+           "                         cpu.stat usage_usec) instead of /proc/stat\n"
+           "      --cpus=N           the cgroup's load is usage / (N x wall time) (default 1)\n"
+           "      --iface=IFACE:NODE the transmitted bytes of IFACE are traffic to NODE when socket\n"
+           "                         diagnostics are unavailable (repeatable)\n"
+           "      --interfaces       use the --iface counters even when socket diagnostics work\n"
+           "      --count=N          stop after N samples (default: until SIGTERM or SIGINT)\n"
+           "  -v, --verbose          print the messages sent, and each sample, on standard error\n"
+           "  -h, --help             print this help\n"
+           "  -V, --version          print the version\n"
+           "\n"
+           "Exit status: 0 stopped by a signal or --count; 1 an error (message on standard error);\n"
+           "2 a usage error.  See viper-lights-agent(1) and docs/collector-lights.md.\n",
+           MAX_CHILDREN_HARD);
+}
+
+static long long
+num (const char *opt, const char *s, long long lo, long long hi)
+{
+  char *end;
+  errno = 0;
+  long long v = strtoll (s, &end, 10);
+  if (errno || *end || end == s || v < lo || v > hi)
+    {
+      fprintf (stderr, "viper-lights-agent: --%s=%s: expected an integer %lld..%lld\n", opt, s, lo, hi);
+      exit (2);
+    }
+  return v;
+}
+
+int
+main (int argc, char **argv)
+{
+  A.node = -1;
+  A.parent_node = -1;
+  A.interval_ms = 500;
+  A.max_children = 2;
+  A.cpus = 1;
+  A.up_fd = -1;
+  A.listen_fd = -1;
+  A.diag_ok = 1;
+  static const struct option opts[] = {
+    { "node", required_argument, 0, 'n' },   { "to", required_argument, 0, 't' },
+    { "out", required_argument, 0, 'o' },    { "parent-node", required_argument, 0, 'p' },
+    { "listen", required_argument, 0, 'l' }, { "children", required_argument, 0, 'c' },
+    { "interval", required_argument, 0, 'i' }, { "hosts", required_argument, 0, 'H' },
+    { "cgroup", required_argument, 0, 'g' }, { "cpus", required_argument, 0, 1 },
+    { "iface", required_argument, 0, 2 },    { "interfaces", no_argument, 0, 3 },
+    { "count", required_argument, 0, 4 },    { "verbose", no_argument, 0, 'v' },
+    { "help", no_argument, 0, 'h' },         { "version", no_argument, 0, 'V' },
+    { 0, 0, 0, 0 },
+  };
+  int ch;
+  while ((ch = getopt_long (argc, argv, "n:t:o:p:l:c:i:H:g:vhV", opts, NULL)) != -1)
+    switch (ch)
+      {
+      case 'n': A.node = num ("node", optarg, 0, INT64_MAX); break;
+      case 't': A.to = optarg; break;
+      case 'o': A.out_path = optarg; break;
+      case 'p': A.parent_node = num ("parent-node", optarg, -1, INT64_MAX); break;
+      case 'l': A.listen = optarg; break;
+      case 'c': A.max_children = (int) num ("children", optarg, 0, MAX_CHILDREN_HARD); break;
+      case 'i': A.interval_ms = (int) num ("interval", optarg, 10, 3600000); break;
+      case 'H': A.hosts_path = optarg; break;
+      case 'g': A.cgroup = optarg; break;
+      case 1: A.cpus = (int) num ("cpus", optarg, 1, 65536); break;
+      case 2:
+        {
+          char *colon = strrchr (optarg, ':');
+          if (!colon)
+            {
+              fprintf (stderr, "viper-lights-agent: --iface=%s: expected IFACE:NODE\n", optarg);
+              return 2;
+            }
+          *colon = 0;
+          A.ifaces = realloc (A.ifaces, (A.n_ifaces + 1) * sizeof *A.ifaces);
+          A.ifaces[A.n_ifaces++] = (IfaceMap) { optarg, num ("iface", colon + 1, 0, INT64_MAX), 0, 0 };
+          break;
+        }
+      case 3: A.interfaces_only = 1; break;
+      case 4: A.count = (int) num ("count", optarg, 1, INT32_MAX); break;
+      case 'v': A.verbose = 1; break;
+      case 'h': usage (stdout); return 0;
+      case 'V': printf ("viper-lights-agent 0.1.0\n"); return 0;
+      default: usage (stderr); return 2;
+      }
+  if (optind < argc || A.node < 0 || (!A.to == !A.out_path))
+    {
+      fprintf (stderr, "viper-lights-agent: give --node and one of --to or --out\n");
+      usage (stderr);
+      return 2;
+    }
+  signal (SIGPIPE, SIG_IGN);
+  struct sigaction sa = { .sa_handler = on_signal };
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGINT, &sa, NULL);
+  if (A.hosts_path)
+    load_hosts ();
+  if (A.out_path)
+    {
+      A.to_file = 1;
+      A.up_fd = strcmp (A.out_path, "-") == 0 ? 1 : open (A.out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (A.up_fd < 0)
+        die ("%s: %s", A.out_path, strerror (errno));
+    }
+  if (A.listen)
+    open_listen ();
+  A.conns = calloc (MAX_CONNS, sizeof *A.conns);
+  if (!A.conns)
+    die ("out of memory");
+  up_connect ();
+  tram (42, "%lld", A.parent_node);
+  message ("agent of node %lld up, interval %d ms, load from %s", A.node, A.interval_ms,
+           A.cgroup ? "a cgroup" : "/proc/stat");
+  sample (1);
+  if (A.verbose)
+    fprintf (stderr, "viper-lights-agent: node %lld: sample 0 (the baseline)\n", A.node);
+  double next = now_mono () + A.interval_ms / 1000.0;
+  int samples = 0;
+  while (!stop_flag)
+    {
+      struct pollfd pf[MAX_CHILDREN_HARD + 2];
+      int np = 0;
+      if (A.listen_fd >= 0)
+        pf[np++] = (struct pollfd) { A.listen_fd, POLLIN, 0 };
+      int up_slot = -1;
+      if (A.up_fd >= 0 && !A.to_file)
+        {
+          up_slot = np;
+          pf[np++] = (struct pollfd) { A.up_fd, (short) (POLLIN | (A.up_len ? POLLOUT : 0)), 0 };
+        }
+      int child0 = np;
+      for (int i = 0; i < A.n_children; i++)
+        pf[np++] = (struct pollfd) { A.children[i].fd, POLLIN, 0 };
+      double wait = next - now_mono ();
+      int ms = wait > 0 ? (int) (wait * 1000) + 1 : 0;
+      int r = poll (pf, (nfds_t) np, ms);
+      if (r < 0 && errno != EINTR)
+        die ("poll: %s", strerror (errno));
+      if (r > 0)
+        {
+          if (A.listen_fd >= 0 && (pf[0].revents & POLLIN))
+            accept_child ();
+          if (up_slot >= 0 && (pf[up_slot].revents & (POLLIN | POLLHUP | POLLERR)))
+            {
+              char junk[256];
+              ssize_t k = read (A.up_fd, junk, sizeof junk);
+              if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+                {
+                  fprintf (stderr, "viper-lights-agent: %s closed; reconnecting\n", A.to);
+                  close (A.up_fd);
+                  A.up_fd = -1;
+                }
+            }
+          /* children from the last: a lost one is replaced by the last */
+          for (int i = np - 1; i >= child0; i--)
+            if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+              child_read (i - child0);
+        }
+      if (now_mono () >= next)
+        {
+          up_connect ();
+          sample (0);
+          samples++;
+          if (A.verbose)
+            fprintf (stderr, "viper-lights-agent: node %lld: sample %d\n", A.node, samples);
+          next += A.interval_ms / 1000.0;
+          if (next < now_mono ())
+            next = now_mono () + A.interval_ms / 1000.0;
+          if (A.count && samples >= A.count)
+            stop_flag = 1;
+        }
+      up_flush ();
+    }
+  /* flush what waits, bounded: a second at most */
+  double until = now_mono () + 1.0;
+  while (A.up_len && A.up_fd >= 0 && now_mono () < until)
+    {
+      struct pollfd pf = { A.up_fd, POLLOUT, 0 };
+      poll (&pf, 1, 50);
+      up_flush ();
+    }
+  if (A.up_fd >= 0 && A.up_fd != 1)
+    close (A.up_fd);
+  return 0;
+}

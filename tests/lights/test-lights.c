@@ -1,0 +1,568 @@
+/* test-lights.c - the lights paradigm in-process: the cluster lines of view
+ * setup files and their errors, routing (mesh, torus, ring, shortest path,
+ * listed routes, physical), the model (link rates as sums of the latest
+ * pair rates, totals, lost nodes, a view setup swapped mid-run), bad input
+ * decided before transfer, and the views drawn to pixels: bars, arrows, the
+ * range of interest recolouring them, and freeze.
+ */
+#include <math.h>
+#include <string.h>
+#include "core/run.h"
+#include "core/tramparse.h"
+#include "paradigms/paradigms.h"
+#include "paradigms/views.h"
+#include "paradigms/lights/lights.h"
+#include "paradigms/lights/lights-render.h"
+
+/* 2 x 3 mesh:  0 1 2
+ *              3 4 5 */
+#define MESH \
+  "paradigm lights\nsize 300 200\ntopology mesh 2 3\n" \
+  "module 0 bar 25 25 50 50 a\nmodule 1 bar 125 25 50 50 b\nmodule 2 bar 225 25 50 50 c\n" \
+  "module 3 bar 25 125 50 50 d\nmodule 4 bar 125 125 50 50 e\nmodule 5 bar 225 125 50 50 f\n"
+
+static ViperViewSetup *
+parse (const char *text, GError **error)
+{
+  return viper_view_setup_parse (text, strlen (text), "c.view", error);
+}
+
+/* ---- view setup ------------------------------------------------------------- */
+
+static void
+test_cluster_lines (void)
+{
+  GError *error = NULL;
+  ViperViewSetup *vs = parse ("paradigm lights\ntopology torus 4 8\nlink 1 2 3\nroute 1 2 3\n"
+                              "range 10k 2.5M below white above 0xff00ff\n", &error);
+  g_assert_no_error (error);
+  const ViperViewCluster *c = vs->cluster;
+  g_assert_nonnull (c);
+  g_assert_cmpint (c->topology, ==, VIPER_VIEW_TOPO_TORUS);
+  g_assert_cmpuint (c->rows, ==, 4);
+  g_assert_cmpuint (c->cols, ==, 8);
+  g_assert_cmpuint (c->links->len, ==, 4);   /* 1-2, 2-3, both ways */
+  g_assert_cmpint (g_array_index (c->links, ViperViewLink, 2).from, ==, 2);
+  g_assert_cmpint (g_array_index (c->links, ViperViewLink, 2).to, ==, 3);
+  g_assert_cmpuint (c->routes->len, ==, 1);
+  g_assert_cmpint (g_array_index (c->routes, ViperViewRoute, 0).src, ==, 1);
+  g_assert_cmpint (g_array_index (c->routes, ViperViewRoute, 0).dst, ==, 3);
+  g_assert_true (c->has_range);
+  g_assert_cmpfloat (c->range_min, ==, 10e3);
+  g_assert_cmpfloat (c->range_max, ==, 2.5e6);
+  g_assert_cmpfloat (c->below.r, ==, 1);
+  g_assert_cmpfloat (c->above.g, ==, 0);
+  viper_view_setup_free (vs);
+  /* an old file reads as before */
+  vs = parse ("size 10 10\nmodule 1 circle 0 0 5 5\n", &error);
+  g_assert_no_error (error);
+  g_assert_null (vs->cluster);
+  viper_view_setup_free (vs);
+}
+
+static void
+test_cluster_errors (void)
+{
+  static const struct {
+    const char *text, *error;
+  } cases[] = {
+    { "topology cube\n", "c.view:1: expected a topology (mesh ROWS COLS, torus ROWS COLS, ring, physical, none), got 'cube'" },
+    { "topology mesh 2\n", "c.view:1: expected mesh ROWS COLS (integers 1..65536)" },
+    { "topology ring\ntopology ring\n", "c.view:2: expected one topology line (the first is line 1)" },
+    { "link 1\n", "c.view:1: expected two or more node ids after link" },
+    { "link 1 1\n", "c.view:1: expected a link between two nodes, got 1 to itself" },
+    { "link 1 x\n", "c.view:1: expected a node id (an integer >= 0), got 'x'" },
+    { "route 1\n", "c.view:1: expected SRC [HOP...] DST (node ids) after route" },
+    { "route 1 2\nroute 1 3 2\n", "c.view:2: expected one route from 1 to 2 (the first is line 1)" },
+    { "range 5\n", "c.view:1: expected MIN MAX (bytes per second, >= 0, optional k, M or G) after range" },
+    { "range 5 5\n", "c.view:1: expected MAX greater than MIN" },
+    { "range 1 5 over red\n", "c.view:1: expected 'below COLOUR', 'above COLOUR' or end of line, got 'over'" },
+    { "range 1 5 below\n", "c.view:1: expected a colour (a name or 0xRRGGBB) after below" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GError *error = NULL;
+      ViperViewSetup *vs = parse (cases[i].text, &error);
+      g_assert_null (vs);
+      g_assert_nonnull (error);
+      g_assert_cmpstr (error->message, ==, cases[i].error);
+      g_error_free (error);
+    }
+}
+
+/* The paradigm's checks of a whole file. */
+static void
+test_topology_errors (void)
+{
+  static const struct {
+    const char *text, *error;
+  } cases[] = {
+    { "topology mesh 2 2\nmodule 0 bar 0 0 1 1\n", "c.view:1: expected 2 x 2 = 4 modules for the mesh, the file has 1" },
+    { "module 0 bar 0 0 1 1\nlink 0 7\n", "c.view:2: expected a module for node 7 of the link" },
+    { "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nmodule 2 bar 0 0 1 1\nlink 0 1\nroute 0 1 2\n",
+      "c.view:5: expected a link from 1 to 2 for the route" },
+    { "topology ring\nmodule 0 bar 0 0 1 1\n", "c.view:1: expected two or more modules for the ring, the file has 1" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GError *error = NULL;
+      ViperViewSetup *vs = parse (cases[i].text, &error);
+      g_assert_no_error (error);
+      LightsTopo *t = lights_topo_new (vs, &error);
+      g_assert_null (t);
+      g_assert_cmpstr (error->message, ==, cases[i].error);
+      g_clear_error (&error);
+      viper_view_setup_free (vs);
+    }
+}
+
+/* ---- routing ---------------------------------------------------------------- */
+
+/* The route as "a>b>c" node ids, or "-" when unroutable. */
+static char *
+route_str (LightsTopo *t, gint64 s, gint64 d)
+{
+  GArray *r = g_array_new (FALSE, FALSE, sizeof (guint));
+  if (!lights_topo_route (t, s, d, r))
+    {
+      g_array_unref (r);
+      return g_strdup ("-");
+    }
+  GString *g = g_string_new (NULL);
+  g_string_append_printf (g, "%" G_GINT64_FORMAT, s);
+  gint64 at = s;
+  for (guint i = 0; i < r->len; i++)
+    {
+      gint64 from, to;
+      lights_topo_link (t, g_array_index (r, guint, i), &from, &to);
+      g_assert_cmpint (from, ==, at);
+      g_string_append_printf (g, ">%" G_GINT64_FORMAT, to);
+      at = to;
+    }
+  g_assert_cmpint (at, ==, d);
+  g_array_unref (r);
+  return g_string_free (g, FALSE);
+}
+
+static void
+check_route (LightsTopo *t, gint64 s, gint64 d, const char *want)
+{
+  char *got = route_str (t, s, d);
+  g_assert_cmpstr (got, ==, want);
+  g_free (got);
+}
+
+static void
+test_routes (void)
+{
+  GError *error = NULL;
+  ViperViewSetup *vs = parse (MESH, &error);
+  g_assert_no_error (error);
+  LightsTopo *t = lights_topo_new (vs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lights_topo_n_links (t), ==, 14);   /* 7 grid edges, both ways */
+  check_route (t, 0, 5, "0>1>2>5");     /* along the row first, then the column */
+  check_route (t, 5, 0, "5>4>3>0");
+  check_route (t, 3, 2, "3>4>5>2");
+  check_route (t, 1, 1, "-");
+  check_route (t, 0, 99, "-");
+  lights_topo_free (t);
+  viper_view_setup_free (vs);
+
+  /* torus 1 x 5: 0 -> 4 goes round the back; listed route wins */
+  vs = parse ("topology torus 1 5\nmodule 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nmodule 2 bar 0 0 1 1\n"
+              "module 3 bar 0 0 1 1\nmodule 4 bar 0 0 1 1\n", &error);
+  g_assert_no_error (error);
+  t = lights_topo_new (vs, &error);
+  g_assert_no_error (error);
+  check_route (t, 0, 4, "0>4");
+  check_route (t, 0, 2, "0>1>2");
+  check_route (t, 1, 4, "1>0>4");
+  lights_topo_free (t);
+  viper_view_setup_free (vs);
+
+  /* ring of 6 with a listed route; a tie (3 hops either way) goes up */
+  vs = parse ("topology ring\nmodule 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nmodule 2 bar 0 0 1 1\n"
+              "module 3 bar 0 0 1 1\nmodule 4 bar 0 0 1 1\nmodule 5 bar 0 0 1 1\nroute 0 5 4 3\n", &error);
+  g_assert_no_error (error);
+  t = lights_topo_new (vs, &error);
+  g_assert_no_error (error);
+  check_route (t, 0, 3, "0>5>4>3");
+  check_route (t, 1, 4, "1>2>3>4");
+  check_route (t, 1, 5, "1>0>5");
+  lights_topo_free (t);
+  viper_view_setup_free (vs);
+
+  /* no topology: shortest paths over the links; physical: direct links only */
+  const char *chain = "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nmodule 2 bar 0 0 1 1\nmodule 3 bar 0 0 1 1\n"
+                      "link 0 1 2 3\nlink 0 2\n";
+  vs = parse (chain, &error);
+  g_assert_no_error (error);
+  t = lights_topo_new (vs, &error);
+  g_assert_no_error (error);
+  check_route (t, 0, 3, "0>2>3");
+  check_route (t, 3, 1, "3>2>1");
+  lights_topo_free (t);
+  viper_view_setup_free (vs);
+  char *phys = g_strconcat ("topology physical\n", chain, NULL);
+  vs = parse (phys, &error);
+  g_free (phys);
+  g_assert_no_error (error);
+  t = lights_topo_new (vs, &error);
+  g_assert_no_error (error);
+  check_route (t, 0, 2, "0>2");
+  check_route (t, 0, 3, "-");
+  lights_topo_free (t);
+  viper_view_setup_free (vs);
+}
+
+/* ---- the model -------------------------------------------------------------- */
+
+typedef struct {
+  ViperTramPool *pool;
+  ViperTramFields *fields;
+  ViperChannels *channels;
+  guint32 channel;
+  ViperDiag diag;
+  ViperViewSetup *vs;
+  ViperModel *model;
+  ViperRun *run;
+  guint64 lineno;
+  GPtrArray *bad, *notes;
+} Fx;
+
+static void
+sink (ViperDiagKind kind, const char *msg, gpointer data)
+{
+  Fx *fx = data;
+  if (kind == VIPER_DIAG_BAD_INPUT)
+    g_ptr_array_add (fx->bad, g_strdup (msg));
+  else if (kind == VIPER_DIAG_NOTE)
+    g_ptr_array_add (fx->notes, g_strdup (msg));
+}
+
+static void
+fx_init (Fx *fx, const char *setup_text)
+{
+  memset (fx, 0, sizeof *fx);
+  viper_paradigms_register_all ();
+  g_assert_true (viper_paradigm_lookup ("lights") == &viper_lights_paradigm);
+  fx->pool = viper_tram_pool_new ();
+  fx->fields = viper_tram_fields_new ();
+  fx->channels = viper_channels_new ();
+  fx->channel = viper_channels_add (fx->channels, "t.trc");
+  fx->bad = g_ptr_array_new_with_free_func (g_free);
+  fx->notes = g_ptr_array_new_with_free_func (g_free);
+  viper_diag_init (&fx->diag, sink, fx);
+  GError *error = NULL;
+  fx->vs = parse (setup_text, &error);
+  g_assert_no_error (error);
+  fx->model = viper_lights_paradigm.model_new (&viper_lights_paradigm, (ViperSetup *) fx->vs);
+  fx->model->diag = &fx->diag;
+  viper_model_set_history (fx->model, 0);
+  fx->run = viper_run_new (&viper_lights_paradigm, fx->model, fx->pool, fx->channels, &fx->diag, 0.5);
+}
+
+static void
+fx_clear (Fx *fx)
+{
+  viper_run_free (fx->run);
+  g_assert_cmpuint (viper_tram_pool_live (fx->pool), ==, 0);
+  viper_model_free (fx->model);
+  viper_view_setup_free (fx->vs);
+  viper_tram_pool_free (fx->pool);
+  viper_tram_fields_free (fx->fields);
+  viper_channels_free (fx->channels);
+  viper_diag_clear (&fx->diag);
+  g_ptr_array_unref (fx->bad);
+  g_ptr_array_unref (fx->notes);
+}
+
+static gboolean
+feed (Fx *fx, const char *line)
+{
+  ViperLineKind kind;
+  ViperParseError err;
+  fx->lineno++;
+  ViperTram *t = viper_tram_parse (fx->pool, fx->fields, line, strlen (line), &kind, &err);
+  if (!t)
+    {
+      viper_diag_bad (&fx->diag, "t.trc", fx->lineno, err.column, "%s", err.reason);
+      viper_run_count_rejected (fx->run, 1);
+      return FALSE;
+    }
+  t->line = (guint32) fx->lineno;
+  t->channel = fx->channel;
+  gboolean ok = viper_run_insert (fx->run, t);
+  const ViperTram *out;
+  while ((out = viper_run_transfer_next (fx->run)))
+    viper_model_apply (fx->model, out);
+  return ok;
+}
+
+static LightsLink
+link_of (Fx *fx, gint64 a, gint64 b)
+{
+  gint i = lights_model_link_index (fx->model, a, b);
+  g_assert_cmpint (i, >=, 0);
+  LightsLink l;
+  lights_model_link (fx->model, (guint) i, &l);
+  return l;
+}
+
+static void
+test_model_traffic (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "inactive");
+  /* node 0 sends 1000 B to 5 (0>1>2>5) and 500 B to 1 in 500 ms */
+  g_assert_true (feed (&fx, "4 41 1.0 0 0 6 2 1 500 5 1000 1 500"));
+  g_assert_cmpfloat (link_of (&fx, 0, 1).bw, ==, 3000);
+  g_assert_cmpuint (link_of (&fx, 0, 1).bytes, ==, 1500);
+  g_assert_cmpfloat (link_of (&fx, 1, 2).bw, ==, 2000);
+  g_assert_cmpfloat (link_of (&fx, 2, 5).bw, ==, 2000);
+  g_assert_cmpfloat (link_of (&fx, 0, 3).bw, ==, 0);
+  /* node 3 sends 700 B to 2 (3>4>5>2) */
+  g_assert_true (feed (&fx, "4 41 1.0 3 0 4 2 1 500 2 700"));
+  g_assert_cmpfloat (link_of (&fx, 5, 2).bw, ==, 1400);
+  /* node 0's next sample replaces its last: only 5 now, 250 B */
+  g_assert_true (feed (&fx, "4 41 1.5 0 0 4 2 2 500 5 250"));
+  g_assert_cmpfloat (link_of (&fx, 0, 1).bw, ==, 500);
+  g_assert_cmpuint (link_of (&fx, 0, 1).bytes, ==, 1750);
+  g_assert_cmpfloat (lights_model_pair_bw (fx.model, 0, 1), ==, 0);
+  g_assert_cmpuint (lights_model_pair_bytes (fx.model, 0, 1), ==, 500);
+  g_assert_cmpuint (lights_model_pair_bytes (fx.model, 0, 5), ==, 1250);
+  LightsNode n;
+  lights_model_node (fx.model, 5, &n);
+  g_assert_cmpuint (n.bytes_in, ==, 1250);
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "running");
+  /* load samples */
+  g_assert_true (feed (&fx, "4 40 2.0 4 0 3 2 1 730 500"));
+  lights_model_node (fx.model, 4, &n);
+  g_assert_cmpint (n.load, ==, 730);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  g_assert_cmpuint (n.samples, ==, 1);
+  /* a traffic peer outside the file: counted for the pair, unrouted */
+  g_assert_true (feed (&fx, "4 41 2.0 4 0 4 2 2 1000 77 300"));
+  g_assert_cmpuint (lights_model_unrouted (fx.model), ==, 300);
+  g_assert_cmpuint (fx.bad->len, ==, 0);
+
+  /* node 0 lost (reported by node 1): its pairs stop counting */
+  g_assert_true (feed (&fx, "4 43 3.0 1 0 2 2 1 0"));
+  lights_model_node (fx.model, 0, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_LOST);
+  g_assert_cmpfloat (link_of (&fx, 0, 1).bw, ==, 0);
+  g_assert_cmpfloat (link_of (&fx, 5, 2).bw, ==, 1400);
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "abnormal");
+  g_assert_cmpuint (fx.notes->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (fx.notes, 0), ==, "node 1: lost node 0");
+  /* a late sample of the lost node does not bring it back; joined does */
+  g_assert_true (feed (&fx, "4 40 3.1 0 0 3 2 3 100 500"));
+  lights_model_node (fx.model, 0, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_LOST);
+  g_assert_true (feed (&fx, "4 42 3.2 0 0 2 2 4 -1"));
+  lights_model_node (fx.model, 0, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  /* a message, one code point per field */
+  g_assert_true (feed (&fx, "4 44 3.3 2 0 4 2 1 104 105 233"));
+  g_assert_cmpuint (lights_model_n_messages (fx.model), ==, 2);
+  g_assert_cmpstr (lights_model_message (fx.model, 1), ==, "node 2: hi\xc3\xa9");
+  fx_clear (&fx);
+}
+
+static void
+test_model_bad_input (void)
+{
+  static const char *const lines[] = {
+    "4 40 1.0 0 0 3 2 1 1001 500",          /* load > 1000 */
+    "4 40 1.0 0 0 3 2 2 10 0",              /* interval 0 */
+    "4 40 1.0 0 0 4 2 3 10 500 1",          /* too many fields */
+    "4 41 1.0 0 0 3 2 4 500 1",             /* half a pair */
+    "4 41 1.0 0 0 4 2 5 500 0 10",          /* to itself */
+    "4 41 1.0 0 0 4 2 6 500 1 -10",         /* negative bytes */
+    "4 42 1.0 0 0 2 2 7 -2",                /* parent -2 */
+    "4 43 1.0 0 0 2 2 8 -1",                /* lost -1 */
+    "4 44 1.0 0 0 2 2 9 55296",             /* a surrogate */
+  };
+  Fx fx;
+  fx_init (&fx, MESH);
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    g_assert_false (feed (&fx, lines[i]));
+  g_assert_cmpuint (fx.bad->len, ==, G_N_ELEMENTS (lines));
+  g_assert_true (strstr (g_ptr_array_index (fx.bad, 0), "t.trc:1:"));
+  g_assert_true (strstr (g_ptr_array_index (fx.bad, 0), "busy share 1001 is not 0..1000"));
+  g_assert_true (strstr (g_ptr_array_index (fx.bad, 4), "sending to itself"));
+  /* a good line after them is taken */
+  g_assert_true (feed (&fx, "4 40 2.0 1 0 3 2 1 500 500"));
+  LightsNode n;
+  lights_model_node (fx.model, 1, &n);
+  g_assert_cmpint (n.load, ==, 500);
+  fx_clear (&fx);
+}
+
+/* Another view setup mid-run: the links are rebuilt from the pairs. */
+static void
+test_model_reload (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  g_assert_true (feed (&fx, "4 41 1.0 0 0 4 2 1 1000 5 2000"));
+  g_assert_cmpfloat (link_of (&fx, 1, 2).bw, ==, 2000);
+  GError *error = NULL;
+  const char *ring = "paradigm lights\ntopology ring\nmodule 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\n"
+                     "module 2 bar 0 0 1 1\nmodule 3 bar 0 0 1 1\nmodule 4 bar 0 0 1 1\nmodule 5 bar 0 0 1 1\n";
+  ViperViewSetup *vs2 = parse (ring, &error);
+  g_assert_no_error (error);
+  lights_model_set_view_setup (fx.model, vs2);
+  g_assert_cmpint (lights_model_link_index (fx.model, 0, 3), <, 0);
+  g_assert_cmpfloat (link_of (&fx, 0, 5).bw, ==, 2000);
+  g_assert_cmpuint (link_of (&fx, 0, 5).bytes, ==, 2000);
+  g_assert_cmpfloat (link_of (&fx, 0, 1).bw, ==, 0);
+  lights_model_set_view_setup (fx.model, fx.vs);
+  g_assert_cmpfloat (link_of (&fx, 2, 5).bw, ==, 2000);
+  viper_view_setup_free (vs2);
+  fx_clear (&fx);
+}
+
+/* ---- pixels ------------------------------------------------------------------- */
+
+static cairo_surface_t *
+draw (Fx *fx, ViperViewKind kind, int w, int h, ViperViewGeometry **geom)
+{
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+  cairo_t *cr = cairo_create (s);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  viper_view_draw (kind, cr, fx->model, fx->run, NULL, NULL, w, h);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  *geom = viper_view_geometry_new (kind, fx->model, fx->run, NULL, NULL, w, h);
+  return s;
+}
+
+static ViperColor
+pixel (cairo_surface_t *s, double x, double y)
+{
+  const guint8 *d = cairo_image_surface_get_data (s);
+  int stride = cairo_image_surface_get_stride (s);
+  guint32 p = *(const guint32 *) (d + (int) y * stride + (int) x * 4);
+  return (ViperColor) { ((p >> 16) & 0xff) / 255.0, ((p >> 8) & 0xff) / 255.0, (p & 0xff) / 255.0 };
+}
+
+static void
+assert_color (cairo_surface_t *s, double x, double y, ViperColor want, const char *what)
+{
+  ViperColor got = pixel (s, x, y);
+  if (fabs (got.r - want.r) > 0.03 || fabs (got.g - want.g) > 0.03 || fabs (got.b - want.b) > 0.03)
+    g_error ("%s at (%.0f, %.0f): got %.2f %.2f %.2f, want %.2f %.2f %.2f", what, x, y, got.r, got.g, got.b,
+             want.r, want.g, want.b);
+}
+
+/* The middle of the arrow from a to b, on its side of the pair. */
+static void
+arrow_mid (ViperViewGeometry *g, gint64 a, gint64 b, double *x, double *y)
+{
+  double ax, ay, bx, by;
+  g_assert_true (viper_view_geometry_module_point (g, a, &ax, &ay));
+  g_assert_true (viper_view_geometry_module_point (g, b, &bx, &by));
+  double dx = bx - ax, dy = by - ay, len = hypot (dx, dy), ux = dx / len, uy = dy / len;
+  *x = (ax + bx) / 2 - uy * 4;
+  *y = (ay + by) / 2 + ux * 4;
+}
+
+static void
+test_render (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH "range 1k 100k below lightgrey above magenta\n");
+  g_assert_true (feed (&fx, "4 40 1.0 0 0 3 2 1 250 500"));
+  g_assert_true (feed (&fx, "4 40 1.0 1 0 3 2 1 900 500"));
+  /* 0 -> 1: 25 kB in 500 ms = 50 kB/s, mid range; 1 -> 2: 500 kB/s above */
+  g_assert_true (feed (&fx, "4 41 1.0 0 0 4 2 2 500 1 25000"));
+  g_assert_true (feed (&fx, "4 41 1.0 1 0 4 2 2 500 2 250000"));
+  ViperViewGeometry *g;
+  cairo_surface_t *s = draw (&fx, VIPER_VIEW_ANIMATION, 900, 700, &g);
+  cairo_surface_write_to_png (s, "lights-render.png");
+  LightsRange r;
+  lights_model_range (fx.model, &r);
+  double x, y, w, h, bx, by, bw, bh;
+  g_assert_true (viper_view_geometry_module_box (g, 0, &x, &y, &w, &h));
+  lights_bar_geometry (x, y, w, h, &bx, &by, &bw, &bh);
+  /* bar 0 at 25 %: filled at 10 % of its height, empty at 50 % */
+  assert_color (s, bx + bw / 2, by + bh * 0.9, lights_load_color (250), "bar 0 fill");
+  assert_color (s, bx + bw / 2, by + bh * 0.5, (ViperColor) { 1, 1, 1 }, "bar 0 above its load");
+  g_assert_true (viper_view_geometry_module_box (g, 1, &x, &y, &w, &h));
+  lights_bar_geometry (x, y, w, h, &bx, &by, &bw, &bh);
+  assert_color (s, bx + bw / 2, by + bh * 0.2, lights_load_color (900), "bar 1 at 90 %");
+  g_assert_true (viper_view_geometry_module_box (g, 2, &x, &y, &w, &h));
+  lights_bar_geometry (x, y, w, h, &bx, &by, &bw, &bh);
+  assert_color (s, bx + bw / 2, by + bh * 0.5, lights_load_color (-1), "bar 2 no sample");
+  arrow_mid (g, 0, 1, &x, &y);
+  assert_color (s, x, y, lights_bw_color (&r, 50e3), "arrow 0->1 in range");
+  arrow_mid (g, 1, 2, &x, &y);
+  assert_color (s, x, y, (ViperColor) { 1, 0, 1 }, "arrow 1->2 above");
+  arrow_mid (g, 1, 0, &x, &y);
+  assert_color (s, x, y, (ViperColor) { 0.83, 0.83, 0.83 }, "arrow 1->0 idle, below");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+
+  /* freeze, then more traffic and load: the picture stands still */
+  lights_model_set_frozen (fx.model, TRUE);
+  g_assert_true (feed (&fx, "4 41 1.5 0 0 4 2 3 500 1 0"));
+  g_assert_true (feed (&fx, "4 40 1.5 0 0 3 2 4 950 500"));
+  s = draw (&fx, VIPER_VIEW_ANIMATION, 900, 700, &g);
+  arrow_mid (g, 0, 1, &x, &y);
+  assert_color (s, x, y, lights_bw_color (&r, 50e3), "frozen arrow 0->1");
+  g_assert_true (viper_view_geometry_module_box (g, 0, &x, &y, &w, &h));
+  lights_bar_geometry (x, y, w, h, &bx, &by, &bw, &bh);
+  assert_color (s, bx + bw / 2, by + bh * 0.5, (ViperColor) { 1, 1, 1 }, "frozen bar 0");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  lights_model_set_frozen (fx.model, FALSE);
+  s = draw (&fx, VIPER_VIEW_ANIMATION, 900, 700, &g);
+  arrow_mid (g, 0, 1, &x, &y);
+  assert_color (s, x, y, (ViperColor) { 0.83, 0.83, 0.83 }, "thawed arrow 0->1 idle");
+  g_assert_true (viper_view_geometry_module_box (g, 0, &x, &y, &w, &h));
+  lights_bar_geometry (x, y, w, h, &bx, &by, &bw, &bh);
+  assert_color (s, bx + bw / 2, by + bh * 0.5, lights_load_color (950), "thawed bar 0 at 95 %");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+
+  /* the range of interest moved: 500 kB/s is now inside, 50 kB/s... */
+  LightsRange r2 = { 100e3, 1e6, { 0, 0, 1 }, { 1, 0, 0 } };
+  lights_model_set_range (fx.model, &r2);
+  g_assert_true (feed (&fx, "4 41 2.0 0 0 4 2 5 500 1 25000"));
+  s = draw (&fx, VIPER_VIEW_ANIMATION, 900, 700, &g);
+  arrow_mid (g, 1, 2, &x, &y);
+  assert_color (s, x, y, lights_bw_color (&r2, 500e3), "arrow 1->2 in the new range");
+  arrow_mid (g, 0, 1, &x, &y);
+  assert_color (s, x, y, (ViperColor) { 0, 0, 1 }, "arrow 0->1 below the new range");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+
+  /* node 1 lost: dark bar */
+  g_assert_true (feed (&fx, "4 43 3.0 0 0 2 2 6 1"));
+  s = draw (&fx, VIPER_VIEW_ANIMATION, 900, 700, &g);
+  g_assert_true (viper_view_geometry_module_box (g, 1, &x, &y, &w, &h));
+  lights_bar_geometry (x, y, w, h, &bx, &by, &bw, &bh);
+  assert_color (s, bx + bw * 0.5, by + bh * 0.2, (ViperColor) { 0.25, 0.25, 0.25 }, "lost bar");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  fx_clear (&fx);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/lights/viewsetup/cluster-lines", test_cluster_lines);
+  g_test_add_func ("/lights/viewsetup/cluster-errors", test_cluster_errors);
+  g_test_add_func ("/lights/viewsetup/topology-errors", test_topology_errors);
+  g_test_add_func ("/lights/routes", test_routes);
+  g_test_add_func ("/lights/model/traffic", test_model_traffic);
+  g_test_add_func ("/lights/model/bad-input", test_model_bad_input);
+  g_test_add_func ("/lights/model/reload", test_model_reload);
+  g_test_add_func ("/lights/render", test_render);
+  return g_test_run ();
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""test_lights_agent.py - viper-lights-agent on its own, without namespaces.
+
+--help and usage errors (exit 0 and 2); a bad hosts file named as FILE:LINE
+(exit 1); --out with --count: Joined, a message, then one Load tram per
+sample, all on consecutive sequence numbers and accepted by viper-replay as
+lights trams; a cgroup-like directory (--cgroup) whose cpuacct.usage the
+test advances by a known amount between samples gives loads that follow it;
+a child agent's lines are forwarded whole through its parent, and when the
+child ends the parent sends Lost for it.  Loopback only; bounded in time.
+"""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+build = os.environ.get("VIPER_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+AGENT = os.path.join(build, "probe", "lights", "viper-lights-agent")
+REPLAY = os.path.join(build, "cli", "viper-replay")
+failures = []
+
+
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def run(args, **kw):
+    return subprocess.run([AGENT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30,
+                          **kw)
+
+
+def trams(text):
+    return [l.split() for l in text.splitlines() if l.strip()]
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="viper-lights-agent-")
+    r = run(["--help"])
+    check(r.returncode == 0 and "--node=ID" in r.stdout and "--cgroup" in r.stdout, "--help")
+    r = run([])
+    check(r.returncode == 2 and "give --node" in r.stderr, "no --node: usage error (%d)" % r.returncode)
+    r = run(["-n", "x", "-o", "-"])
+    check(r.returncode == 2 and "--node=x: expected an integer" in r.stderr, "bad --node: usage error")
+    hosts = os.path.join(tmp, "hosts")
+    with open(hosts, "w") as f:
+        f.write("# peers\n10.0.0.1 1\n10.0.0.300 2\n")
+    r = run(["-n", "0", "-o", "-", "-H", hosts, "--count", "1"])
+    check(r.returncode == 1 and "%s:3: '10.0.0.300' is not an IPv4 or IPv6 address" % hosts in r.stderr,
+          "bad hosts line named FILE:LINE (%s)" % r.stderr.strip())
+
+    # a fake cgroup: the test writes the usage the agent reads
+    cg = os.path.join(tmp, "cg")
+    os.mkdir(cg)
+    usage = os.path.join(cg, "cpuacct.usage")
+    with open(usage, "w") as f:
+        f.write("0\n")
+    out = os.path.join(tmp, "agent.trc")
+    p = subprocess.Popen([AGENT, "-n", "5", "-o", out, "-i", "200", "--count", "3", "-g", cg, "-v"],
+                         stderr=subprocess.PIPE, text=True)
+    # each sample: advance the usage by half an interval of CPU (100 ms of 200): load ~500
+    lines = []
+    total = 0
+    for line in p.stderr:
+        lines.append(line)
+        if ": sample " in line:
+            total += 100_000_000
+            with open(usage + ".new", "w") as f:
+                f.write("%d\n" % total)
+            os.replace(usage + ".new", usage)
+    p.wait(timeout=20)
+    check(p.returncode == 0, "--count 3 ends with 0")
+    with open(out) as f:
+        t = trams(f.read())
+    check([w[1] for w in t[:2]] == ["42", "44"], "Joined, then a message")
+    loads = [int(w[8]) for w in t if w[1] == "40"]
+    check(len(loads) == 3, "one Load per sample: %s" % loads)
+    check(all(350 <= v <= 650 for v in loads), "loads follow the cgroup's usage (half a CPU): %s" % loads)
+    check([int(w[7]) for w in t] == list(range(1, len(t) + 1)), "consecutive sequence numbers")
+    view = os.path.join(tmp, "one.view")
+    with open(view, "w") as f:
+        f.write("paradigm lights\nmodule 5 bar 0 0 10 10\n")
+    r = subprocess.run([REPLAY, "-p", "lights", "-s", view, "--state-out", "-", "--strict", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+    check(r.returncode == 0, "viper-replay --strict accepts the agent's trams (%s)" % r.stderr.strip())
+
+    # a parent and a child on loopback: the child's lines go through, its end is a Lost tram
+    port = free_port()
+    pout = os.path.join(tmp, "parent.trc")
+    parent = subprocess.Popen([AGENT, "-n", "0", "-o", pout, "-l", "127.0.0.1:%d" % port, "-i", "100", "-v"],
+                              stderr=subprocess.PIPE, text=True)
+    for line in parent.stderr:
+        if "agent of node 0 up" in line:
+            break
+    child = subprocess.Popen([AGENT, "-n", "7", "-p", "0", "-t", "tcp:127.0.0.1:%d" % port, "-i", "100",
+                              "--count", "3"], stderr=subprocess.DEVNULL)
+    seen = []
+    for line in parent.stderr:
+        seen.append(line)
+        if "connected" in line:
+            break
+    child.wait(timeout=20)
+    for line in parent.stderr:
+        seen.append(line)
+        if " lost " in line:
+            break
+    parent.terminate()
+    parent.wait(timeout=10)
+    with open(pout) as f:
+        t = trams(f.read())
+    child_lines = [w for w in t if w[3] == "7"]
+    check(len([w for w in child_lines if w[1] == "40"]) == 3 and child_lines[0][1] == "42",
+          "the child's Joined and 3 Loads forwarded (%d lines)" % len(child_lines))
+    check([int(w[7]) for w in child_lines] == list(range(1, len(child_lines) + 1)), "whole, in order")
+    lost = [w for w in t if w[1] == "43"]
+    check(len(lost) == 1 and lost[0][3] == "0" and lost[0][8:] == ["7"], "the parent reports node 7 lost: %s" % lost)
+    print("# %d checks failed" % len(failures) if failures else "# all checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""The lights paradigm on screen under Xvfb: bars, arrows, freeze, range.
+
+viper opens a simulated 3 x 3 mesh (viper-lights-sim: ring traffic, wave
+loads) with its view setup and a breakpoint halfway.  At the stop, every
+node's bar shows its load (colour near the bottom of the bar, white above
+the load) and every link's arrow the colour of its rate through the range
+of interest, as `viper-replay --until --state-out` reports them.  Then
+  - Freeze (F), Go to the end: the picture is still the breakpoint's;
+  - Freeze again: the bars and arrows move to the final state;
+  - Setup... loads the same layout with another range of interest: the
+    arrows recolour, the state stays;
+  - the Range popover (I) with MIN and MAX typed recolours them again.
+Positions come from the app's VIPER_DEBUG_DIR layout.json.  No sleeps as
+synchronisation (screenshots are polled until they show a state, bounded);
+exit 77 when Xvfb, xdotool or ImageMagick are missing.
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "gui"))
+import test_xvfb as gx  # noqa: E402
+
+
+def load_colour(load):
+    """lights_load_color() in 0..255."""
+    if load < 0:
+        c = (0.85, 0.85, 0.85)
+    else:
+        f = min(max(load / 1000.0, 0), 1)
+        if f < 0.5:
+            k = f / 0.5
+            c = (0.1 + 0.85 * k, 0.7 + 0.15 * k, 0.1 - 0.1 * k)
+        else:
+            k = (f - 0.5) / 0.5
+            c = (0.95 - 0.05 * k, 0.85 - 0.75 * k, 0.1 * k)
+    return tuple(round(v * 255) for v in c)
+
+
+def bw_colour(rng, bw):
+    lo, hi, below, above = rng
+    if bw < lo:
+        return below
+    if bw > hi:
+        return above
+    f = (bw - lo) / (hi - lo)
+    return tuple(round(v * 255) for v in (0.1 + 0.9 * f, 0.15 + 0.8 * f, 0.5 - 0.5 * f))
+
+
+def near(a, b, tol=6):
+    return all(abs(p - q) <= tol for p, q in zip(a, b))
+
+
+def bar_geometry(box):
+    """lights_bar_geometry()."""
+    x, y, w, h = box
+    pad = max(min(w, h) * 0.08, 1.0)
+    label = min(14.0, h * 0.25) if h >= 40 else 0
+    return x + pad, y + pad, max(w - 2 * pad, 1), max(h - 2 * pad - label, 1)
+
+
+def probe(pixel, boxes, state, rng, label, quiet=False):
+    """Which bars and arrows differ from the state; [] when all match."""
+    bad = []
+    mods = {m["id"]: m for m in state["modules"]}
+    for mid, box in boxes.items():
+        load = mods[mid]["load"]
+        bx, by, bw, bh = bar_geometry(box)
+        px, py = int(bx + bw / 2), int(by + bh - 3)
+        if load >= 60:
+            got = pixel(px, py)
+            if not near(got, load_colour(load)):
+                bad.append("%s: bar %d (load %d) bottom at (%d,%d) is %s, want %s"
+                           % (label, mid, load, px, py, got, load_colour(load)))
+        top = int(by + bh * 0.15)
+        if load < 700:
+            got = pixel(px, top)
+            if not near(got, (255, 255, 255)):
+                bad.append("%s: bar %d (load %d) top at (%d,%d) is %s, want white" % (label, mid, load, px, top, got))
+    for l in state["links"]:
+        a, b = boxes[l["from"]], boxes[l["to"]]
+        ax, ay = math.floor(a[0] + a[2] / 2) + 0.5, math.floor(a[1] + a[3] / 2) + 0.5
+        bx, by = math.floor(b[0] + b[2] / 2) + 0.5, math.floor(b[1] + b[3] / 2) + 0.5
+        dx, dy = bx - ax, by - ay
+        ln = math.hypot(dx, dy)
+        ux, uy = dx / ln, dy / ln
+        want = bw_colour(rng, l["bw"])
+        # the 2.5-pixel line runs 2.75 .. 5.25 beside the centre line: some pixel there is covered whole
+        pts = [(int((ax + bx) / 2 - uy * o + ux * t), int((ay + by) / 2 + ux * o + uy * t))
+               for o in (3, 3.5, 4, 4.5, 5) for t in (-1, 0, 1)]
+        if not any(near(pixel(x, y), want) for x, y in pts):
+            bad.append("%s: arrow %d->%d (%.0f B/s) at %s is %s, want %s"
+                       % (label, l["from"], l["to"], l["bw"], pts[7], pixel(*pts[7]), want))
+    if not quiet:
+        for s in bad:
+            print("# " + s)
+    return bad
+
+
+def replay(args, view, trace, until):
+    out = subprocess.run([args.viper_replay, "--paradigm=lights", "--setup=" + view, "--until=%s" % until,
+                          "--state-out=-", "--quiet", trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         timeout=60)
+    if out.returncode not in (0, 3):
+        raise SystemExit("viper-replay failed: " + out.stderr.decode())
+    return json.loads(out.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--viper", required=True)
+    ap.add_argument("--viper-replay", required=True)
+    ap.add_argument("--sim", required=True)
+    ap.add_argument("--shots", help="keep the screenshots in this directory")
+    args = ap.parse_args()
+    for tool in ("Xvfb", "xdotool"):
+        if not shutil.which(tool):
+            print("1..0 # SKIP %s is not installed" % tool)
+            return 77
+    if not (os.path.exists(gx.IMPORT) and os.path.exists(gx.CONVERT)):
+        print("1..0 # SKIP ImageMagick (/usr/bin/import, /usr/bin/convert) is not installed")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="viper-lights-gui-")
+    shots = args.shots or tmp
+    os.makedirs(shots, exist_ok=True)
+    view, view2, trace = (os.path.join(tmp, n) for n in ("mesh.view", "mesh2.view", "mesh.trc"))
+    subprocess.run([args.sim, "--view", "-n", "9", "-o", view], check=True)
+    with open(view, "a") as f:
+        f.write("range 50k 200k below lightgrey above magenta\n")
+    rng1 = (50e3, 200e3, (212, 212, 212), (255, 0, 255))
+    with open(view) as f:
+        text = f.read().replace("range 50k 200k below lightgrey above magenta", "range 130k 300k below cyan above red")
+    with open(view2, "w") as f:
+        f.write(text)
+    rng2 = (130e3, 300e3, (0, 255, 255), (255, 0, 0))
+    subprocess.run([args.sim, "-n", "9", "--samples", "20", "-p", "0-1,1-2,2-5,4-3,8-0,0-8,3-4", "--bytes", "60000",
+                    "-o", trace], check=True)
+    bp = 1005.0005
+    want = replay(args, view, trace, bp)
+    final = replay(args, view, trace, 1e18)
+
+    xvfb, display = gx.start_xvfb()
+    app = None
+    try:
+        app = gx.App(args, display, ["--paradigm=lights", "--setup=" + view, "--breakpoint=%s" % bp, trace],
+                     tmp, "lights")
+        d = app.wait_dump("the breakpoint")
+        gx.check(d["why"] == "breakpoint", "stopped at the breakpoint (%s)" % d["why"])
+        gx.check(d["state"]["modules"] == want["modules"], "every node = viper-replay's at the breakpoint")
+        layout = app.layout(9)
+        boxes = {p["id"]: p["box"] for p in layout["views"]["animation"] if "box" in p}
+        gx.check(len(boxes) == 9, "9 bars placed by the view setup")
+        shot = os.path.join(shots, "lights-breakpoint.png")
+        pixel = gx.screenshot(display, shot)
+        print("# screenshot " + shot)
+        gx.check(not probe(pixel, boxes, want, rng1, "breakpoint"), "bars and arrows show the breakpoint's state")
+        gx.check(any(l["bw"] > 200e3 for l in want["links"]) and any(50e3 <= l["bw"] <= 200e3 for l in want["links"])
+                 and any(l["bw"] < 50e3 for l in want["links"]), "links below, in and above the range")
+
+        # freeze, run to the end: the picture stays the breakpoint's
+        app.key("f")
+        app.key("space")
+        d = app.wait_dump("the end")
+        gx.check(d["state"]["clock"] == final["clock"], "ran to the end (clock %s)" % d["state"]["clock"])
+        shot = os.path.join(shots, "lights-frozen.png")
+        pixel = gx.screenshot(display, shot)
+        print("# screenshot " + shot)
+        gx.check(not probe(pixel, boxes, want, rng1, "frozen"), "frozen: still the breakpoint's bars and arrows")
+        gx.check(len(probe(pixel, boxes, final, rng1, "frozen vs final", quiet=True)) > 0,
+                 "frozen: the final state differs on screen")
+
+        # thaw: the final state shows (polled: the thaw writes no dump)
+        app.key("f")
+        shot = os.path.join(shots, "lights-final.png")
+        gx.poll(lambda: not probe(gx.screenshot(display, shot), boxes, final, rng1, "final", quiet=True),
+                "the final state on screen", proc=app.proc)
+        gx.check(True, "thawed: bars and arrows show the final state")
+
+        # another range of interest from another view setup, mid-run
+        load_setup = __import__("test_xvfb_macrame").load_setup_via_dialog
+        load_setup(app, view2)
+        shot = os.path.join(shots, "lights-range.png")
+        gx.poll(lambda: not probe(gx.screenshot(display, shot), boxes, final, rng2, "range", quiet=True),
+                "the arrows in the new range's colours", proc=app.proc)
+        print("# screenshot " + shot)
+        gx.check(True, "Setup... with another range recolours the arrows")
+        d = app.state()
+        gx.check(d["state"]["modules"] == final["modules"], "the state stays across the reload")
+
+        # the Range popover (I): MIN and MAX typed, Return applies; the colours stay the file's
+        env = dict(os.environ, DISPLAY=display)
+        app.key("i")
+        steps = [("key", "ctrl+a"), ("type", "10k"), ("key", "Tab"), ("key", "ctrl+a"), ("type", "100k"),
+                 ("key", "Return")]
+        for how, what in steps:
+            cmd = ["xdotool", "key", "--clearmodifiers", what] if how == "key" else ["xdotool", "type", "--delay", "5", what]
+            subprocess.run(cmd, env=env, check=True, timeout=gx.TIMEOUT)
+        rng3 = (10e3, 100e3, rng2[2], rng2[3])
+        shot = os.path.join(shots, "lights-popover.png")
+        gx.poll(lambda: not probe(gx.screenshot(display, shot), boxes, final, rng3, "popover", quiet=True),
+                "the arrows in the popover's range", proc=app.proc)
+        print("# screenshot " + shot)
+        gx.check(True, "the Range popover recolours the arrows")
+    finally:
+        if app:
+            app.close()
+        xvfb.terminate()
+        xvfb.wait()
+        if not args.shots:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("# %d checks failed" % len(gx.failures) if gx.failures else "# all checks passed")
+    return 1 if gx.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
