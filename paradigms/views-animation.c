@@ -1,0 +1,204 @@
+/* views-animation.c - the animation view: one disc (or a view setup file's
+ * box) per module with its state colour, the arrows underway between them,
+ * and the clock and legend (thesis 3.2.1).
+ */
+#include <math.h>
+#include <string.h>
+#include "views-private.h"
+
+/* Boxes from the file, scaled between the clock line and the legend. */
+static void
+place_animation_setup (ViperViewGeometry *g)
+{
+  int w = g->width, h = g->height;
+  viper_view_transform_fit (g->setup, 0, AN_TOP, w, MAX (h - AN_TOP - AN_LEGEND, 10.0), &g->xf);
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      viper_view_layout_box (g->setup, &g->xf, b->id, &b->bx, &b->by, &b->bw, &b->bh);
+      b->x = floor (b->bx + b->bw / 2) + 0.5;
+      b->y = floor (b->by + b->bh / 2) + 0.5;
+      b->r = MAX (MIN (b->bw, b->bh) / 2, 1.0);
+      const ViperViewModule *mod = viper_view_setup_module (g->setup, b->id);
+      if (g->r->draw_module && mod && !g_str_equal (mod->repr, "circle"))
+        b->box = vv_rect_around (b->bx, b->by, b->bx + b->bw, b->by + b->bh, w, h);
+      else
+        {
+          /* the generic disc with its label and activity lines under it */
+          double rr = b->r + VIPER_VIEW_DECORATION_MARGIN, half = MAX (rr, 60.0);
+          b->box = vv_rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
+        }
+    }
+  g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
+}
+
+void
+vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
+{
+  if (g->setup)
+    {
+      place_animation_setup (g);
+      return;
+    }
+  int w = g->width, h = g->height;
+  double ah = MAX (h - AN_TOP - AN_LEGEND, 10.0);
+  double m = MIN ((double) w, ah);
+  guint n = g->mods->len;
+  double R = 0.36 * m;
+  double r = n <= 1 ? 0.15 * m : MIN (0.42 * 2 * R * sin (G_PI / n), 0.11 * m);
+  r = MAX (r, 3.0);
+  for (guint i = 0; i < n; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      double fx, fy;
+      if (viper_layout_get (layout, b->id, &fx, &fy))
+        {
+          b->x = fx * w;
+          b->y = AN_TOP + fy * ah;
+        }
+      else if (n == 1)
+        {
+          b->x = w / 2.0;
+          b->y = AN_TOP + ah / 2.0;
+        }
+      else
+        {
+          /* the first module (the master, by setup order) on top, the rest clockwise */
+          double a = -G_PI / 2 + 2 * G_PI * i / n;
+          b->x = w / 2.0 + R * cos (a);
+          b->y = AN_TOP + ah / 2.0 + R * sin (a);
+        }
+      /* whole pixels keep the disc centre one exact colour */
+      b->x = floor (b->x) + 0.5;
+      b->y = floor (b->y) + 0.5;
+      b->r = r;
+      double rr = r + VIPER_VIEW_DECORATION_MARGIN;
+      double half = MAX (rr, 60.0);
+      b->box = vv_rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
+    }
+  g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
+}
+
+static void
+arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head, gboolean dashed)
+{
+  cairo_new_path (cr);
+  double dx = x1 - x0, dy = y1 - y0, len = hypot (dx, dy);
+  if (len < 1)
+    return;
+  double ux = dx / len, uy = dy / len;
+  if (dashed)
+    {
+      double d[] = { 5, 3 };
+      cairo_set_dash (cr, d, 2, 0);
+    }
+  cairo_move_to (cr, x0, y0);
+  cairo_line_to (cr, x1 - ux * head * 0.8, y1 - uy * head * 0.8);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_move_to (cr, x1, y1);
+  cairo_line_to (cr, x1 - ux * head - uy * head * 0.45, y1 - uy * head + ux * head * 0.45);
+  cairo_line_to (cr, x1 - ux * head + uy * head * 0.45, y1 - uy * head - ux * head * 0.45);
+  cairo_close_path (cr);
+  cairo_fill (cr);
+}
+
+/* ---- animation view ------------------------------------------------------------------- */
+
+void
+vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run)
+{
+  const ViperRenderer *r = g->r;
+  char buf[64], tb[32];
+  vv_format_time (m ? m->clock : NAN, tb, sizeof tb);
+  g_snprintf (buf, sizeof buf, "clock %s", tb);
+  cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+  vv_font (cr, 13, TRUE);
+  vv_text (cr, 8, 20, 0, buf);
+  if (!m)
+    return;
+  if (g->setup)
+    viper_view_layout_draw_elements (cr, g->setup, &g->xf);
+
+  /* arrows first: the discs cover their ends, so each disc's centre stays its state colour */
+  if (r->arrows)
+    {
+      GArray *arrows = g_array_new (FALSE, FALSE, sizeof (ViperViewArrow));
+      r->arrows (m, run, arrows);
+      cairo_set_line_width (cr, 2.5);
+      for (guint i = 0; i < arrows->len; i++)
+        {
+          const ViperViewArrow *a = &g_array_index (arrows, ViperViewArrow, i);
+          const ModBox *f = vv_find_mod (g, a->from), *t = vv_find_mod (g, a->to);
+          if (!f || !t || f == t)
+            continue;
+          double dx = t->x - f->x, dy = t->y - f->y, len = hypot (dx, dy);
+          if (len < 1)
+            continue;
+          double ux = dx / len, uy = dy / len;
+          /* parallel arrows of opposite directions side by side */
+          double ox = -uy * 4, oy = ux * 4;
+          vv_set_color (cr, a->color);
+          arrow_line (cr, f->x + ux * (f->r + 3) + ox, f->y + uy * (f->r + 3) + oy,
+                      t->x - ux * (t->r + VIPER_VIEW_DECORATION_MARGIN) + ox,
+                      t->y - uy * (t->r + VIPER_VIEW_DECORATION_MARGIN) + oy, 12, a->dashed);
+        }
+      g_array_unref (arrows);
+    }
+
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      const ViperViewModule *mod = g->setup ? viper_view_setup_module (g->setup, b->id) : NULL;
+      if (mod)
+        {
+          /* a damage repaint clips to a few boxes: of a thousand modules
+           * skip those wholly outside it rather than build their paths */
+          double cx0, cy0, cx1, cy1;
+          cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+          if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0
+              || b->box.y + b->box.height <= cy0)
+            continue;
+          if (r->draw_module && !g_str_equal (mod->repr, "circle"))
+            {
+              cairo_save (cr);
+              gboolean drawn = r->draw_module (cr, m, b->id, mod->repr, b->bx, b->by, b->bw, b->bh, mod->label);
+              cairo_restore (cr);
+              if (drawn)
+                continue;
+            }
+        }
+      gint s = r->module_state (m, b->id);
+      /* text leaves a current point; an arc would draw a line from it */
+      cairo_new_path (cr);
+      cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
+      vv_set_color (cr, r->state_color (s));
+      cairo_fill_preserve (cr);
+      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+      cairo_set_line_width (cr, 1.5);
+      cairo_stroke (cr);
+      if (r->decorate_module)
+        {
+          cairo_save (cr);
+          r->decorate_module (cr, m, b->id, b->x, b->y, b->r);
+          cairo_restore (cr);
+        }
+      char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      vv_font (cr, 12, TRUE);
+      vv_text (cr, b->x, b->y + b->r + VIPER_VIEW_DECORATION_MARGIN + 12, 0.5, label);
+      g_free (label);
+      if (r->module_activity)
+        {
+          char *act = r->module_activity (m, b->id);
+          if (act)
+            {
+              vv_font (cr, 10, FALSE);
+              cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+              vv_text (cr, b->x, b->y + b->r + VIPER_VIEW_DECORATION_MARGIN + 25, 0.5, act);
+              g_free (act);
+            }
+        }
+    }
+  vv_draw_legend (cr, r, 8, g->height - 8);
+}
