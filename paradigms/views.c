@@ -415,15 +415,14 @@ viper_view_area_rect (const ViperViewGeometry *g, const ViperArea *area, cairo_r
       switch (area->kind)
         {
         case VIPER_AREA_MODULE:
-          if (g->follow)
-            return FALSE;   /* a following view repaints all of itself on the clock */
+          /* even while following: a change whose adjusted time is behind
+           * the clock does not move it, and without its row the strip at
+           * the right edge would keep showing the old state */
           if (!(a = vv_find_mod (g, area->a)))
             return FALSE;
           *out = a->box;
           return TRUE;
         case VIPER_AREA_LINK:
-          if (g->follow)
-            return FALSE;
           a = vv_find_mod (g, area->a);
           b = vv_find_mod (g, area->b);
           if (!a && !b)
