@@ -490,7 +490,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       cairo_line_to (cr, x, bottom + 4);
       cairo_stroke (cr);
       char tb[32];
-      vv_format_time (fabs (t) < step * 1e-9 ? 0 : t, tb, sizeof tb);
+      viper_view_format_clock (fabs (t) < step * 1e-9 ? 0 : t, step, tb, sizeof tb);
       vv_text (cr, x, bottom + 15, 0.5, tb);
     }
   /* the breakpoint marker */

@@ -515,13 +515,25 @@ vv_text (cairo_t *cr, double x, double y, double align, const char *s)
   return e.x_advance;
 }
 
+char *
+viper_view_format_clock (double t, double resolution, char *buf, gsize len)
+{
+  if (!isfinite (t))
+    {
+      g_strlcpy (buf, "-", len);
+      return buf;
+    }
+  int digits = 6;
+  if (resolution > 0 && t != 0)
+    digits = CLAMP ((int) ceil (log10 (fabs (t) / resolution)) + 1, 6, 15);
+  g_snprintf (buf, len, "%.*g", digits, t);
+  return buf;
+}
+
 void
 vv_format_time (double t, char *buf, gsize len)
 {
-  if (!isfinite (t))
-    g_strlcpy (buf, "-", len);
-  else
-    g_snprintf (buf, len, "%.6g", t);
+  viper_view_format_clock (t, 0, buf, len);
 }
 
 void

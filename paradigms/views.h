@@ -180,6 +180,14 @@ guint viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, 
 void viper_view_modules_from_run (const ViperModel *m, const ViperRun *run, GArray *ids);
 char *viper_view_label_p (const ViperModel *m, gint64 id);
 
+/* ---- clock readouts -------------------------------------------------------- */
+
+/* A clock value as every readout shows it: about six significant digits,
+ * more when `resolution` (the smallest difference that matters, e.g. a
+ * pixel of a zoomed axis; 0 = none) needs them, and no float noise (31.508,
+ * not 31.508000000000003).  "-" when not finite.  Returns buf. */
+char *viper_view_format_clock (double t, double resolution, char *buf, gsize len);
+
 /* ---- drawing -------------------------------------------------------------- */
 
 /* Draw the view into [0, width) x [0, height) of cr.  run, layout and window may be NULL. */
