@@ -106,11 +106,14 @@ static gboolean
 viper_view_widget_query_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *tip)
 {
   ViperViewWidget *self = VIPER_VIEW_WIDGET (w);
-  if (keyboard || self->kind != VIPER_VIEW_SPACETIME || !self->model)
+  if (keyboard || !self->model)
     return FALSE;
-  char *s = viper_view_spacetime_describe (self->model, self->run, &self->window,
-                                           gtk_widget_get_allocated_width (w), gtk_widget_get_allocated_height (w),
-                                           x, y);
+  int width = gtk_widget_get_allocated_width (w), height = gtk_widget_get_allocated_height (w);
+  char *s = NULL;
+  if (self->kind == VIPER_VIEW_SPACETIME)
+    s = viper_view_spacetime_describe (self->model, self->run, &self->window, width, height, x, y);
+  else if (self->kind == VIPER_VIEW_ANIMATION)
+    s = viper_view_animation_describe (self->model, self->run, self->layout, width, height, x, y);
   if (!s)
     return FALSE;
   gtk_tooltip_set_text (tip, s);
@@ -142,7 +145,10 @@ viper_view_widget_new (ViperViewKind kind)
   GtkWidget *w = GTK_WIDGET (self);
   switch (kind)
     {
-    case VIPER_VIEW_ANIMATION: gtk_widget_set_size_request (w, 360, 300); break;
+    case VIPER_VIEW_ANIMATION:
+      gtk_widget_set_size_request (w, 360, 300);
+      gtk_widget_set_has_tooltip (w, TRUE);
+      break;
     case VIPER_VIEW_SPACETIME:
       gtk_widget_set_size_request (w, 360, 200);
       gtk_widget_add_events (w, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK);

@@ -44,6 +44,49 @@ vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
   double ah = MAX (h - AN_TOP - AN_LEGEND, 10.0);
   double m = MIN ((double) w, ah);
   guint n = g->mods->len;
+  g->cell_w = 120;
+  g->cell_h = 1e9;
+  /* Many modules: a circle would put their discs and labels on top of each
+   * other, so they fill the panel in a grid instead, in display order, with
+   * as many columns as make the cells largest; labels get the cell's room. */
+  guint placed = 0;
+  for (guint i = 0; layout && i < n; i++)
+    {
+      double fx, fy;
+      placed += viper_layout_get (layout, g_array_index (g->mods, ModBox, i).id, &fx, &fy);
+    }
+  if (n > AN_GRID_FROM && placed == 0)
+    {
+      guint best_c = 1;
+      double best = 0;
+      for (guint c = 1; c <= n; c++)
+        {
+          guint rows = (n + c - 1) / c;
+          double cell = MIN (w / (double) c, ah / rows * 1.6);
+          if (cell > best)
+            best = cell, best_c = c;
+        }
+      guint rows = (n + best_c - 1) / best_c;
+      g->grid = TRUE;
+      g->cell_w = w / (double) best_c;
+      g->cell_h = ah / rows;
+      /* room for a label under the disc, or discs alone as large as the
+       * cells allow (the tooltip names them) */
+      gboolean labels = g->cell_h >= 30 && g->cell_w >= 36;
+      double r = labels ? MIN (g->cell_w * 0.3, (g->cell_h - 16) * 0.4) : MIN (g->cell_w, g->cell_h) * 0.4;
+      r = MAX (MIN (r, 0.11 * m), 2.0);
+      for (guint i = 0; i < n; i++)
+        {
+          ModBox *b = &g_array_index (g->mods, ModBox, i);
+          double cx = (i % best_c + 0.5) * g->cell_w, cy = AN_TOP + (i / best_c) * g->cell_h;
+          b->x = floor (cx) + 0.5;
+          b->y = floor (cy + (labels ? MIN (r + VIPER_VIEW_DECORATION_MARGIN, g->cell_h / 2) : g->cell_h / 2)) + 0.5;
+          b->r = r;
+          b->box = vv_rect_around (cx - g->cell_w / 2, cy, cx + g->cell_w / 2, cy + g->cell_h, w, h);
+        }
+      g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
+      return;
+    }
   double R = 0.36 * m;
   double r = n <= 1 ? 0.15 * m : MIN (0.42 * 2 * R * sin (G_PI / n), 0.11 * m);
   r = MAX (r, 3.0);
@@ -105,6 +148,24 @@ arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head
 
 /* ---- animation view ------------------------------------------------------------------- */
 
+/* The font size (down to 8) at which s fits in width x height, selected on
+ * cr; 0 when it does not fit at all. */
+static double
+fit_font (cairo_t *cr, const char *s, double width, double height, double size, gboolean bold)
+{
+  for (double fs = size; fs >= 8; fs -= 2)
+    {
+      if (fs + 2 > height)
+        continue;
+      vv_font (cr, fs, bold);
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, s, &e);
+      if (e.x_advance <= width)
+        return fs;
+    }
+  return 0;
+}
+
 void
 vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run)
 {
@@ -125,7 +186,10 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
     {
       GArray *arrows = g_array_new (FALSE, FALSE, sizeof (ViperViewArrow));
       r->arrows (m, run, arrows);
-      cairo_set_line_width (cr, 2.5);
+      /* on a grid of small discs, thin arrows keep the discs visible */
+      double small = g->grid && g->mods->len ? g_array_index (g->mods, ModBox, 0).r : 1e9;
+      double head = MIN (12.0, MAX (small * 0.7, 4.0));
+      cairo_set_line_width (cr, MIN (2.5, MAX (small / 8, 0.7)));
       for (guint i = 0; i < arrows->len; i++)
         {
           const ViperViewArrow *a = &g_array_index (arrows, ViperViewArrow, i);
@@ -141,7 +205,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           vv_set_color (cr, a->color);
           arrow_line (cr, f->x + ux * (f->r + 3) + ox, f->y + uy * (f->r + 3) + oy,
                       t->x - ux * (t->r + VIPER_VIEW_DECORATION_MARGIN) + ox,
-                      t->y - uy * (t->r + VIPER_VIEW_DECORATION_MARGIN) + oy, 12, a->dashed);
+                      t->y - uy * (t->r + VIPER_VIEW_DECORATION_MARGIN) + oy, head, a->dashed);
         }
       g_array_unref (arrows);
     }
@@ -175,7 +239,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       vv_set_color (cr, r->state_color (s));
       cairo_fill_preserve (cr);
       cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
-      cairo_set_line_width (cr, 1.5);
+      cairo_set_line_width (cr, MIN (1.5, MAX (b->r / 6, 0.6)));
       cairo_stroke (cr);
       if (r->decorate_module)
         {
@@ -183,22 +247,55 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           r->decorate_module (cr, m, b->id, b->x, b->y, b->r);
           cairo_restore (cr);
         }
+      /* the label and the activity line only where they fit: text dropped
+       * is on the tooltip, text overlapping is nowhere readable */
+      double below = b->y + b->r + VIPER_VIEW_DECORATION_MARGIN;
+      double room_h = g->grid ? b->box.y + b->box.height - below : 1e9;
+      double room_w = g->grid ? g->cell_w - 4 : 1e9;
       char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-      vv_font (cr, 12, TRUE);
-      vv_text (cr, b->x, b->y + b->r + VIPER_VIEW_DECORATION_MARGIN + 12, 0.5, label);
+      double fs = fit_font (cr, label, room_w, room_h, 12, TRUE);
+      if (fs > 0)
+        vv_text (cr, b->x, below + fs, 0.5, label);
       g_free (label);
-      if (r->module_activity)
+      if (fs > 0 && r->module_activity)
         {
           char *act = r->module_activity (m, b->id);
-          if (act)
+          double fa = act ? fit_font (cr, act, room_w, room_h - fs - 2, 10, FALSE) : 0;
+          if (fa > 0)
             {
-              vv_font (cr, 10, FALSE);
               cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-              vv_text (cr, b->x, b->y + b->r + VIPER_VIEW_DECORATION_MARGIN + 25, 0.5, act);
-              g_free (act);
+              vv_text (cr, b->x, below + fs + 2 + fa, 0.5, act);
             }
+          g_free (act);
         }
     }
   vv_draw_legend (cr, r, 8, g->height - 8);
+}
+
+char *
+viper_view_animation_describe (const ViperModel *m, const ViperRun *run, const ViperLayout *layout, int width,
+                               int height, double x, double y)
+{
+  if (!m)
+    return NULL;
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, m, run, layout, NULL, width, height);
+  const ViperRenderer *r = g->r;
+  char *out = NULL;
+  for (guint i = 0; i < g->mods->len && !out; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      gboolean hit = g->setup ? (x >= b->bx && x < b->bx + b->bw && y >= b->by && y < b->by + b->bh)
+                              : hypot (x - b->x, y - b->y) <= b->r + 2;
+      if (!hit)
+        continue;
+      char *label = r->module_label (m, b->id);
+      char *act = r->module_activity ? r->module_activity (m, b->id) : NULL;
+      out = g_strdup_printf ("%s: %s%s%s", label, r->state_name (r->module_state (m, b->id)), act ? "\n" : "",
+                             act ? act : "");
+      g_free (act);
+      g_free (label);
+    }
+  viper_view_geometry_free (g);
+  return out;
 }

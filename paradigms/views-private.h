@@ -40,6 +40,12 @@ struct _ViperViewGeometry {
   double plot_x, plot_w, top, row_h;
   double strip_x;
   gboolean follow;
+  guint first_row, rows_shown;  /* rows drawn: first_row .. first_row + rows_shown - 1 */
+  double bottom;            /* below the last row shown */
+  /* animation view: the room each module's label and activity line may use
+   * (wide and tall enough on the circle; a grid cell for many modules) */
+  double cell_w, cell_h;
+  gboolean grid;
   /* program view */
   double px, py, pside;
   /* animation view laid out by a view setup file (viewlayout.h) */
@@ -53,6 +59,7 @@ struct _ViperViewGeometry {
 #define ST_STRIP 10.0     /* the "now" strip right of the plot */
 #define AN_TOP 30.0
 #define AN_LEGEND 26.0
+#define AN_GRID_FROM 16   /* more modules than this (and no positions): a grid */
 #define VAR_COL_W 260
 #define VAR_HEAD 24
 #define VAR_ROW 18

@@ -23,11 +23,29 @@ vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWi
   g->strip_x = MAX (w - ST_STRIP - 4.0, g->plot_x + 10);
   g->plot_w = MAX (g->strip_x - 6.0 - g->plot_x, 10.0);
   g->top = ST_TOP;
-  g->row_h = MAX ((h - ST_TOP - ST_AXIS) / n, 2.0);
+  /* rows fit the height down to VIPER_VIEW_MIN_ROW pixels (taller when
+   * zoomed); past that the view shows a scrolled part of them */
+  double avail = MAX (h - ST_TOP - ST_AXIS, 10.0);
+  double zoom = window && window->row_zoom > 1 ? window->row_zoom : 1;
+  g->row_h = MAX (avail / n * zoom, VIPER_VIEW_MIN_ROW);
+  g->rows_shown = MIN ((guint) floor (avail / g->row_h + 1e-9), n);
+  g->rows_shown = MAX (g->rows_shown, 1u);
+  if (g->rows_shown > g->mods->len)
+    g->rows_shown = g->mods->len;
+  guint first = window ? window->first_row : 0;
+  g->first_row = g->mods->len > g->rows_shown ? MIN (first, g->mods->len - g->rows_shown) : 0;
+  g->bottom = g->top + g->rows_shown * g->row_h;
   for (guint i = 0; i < g->mods->len; i++)
     {
       ModBox *b = &g_array_index (g->mods, ModBox, i);
-      double y0 = g->top + i * g->row_h;
+      double y0 = g->top + ((double) i - g->first_row) * g->row_h;
+      if (i < g->first_row || i >= g->first_row + g->rows_shown)
+        {
+          /* scrolled out: nothing of it is on screen */
+          b->x = b->y = -1;
+          b->box = (cairo_rectangle_int_t) { 0, 0, 0, 0 };
+          continue;
+        }
       b->x = floor (g->strip_x + ST_STRIP / 2) + 0.5;
       b->y = floor (y0 + g->row_h / 2) + 0.5;
       b->box = vv_rect_around (0, y0, w, y0 + g->row_h, w, h);
@@ -51,6 +69,13 @@ double
 vv_st_x (const ViperViewGeometry *g, double t)
 {
   return g->plot_x + (t - g->t0) / (g->t1 - g->t0) * g->plot_w;
+}
+
+/* Top of a row (rows scrolled out lie above or below the plot). */
+static double
+st_row_y (const ViperViewGeometry *g, gint row)
+{
+  return g->top + ((double) row - g->first_row) * g->row_h;
 }
 
 static gint
@@ -84,7 +109,7 @@ st_paint (GArray *bars, const ViperViewGeometry *g, gint row, RowState *rs)
   if (!rs->pending)
     return;
   rs->pending = FALSE;
-  double y0 = g->top + row * g->row_h + g->row_h * 0.2;
+  double y0 = st_row_y (g, row) + g->row_h * 0.2;
   StBar b = { rs->pstate, round (rs->px0), round (y0), round (rs->px1), round (y0 + g->row_h * 0.6) };
   /* a state shorter than a pixel still shows as one */
   if (b.x1 <= b.x0)
@@ -273,9 +298,9 @@ st_arrow_place (const ViperViewGeometry *g, const ViperModel *m, gint row, const
     return FALSE;
   out->e = e;
   out->x0 = vv_st_x (g, e->t0);
-  out->y0 = g->top + (row + 0.5) * g->row_h;
+  out->y0 = st_row_y (g, row) + 0.5 * g->row_h;
   out->x1 = vv_st_x (g, t1);
-  out->y1 = g->top + (rb + 0.5) * g->row_h;
+  out->y1 = st_row_y (g, rb) + 0.5 * g->row_h;
   return TRUE;
 }
 
@@ -415,35 +440,101 @@ st_stroke_arrows (cairo_t *cr, GArray *arrows, double head)
     }
 }
 
+/* The legend of the marks that are not states: a message, one underway
+ * (dashed, to the clock) and the breakpoint line. */
+static void
+st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
+{
+  static const char *const names[] = { "message", "underway", "breakpoint" };
+  double dash[] = { 5, 3 }, bdash[] = { 4, 3 };
+  vv_font (cr, 11, FALSE);
+  for (int k = 0; k < 3; k++)
+    {
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, names[k], &e);
+      if (x + 26 + e.x_advance > width)
+        return;
+      cairo_new_path (cr);
+      cairo_set_line_width (cr, k == 2 ? 1.5 : 1.2);
+      if (k == 2)
+        cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+      else
+        cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      cairo_set_dash (cr, k == 1 ? dash : bdash, k ? 2 : 0, 0);
+      if (k == 2)
+        {
+          cairo_move_to (cr, x + 8.5, y - 10);
+          cairo_line_to (cr, x + 8.5, y + 1);
+        }
+      else
+        {
+          cairo_move_to (cr, x, y - 4);
+          cairo_line_to (cr, x + 14, y - 4);
+        }
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      if (k < 2)
+        {
+          cairo_move_to (cr, x + 18, y - 4);
+          cairo_line_to (cr, x + 12, y - 7);
+          cairo_line_to (cr, x + 12, y - 1);
+          cairo_close_path (cr);
+          cairo_fill (cr);
+        }
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      x += 22 + vv_text (cr, x + 22, y, 0, names[k]) + 12;
+    }
+}
+
 void
 vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
 {
   const ViperRenderer *r = g->r;
   guint n = g->mods->len;
-  double bottom = g->top + n * g->row_h;
-  /* rows: labels and a light band per row */
-  vv_font (cr, 11, TRUE);
-  for (guint i = 0; i < n; i++)
+  double bottom = g->bottom;
+  /* rows: a light band every other row, and labels: every row when rows are
+   * tall enough for text, else every k-th row (ticks mark the others'
+   * positions; the tooltip names any row) so labels never overlap */
+  double fs = CLAMP (g->row_h - 1, 8, 11);
+  guint every = g->row_h >= 9 ? 1 : (guint) ceil (11.0 / g->row_h);
+  vv_font (cr, fs, TRUE);
+  for (guint i = g->first_row; i < g->first_row + g->rows_shown; i++)
     {
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
-      double y0 = g->top + i * g->row_h;
+      double y0 = st_row_y (g, (gint) i);
       if (i % 2)
         {
           cairo_set_source_rgb (cr, 0.96, 0.96, 0.97);
           cairo_rectangle (cr, g->plot_x, y0, g->plot_w, g->row_h);
           cairo_fill (cr);
         }
-      if (g->row_h >= 9)
+      if (i % every == 0)
         {
           char *label = r->module_label (m, b->id);
           cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-          vv_text (cr, g->plot_x - 6, y0 + g->row_h / 2 + 4, 1, label);
+          vv_text (cr, g->plot_x - (every > 1 ? 9 : 6), y0 + g->row_h / 2 + fs * 0.36, 1, label);
           g_free (label);
+          if (every > 1)
+            {
+              cairo_set_line_width (cr, 1);
+              cairo_move_to (cr, g->plot_x - 6, floor (y0 + g->row_h / 2) + 0.5);
+              cairo_line_to (cr, g->plot_x - 1, floor (y0 + g->row_h / 2) + 0.5);
+              cairo_stroke (cr);
+            }
         }
       /* the "now" strip: each module's current state */
       vv_set_color (cr, r->state_color (r->module_state (m, b->id)));
       cairo_rectangle (cr, g->strip_x, y0 + g->row_h * 0.15, ST_STRIP, MAX (g->row_h * 0.7, 1));
       cairo_fill (cr);
+    }
+  if (g->rows_shown < n)
+    {
+      /* scrolled: say which rows these are */
+      char rb[64];
+      g_snprintf (rb, sizeof rb, "rows %u\u2013%u of %u", g->first_row + 1, g->first_row + g->rows_shown, n);
+      vv_font (cr, 10, FALSE);
+      cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+      vv_text (cr, 4, bottom + 15, 0, rb);
     }
 
   /* state bars: each state lasts from its change to the module's next change */
@@ -455,7 +546,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   cairo_clip (cr);
   double clock = m && isfinite (m->clock) ? m->clock : g->t1;
   GArray *bars = g_array_new (FALSE, FALSE, sizeof (StBar));
-  for (guint i = 0; m && i < n; i++)
+  for (guint i = g->first_row; m && i < g->first_row + g->rows_shown; i++)
     {
       st_row_bars (bars, g, m, (gint) i, &rows[i]);
       if (!isnan (rows[i].last_t))
@@ -508,7 +599,24 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       vv_font (cr, 10, TRUE);
       vv_text (cr, x + 3, g->top + 9, 0, "breakpoint");
     }
+  /* the axis's unit, right of its last label */
+  vv_font (cr, 10, TRUE);
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  char unit[48];
+  g_snprintf (unit, sizeof unit, "clock%s%s%s", r->time_unit ? " (" : "", r->time_unit ? r->time_unit : "",
+              r->time_unit ? ")" : "");
+  vv_text (cr, g->width - 4, bottom + 28, 1, unit);
+  double lx = g->plot_x;
   vv_draw_legend (cr, r, g->plot_x, g->height - 6);
+  /* marks: after the states, on the same line when there is room */
+  cairo_text_extents_t e;
+  vv_font (cr, 11, FALSE);
+  for (guint s = 0; s < r->n_states; s++)
+    {
+      cairo_text_extents (cr, r->state_name ((gint) s), &e);
+      lx += 14 + e.x_advance + 12;
+    }
+  st_draw_marks_legend (cr, lx, g->height - 6, g->width);
 }
 
 typedef struct {
@@ -537,9 +645,19 @@ viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const V
   ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, m, run, NULL, window, width, height);
   const ViperRenderer *r = g->r;
   char *out = NULL;
-  gint row = (gint) floor ((y - g->top) / g->row_h);
-  if (x < g->plot_x || x > g->plot_x + g->plot_w || row < 0 || (guint) row >= g->mods->len)
+  gint row = (gint) floor ((y - g->top) / g->row_h) + (gint) g->first_row;
+  if (x < g->plot_x - ST_LABEL_W || x > g->plot_x + g->plot_w + ST_STRIP + 6 || y < g->top || y >= g->bottom
+      || row < 0 || (guint) row >= g->mods->len)
     goto done;
+  if (x < g->plot_x || x > g->plot_x + g->plot_w)
+    {
+      /* over the labels or the strip: the row's module and its state now */
+      gint64 rid = g_array_index (g->mods, ModBox, row).id;
+      char *label = r->module_label (m, rid);
+      out = g_strdup_printf ("%s: %s now", label, r->state_name (r->module_state (m, rid)));
+      g_free (label);
+      goto done;
+    }
   double t = g->t0 + (x - g->plot_x) / g->plot_w * (g->t1 - g->t0);
   gint64 id = g_array_index (g->mods, ModBox, row).id;
   /* a message passing close to the pointer wins over the bar under it */

@@ -27,7 +27,8 @@ vv_place_variables (ViperViewGeometry *g, const ViperModel *m)
       double x0 = col * cw + 6, x1 = (col + 1) * cw - 6;
       b->x = floor (x0 + 12) + 0.5;
       b->y = floor (y + VAR_HEAD / 2.0) + 0.5;
-      b->box = vv_rect_around (x0, y, x1, y + VAR_HEAD, w, h);
+      /* without variables the block shows the module's activity: its box holds that line */
+      b->box = vv_rect_around (x0, y, x1, y + (nv ? VAR_HEAD : bh), w, h);
       b->first_var = g->vars->len;
       b->n_vars = nv;
       for (guint v = 0; v < nv; v++)
@@ -84,8 +85,13 @@ vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
       vv_font (cr, 11, FALSE);
       if (!b->n_vars)
         {
-          cairo_set_source_rgb (cr, 0.45, 0.45, 0.45);
-          vv_text (cr, b->box.x + 10, b->box.y + VAR_HEAD + 13, 0, "no global variables");
+          /* a paradigm without global variables: what it knows of the
+           * module instead (PICL: messages sent and received; Macrame: its
+           * queues), else say there are none */
+          char *act = r->module_activity && !r->n_variables ? r->module_activity (m, b->id) : NULL;
+          cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+          vv_text (cr, b->box.x + 10, b->box.y + VAR_HEAD + 13, 0, act ? act : "no global variables");
+          g_free (act);
         }
       for (guint v = 0; v < b->n_vars; v++)
         {

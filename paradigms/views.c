@@ -208,6 +208,19 @@ viper_time_window_init (ViperTimeWindow *w)
   w->start = 0;
   w->span = 0;
   w->breakpoint = NAN;
+  w->first_row = 0;
+  w->row_zoom = 1;
+}
+
+gboolean
+viper_time_window_extent (const ViperModel *m, double *t0, double *t1)
+{
+  if (!m || !isfinite (m->clock))
+    return FALSE;
+  ViperTimeWindow all;
+  viper_time_window_init (&all);
+  viper_time_window_range (&all, m, t0, t1);
+  return TRUE;
 }
 
 void
@@ -373,6 +386,25 @@ viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x)
   if (g->kind != VIPER_VIEW_SPACETIME)
     return FALSE;
   *x = vv_st_x (g, t);
+  return TRUE;
+}
+
+gboolean
+viper_view_geometry_plot (const ViperViewGeometry *g, double *t0, double *t1, double *x0, double *x1)
+{
+  if (g->kind != VIPER_VIEW_SPACETIME)
+    return FALSE;
+  *t0 = g->t0, *t1 = g->t1;
+  *x0 = g->plot_x, *x1 = g->plot_x + g->plot_w;
+  return TRUE;
+}
+
+gboolean
+viper_view_geometry_rows (const ViperViewGeometry *g, guint *n, guint *first, guint *shown, double *row_h)
+{
+  if (g->kind != VIPER_VIEW_SPACETIME)
+    return FALSE;
+  *n = g->mods->len, *first = g->first_row, *shown = g->rows_shown, *row_h = g->row_h;
   return TRUE;
 }
 
