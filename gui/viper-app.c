@@ -907,7 +907,7 @@ framed (App *a, ViperViewKind k, const char *title)
 {
   a->views[k] = viper_view_widget_new (k);
   GtkWidget *f = gtk_frame_new (title);
-  gtk_container_add (GTK_CONTAINER (f), a->views[k]);
+  gtk_container_add (GTK_CONTAINER (f), viper_view_widget_wrap (VIPER_VIEW_WIDGET (a->views[k])));
   a->frames[k] = f;
   return f;
 }
@@ -1015,6 +1015,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
   build_window (a);
   viper_playback_install (a->pb, gapp, GTK_WINDOW (a->window), a->debug_dir);
+  viper_view_widget_add_actions (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME]), gapp);
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), a->breakpoint);
   gtk_widget_show_all (a->window);

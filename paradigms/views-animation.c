@@ -73,14 +73,14 @@ vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
       /* room for a label under the disc, or discs alone as large as the
        * cells allow (the tooltip names them) */
       gboolean labels = g->cell_h >= 30 && g->cell_w >= 36;
-      double r = labels ? MIN (g->cell_w * 0.3, (g->cell_h - 16) * 0.4) : MIN (g->cell_w, g->cell_h) * 0.4;
+      double r = labels ? MIN (g->cell_w * 0.3, (g->cell_h - 18) / 2 - 2) : MIN (g->cell_w, g->cell_h) * 0.4;
       r = MAX (MIN (r, 0.11 * m), 2.0);
       for (guint i = 0; i < n; i++)
         {
           ModBox *b = &g_array_index (g->mods, ModBox, i);
           double cx = (i % best_c + 0.5) * g->cell_w, cy = AN_TOP + (i / best_c) * g->cell_h;
           b->x = floor (cx) + 0.5;
-          b->y = floor (cy + (labels ? MIN (r + VIPER_VIEW_DECORATION_MARGIN, g->cell_h / 2) : g->cell_h / 2)) + 0.5;
+          b->y = floor (cy + (labels ? r + 3 : g->cell_h / 2)) + 0.5;
           b->r = r;
           b->box = vv_rect_around (cx - g->cell_w / 2, cy, cx + g->cell_w / 2, cy + g->cell_h, w, h);
         }
@@ -249,7 +249,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
         }
       /* the label and the activity line only where they fit: text dropped
        * is on the tooltip, text overlapping is nowhere readable */
-      double below = b->y + b->r + VIPER_VIEW_DECORATION_MARGIN;
+      double below = b->y + b->r + (g->grid ? 2 : VIPER_VIEW_DECORATION_MARGIN);
       double room_h = g->grid ? b->box.y + b->box.height - below : 1e9;
       double room_w = g->grid ? g->cell_w - 4 : 1e9;
       char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
