@@ -15,8 +15,9 @@ pixels) and in the app's state dump.  The same for a generated PICL trace
 (module states compared through --state-out).
 
 Scenario space-time: on a 64-rank PICL trace, Ctrl+wheel keeps the time
-under the pointer where it was, Home shows exactly the run [first, last],
-+ and - zoom about the centre.
+under the pointer where it was (within a pixel), - past the run and Home
+show exactly the run [first change, clock], + zooms in, Ctrl+Shift+wheel
+makes rows tall enough for a label each and the wheel then scrolls them.
 
 Synchronisation: the app writes state.json after the frame that shows a
 stop and playback.json (speed, clock, timeline box, run range) when they
@@ -180,6 +181,67 @@ def scenario_seek_picl(args, display, tmp, shots):
         app.close()
 
 
+def st_state(app):
+    return X.read_json(os.path.join(app.dir, "spacetime.json"))
+
+
+def wait_st(app, pred, what):
+    return X.poll(lambda: (lambda p: p if p and pred(p) else None)(st_state(app)), what, proc=app.proc)
+
+
+def scenario_spacetime(args, display, tmp, shots):
+    trace = os.path.join(tmp, "p64.picl")
+    subprocess.run([args.picl_gen, "--procs=64", "--messages=1500", "--seed=2", "--output=" + trace], check=True,
+                   timeout=60)
+    app = X.App(args, display, [trace, "--paradigm=picl", "--speed=max"], tmp, "spacetime")
+    env = dict(os.environ, DISPLAY=display)
+    try:
+        wait_pb(app, lambda p: p["index_done"], "the index")
+        app.key("space")
+        d = app.wait_dump("the end")
+        while d["why"] != "end":
+            d = app.wait_dump("the end")
+        end = d["state"]["clock"]
+        st = wait_st(app, lambda p: p["t1"] == end, "the space-time view at the end")
+        check(st["follow"] and st["t0"] == st["run"][0] and st["t1"] == st["run"][1] == end,
+              "at the end the view shows exactly the run [%s, %s]" % (st["run"][0], st["run"][1]))
+        check(st["rows"] == 64, "64 rows (%d)" % st["rows"])
+        # Ctrl+wheel at 30% of the plot keeps the time under the pointer
+        x = int(st["x0"] + 0.3 * (st["x1"] - st["x0"]))
+        y = st["origin"][1] + 40
+        t_at = lambda p: p["t0"] + (x - p["x0"]) / (p["x1"] - p["x0"]) * (p["t1"] - p["t0"])
+        before = t_at(st)
+        subprocess.run(["xdotool", "mousemove", str(x), str(y), "keydown", "ctrl", "click", "4", "click", "4",
+                        "keyup", "ctrl", "mousemove", "1279", "1023"], env=env, check=True, timeout=X.TIMEOUT)
+        z = wait_st(app, lambda p: p["t1"] - p["t0"] < 0.7 * (st["t1"] - st["t0"]), "the zoom")
+        px = (z["t1"] - z["t0"]) / (z["x1"] - z["x0"])
+        check(abs(t_at(z) - before) <= 1.5 * px, "Ctrl+wheel: the time under the pointer stays %.6g (now %.6g, a pixel "
+              "is %.3g)" % (before, t_at(z), px))
+        check(z["t0"] >= z["run"][0] and z["t1"] <= z["run"][1], "the zoomed window lies inside the run")
+        app.key("minus")
+        app.key("minus")
+        app.key("minus")
+        z2 = wait_st(app, lambda p: p["follow"], "zooming out to the whole run")
+        check(z2["t0"] == z2["run"][0] and z2["t1"] == z2["run"][1], "- past the run fits it (clamped)")
+        app.key("plus")
+        wait_st(app, lambda p: p["t1"] - p["t0"] < 0.6 * (z2["t1"] - z2["t0"]), "+ zooms in")
+        app.key("Home")
+        h = wait_st(app, lambda p: p["follow"] and p["t0"] == p["run"][0], "Home")
+        check(h["t0"] == h["run"][0] and h["t1"] == h["run"][1], "Home shows exactly the run [%s, %s]"
+              % (h["t0"], h["t1"]))
+        # taller rows: the view scrolls them and labels every row
+        subprocess.run(["xdotool", "mousemove", str(x), str(y), "keydown", "ctrl", "keydown", "shift", "click", "4",
+                        "click", "4", "click", "4", "click", "4", "click", "4", "click", "4", "keyup", "shift",
+                        "keyup", "ctrl", "click", "5", "click", "5", "mousemove", "1279", "1023"], env=env,
+                       check=True, timeout=X.TIMEOUT)
+        r = wait_st(app, lambda p: p["rows_shown"] < 64 and p["first_row"] > 0, "taller rows, scrolled")
+        check(r["row_h"] >= 9, "Ctrl+Shift+wheel: rows %.1f px tall, %d shown from row %d"
+              % (r["row_h"], r["rows_shown"], r["first_row"]))
+        X.screenshot(display, os.path.join(shots, "nav-4-spacetime-64.png"))
+    finally:
+        app.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--viper", required=True)
@@ -203,6 +265,7 @@ def main():
         scenario_speed(args, display, tmp, shots)
         scenario_seek(args, display, tmp, shots)
         scenario_seek_picl(args, display, tmp, shots)
+        scenario_spacetime(args, display, tmp, shots)
     finally:
         xvfb.terminate()
         xvfb.wait()
