@@ -90,11 +90,20 @@ clamp_window (ViperViewWidget *self)
     w->start = CLAMP (w->start, lo, hi - w->span);
 }
 
+static void sync_scrollbars (ViperViewWidget *self);
+static void dump_window (ViperViewWidget *self);
+
+/* The window moved: repaint, and move the scrollbars and the debug dump
+ * with it.  Never from the draw handler: configuring a scrollbar there
+ * queues another frame, and the view would repaint at the frame rate for
+ * ever, starving the replay. */
 static void
 changed (ViperViewWidget *self)
 {
   clamp_window (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+  sync_scrollbars (self);
+  dump_window (self);
 }
 
 /* The plot's time range and columns as the next paint lays them out. */
@@ -148,7 +157,7 @@ scroll_rows (ViperViewWidget *self, double rows)
   viper_view_geometry_free (g);
   double nf = CLAMP ((double) first + rows, 0, (double) (n > shown ? n - shown : 0));
   self->window.first_row = (guint) nf;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  changed (self);
 }
 
 static gboolean
@@ -220,7 +229,7 @@ vadj_changed (GtkAdjustment *adj, gpointer data)
   if (self->syncing)
     return;
   self->window.first_row = (guint) MAX (gtk_adjustment_get_value (adj), 0);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  changed (self);
 }
 
 static void
@@ -281,11 +290,6 @@ viper_view_widget_draw (GtkWidget *w, cairo_t *cr)
   cairo_paint (cr);
   viper_view_draw (self->kind, cr, self->model, self->run, self->layout, &self->window,
                    gtk_widget_get_allocated_width (w), gtk_widget_get_allocated_height (w));
-  if (self->kind == VIPER_VIEW_SPACETIME)
-    {
-      sync_scrollbars (self);
-      dump_window (self);
-    }
   return TRUE;
 }
 
@@ -315,7 +319,7 @@ viper_view_widget_scroll (GtkWidget *w, GdkEventScroll *ev)
       if (dy != 0)
         {
           self->window.row_zoom = CLAMP (self->window.row_zoom * pow (1.25, -dy), 1.0, 1e4);
-          gtk_widget_queue_draw (w);
+          changed (self);
         }
       return TRUE;
     }
@@ -390,7 +394,7 @@ viper_view_widget_motion (GtkWidget *w, GdkEventMotion *ev)
       double nf = (double) self->drag_w.first_row - (ev->y - self->drag_y) / rh;
       self->window.first_row = (guint) CLAMP (nf, 0, (double) (n - shown));
     }
-  gtk_widget_queue_draw (w);
+  changed (self);
   return TRUE;
 }
 
@@ -514,6 +518,13 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
 {
   if (!areas->len || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return 0;
+  if (self->kind == VIPER_VIEW_SPACETIME)
+    {
+      /* once per tick that changed something: the run grew, the scrollbars
+       * follow (cheap when nothing moved: GtkAdjustment ignores equal values) */
+      sync_scrollbars (self);
+      dump_window (self);
+    }
   ViperViewGeometry *g = geometry (self);
   guint nm = viper_view_geometry_n_modules (g);
   if (nm != self->last_n_modules)
@@ -584,7 +595,7 @@ viper_view_widget_fit (ViperViewWidget *self)
 {
   self->window.follow = TRUE;
   self->window.span = 0;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  changed (self);
 }
 
 void
