@@ -148,6 +148,125 @@ arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head
 
 /* ---- animation view ------------------------------------------------------------------- */
 
+/* An arrow of a crowded view, drawn with the others that look alike. */
+typedef struct {
+  double x0, y0, x1, y1;
+  ViperColor color;
+  gboolean dashed;
+} AnArrow;
+
+static int
+cmp_look (gconstpointer a, gconstpointer b)
+{
+  const AnArrow *x = a, *y = b;
+  if (x->dashed != y->dashed)
+    return x->dashed - y->dashed;
+  if (x->color.r != y->color.r)
+    return x->color.r < y->color.r ? -1 : 1;
+  if (x->color.g != y->color.g)
+    return x->color.g < y->color.g ? -1 : 1;
+  return (x->color.b > y->color.b) - (x->color.b < y->color.b);
+}
+
+/* arrow_line for many arrows: one stroke of the shafts and one fill of the
+ * heads per colour and dash, a few requests a frame instead of two per arrow. */
+static void
+an_stroke_arrows (cairo_t *cr, GArray *arrows, double head)
+{
+  g_array_sort (arrows, cmp_look);
+  double dash[] = { 5, 3 };
+  for (guint i = 0; i < arrows->len;)
+    {
+      guint j = i;
+      while (j < arrows->len && cmp_look (&g_array_index (arrows, AnArrow, i), &g_array_index (arrows, AnArrow, j)) == 0)
+        j++;
+      const AnArrow *first = &g_array_index (arrows, AnArrow, i);
+      vv_set_color (cr, first->color);
+      for (int part = 0; part < 2; part++)
+        {
+          cairo_new_path (cr);
+          for (guint k = i; k < j; k++)
+            {
+              const AnArrow *a = &g_array_index (arrows, AnArrow, k);
+              double dx = a->x1 - a->x0, dy = a->y1 - a->y0, len = hypot (dx, dy);
+              if (len < 1)
+                continue;
+              double ux = dx / len, uy = dy / len;
+              if (part == 0)
+                {
+                  cairo_move_to (cr, a->x0, a->y0);
+                  cairo_line_to (cr, a->x1 - ux * head * 0.8, a->y1 - uy * head * 0.8);
+                }
+              else
+                {
+                  cairo_move_to (cr, a->x1, a->y1);
+                  cairo_line_to (cr, a->x1 - ux * head - uy * head * 0.45, a->y1 - uy * head + ux * head * 0.45);
+                  cairo_line_to (cr, a->x1 - ux * head + uy * head * 0.45, a->y1 - uy * head - ux * head * 0.45);
+                  cairo_close_path (cr);
+                }
+            }
+          if (part == 0)
+            {
+              cairo_set_dash (cr, dash, first->dashed ? 2 : 0, 0);
+              cairo_stroke (cr);
+              cairo_set_dash (cr, NULL, 0, 0);
+            }
+          else
+            cairo_fill (cr);
+        }
+      i = j;
+    }
+}
+
+/* The discs of a grid (no view setup, no decorations): one fill per state
+ * and one stroke for all outlines, for modules inside the clip. */
+static void
+an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
+{
+  const ViperRenderer *r = g->r;
+  double cx0, cy0, cx1, cy1;
+  cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+  gint *state = g_new (gint, MAX (g->mods->len, 1u));
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      gboolean in = b->box.x < cx1 && b->box.y < cy1 && b->box.x + b->box.width > cx0 && b->box.y + b->box.height > cy0;
+      state[i] = in ? r->module_state (m, b->id) : -1;
+    }
+  for (guint s = 0; s < MAX (r->n_states, 1u); s++)
+    {
+      cairo_new_path (cr);
+      gboolean any = FALSE;
+      for (guint i = 0; i < g->mods->len; i++)
+        if (state[i] == (gint) s)
+          {
+            const ModBox *b = &g_array_index (g->mods, ModBox, i);
+            cairo_new_sub_path (cr);
+            cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
+            any = TRUE;
+          }
+      if (any)
+        {
+          vv_set_color (cr, r->state_color ((gint) s));
+          cairo_fill (cr);
+        }
+    }
+  cairo_new_path (cr);
+  double lw = 1.5;
+  for (guint i = 0; i < g->mods->len; i++)
+    if (state[i] >= 0)
+      {
+        const ModBox *b = &g_array_index (g->mods, ModBox, i);
+        cairo_new_sub_path (cr);
+        cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
+        lw = MIN (1.5, MAX (b->r / 6, 0.6));
+      }
+  cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+  cairo_set_line_width (cr, lw);
+  cairo_stroke (cr);
+  g_free (state);
+}
+
 /* The font size (down to 8) at which s fits in width x height, selected on
  * cr; 0 when it does not fit at all. */
 static double
@@ -190,6 +309,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       double small = g->grid && g->mods->len ? g_array_index (g->mods, ModBox, 0).r : 1e9;
       double head = MIN (12.0, MAX (small * 0.7, 4.0));
       cairo_set_line_width (cr, MIN (2.5, MAX (small / 8, 0.7)));
+      GArray *batch = g_array_new (FALSE, FALSE, sizeof (AnArrow));
       for (guint i = 0; i < arrows->len; i++)
         {
           const ViperViewArrow *a = &g_array_index (arrows, ViperViewArrow, i);
@@ -202,14 +322,27 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           double ux = dx / len, uy = dy / len;
           /* parallel arrows of opposite directions side by side */
           double ox = -uy * 4, oy = ux * 4;
+          double x0 = f->x + ux * (f->r + 3) + ox, y0 = f->y + uy * (f->r + 3) + oy;
+          double x1 = t->x - ux * (t->r + VIPER_VIEW_DECORATION_MARGIN) + ox;
+          double y1 = t->y - uy * (t->r + VIPER_VIEW_DECORATION_MARGIN) + oy;
+          if (g->grid)
+            {
+              /* hundreds of arrows: drawn below in one stroke and one fill per look */
+              AnArrow aa = { x0, y0, x1, y1, a->color, a->dashed };
+              g_array_append_val (batch, aa);
+              continue;
+            }
           vv_set_color (cr, a->color);
-          arrow_line (cr, f->x + ux * (f->r + 3) + ox, f->y + uy * (f->r + 3) + oy,
-                      t->x - ux * (t->r + VIPER_VIEW_DECORATION_MARGIN) + ox,
-                      t->y - uy * (t->r + VIPER_VIEW_DECORATION_MARGIN) + oy, head, a->dashed);
+          arrow_line (cr, x0, y0, x1, y1, head, a->dashed);
         }
+      an_stroke_arrows (cr, batch, head);
+      g_array_unref (batch);
       g_array_unref (arrows);
     }
 
+  gboolean batched = g->grid && !g->setup && !r->decorate_module;
+  if (batched)
+    an_grid_discs (cr, g, m);
   for (guint i = 0; i < g->mods->len; i++)
     {
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
@@ -232,6 +365,16 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
                 continue;
             }
         }
+      if (batched)
+        {
+          /* the disc is drawn; its label only when inside the clip */
+          double cx0, cy0, cx1, cy1;
+          cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+          if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0
+              || b->box.y + b->box.height <= cy0)
+            continue;
+          goto label;
+        }
       gint s = r->module_state (m, b->id);
       /* text leaves a current point; an arc would draw a line from it */
       cairo_new_path (cr);
@@ -247,6 +390,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           r->decorate_module (cr, m, b->id, b->x, b->y, b->r);
           cairo_restore (cr);
         }
+    label:;
       /* the label and the activity line only where they fit: text dropped
        * is on the tooltip, text overlapping is nowhere readable */
       double below = b->y + b->r + (g->grid ? 2 : VIPER_VIEW_DECORATION_MARGIN);
@@ -255,6 +399,16 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
       double fs = fit_font (cr, label, room_w, room_h, 12, TRUE);
+      if (fs > 0 && g->grid)
+        {
+          /* arrows cross a crowded grid: a light plate keeps the label readable */
+          cairo_text_extents_t e;
+          cairo_text_extents (cr, label, &e);
+          cairo_set_source_rgba (cr, 1, 1, 1, 0.85);
+          cairo_rectangle (cr, b->x - e.x_advance / 2 - 2, below + 1, e.x_advance + 4, fs + 2);
+          cairo_fill (cr);
+          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+        }
       if (fs > 0)
         vv_text (cr, b->x, below + fs, 0.5, label);
       g_free (label);
