@@ -399,13 +399,15 @@ timeline_draw (GtkWidget *w, cairo_t *cr, gpointer data)
   cairo_set_source_rgb (cr, 0.97, 0.97, 0.98);
   cairo_paint (cr);
   double bar_top = 4, bar_h = height - 22;
-  /* activity: state changes per pixel column, scaled to the busiest */
-  int cols = MAX (width - 2 * (int) TL_PAD, 1);
+  /* activity: state changes per 3-pixel bin, scaled to the busiest (square
+   * root, so quiet stretches still show) */
+  const int bin = 3;
+  int cols = MAX ((width - 2 * (int) TL_PAD) / bin, 1);
   guint *hist = g_new0 (guint, cols);
   guint peak = 1;
   for (guint i = 0; i < pb->samples->len; i++)
     {
-      int c = (int) floor (timeline_x (pb, g_array_index (pb->samples, double, i), width) - TL_PAD);
+      int c = (int) floor ((timeline_x (pb, g_array_index (pb->samples, double, i), width) - TL_PAD) / bin);
       if (c >= 0 && c < cols)
         peak = MAX (peak, ++hist[c]);
     }
@@ -414,7 +416,7 @@ timeline_draw (GtkWidget *w, cairo_t *cr, gpointer data)
     if (hist[c])
       {
         double h = MAX (bar_h * sqrt ((double) hist[c] / peak), 1.0);
-        cairo_rectangle (cr, TL_PAD + c, bar_top + bar_h - h, 1, h);
+        cairo_rectangle (cr, TL_PAD + c * bin, bar_top + bar_h - h, bin - 1, h);
       }
   cairo_fill (cr);
   g_free (hist);

@@ -18,6 +18,7 @@ Scenario space-time: on a 64-rank PICL trace, Ctrl+wheel keeps the time
 under the pointer where it was (within a pixel), - past the run and Home
 show exactly the run [first change, clock], + zooms in, Ctrl+Shift+wheel
 makes rows tall enough for a label each and the wheel then scrolls them.
+On a 1,024-rank trace the rows stop shrinking at 3 px and scroll.
 
 Synchronisation: the app writes state.json after the frame that shows a
 stop and playback.json (speed, clock, timeline box, run range) when they
@@ -238,6 +239,31 @@ def scenario_spacetime(args, display, tmp, shots):
         check(r["row_h"] >= 9, "Ctrl+Shift+wheel: rows %.1f px tall, %d shown from row %d"
               % (r["row_h"], r["rows_shown"], r["first_row"]))
         X.screenshot(display, os.path.join(shots, "nav-4-spacetime-64.png"))
+    finally:
+        app.close()
+    # 1,024 ranks: rows shrink to 3 px and scroll; labels every k-th row
+    trace = os.path.join(tmp, "p1024.picl")
+    subprocess.run([args.picl_gen, "--procs=1024", "--messages=2000", "--seed=2", "--output=" + trace], check=True,
+                   timeout=60)
+    app = X.App(args, display, [trace, "--paradigm=picl", "--speed=max"], tmp, "spacetime-1024")
+    try:
+        wait_pb(app, lambda p: p["index_done"], "the index")
+        app.key("space")
+        d = app.wait_dump("the end")
+        while d["why"] != "end":
+            d = app.wait_dump("the end")
+        st = wait_st(app, lambda p: p["rows"] == 1024, "1,024 rows")
+        check(st["rows_shown"] < 1024 and st["row_h"] >= 3, "1,024 rows: %d shown at %.1f px, the rest scroll"
+              % (st["rows_shown"], st["row_h"]))
+        x = int(st["x0"] + 0.5 * (st["x1"] - st["x0"]))
+        y = st["origin"][1] + 40
+        subprocess.run(["xdotool", "mousemove", str(x), str(y), "click", "5", "click", "5", "click", "5",
+                        "mousemove", "1279", "1023"], env=dict(os.environ, DISPLAY=display), check=True,
+                       timeout=X.TIMEOUT)
+        s2 = wait_st(app, lambda p: p["first_row"] > 0, "the wheel scrolls the rows")
+        check(s2["first_row"] == 9 and s2["rows_shown"] == st["rows_shown"],
+              "three wheel steps scroll 9 rows (first row %d)" % s2["first_row"])
+        X.screenshot(display, os.path.join(shots, "nav-5-spacetime-1024.png"))
     finally:
         app.close()
 
