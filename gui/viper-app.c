@@ -1075,9 +1075,10 @@ main (int argc, char **argv)
   };
   GOptionContext *ctx = g_option_context_new ("[TRACE...] - watch a parallel program's trace replayed");
   g_option_context_set_summary (ctx, "Without a trace or --listen, opens the bundled Farm demo (Mona Lisa).");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+  /* playback's --speed lives in the main group, so that --help lists it */
   a->pb = viper_playback_new ();
-  g_option_context_add_group (ctx, viper_playback_option_group (a->pb));
+  g_option_context_set_main_group (ctx, viper_playback_option_group (a->pb));
+  g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gtk_get_option_group (FALSE));
   GError *error = NULL;
   int rc = 0;

@@ -13,7 +13,8 @@ typedef struct _ViperPlayback ViperPlayback;
 
 ViperPlayback *viper_playback_new (void);
 void viper_playback_free (ViperPlayback *pb);
-/* --speed, for the app's option context (parsed before the window exists). */
+/* A group holding --speed, for the app's option context (parsed before the
+ * window exists); the app makes it its main group so --help lists it. */
 GOptionGroup *viper_playback_option_group (ViperPlayback *pb);
 /* Register the actions (app.faster, app.slower, app.full-speed, app.back,
  * app.goto, app.seek) with their accelerators; window is the dialogs' parent;
