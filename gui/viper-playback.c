@@ -12,7 +12,7 @@
  * The index.  To say "tram N of M" and to draw the timeline of the whole
  * run before it has been replayed, a second pipeline on the same files
  * replays them in the background (low-priority idle slices, no history, no
- * views): it learns M, the run's first and last clock, and the clock of
+ * views, paused while the replay on screen runs): it learns M, the run's first and last clock, and the clock of
  * every state change - kept as at most INDEX_SAMPLES samples, every k-th
  * change with k doubling when they fill up, so memory stays bounded
  * (INDEX_SAMPLES doubles) whatever the length of the trace.
@@ -201,6 +201,14 @@ static gboolean
 index_idle (gpointer data)
 {
   ViperPlayback *pb = data;
+  if (pb->s && viper_scheduler_state (pb->s->sched) != VIPER_SCHED_IDLE)
+    {
+      /* the replay on screen comes first: indexing is a second full replay,
+       * and on a busy machine it would halve the first one's speed; the
+       * tick starts it again when the screen's replay stops */
+      pb->index_idle = 0;
+      return G_SOURCE_REMOVE;
+    }
   gint64 until = g_get_monotonic_time () + INDEX_SLICE_US;
   do
     {
@@ -734,6 +742,8 @@ viper_playback_tick (ViperPlayback *pb)
 {
   if (!pb->timeline || !pb->s)
     return;
+  if (pb->index && !pb->index_idle && viper_scheduler_state (pb->s->sched) == VIPER_SCHED_IDLE)
+    pb->index_idle = g_idle_add_full (G_PRIORITY_LOW, index_idle, pb, NULL);
   /* the clock marker moves: repaint the strip (44 px high, cheap) */
   static double last_clock = NAN;
   static guint64 last_applied = G_MAXUINT64;

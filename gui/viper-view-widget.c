@@ -494,7 +494,10 @@ viper_view_widget_set_model (ViperViewWidget *self, const ViperModel *model, con
 {
   self->model = model;
   self->run = run;
-  self->window.follow = TRUE;
+  /* a new trace: the whole of it, from the first row (the breakpoint stays) */
+  double bp = self->window.breakpoint;
+  viper_time_window_init (&self->window);
+  self->window.breakpoint = bp;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
