@@ -748,8 +748,13 @@ viper_playback_tick (ViperPlayback *pb)
   static double last_clock = NAN;
   static guint64 last_applied = G_MAXUINT64;
   double clock = viper_run_clock (pb->s->run);
-  if (clock != last_clock || pb->s->model->applied != last_applied || pb->index_idle)
+  static gint64 last_t;
+  gint64 now = g_get_monotonic_time ();
+  if ((clock != last_clock || pb->s->model->applied != last_applied || pb->index_idle)
+      && (now - last_t >= 100000 || viper_scheduler_state (pb->s->sched) == VIPER_SCHED_IDLE))
     {
+      /* ten times a second is enough for a strip this coarse */
+      last_t = now;
       last_clock = clock;
       last_applied = pb->s->model->applied;
       gtk_widget_queue_draw (pb->timeline);

@@ -38,6 +38,8 @@ struct _ViperViewWidget {
   ViperTimeWindow drag_w;
   GtkAdjustment *hadj, *vadj;
   gboolean syncing;         /* adjusting the scrollbars: ignore their signals */
+  gint64 synced_at;         /* when the tick last moved them */
+  gboolean synced_since;    /* and nothing changed since */
   char *last_dump;
 };
 
@@ -519,15 +521,26 @@ viper_view_widget_set_breakpoint (ViperViewWidget *self, double clock)
 guint
 viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
 {
+  if (self->kind == VIPER_VIEW_SPACETIME && self->model && gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      /* the run grew: the scrollbars follow, a few times a second only (and
+       * once after the last change) - moving a scrollbar relayouts its part
+       * of the window, which at the frame rate took time from replaying and
+       * painting */
+      gint64 now = g_get_monotonic_time ();
+      if (now - self->synced_at >= 250000 && (areas->len || !self->synced_since))
+        {
+          self->synced_at = now;
+          self->synced_since = !areas->len;
+          sync_scrollbars (self);
+          dump_window (self);
+        }
+      else if (areas->len)
+        self->synced_since = FALSE;
+    }
   if (!areas->len || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return 0;
-  if (self->kind == VIPER_VIEW_SPACETIME)
-    {
-      /* once per tick that changed something: the run grew, the scrollbars
-       * follow (cheap when nothing moved: GtkAdjustment ignores equal values) */
-      sync_scrollbars (self);
-      dump_window (self);
-    }
+
   ViperViewGeometry *g = geometry (self);
   guint nm = viper_view_geometry_n_modules (g);
   if (nm != self->last_n_modules)
