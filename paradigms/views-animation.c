@@ -312,7 +312,19 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       double head = MIN (12.0, MAX (small * 0.7, 4.0));
       cairo_set_line_width (cr, MIN (2.5, MAX (small / 8, 0.7)));
       GArray *batch = g_array_new (FALSE, FALSE, sizeof (AnArrow));
-      for (guint i = 0; i < arrows->len; i++)
+      /* a crowded grid shows at most AN_MAX_ARROWS of them, spread evenly
+       * over the list, and says so: past that they are a grey mass that
+       * hides the discs, and every one costs the display server */
+      guint stride = g->grid && arrows->len > AN_MAX_ARROWS ? (arrows->len + AN_MAX_ARROWS - 1) / AN_MAX_ARROWS : 1;
+      if (stride > 1)
+        {
+          char note[96];
+          g_snprintf (note, sizeof note, "%u of %u arrows shown", (arrows->len + stride - 1) / stride, arrows->len);
+          vv_font (cr, 11, FALSE);
+          cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+          vv_text (cr, g->width - 8, 20, 1, note);
+        }
+      for (guint i = 0; i < arrows->len; i += stride)
         {
           const ViperViewArrow *a = &g_array_index (arrows, ViperViewArrow, i);
           const ModBox *f = vv_find_mod (g, a->from), *t = vv_find_mod (g, a->to);

@@ -60,6 +60,7 @@ struct _ViperViewGeometry {
 #define AN_TOP 30.0
 #define AN_LEGEND 26.0
 #define AN_GRID_FROM 16   /* more modules than this (and no positions): a grid */
+#define AN_MAX_ARROWS 256 /* arrows a grid shows at most */
 #define VAR_COL_W 260
 #define VAR_HEAD 24
 #define VAR_ROW 18

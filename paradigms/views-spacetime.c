@@ -292,6 +292,10 @@ st_arrow_place (const ViperViewGeometry *g, const ViperModel *m, gint row, const
   gint rb = row_of (g, e->other);
   if (rb < 0)
     return FALSE;
+  /* rows scrolled out of view: a message between two of them is not seen */
+  guint lo = g->first_row, hi = g->first_row + g->rows_shown;
+  if (((guint) row < lo || (guint) row >= hi) && ((guint) rb < lo || (guint) rb >= hi))
+    return FALSE;
   out->underway = isnan (e->t1);
   double t1 = out->underway ? clock : e->t1;
   if (t1 < g->t0 || e->t0 > g->t1)
