@@ -16,6 +16,13 @@
  * tooltip describes the state bar, message or row under the pointer; the
  * animation view's names the module under it.
  *
+ * The animation view zooms too (Ctrl+wheel about the pointer, up to 16
+ * times): it is laid out at the zoomed size and shifted, so discs and boxes
+ * grow and labels that did not fit appear; the wheel or a drag pans it and a
+ * double click fits it to the panel again.  viper_view_widget_geometry()
+ * gives the zoomed layout before the shift (the debug layout.json assumes
+ * no zoom).
+ *
  * VIPER_DEBUG_DIR=DIR: after every paint of the space-time view that moved
  * its window, DIR/spacetime.json says which time range its plot shows and
  * where the plot is on the screen, for the tests.
@@ -41,6 +48,10 @@ struct _ViperViewWidget {
   gint64 synced_at;         /* when the tick last moved them */
   gboolean synced_since;    /* and nothing changed since */
   char *last_dump;
+  /* animation zoom: the view is drawn az times the widget's size, shifted
+   * by (aox, aoy) pixels; az = 1 fits the panel */
+  double az, aox, aoy;
+  double adrag_x, adrag_y, adrag_ox, adrag_oy;   /* a pan drag (adrag_x NAN: none) */
 };
 
 /* Damage repaints as a region of at most this many rectangles, else as their
@@ -49,12 +60,47 @@ struct _ViperViewWidget {
 
 G_DEFINE_TYPE (ViperViewWidget, viper_view_widget, GTK_TYPE_DRAWING_AREA)
 
+/* The size the view is laid out at: the widget's, times the animation zoom. */
+static void
+view_size (ViperViewWidget *self, int *w, int *h)
+{
+  GtkWidget *wd = GTK_WIDGET (self);
+  double z = self->kind == VIPER_VIEW_ANIMATION ? self->az : 1;
+  *w = (int) round (gtk_widget_get_allocated_width (wd) * z);
+  *h = (int) round (gtk_widget_get_allocated_height (wd) * z);
+}
+
 static ViperViewGeometry *
 geometry (ViperViewWidget *self)
 {
+  int w, h;
+  view_size (self, &w, &h);
+  return viper_view_geometry_new (self->kind, self->model, self->run, self->layout, &self->window, w, h);
+}
+
+/* ---- animation zoom and pan ----------------------------------------------------------- */
+
+static void
+an_clamp (ViperViewWidget *self)
+{
   GtkWidget *w = GTK_WIDGET (self);
-  return viper_view_geometry_new (self->kind, self->model, self->run, self->layout, &self->window,
-                                  gtk_widget_get_allocated_width (w), gtk_widget_get_allocated_height (w));
+  int vw, vh;
+  view_size (self, &vw, &vh);
+  self->aox = CLAMP (self->aox, 0, MAX (vw - gtk_widget_get_allocated_width (w), 0));
+  self->aoy = CLAMP (self->aoy, 0, MAX (vh - gtk_widget_get_allocated_height (w), 0));
+}
+
+/* Zoom by f keeping the point under (x, y) where it is. */
+static void
+an_zoom_at (ViperViewWidget *self, double f, double x, double y)
+{
+  double z = CLAMP (self->az * f, 1.0, 16.0);
+  double k = z / self->az;
+  self->aox = (self->aox + x) * k - x;
+  self->aoy = (self->aoy + y) * k - y;
+  self->az = z;
+  an_clamp (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 
@@ -290,8 +336,11 @@ viper_view_widget_draw (GtkWidget *w, cairo_t *cr)
   self->frames++;
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
-  viper_view_draw (self->kind, cr, self->model, self->run, self->layout, &self->window,
-                   gtk_widget_get_allocated_width (w), gtk_widget_get_allocated_height (w));
+  int vw, vh;
+  view_size (self, &vw, &vh);
+  if (self->kind == VIPER_VIEW_ANIMATION)
+    cairo_translate (cr, -self->aox, -self->aoy);
+  viper_view_draw (self->kind, cr, self->model, self->run, self->layout, &self->window, vw, vh);
   return TRUE;
 }
 
@@ -299,7 +348,7 @@ static gboolean
 viper_view_widget_scroll (GtkWidget *w, GdkEventScroll *ev)
 {
   ViperViewWidget *self = VIPER_VIEW_WIDGET (w);
-  if (self->kind != VIPER_VIEW_SPACETIME || !self->model)
+  if ((self->kind != VIPER_VIEW_SPACETIME && self->kind != VIPER_VIEW_ANIMATION) || !self->model)
     return FALSE;
   double dx = 0, dy = 0;
   if (ev->direction == GDK_SCROLL_UP)
@@ -312,6 +361,25 @@ viper_view_widget_scroll (GtkWidget *w, GdkEventScroll *ev)
     dx = 1;
   else if (ev->direction == GDK_SCROLL_SMOOTH)
     gdk_event_get_scroll_deltas ((GdkEvent *) ev, &dx, &dy);
+  if (self->kind == VIPER_VIEW_ANIMATION)
+    {
+      /* Ctrl+wheel zooms about the pointer; the wheel pans a zoomed view */
+      if (ev->state & GDK_CONTROL_MASK)
+        {
+          if (dy != 0)
+            an_zoom_at (self, pow (1.25, -dy), ev->x, ev->y);
+          return TRUE;
+        }
+      if (self->az <= 1)
+        return FALSE;
+      if (ev->state & GDK_SHIFT_MASK && dx == 0)
+        dx = dy, dy = 0;
+      self->aox += dx * 60;
+      self->aoy += dy * 60;
+      an_clamp (self);
+      gtk_widget_queue_draw (w);
+      return TRUE;
+    }
   if ((ev->state & GDK_CONTROL_MASK) && (ev->state & GDK_SHIFT_MASK))
     {
       /* taller or shorter rows (down to all of them fitting); a server may
@@ -345,6 +413,25 @@ static gboolean
 viper_view_widget_button_press (GtkWidget *w, GdkEventButton *ev)
 {
   ViperViewWidget *self = VIPER_VIEW_WIDGET (w);
+  if (self->kind == VIPER_VIEW_ANIMATION)
+    {
+      if (ev->type == GDK_2BUTTON_PRESS)
+        {
+          /* back to the whole panel */
+          self->adrag_x = NAN;
+          self->az = 1;
+          self->aox = self->aoy = 0;
+          gtk_widget_queue_draw (w);
+          return TRUE;
+        }
+      if (ev->button == 1 && ev->type == GDK_BUTTON_PRESS && self->az > 1)
+        {
+          self->adrag_x = ev->x, self->adrag_y = ev->y;
+          self->adrag_ox = self->aox, self->adrag_oy = self->aoy;
+          return TRUE;
+        }
+      return FALSE;
+    }
   if (self->kind != VIPER_VIEW_SPACETIME)
     return FALSE;
   if (ev->type == GDK_2BUTTON_PRESS)
@@ -372,6 +459,14 @@ static gboolean
 viper_view_widget_motion (GtkWidget *w, GdkEventMotion *ev)
 {
   ViperViewWidget *self = VIPER_VIEW_WIDGET (w);
+  if (self->kind == VIPER_VIEW_ANIMATION && !isnan (self->adrag_x))
+    {
+      self->aox = self->adrag_ox - (ev->x - self->adrag_x);
+      self->aoy = self->adrag_oy - (ev->y - self->adrag_y);
+      an_clamp (self);
+      gtk_widget_queue_draw (w);
+      return TRUE;
+    }
   if (isnan (self->drag_x) || !self->model)
     return FALSE;
   double t0, t1, x0, x1;
@@ -404,6 +499,11 @@ static gboolean
 viper_view_widget_button_release (GtkWidget *w, GdkEventButton *ev)
 {
   ViperViewWidget *self = VIPER_VIEW_WIDGET (w);
+  if (ev->button == 1 && !isnan (self->adrag_x))
+    {
+      self->adrag_x = NAN;
+      return TRUE;
+    }
   if (ev->button != 1 || isnan (self->drag_x))
     return FALSE;
   self->drag_x = NAN;
@@ -421,7 +521,12 @@ viper_view_widget_query_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard
   if (self->kind == VIPER_VIEW_SPACETIME)
     s = viper_view_spacetime_describe (self->model, self->run, &self->window, width, height, x, y);
   else if (self->kind == VIPER_VIEW_ANIMATION)
-    s = viper_view_animation_describe (self->model, self->run, self->layout, width, height, x, y);
+    {
+      int vw, vh;
+      view_size (self, &vw, &vh);
+      s = viper_view_animation_describe (self->model, self->run, self->layout, vw, vh, x + self->aox,
+                                         y + self->aoy);
+    }
   if (!s)
     return FALSE;
   gtk_tooltip_set_text (tip, s);
@@ -449,6 +554,8 @@ viper_view_widget_init (ViperViewWidget *self)
 {
   viper_time_window_init (&self->window);
   self->drag_x = NAN;
+  self->adrag_x = NAN;
+  self->az = 1;
 }
 
 static void
@@ -472,6 +579,8 @@ viper_view_widget_new (ViperViewKind kind)
     case VIPER_VIEW_ANIMATION:
       gtk_widget_set_size_request (w, 360, 300);
       gtk_widget_set_has_tooltip (w, TRUE);
+      gtk_widget_add_events (w, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK
+                                  | GDK_BUTTON_RELEASE_MASK | GDK_BUTTON1_MOTION_MASK);
       break;
     case VIPER_VIEW_SPACETIME:
       gtk_widget_set_size_request (w, 360, 200);
@@ -500,6 +609,8 @@ viper_view_widget_set_model (ViperViewWidget *self, const ViperModel *model, con
   double bp = self->window.breakpoint;
   viper_time_window_init (&self->window);
   self->window.breakpoint = bp;
+  self->az = 1;
+  self->aox = self->aoy = 0;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -555,7 +666,17 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
   guint n = viper_view_damage_rects (g, areas, rects);
   cairo_region_t *region = cairo_region_create ();
   for (guint i = 0; i < rects->len; i++)
-    cairo_region_union_rectangle (region, &g_array_index (rects, cairo_rectangle_int_t, i));
+    {
+      cairo_rectangle_int_t r = g_array_index (rects, cairo_rectangle_int_t, i);
+      if (self->kind == VIPER_VIEW_ANIMATION)
+        {
+          /* a zoomed animation: the widget shows the view shifted */
+          r.x -= (int) floor (self->aox);
+          r.y -= (int) floor (self->aoy);
+          r.width += 1, r.height += 1;
+        }
+      cairo_region_union_rectangle (region, &r);
+    }
   if (cairo_region_num_rectangles (region) > VIPER_VIEW_WIDGET_MAX_CLIP_RECTS)
     {
       /* a paint clipped to a region of a thousand boxes makes cairo test
@@ -588,6 +709,8 @@ viper_view_widget_module_point (ViperViewWidget *self, gint64 id, double *x, dou
   ViperViewGeometry *g = geometry (self);
   gboolean ok = viper_view_geometry_module_point (g, id, x, y);
   viper_view_geometry_free (g);
+  if (ok && self->kind == VIPER_VIEW_ANIMATION)
+    *x -= self->aox, *y -= self->aoy;
   return ok;
 }
 
@@ -597,6 +720,8 @@ viper_view_widget_module_box (ViperViewWidget *self, gint64 id, double *x, doubl
   ViperViewGeometry *g = geometry (self);
   gboolean ok = viper_view_geometry_module_box (g, id, x, y, w, h);
   viper_view_geometry_free (g);
+  if (ok && self->kind == VIPER_VIEW_ANIMATION)
+    *x -= self->aox, *y -= self->aoy;
   return ok;
 }
 
