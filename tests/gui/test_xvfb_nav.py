@@ -12,7 +12,8 @@ Scenario seek: Go to clock (Ctrl+G, typed value, Return) forward and
 backward, Back (Left) and a click on the timeline land on exactly the state
 viper-replay reports for --until=CLOCK or --steps=K, on screen (probed
 pixels) and in the app's state dump.  The same for a generated PICL trace
-(module states compared through --state-out).
+and the bundled Macrame 3x3 testbed (module states compared through
+--state-out), so every paradigm's seek equals a fresh replay.
 
 Scenario space-time: on a 64-rank PICL trace, Ctrl+wheel keeps the time
 under the pointer where it was (within a pixel), - past the run and Home
@@ -182,6 +183,27 @@ def scenario_seek_picl(args, display, tmp, shots):
         app.close()
 
 
+def scenario_seek_macrame(args, display, tmp, shots):
+    trace = os.path.join(args.source_root, "traces", "mesh3x3.trc")
+    setup = os.path.join(args.source_root, "setup", "mesh3x3-topology.view")
+    app = X.App(args, display, [trace, "--paradigm=macrame", "--setup=" + setup], tmp, "seek-macrame")
+    try:
+        wait_pb(app, lambda p: p["index_done"], "the index of the Macrame run")
+        for clock in ("15000", "4000", "9000"):
+            goto(app, clock)
+            d = app.wait_dump("the Macrame seek to %s" % clock)
+            want = replay(args, "macrame", trace, setup, ["--until=" + clock])
+            check(X.same_modules(d["state"], want) and d["state"]["counts"] == want["counts"],
+                  "Macrame: Go to clock %s = viper-replay --until" % clock)
+        steps = d["steps"]
+        app.key("Left")
+        d = app.wait_dump("Back")
+        want = replay(args, "macrame", trace, setup, ["--steps=%d" % (steps - 1)])
+        check(X.same_modules(d["state"], want), "Macrame: Back = viper-replay --steps=%d" % (steps - 1))
+    finally:
+        app.close()
+
+
 def st_state(app):
     return X.read_json(os.path.join(app.dir, "spacetime.json"))
 
@@ -291,6 +313,7 @@ def main():
         scenario_speed(args, display, tmp, shots)
         scenario_seek(args, display, tmp, shots)
         scenario_seek_picl(args, display, tmp, shots)
+        scenario_seek_macrame(args, display, tmp, shots)
         scenario_spacetime(args, display, tmp, shots)
     finally:
         xvfb.terminate()
