@@ -568,7 +568,10 @@ write_dump (ViperPlayback *pb)
     }
   char *path = g_build_filename (pb->debug_dir, "playback.json", NULL);
   GError *e = NULL;
-  if (!g_file_set_contents (path, doc, -1, &e))
+  /* renamed into place (a reader never sees half a file) but not fsync'ed:
+   * this is written ten times a second while playing, and an fsync on a
+   * busy disk stalls the main loop */
+  if (!g_file_set_contents_full (path, doc, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &e))
     {
       g_printerr ("viper: %s\n", e->message);
       g_error_free (e);

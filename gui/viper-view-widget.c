@@ -320,7 +320,8 @@ dump_window (ViperViewWidget *self)
   if (g_strcmp0 (doc, self->last_dump) != 0)
     {
       char *path = g_build_filename (dir, "spacetime.json", NULL);
-      g_file_set_contents (path, doc, -1, NULL);
+      /* consistent (renamed into place), not durable: no fsync on the main loop */
+      g_file_set_contents_full (path, doc, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL);
       g_free (path);
       g_free (self->last_dump);
       self->last_dump = doc;
