@@ -40,6 +40,16 @@ struct _ViperScheduler {
   gint64 last_read_proc;
   gboolean have_last_read;
 
+  /* replay speed (trace time per wall second, 0 = unlimited) and where the
+   * pace started: clock pace_clock0 at monotonic time pace_t0 (NAN = at the
+   * next tram) */
+  double speed;
+  double pace_clock0;
+  gint64 pace_t0;
+  gint64 pace_wait_us;      /* how long until the pace reaches the next tram */
+  gboolean pacing;          /* inside idle_cb: the pace applies */
+  GSource *pace_timer;
+
   GMainContext *ctx;
   GSource *idle;
   guint slice_us;           /* processing per idle dispatch */
@@ -58,6 +68,7 @@ viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, 
   s->breakpoint = NAN;
   s->state = VIPER_SCHED_IDLE;
   s->slice_us = 8000;
+  s->pace_clock0 = NAN;
   return s;
 }
 
@@ -70,6 +81,11 @@ viper_scheduler_free (ViperScheduler *s)
     {
       g_source_destroy (s->idle);
       g_source_unref (s->idle);
+    }
+  if (s->pace_timer)
+    {
+      g_source_destroy (s->pace_timer);
+      g_source_unref (s->pace_timer);
     }
   for (guint i = 0; i < s->sources->len; i++)
     viper_tram_source_free (g_array_index (s->sources, SourceSlot, i).src);
@@ -143,6 +159,22 @@ viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps)
   s->step_limit = steps;
 }
 
+void
+viper_scheduler_set_speed (ViperScheduler *s, double speed)
+{
+  s->speed = isfinite (speed) && speed > 0 ? speed : 0;
+  /* the new pace starts from where the clock is now */
+  s->pace_clock0 = NAN;
+  if (s->pace_timer && s->state == VIPER_SCHED_RUNNING)
+    ensure_idle (s);
+}
+
+double
+viper_scheduler_speed (const ViperScheduler *s)
+{
+  return s->speed;
+}
+
 ViperSchedState
 viper_scheduler_state (const ViperScheduler *s)
 {
@@ -163,6 +195,7 @@ void
 viper_scheduler_go (ViperScheduler *s)
 {
   s->state = VIPER_SCHED_RUNNING;
+  s->pace_clock0 = NAN;
   ensure_idle (s);
   if (s->notify)
     s->notify (s, VIPER_STOP_NONE, s->notify_data);
@@ -190,6 +223,7 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
 {
   gboolean ok = TRUE;
   s->state = VIPER_SCHED_IDLE;
+  s->pace_clock0 = NAN;
   viper_run_reset (s->run);
   if (s->model)
     viper_model_reset (s->model);
@@ -284,6 +318,22 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
               set_stopped (s, VIPER_STOP_BREAKPOINT);
               return VIPER_STOP_BREAKPOINT;
             }
+          if (s->pacing && s->speed > 0 && s->state == VIPER_SCHED_RUNNING && isnan (s->breakpoint))
+            {
+              gint64 now = g_get_monotonic_time ();
+              if (isnan (s->pace_clock0))
+                {
+                  double clock = viper_run_clock (s->run);
+                  s->pace_clock0 = isfinite (clock) ? clock : next->adjusted;
+                  s->pace_t0 = now;
+                }
+              double horizon = s->pace_clock0 + s->speed * (double) (now - s->pace_t0) / 1e6;
+              if (next->adjusted > horizon)
+                {
+                  s->pace_wait_us = (gint64) ceil ((next->adjusted - horizon) / s->speed * 1e6);
+                  return VIPER_STOP_PACE;
+                }
+            }
           const ViperTram *t = viper_run_transfer_next (s->run);
           gboolean changed = s->model ? viper_model_apply (s->model, t) : TRUE;
           for (guint i = 0; i < s->hooks->len; i++)
@@ -344,6 +394,27 @@ viper_scheduler_run (ViperScheduler *s)
     }
 }
 
+static gboolean
+pace_timer_cb (gpointer data)
+{
+  ViperScheduler *s = data;
+  g_source_unref (s->pace_timer);
+  s->pace_timer = NULL;
+  if (s->state != VIPER_SCHED_IDLE)
+    ensure_idle (s);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+pace_wait (ViperScheduler *s, guint ms)
+{
+  if (s->pace_timer || !s->ctx)
+    return;
+  s->pace_timer = g_timeout_source_new (ms);
+  g_source_set_callback (s->pace_timer, pace_timer_cb, s, NULL);
+  g_source_attach (s->pace_timer, s->ctx);
+}
+
 /* Time-sliced processing in the main loop: slice_us of work per dispatch. */
 static gboolean
 idle_cb (gpointer data)
@@ -354,7 +425,16 @@ idle_cb (gpointer data)
   gint64 until = g_get_monotonic_time () + s->slice_us;
   do
     {
+      s->pacing = TRUE;
       ViperStopReason r = viper_scheduler_pump (s, 256);
+      s->pacing = FALSE;
+      if (r == VIPER_STOP_PACE)
+        {
+          /* wake when the pace reaches the next tram, or sooner, so that a
+           * speed change takes effect while waiting on a long gap */
+          pace_wait (s, (guint) CLAMP (s->pace_wait_us / 1000, 1, 40));
+          goto done;
+        }
       if (r != VIPER_STOP_NONE)
         goto done;
     }

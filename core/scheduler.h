@@ -33,6 +33,7 @@ typedef enum {
   VIPER_STOP_WAITING,       /* nothing ready, sources may still deliver (live) */
   VIPER_STOP_USER,          /* stop() */
   VIPER_STOP_STRICT,        /* bad input under --strict */
+  VIPER_STOP_PACE,          /* running at a replay speed: the next tram is ahead of the pace (still running) */
 } ViperStopReason;
 
 typedef struct _ViperScheduler ViperScheduler;
@@ -55,6 +56,15 @@ void viper_scheduler_set_breakpoint (ViperScheduler *s, double clock);
 double viper_scheduler_breakpoint (const ViperScheduler *s);
 /* Stop after this many more steps (state changes); 0 = no limit. */
 void viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps);
+
+/* Replay speed: while RUNNING inside a main context (attach), the clock
+ * moves at most `speed` trace time units per wall-clock second from where
+ * Go (or the last speed change) found it; the scheduler waits on a timer for
+ * the pace to reach the next tram.  0 (the default) = as fast as possible.
+ * A breakpoint makes RUNNING a fast-forward to it, which ignores the speed;
+ * stepping and the headless viper_scheduler_run() ignore it too. */
+void viper_scheduler_set_speed (ViperScheduler *s, double speed);
+double viper_scheduler_speed (const ViperScheduler *s);
 
 ViperSchedState viper_scheduler_state (const ViperScheduler *s);
 void viper_scheduler_go (ViperScheduler *s);

@@ -29,6 +29,7 @@
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "viper-export-trace.h"
+#include "viper-playback.h"
 #include "viper-session.h"
 #include "viper-setup-dialog.h"
 #include "viper-switchnet-panel.h"
@@ -59,6 +60,7 @@ typedef struct {
   ViperLightsPanel *lights; /* Freeze and Range for the lights paradigm */
   guint timer;
   GArray *areas;
+  ViperPlayback *pb;        /* speed, timeline, seek (viper-playback.c) */
 
   gint64 rate_t;
   guint64 rate_applied;
@@ -158,7 +160,7 @@ update_controls (App *a)
       ViperStopReason last = viper_scheduler_last_stop (a->s->sched);
       g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name,
                   running ? "running" : last == VIPER_STOP_NONE ? "ready" : stop_name (last),
-                  isfinite (clock) ? viper_format_double (clock, tb) : "-");
+                  viper_view_format_clock (clock, 0, tb, sizeof tb));
     }
   gtk_header_bar_set_subtitle (GTK_HEADER_BAR (a->header), sub);
 }
@@ -221,6 +223,7 @@ set_session (App *a, ViperSession *s)
     }
   if (a->lights)
     viper_lights_panel_set_model (a->lights, s ? s->model : NULL);
+  viper_playback_set_session (a->pb, s);
   update_controls (a);
 }
 
@@ -284,6 +287,7 @@ tick (gpointer data)
   flush (a);
   if (!a->s)
     return G_SOURCE_CONTINUE;
+  viper_playback_tick (a->pb);
   gint64 now = g_get_monotonic_time ();
   if (now - a->rate_t >= 500000)
     {
@@ -942,7 +946,7 @@ framed (App *a, ViperViewKind k, const char *title)
 {
   a->views[k] = viper_view_widget_new (k);
   GtkWidget *f = gtk_frame_new (title);
-  gtk_container_add (GTK_CONTAINER (f), a->views[k]);
+  gtk_container_add (GTK_CONTAINER (f), viper_view_widget_wrap (VIPER_VIEW_WIDGET (a->views[k])));
   a->frames[k] = f;
   return f;
 }
@@ -999,6 +1003,8 @@ build_window (App *a)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   gtk_container_set_border_width (GTK_CONTAINER (box), 6);
   gtk_box_pack_start (GTK_BOX (box), vp, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (box), viper_playback_timeline (a->pb), FALSE, FALSE, 0);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header), viper_playback_speed_widget (a->pb));
   gtk_container_add (GTK_CONTAINER (a->window), box);
   g_signal_connect (a->window, "realize", G_CALLBACK (on_realize), a);
   a->status = viper_status_new (GTK_WINDOW (a->window));
@@ -1046,7 +1052,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.export", { "<Control>e", NULL } },
     { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.view-setup", { "<Shift><Control>o", NULL } },
-    { "app.lights-freeze", { "f", NULL } },
+    { "app.lights-freeze", { "<Shift>f", NULL } },
     { "app.lights-range", { "i", NULL } },
     { "app.quit", { "<Control>q", NULL } },
     { "app.status", { "<Control>i", NULL } },
@@ -1055,6 +1061,8 @@ on_activate (GtkApplication *gapp, gpointer data)
     gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
   build_window (a);
   viper_switchnet_panel_add_actions (a->swp, gapp);
+  viper_playback_install (a->pb, gapp, GTK_WINDOW (a->window), a->debug_dir);
+  viper_view_widget_add_actions (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME]), gapp);
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), a->breakpoint);
   gtk_widget_show_all (a->window);
@@ -1115,6 +1123,9 @@ main (int argc, char **argv)
   };
   GOptionContext *ctx = g_option_context_new ("[TRACE...] - watch a parallel program's trace replayed");
   g_option_context_set_summary (ctx, "Without a trace or --listen, opens the bundled Farm demo (Mona Lisa).");
+  /* playback's --speed lives in the main group, so that --help lists it */
+  a->pb = viper_playback_new ();
+  g_option_context_set_main_group (ctx, viper_playback_option_group (a->pb));
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gtk_get_option_group (FALSE));
   GError *error = NULL;
@@ -1169,8 +1180,10 @@ main (int argc, char **argv)
   if (a->timer)
     g_source_remove (a->timer);
   /* the widgets are gone with the window: free the pipeline alone */
+  viper_playback_set_session (a->pb, NULL);
   viper_session_free (a->s);
   a->s = NULL;
+  viper_playback_free (a->pb);
   viper_view_setup_ctl_free (a->vsc);
   viper_switchnet_panel_free (a->swp);
   g_object_unref (a->gapp);

@@ -3,7 +3,7 @@
  * Lilith Lights had pull-down menus to freeze the display and pop-up
  * windows to recolour the traffic arrows for a range of interest.  Here
  * both sit in the header bar while a lights model is shown: the Freeze
- * toggle (F) makes the views draw the loads and link rates as they were
+ * toggle (Shift+F) makes the views draw the loads and link rates as they were
  * (lights_model_set_frozen: the replay goes on underneath, Export view
  * prints the frozen picture), and the Range popover sets MIN and MAX in
  * bytes per second (k, M, G allowed) and the colours below and above.
@@ -146,7 +146,7 @@ viper_lights_panel_new (GActionMap *map)
   p->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
   p->freeze_button = gtk_toggle_button_new_with_label ("Freeze");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (p->freeze_button), "app.lights-freeze");
-  gtk_widget_set_tooltip_text (p->freeze_button, "Freeze the display; the replay goes on (F)");
+  gtk_widget_set_tooltip_text (p->freeze_button, "Freeze the display; the replay goes on (Shift+F)");
   gtk_widget_set_can_focus (p->freeze_button, FALSE);
   gtk_box_pack_start (GTK_BOX (p->box), p->freeze_button, FALSE, FALSE, 0);
   p->range_button = gtk_menu_button_new ();

@@ -35,4 +35,16 @@ gboolean viper_view_widget_module_point (ViperViewWidget *self, gint64 id, doubl
 /* Animation view laid out by a view setup file: the module's box in widget coordinates. */
 gboolean viper_view_widget_module_box (ViperViewWidget *self, gint64 id, double *x, double *y, double *w, double *h);
 
+/* Space-time navigation: zoom by factor (< 1 in) about the middle (about the
+ * clock while following), fit the whole run (Home), follow the clock at the
+ * current zoom (End). */
+void viper_view_widget_zoom (ViperViewWidget *self, double factor);
+void viper_view_widget_fit (ViperViewWidget *self);
+void viper_view_widget_follow (ViperViewWidget *self);
+/* The widget to pack: the space-time view with its scrollbars (time, and
+ * rows when they do not all fit); other views as they are. */
+GtkWidget *viper_view_widget_wrap (ViperViewWidget *self);
+/* app.zoom-in (+), app.zoom-out (-), app.zoom-fit (Home), app.follow (End) on this view. */
+void viper_view_widget_add_actions (ViperViewWidget *self, GtkApplication *gapp);
+
 G_END_DECLS

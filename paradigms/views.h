@@ -92,6 +92,8 @@ typedef struct _ViperRenderer {
   /* TRUE when the program state was reported by the program (the program
    * manager) rather than derived by Viper.  May be NULL (always derived). */
   gboolean (*program_reported) (const ViperModel *m);
+  /* The unit of the trace's time stamps for axis labels ("s"); NULL: none known. */
+  const char *time_unit;
   /* A one-line description of the module's current activity for the
    * animation view and tooltips ("inglb MASTER.JOB"), newly allocated; may be NULL. */
   char *(*module_activity) (const ViperModel *m, gint64 id);
@@ -148,7 +150,17 @@ typedef struct {
   double start;
   double span;
   double breakpoint;        /* NAN: none */
+  /* Rows: when the modules do not fit at VIPER_VIEW_MIN_ROW pixels a row,
+   * the view shows the rows from first_row on (scrolled); row_zoom > 1 makes
+   * rows taller than the fit (1 = fit, the default). */
+  guint first_row;
+  double row_zoom;
 } ViperTimeWindow;
+
+#define VIPER_VIEW_MIN_ROW 3.0
+
+/* The whole run the history holds: [first change, clock]; FALSE when empty. */
+gboolean viper_time_window_extent (const ViperModel *m, double *t0, double *t1);
 
 void viper_time_window_init (ViperTimeWindow *w);
 /* The time range drawn for this model. */
@@ -176,6 +188,10 @@ gboolean viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, 
 /* Space-time view: the x where adjusted time t is drawn (it may lie outside
  * the plot), for tests and tools that probe images; FALSE in other views. */
 gboolean viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x);
+/* Space-time view: the plot's time range and pixel columns, and its rows
+ * (all of them, those shown from first on, their height); FALSE in other views. */
+gboolean viper_view_geometry_plot (const ViperViewGeometry *g, double *t0, double *t1, double *x0, double *x1);
+gboolean viper_view_geometry_rows (const ViperViewGeometry *g, guint *n, guint *first, guint *shown, double *row_h);
 
 /* Rectangle of the view that shows an area; FALSE when the view does not
  * show it.  VIPER_AREA_ALL (and areas that move the whole picture, such as
@@ -191,6 +207,14 @@ guint viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, 
 void viper_view_modules_from_run (const ViperModel *m, const ViperRun *run, GArray *ids);
 char *viper_view_label_p (const ViperModel *m, gint64 id);
 
+/* ---- clock readouts -------------------------------------------------------- */
+
+/* A clock value as every readout shows it: about six significant digits,
+ * more when `resolution` (the smallest difference that matters, e.g. a
+ * pixel of a zoomed axis; 0 = none) needs them, and no float noise (31.508,
+ * not 31.508000000000003).  "-" when not finite.  Returns buf. */
+char *viper_view_format_clock (double t, double resolution, char *buf, gsize len);
+
 /* ---- drawing -------------------------------------------------------------- */
 
 /* Draw the view into [0, width) x [0, height) of cr.  run, layout and window may be NULL. */
@@ -201,6 +225,11 @@ void viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, cons
  * bar or message and the times), newly allocated, or NULL. */
 char *viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const ViperTimeWindow *window,
                                      int width, int height, double x, double y);
+
+/* The module under (x, y) in the animation view (its label, state and
+ * activity), newly allocated, or NULL: what a crowded view leaves unlabelled. */
+char *viper_view_animation_describe (const ViperModel *m, const ViperRun *run, const ViperLayout *layout, int width,
+                                     int height, double x, double y);
 
 /* Render one view to an image file; the format follows the extension:
  * .png, .svg or .pdf.  view: "animation", "spacetime", "variables" or "program". */

@@ -89,6 +89,7 @@ const ViperRenderer viper_picl_renderer = {
   .state_name = picl_state_name,
   .state_color = picl_color,
   .n_states = 3,
+  .time_unit = "s",
   .arrows = picl_arrows,
   .history_arrow = picl_history_arrow,
   .module_activity = picl_activity,

@@ -676,6 +676,38 @@ test_area_mapping (void)
   g_free (trace);
 }
 
+/* A space-time view that follows the clock still repaints a module's row when
+ * its state changes without the clock moving (a late tram whose adjusted time
+ * is behind the clock, such as the Farm's last terminations): the strip at
+ * the right edge shows the state now and went stale before. */
+static void
+test_follow_module_damage (void)
+{
+  char *trace = write_temp (picl_trace);
+  Replay r;
+  replay_open (&r, "picl", trace, NULL, NAN);
+  ViperTimeWindow w;
+  viper_time_window_init (&w);
+  g_assert_true (w.follow);
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, r.model, r.run, NULL, &w, W, H);
+  for (gint64 id = 0; id < 3; id++)
+    {
+      ViperArea a = { VIPER_AREA_MODULE, id, 0 };
+      cairo_rectangle_int_t rect;
+      double x, y;
+      g_assert_true (viper_view_geometry_module_point (g, id, &x, &y));
+      g_assert_true (viper_view_area_rect (g, &a, &rect));
+      g_assert_true (x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height);
+      ViperArea link = { VIPER_AREA_LINK, id, (id + 1) % 3 };
+      g_assert_true (viper_view_area_rect (g, &link, &rect));
+      g_assert_true (x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height);
+    }
+  viper_view_geometry_free (g);
+  replay_close (&r);
+  g_unlink (trace);
+  g_free (trace);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -690,5 +722,6 @@ main (int argc, char **argv)
   g_test_add_func ("/views/spacetime/dense", test_spacetime_dense);
   g_test_add_func ("/views/damage/coalescing", test_damage_coalescing);
   g_test_add_func ("/views/damage/mapping", test_area_mapping);
+  g_test_add_func ("/views/damage/follow-module", test_follow_module_damage);
   return g_test_run ();
 }

@@ -165,7 +165,7 @@ def main():
                  and any(l["bw"] < 50e3 for l in want["links"]), "links below, in and above the range")
 
         # freeze, run to the end: the picture stays the breakpoint's
-        app.key("f")
+        app.key("shift+f")
         app.key("space")
         d = app.wait_dump("the end")
         gx.check(d["state"]["clock"] == final["clock"], "ran to the end (clock %s)" % d["state"]["clock"])
@@ -177,7 +177,7 @@ def main():
                  "frozen: the final state differs on screen")
 
         # thaw: the final state shows (polled: the thaw writes no dump)
-        app.key("f")
+        app.key("shift+f")
         shot = os.path.join(shots, "lights-final.png")
         gx.poll(lambda: not probe(gx.screenshot(display, shot), boxes, final, rng1, "final", quiet=True),
                 "the final state on screen", proc=app.proc)

@@ -1,0 +1,766 @@
+/* viper-playback.c - replay speed, the timeline, seek and step back.
+ *
+ * Speed.  Go plays at a replay speed in trace time per wall second (the
+ * scheduler holds each tram until the pace reaches its adjusted time,
+ * core/scheduler.h); the update interval stays the redraw rate.  Speeds
+ * step along 1-2-5 decades; "max" is as fast as possible.  A breakpoint
+ * ahead of the clock is a fast-forward and ignores the speed.  Until the
+ * user picks one, the speed is chosen so that the whole run plays in about
+ * 30 s once its length is known.  Live sessions play as trams come: the
+ * control shows "live".
+ *
+ * The index.  To say "tram N of M" and to draw the timeline of the whole
+ * run before it has been replayed, a second pipeline on the same files
+ * replays them in the background (low-priority idle slices, no history, no
+ * views, paused while the replay on screen runs): it learns M, the run's first and last clock, and the clock of
+ * every state change - kept as at most INDEX_SAMPLES samples, every k-th
+ * change with k doubling when they fill up, so memory stays bounded
+ * (INDEX_SAMPLES doubles) whatever the length of the trace.
+ *
+ * Seek.  Going to a clock ahead replays forward to it with a temporary
+ * breakpoint; going back resets the pipeline and replays from the start to
+ * it - the same transfers in the same order as a fresh replay, so the state
+ * is identical by construction.  Step back is a seek to one state change
+ * fewer (a step limit after a reset).  The replay runs synchronously:
+ * roughly a second per million trams on this machine (bench/bench-seek).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "viper-playback.h"
+#include "paradigms/views.h"
+
+#define INDEX_SAMPLES 65536
+#define INDEX_SLICE_US 4000
+#define AUTO_RUN_SECONDS 30.0
+
+struct _ViperPlayback {
+  GtkApplication *gapp;
+  GtkWindow *window;
+  char *debug_dir;
+  ViperSession *s;
+
+  /* speed: index into the ladder, or -1 = max; auto until the user picks */
+  int speed_i;
+  int last_finite_i;
+  gboolean speed_user;
+  char *speed_opt;
+  GtkWidget *speed_box, *speed_label;
+
+  /* the index pass */
+  ViperSession *index;
+  guint index_idle;
+  gboolean index_done;
+  guint64 index_trams;      /* M */
+  double run_t0, run_t1;    /* first and last adjusted time */
+  GArray *samples;          /* double: clock of every `stride`-th state change */
+  guint64 stride, since;
+
+  GtkWidget *timeline;
+  double drag_t;            /* NAN: not dragging */
+  gboolean seeking;
+  char *last_dump;
+};
+
+/* ---- speed ---------------------------------------------------------------------- */
+
+/* 1-2-5 steps from 1e-6 to 1e9 trace time units per second */
+#define LADDER_LO (-6)
+#define LADDER_N (16 * 3)
+
+static double
+ladder (int i)
+{
+  static const double m[3] = { 1, 2, 5 };
+  return m[i % 3] * pow (10, LADDER_LO + i / 3);
+}
+
+static int
+ladder_nearest (double v)
+{
+  int best = 0;
+  for (int i = 1; i < LADDER_N; i++)
+    if (fabs (log (ladder (i) / v)) < fabs (log (ladder (best) / v)))
+      best = i;
+  return best;
+}
+
+static gboolean
+is_live (ViperPlayback *pb)
+{
+  return pb->s && viper_session_has_listener (pb->s);
+}
+
+static void write_dump (ViperPlayback *pb);
+
+static void
+apply_speed (ViperPlayback *pb)
+{
+  char buf[64], nb[32];
+  if (!pb->s)
+    g_strlcpy (buf, "speed -", sizeof buf);
+  else if (is_live (pb))
+    g_strlcpy (buf, "live", sizeof buf);
+  else if (pb->speed_i < 0)
+    g_strlcpy (buf, "speed max", sizeof buf);
+  else
+    g_snprintf (buf, sizeof buf, "speed %s/s", viper_view_format_clock (ladder (pb->speed_i), 0, nb, sizeof nb));
+  if (pb->speed_label)
+    gtk_label_set_text (GTK_LABEL (pb->speed_label), buf);
+  if (pb->s)
+    viper_scheduler_set_speed (pb->s->sched, is_live (pb) || pb->speed_i < 0 ? 0 : ladder (pb->speed_i));
+  write_dump (pb);
+}
+
+static void
+set_speed_index (ViperPlayback *pb, int i)
+{
+  pb->speed_i = i < 0 ? -1 : CLAMP (i, 0, LADDER_N - 1);
+  if (pb->speed_i >= 0)
+    pb->last_finite_i = pb->speed_i;
+  apply_speed (pb);
+}
+
+static void
+act_faster (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  ViperPlayback *pb = data;
+  pb->speed_user = TRUE;
+  if (pb->speed_i >= 0)
+    set_speed_index (pb, pb->speed_i + 1 < LADDER_N ? pb->speed_i + 1 : -1);
+}
+
+static void
+act_slower (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  ViperPlayback *pb = data;
+  pb->speed_user = TRUE;
+  set_speed_index (pb, pb->speed_i < 0 ? pb->last_finite_i : MAX (pb->speed_i - 1, 0));
+}
+
+static void
+act_full_speed (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  ViperPlayback *pb = data;
+  pb->speed_user = TRUE;
+  set_speed_index (pb, pb->speed_i < 0 ? pb->last_finite_i : -1);
+}
+
+/* ---- the index pass ------------------------------------------------------------- */
+
+static void
+index_stop (ViperPlayback *pb)
+{
+  if (pb->index_idle)
+    g_source_remove (pb->index_idle);
+  pb->index_idle = 0;
+  viper_session_free (pb->index);
+  pb->index = NULL;
+}
+
+static void
+index_hook (const ViperTram *t, gboolean changed, gpointer data)
+{
+  ViperPlayback *pb = data;
+  if (!isfinite (t->adjusted))
+    return;
+  if (!isfinite (pb->run_t0) || t->adjusted < pb->run_t0)
+    pb->run_t0 = t->adjusted;
+  if (!isfinite (pb->run_t1) || t->adjusted > pb->run_t1)
+    pb->run_t1 = t->adjusted;
+  if (!changed || ++pb->since < pb->stride)
+    return;
+  pb->since = 0;
+  if (pb->samples->len >= INDEX_SAMPLES)
+    {
+      /* full: keep every other sample and take every other change from now on */
+      for (guint i = 0; i < pb->samples->len / 2; i++)
+        g_array_index (pb->samples, double, i) = g_array_index (pb->samples, double, 2 * i + 1);
+      g_array_set_size (pb->samples, pb->samples->len / 2);
+      pb->stride *= 2;
+    }
+  g_array_append_val (pb->samples, t->adjusted);
+}
+
+static void
+index_finished (ViperPlayback *pb)
+{
+  pb->index_done = TRUE;
+  pb->index_trams = pb->index->model->applied;
+  index_stop (pb);
+  if (!pb->speed_user && isfinite (pb->run_t1) && pb->run_t1 > pb->run_t0)
+    set_speed_index (pb, ladder_nearest ((pb->run_t1 - pb->run_t0) / AUTO_RUN_SECONDS));
+  gtk_widget_queue_draw (pb->timeline);
+  write_dump (pb);
+}
+
+static gboolean
+index_idle (gpointer data)
+{
+  ViperPlayback *pb = data;
+  if (pb->s && viper_scheduler_state (pb->s->sched) != VIPER_SCHED_IDLE)
+    {
+      /* the replay on screen comes first: indexing is a second full replay,
+       * and on a busy machine it would halve the first one's speed; the
+       * tick starts it again when the screen's replay stops */
+      pb->index_idle = 0;
+      return G_SOURCE_REMOVE;
+    }
+  gint64 until = g_get_monotonic_time () + INDEX_SLICE_US;
+  do
+    {
+      ViperStopReason r = viper_scheduler_pump (pb->index->sched, 1024);
+      if (r == VIPER_STOP_END || r == VIPER_STOP_STRICT)
+        {
+          pb->index_idle = 0;
+          index_finished (pb);
+          return G_SOURCE_REMOVE;
+        }
+      if (r == VIPER_STOP_WAITING)
+        break;
+    }
+  while (g_get_monotonic_time () < until);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+index_start (ViperPlayback *pb)
+{
+  index_stop (pb);
+  pb->index_done = FALSE;
+  pb->index_trams = 0;
+  pb->run_t0 = pb->run_t1 = NAN;
+  g_array_set_size (pb->samples, 0);
+  pb->stride = 1;
+  pb->since = 0;
+  if (!pb->s || is_live (pb) || !pb->s->traces[0])
+    return;
+  GError *error = NULL;
+  /* no history (-1) and no diagnostics: the session on screen reports those */
+  pb->index = viper_session_new (pb->s->paradigm->name, pb->s->setup_path, (const char *const *) pb->s->traces,
+                                 NULL, pb->s->decay, -1, NULL, NULL, &error);
+  if (!pb->index)
+    {
+      g_printerr ("viper: timeline: %s\n", error->message);
+      g_error_free (error);
+      return;
+    }
+  viper_scheduler_add_hook (pb->index->sched, index_hook, pb);
+  pb->index_idle = g_idle_add_full (G_PRIORITY_LOW, index_idle, pb, NULL);
+}
+
+/* ---- seeking -------------------------------------------------------------------- */
+
+static gboolean
+can_seek (ViperPlayback *pb)
+{
+  return pb->s && !is_live (pb) && !pb->seeking;
+}
+
+/* Replay synchronously until the stop the caller armed; the user's breakpoint
+ * is put back afterwards. */
+static void
+replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean rewind)
+{
+  ViperScheduler *sc = pb->s->sched;
+  double user_bp = viper_scheduler_breakpoint (sc);
+  pb->seeking = TRUE;
+  if (viper_scheduler_state (sc) != VIPER_SCHED_IDLE)
+    viper_scheduler_stop (sc);
+  if (rewind)
+    /* the app's own reset: it clears what it shows of the old state too */
+    g_action_group_activate_action (G_ACTION_GROUP (pb->gapp), "reset", NULL);
+  if (!isnan (clock) || steps)
+    {
+      viper_scheduler_set_breakpoint (sc, clock);
+      viper_scheduler_set_step_limit (sc, steps);
+      viper_scheduler_run (sc);
+      viper_scheduler_set_step_limit (sc, 0);
+    }
+  viper_scheduler_set_breakpoint (sc, user_bp);
+  pb->seeking = FALSE;
+  gtk_widget_queue_draw (pb->timeline);
+  write_dump (pb);
+}
+
+static void
+seek_clock (ViperPlayback *pb, double t)
+{
+  if (!can_seek (pb) || !isfinite (t))
+    return;
+  double clock = viper_run_clock (pb->s->run);
+  gboolean back = isfinite (clock) && t < clock;
+  /* the clock after a stop is where the last transferred tram put it, so
+   * seeking to the clock it shows is a no-op */
+  if (isfinite (clock) && t == clock)
+    return;
+  replay_to (pb, t, 0, back);
+}
+
+static void
+act_back (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  ViperPlayback *pb = data;
+  if (!can_seek (pb))
+    return;
+  guint64 k = viper_scheduler_steps_done (pb->s->sched);
+  if (k == 0)
+    return;
+  /* reset, then forward to one state change fewer */
+  replay_to (pb, NAN, k - 1, TRUE);
+}
+
+static void
+act_seek (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action;
+  seek_clock (data, g_variant_get_double (param));
+}
+
+static void
+act_goto (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  ViperPlayback *pb = data;
+  if (!can_seek (pb))
+    return;
+  GtkWidget *d = gtk_dialog_new_with_buttons ("Go to clock", pb->window, GTK_DIALOG_MODAL, "_Cancel",
+                                              GTK_RESPONSE_CANCEL, "_Go", GTK_RESPONSE_OK, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_OK);
+  GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
+  gtk_container_set_border_width (GTK_CONTAINER (box), 12);
+  gtk_box_set_spacing (GTK_BOX (box), 6);
+  char range[160], a[32], b[32], now[32];
+  if (isfinite (pb->run_t0))
+    g_snprintf (range, sizeof range, "The run goes from %s to %s%s; the clock is at %s.",
+                viper_view_format_clock (pb->run_t0, 0, a, sizeof a), viper_view_format_clock (pb->run_t1, 0, b, sizeof b),
+                pb->index_done ? "" : " (still reading)",
+                viper_view_format_clock (viper_run_clock (pb->s->run), 0, now, sizeof now));
+  else
+    g_strlcpy (range, "The run's range is not known yet.", sizeof range);
+  GtkWidget *label = gtk_label_new (range);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_container_add (GTK_CONTAINER (box), label);
+  GtkWidget *entry = gtk_entry_new ();
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "clock");
+  gtk_container_add (GTK_CONTAINER (box), entry);
+  gtk_widget_show_all (d);
+  double t = NAN;
+  while (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
+    {
+      const char *txt = gtk_entry_get_text (GTK_ENTRY (entry));
+      char *end = NULL;
+      double v = g_ascii_strtod (txt, &end);
+      if (txt[0] && end && !*end && isfinite (v))
+        {
+          t = v;
+          break;
+        }
+      gtk_label_set_text (GTK_LABEL (label), "Type a number, such as 12.5.");
+    }
+  gtk_widget_destroy (d);
+  seek_clock (pb, t);
+}
+
+/* ---- the timeline ----------------------------------------------------------------- */
+
+#define TL_PAD 8.0
+
+static void
+timeline_range (ViperPlayback *pb, double *t0, double *t1)
+{
+  double clock = pb->s ? viper_run_clock (pb->s->run) : NAN;
+  *t0 = isfinite (pb->run_t0) ? pb->run_t0 : 0;
+  *t1 = isfinite (pb->run_t1) ? pb->run_t1 : *t0;
+  if (isfinite (clock))
+    *t1 = MAX (*t1, clock);
+  if (!(*t1 > *t0))
+    *t1 = *t0 + 1;
+}
+
+static double
+timeline_x (ViperPlayback *pb, double t, int width)
+{
+  double t0, t1;
+  timeline_range (pb, &t0, &t1);
+  return TL_PAD + (t - t0) / (t1 - t0) * (width - 2 * TL_PAD);
+}
+
+static double
+timeline_t (ViperPlayback *pb, double x, int width)
+{
+  double t0, t1;
+  timeline_range (pb, &t0, &t1);
+  return t0 + CLAMP ((x - TL_PAD) / (width - 2 * TL_PAD), 0, 1) * (t1 - t0);
+}
+
+static gboolean
+timeline_draw (GtkWidget *w, cairo_t *cr, gpointer data)
+{
+  ViperPlayback *pb = data;
+  int width = gtk_widget_get_allocated_width (w), height = gtk_widget_get_allocated_height (w);
+  cairo_set_source_rgb (cr, 0.97, 0.97, 0.98);
+  cairo_paint (cr);
+  double bar_top = 4, bar_h = height - 22;
+  /* activity: state changes per 3-pixel bin, scaled to the busiest (square
+   * root, so quiet stretches still show) */
+  const int bin = 3;
+  int cols = MAX ((width - 2 * (int) TL_PAD) / bin, 1);
+  guint *hist = g_new0 (guint, cols);
+  guint peak = 1;
+  for (guint i = 0; i < pb->samples->len; i++)
+    {
+      int c = (int) floor ((timeline_x (pb, g_array_index (pb->samples, double, i), width) - TL_PAD) / bin);
+      if (c >= 0 && c < cols)
+        peak = MAX (peak, ++hist[c]);
+    }
+  cairo_set_source_rgb (cr, 0.55, 0.65, 0.85);
+  for (int c = 0; c < cols; c++)
+    if (hist[c])
+      {
+        double h = MAX (bar_h * sqrt ((double) hist[c] / peak), 1.0);
+        cairo_rectangle (cr, TL_PAD + c * bin, bar_top + bar_h - h, bin - 1, h);
+      }
+  cairo_fill (cr);
+  g_free (hist);
+  cairo_set_source_rgb (cr, 0.6, 0.6, 0.6);
+  cairo_set_line_width (cr, 1);
+  cairo_rectangle (cr, TL_PAD - 0.5, bar_top - 0.5, width - 2 * TL_PAD + 1, bar_h + 1);
+  cairo_stroke (cr);
+  if (pb->s)
+    {
+      /* the breakpoint, the clock (and where a drag would seek) */
+      double bp = viper_scheduler_breakpoint (pb->s->sched);
+      if (isfinite (bp))
+        {
+          double x = floor (timeline_x (pb, bp, width)) + 0.5;
+          cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+          double d[] = { 3, 2 };
+          cairo_set_dash (cr, d, 2, 0);
+          cairo_move_to (cr, x, bar_top);
+          cairo_line_to (cr, x, bar_top + bar_h);
+          cairo_stroke (cr);
+          cairo_set_dash (cr, NULL, 0, 0);
+        }
+      double clock = viper_run_clock (pb->s->run);
+      double pos = isfinite (pb->drag_t) ? pb->drag_t : clock;
+      if (isfinite (pos))
+        {
+          double x = floor (timeline_x (pb, pos, width)) + 0.5;
+          cairo_set_source_rgb (cr, 0.85, 0.1, 0.1);
+          cairo_set_line_width (cr, 2);
+          cairo_move_to (cr, x, bar_top - 2);
+          cairo_line_to (cr, x, bar_top + bar_h + 2);
+          cairo_stroke (cr);
+        }
+      char line[256], cb[32], ab[32], bb[32];
+      double t0, t1;
+      timeline_range (pb, &t0, &t1);
+      char m[48];
+      if (is_live (pb))
+        g_strlcpy (m, "live", sizeof m);
+      else if (pb->index_done)
+        g_snprintf (m, sizeof m, "%" G_GUINT64_FORMAT, pb->index_trams);
+      else
+        g_strlcpy (m, "? (reading)", sizeof m);
+      g_snprintf (line, sizeof line, "tram %" G_GUINT64_FORMAT " of %s \u00b7 clock %s \u00b7 run %s \u2013 %s",
+                  pb->s->model->applied, m, viper_view_format_clock (clock, 0, cb, sizeof cb),
+                  viper_view_format_clock (t0, 0, ab, sizeof ab), viper_view_format_clock (t1, 0, bb, sizeof bb));
+      cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+      cairo_set_font_size (cr, 11);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      cairo_move_to (cr, TL_PAD, height - 5);
+      cairo_show_text (cr, line);
+    }
+  return TRUE;
+}
+
+static gboolean
+timeline_press (GtkWidget *w, GdkEventButton *ev, gpointer data)
+{
+  ViperPlayback *pb = data;
+  if (ev->button != 1 || ev->type != GDK_BUTTON_PRESS || !can_seek (pb))
+    return FALSE;
+  pb->drag_t = timeline_t (pb, ev->x, gtk_widget_get_allocated_width (w));
+  gtk_widget_queue_draw (w);
+  return TRUE;
+}
+
+static gboolean
+timeline_motion (GtkWidget *w, GdkEventMotion *ev, gpointer data)
+{
+  ViperPlayback *pb = data;
+  if (isnan (pb->drag_t))
+    return FALSE;
+  pb->drag_t = timeline_t (pb, ev->x, gtk_widget_get_allocated_width (w));
+  gtk_widget_queue_draw (w);
+  return TRUE;
+}
+
+static gboolean
+timeline_release (GtkWidget *w, GdkEventButton *ev, gpointer data)
+{
+  ViperPlayback *pb = data;
+  if (ev->button != 1 || isnan (pb->drag_t))
+    return FALSE;
+  double t = timeline_t (pb, ev->x, gtk_widget_get_allocated_width (w));
+  pb->drag_t = NAN;
+  seek_clock (pb, t);
+  gtk_widget_queue_draw (w);
+  return TRUE;
+}
+
+static gboolean
+timeline_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *tip, gpointer data)
+{
+  (void) y;
+  ViperPlayback *pb = data;
+  if (keyboard || !pb->s)
+    return FALSE;
+  char tb[32], buf[96];
+  g_snprintf (buf, sizeof buf, "click or drag to go to clock %s",
+              viper_view_format_clock (timeline_t (pb, x, gtk_widget_get_allocated_width (w)), 0, tb, sizeof tb));
+  gtk_tooltip_set_text (tip, buf);
+  return TRUE;
+}
+
+/* ---- debug dump (tests) --------------------------------------------------------- */
+
+static void
+write_dump (ViperPlayback *pb)
+{
+  if (!pb->debug_dir)
+    return;
+  char sp[32], a[32], b[32], c[32];
+  int ox = 0, oy = 0;
+  GdkWindow *gw = pb->timeline ? gtk_widget_get_window (pb->timeline) : NULL;
+  if (gw && gtk_widget_get_mapped (pb->timeline))
+    {
+      gdk_window_get_origin (gw, &ox, &oy);
+      if (!gtk_widget_get_has_window (pb->timeline))
+        {
+          GtkAllocation al;
+          gtk_widget_get_allocation (pb->timeline, &al);
+          ox += al.x;
+          oy += al.y;
+        }
+    }
+  double t0, t1;
+  timeline_range (pb, &t0, &t1);
+  int tw = pb->timeline ? gtk_widget_get_allocated_width (pb->timeline) : 0;
+  char *doc = g_strdup_printf (
+    "{\"speed\": %s, \"live\": %s, \"index_done\": %s, \"trams\": %" G_GUINT64_FORMAT ", \"run\": [%s, %s], "
+    "\"clock\": %s, \"timeline\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, \"x0\": %d, \"x1\": %d}}\n",
+    pb->speed_i < 0 ? "null" : viper_format_double (ladder (pb->speed_i), sp), is_live (pb) ? "true" : "false",
+    pb->index_done ? "true" : "false", pb->index_trams, viper_format_double (t0, a), viper_format_double (t1, b),
+    pb->s && isfinite (viper_run_clock (pb->s->run)) ? viper_format_double (viper_run_clock (pb->s->run), c) : "null",
+    ox, oy, tw, pb->timeline ? gtk_widget_get_allocated_height (pb->timeline) : 0, ox + (int) TL_PAD,
+    ox + tw - (int) TL_PAD);
+  if (g_strcmp0 (doc, pb->last_dump) == 0)
+    {
+      g_free (doc);
+      return;
+    }
+  char *path = g_build_filename (pb->debug_dir, "playback.json", NULL);
+  GError *e = NULL;
+  /* renamed into place (a reader never sees half a file) but not fsync'ed:
+   * this is written ten times a second while playing, and an fsync on a
+   * busy disk stalls the main loop */
+  if (!g_file_set_contents_full (path, doc, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &e))
+    {
+      g_printerr ("viper: %s\n", e->message);
+      g_error_free (e);
+    }
+  g_free (path);
+  g_free (pb->last_dump);
+  pb->last_dump = doc;
+}
+
+/* ---- set-up --------------------------------------------------------------------- */
+
+ViperPlayback *
+viper_playback_new (void)
+{
+  ViperPlayback *pb = g_new0 (ViperPlayback, 1);
+  pb->speed_i = -1;
+  pb->last_finite_i = ladder_nearest (1.0);
+  pb->samples = g_array_new (FALSE, FALSE, sizeof (double));
+  pb->run_t0 = pb->run_t1 = NAN;
+  pb->drag_t = NAN;
+  pb->stride = 1;
+  return pb;
+}
+
+void
+viper_playback_free (ViperPlayback *pb)
+{
+  if (!pb)
+    return;
+  index_stop (pb);
+  g_array_unref (pb->samples);
+  g_free (pb->speed_opt);
+  g_free (pb->debug_dir);
+  g_free (pb->last_dump);
+  g_free (pb);
+}
+
+static gboolean
+parse_speed (const char *name, const char *value, gpointer data, GError **error)
+{
+  (void) name;
+  ViperPlayback *pb = data;
+  if (g_str_equal (value, "max"))
+    {
+      pb->speed_i = -1;
+      pb->speed_user = TRUE;
+      return TRUE;
+    }
+  char *end = NULL;
+  double v = g_ascii_strtod (value, &end);
+  if (!*value || *end || !isfinite (v) || v <= 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--speed takes a positive number (trace time per second) or 'max', not '%s'", value);
+      return FALSE;
+    }
+  pb->speed_i = pb->last_finite_i = ladder_nearest (v);
+  pb->speed_user = TRUE;
+  return TRUE;
+}
+
+GOptionGroup *
+viper_playback_option_group (ViperPlayback *pb)
+{
+  static GOptionEntry entries[] = {
+    { "speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_speed,
+      "Replay speed: trace time per second (1-2-5 steps), or max (default: the whole run in about 30 s)", "X" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  GOptionGroup *g = g_option_group_new ("playback", "Playback options", "Show playback options", pb, NULL);
+  g_option_group_add_entries (g, entries);
+  return g;
+}
+
+void
+viper_playback_install (ViperPlayback *pb, GtkApplication *gapp, GtkWindow *window, const char *debug_dir)
+{
+  pb->gapp = gapp;
+  pb->window = window;
+  pb->debug_dir = g_strdup (debug_dir);
+  static const GActionEntry actions[] = {
+    { "faster", act_faster, NULL, NULL, NULL, { 0 } },
+    { "slower", act_slower, NULL, NULL, NULL, { 0 } },
+    { "full-speed", act_full_speed, NULL, NULL, NULL, { 0 } },
+    { "back", act_back, NULL, NULL, NULL, { 0 } },
+    { "goto", act_goto, NULL, NULL, NULL, { 0 } },
+    { "seek", act_seek, "d", NULL, NULL, { 0 } },
+  };
+  g_action_map_add_action_entries (G_ACTION_MAP (gapp), actions, G_N_ELEMENTS (actions), pb);
+  const struct { const char *action; const char *accels[3]; } accels[] = {
+    { "app.faster", { "bracketright", NULL } },
+    { "app.slower", { "bracketleft", NULL } },
+    { "app.full-speed", { "f", NULL } },
+    { "app.back", { "Left", "BackSpace", NULL } },
+    { "app.goto", { "<Control>g", NULL } },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
+    gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
+}
+
+static GtkWidget *
+small_button (const char *icon, const char *action, const char *tip)
+{
+  GtkWidget *b = gtk_button_new_from_icon_name (icon, GTK_ICON_SIZE_BUTTON);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (b), action);
+  gtk_widget_set_tooltip_text (b, tip);
+  gtk_widget_set_can_focus (b, FALSE);
+  return b;
+}
+
+GtkWidget *
+viper_playback_speed_widget (ViperPlayback *pb)
+{
+  if (pb->speed_box)
+    return pb->speed_box;
+  pb->speed_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_style_context_add_class (gtk_widget_get_style_context (pb->speed_box), "linked");
+  gtk_box_pack_start (GTK_BOX (pb->speed_box),
+                      small_button ("media-skip-backward-symbolic", "app.back", "Step back one state change (Left)"),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (pb->speed_box), small_button ("list-remove-symbolic", "app.slower", "Slower ([)"),
+                      FALSE, FALSE, 0);
+  pb->speed_label = gtk_label_new ("speed -");
+  g_signal_connect (pb->speed_label, "destroy", G_CALLBACK (gtk_widget_destroyed), &pb->speed_label);
+  g_signal_connect (pb->speed_box, "destroy", G_CALLBACK (gtk_widget_destroyed), &pb->speed_box);
+  gtk_label_set_width_chars (GTK_LABEL (pb->speed_label), 13);
+  gtk_widget_set_tooltip_text (pb->speed_label,
+                               "Replay speed: trace time per second ([ slower, ] faster, F as fast as possible)");
+  gtk_box_pack_start (GTK_BOX (pb->speed_box), pb->speed_label, FALSE, FALSE, 4);
+  gtk_box_pack_start (GTK_BOX (pb->speed_box), small_button ("list-add-symbolic", "app.faster", "Faster (])"),
+                      FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (pb->speed_box),
+                      small_button ("media-seek-forward-symbolic", "app.full-speed", "As fast as possible (F)"),
+                      FALSE, FALSE, 0);
+  apply_speed (pb);
+  return pb->speed_box;
+}
+
+GtkWidget *
+viper_playback_timeline (ViperPlayback *pb)
+{
+  if (pb->timeline)
+    return pb->timeline;
+  pb->timeline = gtk_drawing_area_new ();
+  gtk_widget_set_size_request (pb->timeline, 200, 44);
+  gtk_widget_add_events (pb->timeline, GDK_BUTTON_PRESS_MASK | GDK_BUTTON_RELEASE_MASK | GDK_BUTTON1_MOTION_MASK);
+  gtk_widget_set_has_tooltip (pb->timeline, TRUE);
+  g_signal_connect (pb->timeline, "destroy", G_CALLBACK (gtk_widget_destroyed), &pb->timeline);
+  g_signal_connect (pb->timeline, "draw", G_CALLBACK (timeline_draw), pb);
+  g_signal_connect (pb->timeline, "button-press-event", G_CALLBACK (timeline_press), pb);
+  g_signal_connect (pb->timeline, "motion-notify-event", G_CALLBACK (timeline_motion), pb);
+  g_signal_connect (pb->timeline, "button-release-event", G_CALLBACK (timeline_release), pb);
+  g_signal_connect (pb->timeline, "query-tooltip", G_CALLBACK (timeline_tooltip), pb);
+  return pb->timeline;
+}
+
+void
+viper_playback_set_session (ViperPlayback *pb, ViperSession *s)
+{
+  pb->s = s;
+  index_start (pb);
+  if (!s)
+    return;
+  apply_speed (pb);
+  if (pb->timeline)
+    gtk_widget_queue_draw (pb->timeline);
+}
+
+void
+viper_playback_tick (ViperPlayback *pb)
+{
+  if (!pb->timeline || !pb->s)
+    return;
+  if (pb->index && !pb->index_idle && viper_scheduler_state (pb->s->sched) == VIPER_SCHED_IDLE)
+    pb->index_idle = g_idle_add_full (G_PRIORITY_LOW, index_idle, pb, NULL);
+  /* the clock marker moves: repaint the strip (44 px high, cheap) */
+  static double last_clock = NAN;
+  static guint64 last_applied = G_MAXUINT64;
+  double clock = viper_run_clock (pb->s->run);
+  static gint64 last_t;
+  gint64 now = g_get_monotonic_time ();
+  if ((clock != last_clock || pb->s->model->applied != last_applied || pb->index_idle)
+      && (now - last_t >= 100000 || viper_scheduler_state (pb->s->sched) == VIPER_SCHED_IDLE))
+    {
+      /* ten times a second is enough for a strip this coarse */
+      last_t = now;
+      last_clock = clock;
+      last_applied = pb->s->model->applied;
+      gtk_widget_queue_draw (pb->timeline);
+      write_dump (pb);
+    }
+}

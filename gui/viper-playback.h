@@ -1,0 +1,31 @@
+/* viper-playback.h - watching a trace at a chosen speed and going anywhere in
+ * it: the replay speed control, the timeline strip, seek, step back and the
+ * "Go to clock" dialog.  The app creates one, packs its widgets and hands it
+ * every new session; everything else lives here. */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "viper-session.h"
+
+G_BEGIN_DECLS
+
+typedef struct _ViperPlayback ViperPlayback;
+
+ViperPlayback *viper_playback_new (void);
+void viper_playback_free (ViperPlayback *pb);
+/* A group holding --speed, for the app's option context (parsed before the
+ * window exists); the app makes it its main group so --help lists it. */
+GOptionGroup *viper_playback_option_group (ViperPlayback *pb);
+/* Register the actions (app.faster, app.slower, app.full-speed, app.back,
+ * app.goto, app.seek) with their accelerators; window is the dialogs' parent;
+ * debug_dir (may be NULL) receives playback.json for the tests. */
+void viper_playback_install (ViperPlayback *pb, GtkApplication *gapp, GtkWindow *window, const char *debug_dir);
+/* The speed control, for the header bar. */
+GtkWidget *viper_playback_speed_widget (ViperPlayback *pb);
+/* The timeline strip, to pack under the views. */
+GtkWidget *viper_playback_timeline (ViperPlayback *pb);
+/* A new session (NULL: none); not owned. */
+void viper_playback_set_session (ViperPlayback *pb, ViperSession *s);
+/* Called from the redraw tick: the timeline follows the clock. */
+void viper_playback_tick (ViperPlayback *pb);
+G_END_DECLS

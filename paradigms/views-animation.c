@@ -1,0 +1,474 @@
+/* views-animation.c - the animation view: one disc (or a view setup file's
+ * box) per module with its state colour, the arrows underway between them,
+ * and the clock and legend (thesis 3.2.1).
+ */
+#include <math.h>
+#include <string.h>
+#include "views-private.h"
+
+/* Boxes from the file, scaled between the clock line and the legend. */
+static void
+place_animation_setup (ViperViewGeometry *g)
+{
+  int w = g->width, h = g->height;
+  viper_view_transform_fit (g->setup, 0, AN_TOP, w, MAX (h - AN_TOP - AN_LEGEND, 10.0), &g->xf);
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      viper_view_layout_box (g->setup, &g->xf, b->id, &b->bx, &b->by, &b->bw, &b->bh);
+      b->x = floor (b->bx + b->bw / 2) + 0.5;
+      b->y = floor (b->by + b->bh / 2) + 0.5;
+      b->r = MAX (MIN (b->bw, b->bh) / 2, 1.0);
+      const ViperViewModule *mod = viper_view_setup_module (g->setup, b->id);
+      if (g->r->draw_module && mod && !g_str_equal (mod->repr, "circle"))
+        b->box = vv_rect_around (b->bx, b->by, b->bx + b->bw, b->by + b->bh, w, h);
+      else
+        {
+          /* the generic disc with its label and activity lines under it */
+          double rr = b->r + VIPER_VIEW_DECORATION_MARGIN, half = MAX (rr, 60.0);
+          b->box = vv_rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
+        }
+    }
+  g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
+}
+
+void
+vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
+{
+  if (g->setup)
+    {
+      place_animation_setup (g);
+      return;
+    }
+  int w = g->width, h = g->height;
+  double ah = MAX (h - AN_TOP - AN_LEGEND, 10.0);
+  double m = MIN ((double) w, ah);
+  guint n = g->mods->len;
+  g->cell_w = 120;
+  g->cell_h = 1e9;
+  /* Many modules: a circle would put their discs and labels on top of each
+   * other, so they fill the panel in a grid instead, in display order, with
+   * as many columns as make the cells largest; labels get the cell's room. */
+  guint placed = 0;
+  for (guint i = 0; layout && i < n; i++)
+    {
+      double fx, fy;
+      placed += viper_layout_get (layout, g_array_index (g->mods, ModBox, i).id, &fx, &fy);
+    }
+  if (n > AN_GRID_FROM && placed == 0)
+    {
+      guint best_c = 1;
+      double best = 0;
+      for (guint c = 1; c <= n; c++)
+        {
+          guint rows = (n + c - 1) / c;
+          double cell = MIN (w / (double) c, ah / rows * 1.6);
+          if (cell > best)
+            best = cell, best_c = c;
+        }
+      guint rows = (n + best_c - 1) / best_c;
+      g->grid = TRUE;
+      g->cell_w = w / (double) best_c;
+      g->cell_h = ah / rows;
+      /* room for a label under the disc, or discs alone as large as the
+       * cells allow (the tooltip names them) */
+      gboolean labels = g->cell_h >= 30 && g->cell_w >= 36;
+      double r = labels ? MIN (g->cell_w * 0.3, (g->cell_h - 18) / 2 - 2) : MIN (g->cell_w, g->cell_h) * 0.4;
+      r = MAX (MIN (r, 0.11 * m), 2.0);
+      for (guint i = 0; i < n; i++)
+        {
+          ModBox *b = &g_array_index (g->mods, ModBox, i);
+          double cx = (i % best_c + 0.5) * g->cell_w, cy = AN_TOP + (i / best_c) * g->cell_h;
+          b->x = floor (cx) + 0.5;
+          b->y = floor (cy + (labels ? r + 3 : g->cell_h / 2)) + 0.5;
+          b->r = r;
+          b->box = vv_rect_around (cx - g->cell_w / 2, cy, cx + g->cell_w / 2, cy + g->cell_h, w, h);
+        }
+      g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
+      return;
+    }
+  double R = 0.36 * m;
+  double r = n <= 1 ? 0.15 * m : MIN (0.42 * 2 * R * sin (G_PI / n), 0.11 * m);
+  r = MAX (r, 3.0);
+  for (guint i = 0; i < n; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      double fx, fy;
+      if (viper_layout_get (layout, b->id, &fx, &fy))
+        {
+          b->x = fx * w;
+          b->y = AN_TOP + fy * ah;
+        }
+      else if (n == 1)
+        {
+          b->x = w / 2.0;
+          b->y = AN_TOP + ah / 2.0;
+        }
+      else
+        {
+          /* the first module (the master, by setup order) on top, the rest clockwise */
+          double a = -G_PI / 2 + 2 * G_PI * i / n;
+          b->x = w / 2.0 + R * cos (a);
+          b->y = AN_TOP + ah / 2.0 + R * sin (a);
+        }
+      /* whole pixels keep the disc centre one exact colour */
+      b->x = floor (b->x) + 0.5;
+      b->y = floor (b->y) + 0.5;
+      b->r = r;
+      double rr = r + VIPER_VIEW_DECORATION_MARGIN;
+      double half = MAX (rr, 60.0);
+      b->box = vv_rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
+    }
+  g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
+}
+
+static void
+arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head, gboolean dashed)
+{
+  cairo_new_path (cr);
+  double dx = x1 - x0, dy = y1 - y0, len = hypot (dx, dy);
+  if (len < 1)
+    return;
+  double ux = dx / len, uy = dy / len;
+  if (dashed)
+    {
+      double d[] = { 5, 3 };
+      cairo_set_dash (cr, d, 2, 0);
+    }
+  cairo_move_to (cr, x0, y0);
+  cairo_line_to (cr, x1 - ux * head * 0.8, y1 - uy * head * 0.8);
+  cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_move_to (cr, x1, y1);
+  cairo_line_to (cr, x1 - ux * head - uy * head * 0.45, y1 - uy * head + ux * head * 0.45);
+  cairo_line_to (cr, x1 - ux * head + uy * head * 0.45, y1 - uy * head - ux * head * 0.45);
+  cairo_close_path (cr);
+  cairo_fill (cr);
+}
+
+/* ---- animation view ------------------------------------------------------------------- */
+
+/* An arrow of a crowded view, drawn with the others that look alike. */
+typedef struct {
+  double x0, y0, x1, y1;
+  ViperColor color;
+  gboolean dashed;
+} AnArrow;
+
+static int
+cmp_look (gconstpointer a, gconstpointer b)
+{
+  const AnArrow *x = a, *y = b;
+  if (x->dashed != y->dashed)
+    return x->dashed - y->dashed;
+  if (x->color.r != y->color.r)
+    return x->color.r < y->color.r ? -1 : 1;
+  if (x->color.g != y->color.g)
+    return x->color.g < y->color.g ? -1 : 1;
+  return (x->color.b > y->color.b) - (x->color.b < y->color.b);
+}
+
+/* arrow_line for many arrows: one stroke of the shafts and one fill of the
+ * heads per colour and dash, a few requests a frame instead of two per arrow. */
+static void
+an_stroke_arrows (cairo_t *cr, GArray *arrows, double head)
+{
+  g_array_sort (arrows, cmp_look);
+  double dash[] = { 5, 3 };
+  for (guint i = 0; i < arrows->len;)
+    {
+      guint j = i;
+      while (j < arrows->len && cmp_look (&g_array_index (arrows, AnArrow, i), &g_array_index (arrows, AnArrow, j)) == 0)
+        j++;
+      const AnArrow *first = &g_array_index (arrows, AnArrow, i);
+      vv_set_color (cr, first->color);
+      for (int part = 0; part < 2; part++)
+        {
+          cairo_new_path (cr);
+          if (part == 0)
+            cairo_set_dash (cr, dash, first->dashed ? 2 : 0, 0);
+          for (guint k = i; k < j; k++)
+            {
+              const AnArrow *a = &g_array_index (arrows, AnArrow, k);
+              double dx = a->x1 - a->x0, dy = a->y1 - a->y0, len = hypot (dx, dy);
+              if (len < 1)
+                continue;
+              double ux = dx / len, uy = dy / len;
+              if (part == 0)
+                {
+                  /* one stroke per shaft: a single path of a thousand
+                   * crossing lines makes cairo's tessellator find every
+                   * crossing, which costs more than the requests saved */
+                  cairo_move_to (cr, a->x0, a->y0);
+                  cairo_line_to (cr, a->x1 - ux * head * 0.8, a->y1 - uy * head * 0.8);
+                  cairo_stroke (cr);
+                }
+              else
+                {
+                  cairo_move_to (cr, a->x1, a->y1);
+                  cairo_line_to (cr, a->x1 - ux * head - uy * head * 0.45, a->y1 - uy * head + ux * head * 0.45);
+                  cairo_line_to (cr, a->x1 - ux * head + uy * head * 0.45, a->y1 - uy * head - ux * head * 0.45);
+                  cairo_close_path (cr);
+                }
+            }
+          if (part == 0)
+            cairo_set_dash (cr, NULL, 0, 0);
+          else
+            cairo_fill (cr);
+        }
+      i = j;
+    }
+}
+
+/* The discs of a grid (no view setup, no decorations): one fill per state
+ * and one stroke for all outlines, for modules inside the clip. */
+static void
+an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
+{
+  const ViperRenderer *r = g->r;
+  double cx0, cy0, cx1, cy1;
+  cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+  gint *state = g_new (gint, MAX (g->mods->len, 1u));
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      gboolean in = b->box.x < cx1 && b->box.y < cy1 && b->box.x + b->box.width > cx0 && b->box.y + b->box.height > cy0;
+      state[i] = in ? r->module_state (m, b->id) : -1;
+    }
+  for (guint s = 0; s < MAX (r->n_states, 1u); s++)
+    {
+      cairo_new_path (cr);
+      gboolean any = FALSE;
+      for (guint i = 0; i < g->mods->len; i++)
+        if (state[i] == (gint) s)
+          {
+            const ModBox *b = &g_array_index (g->mods, ModBox, i);
+            cairo_new_sub_path (cr);
+            cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
+            any = TRUE;
+          }
+      if (any)
+        {
+          vv_set_color (cr, r->state_color ((gint) s));
+          cairo_fill (cr);
+        }
+    }
+  cairo_new_path (cr);
+  double lw = 1.5;
+  for (guint i = 0; i < g->mods->len; i++)
+    if (state[i] >= 0)
+      {
+        const ModBox *b = &g_array_index (g->mods, ModBox, i);
+        cairo_new_sub_path (cr);
+        cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
+        lw = MIN (1.5, MAX (b->r / 6, 0.6));
+      }
+  cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+  cairo_set_line_width (cr, lw);
+  cairo_stroke (cr);
+  g_free (state);
+}
+
+/* The font size (down to 8) at which s fits in width x height, selected on
+ * cr; 0 when it does not fit at all. */
+static double
+fit_font (cairo_t *cr, const char *s, double width, double height, double size, gboolean bold)
+{
+  for (double fs = size; fs >= 8; fs -= 2)
+    {
+      if (fs + 2 > height)
+        continue;
+      vv_font (cr, fs, bold);
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, s, &e);
+      if (e.x_advance <= width)
+        return fs;
+    }
+  return 0;
+}
+
+void
+vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run)
+{
+  const ViperRenderer *r = g->r;
+  char buf[64], tb[32];
+  vv_format_time (m ? m->clock : NAN, tb, sizeof tb);
+  g_snprintf (buf, sizeof buf, "clock %s", tb);
+  cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+  vv_font (cr, 13, TRUE);
+  vv_text (cr, 8, 20, 0, buf);
+  if (!m)
+    return;
+  if (g->setup)
+    viper_view_layout_draw_elements (cr, g->setup, &g->xf);
+
+  /* arrows first: the discs cover their ends, so each disc's centre stays its state colour */
+  if (r->arrows)
+    {
+      GArray *arrows = g_array_new (FALSE, FALSE, sizeof (ViperViewArrow));
+      r->arrows (m, run, arrows);
+      /* on a grid of small discs, thin arrows keep the discs visible */
+      double small = g->grid && g->mods->len ? g_array_index (g->mods, ModBox, 0).r : 1e9;
+      double head = MIN (12.0, MAX (small * 0.7, 4.0));
+      cairo_set_line_width (cr, MIN (2.5, MAX (small / 8, 0.7)));
+      GArray *batch = g_array_new (FALSE, FALSE, sizeof (AnArrow));
+      /* a crowded grid shows at most AN_MAX_ARROWS of them, spread evenly
+       * over the list, and says so: past that they are a grey mass that
+       * hides the discs, and every one costs the display server */
+      guint stride = g->grid && arrows->len > AN_MAX_ARROWS ? (arrows->len + AN_MAX_ARROWS - 1) / AN_MAX_ARROWS : 1;
+      if (stride > 1)
+        {
+          char note[96];
+          g_snprintf (note, sizeof note, "%u of %u arrows shown", (arrows->len + stride - 1) / stride, arrows->len);
+          vv_font (cr, 11, FALSE);
+          cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+          vv_text (cr, g->width - 8, 20, 1, note);
+        }
+      for (guint i = 0; i < arrows->len; i += stride)
+        {
+          const ViperViewArrow *a = &g_array_index (arrows, ViperViewArrow, i);
+          const ModBox *f = vv_find_mod (g, a->from), *t = vv_find_mod (g, a->to);
+          if (!f || !t || f == t)
+            continue;
+          double dx = t->x - f->x, dy = t->y - f->y, len = hypot (dx, dy);
+          if (len < 1)
+            continue;
+          double ux = dx / len, uy = dy / len;
+          /* parallel arrows of opposite directions side by side */
+          double ox = -uy * 4, oy = ux * 4;
+          double x0 = f->x + ux * (f->r + 3) + ox, y0 = f->y + uy * (f->r + 3) + oy;
+          double x1 = t->x - ux * (t->r + VIPER_VIEW_DECORATION_MARGIN) + ox;
+          double y1 = t->y - uy * (t->r + VIPER_VIEW_DECORATION_MARGIN) + oy;
+          if (g->grid)
+            {
+              /* hundreds of arrows: drawn below in one stroke and one fill per look */
+              AnArrow aa = { x0, y0, x1, y1, a->color, a->dashed };
+              g_array_append_val (batch, aa);
+              continue;
+            }
+          vv_set_color (cr, a->color);
+          arrow_line (cr, x0, y0, x1, y1, head, a->dashed);
+        }
+      /* hundreds of thin arrows: without antialiasing pixman fills their
+       * spans several times faster, and at a pixel wide they look the same */
+      cairo_save (cr);
+      cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+      an_stroke_arrows (cr, batch, head);
+      cairo_restore (cr);
+      g_array_unref (batch);
+      g_array_unref (arrows);
+    }
+
+  gboolean batched = g->grid && !g->setup && !r->decorate_module;
+  if (batched)
+    an_grid_discs (cr, g, m);
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      const ViperViewModule *mod = g->setup ? viper_view_setup_module (g->setup, b->id) : NULL;
+      if (mod)
+        {
+          /* a damage repaint clips to a few boxes: of a thousand modules
+           * skip those wholly outside it rather than build their paths */
+          double cx0, cy0, cx1, cy1;
+          cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+          if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0
+              || b->box.y + b->box.height <= cy0)
+            continue;
+          if (r->draw_module && !g_str_equal (mod->repr, "circle"))
+            {
+              cairo_save (cr);
+              gboolean drawn = r->draw_module (cr, m, b->id, mod->repr, b->bx, b->by, b->bw, b->bh, mod->label);
+              cairo_restore (cr);
+              if (drawn)
+                continue;
+            }
+        }
+      if (batched)
+        {
+          /* the disc is drawn; its label only when inside the clip */
+          double cx0, cy0, cx1, cy1;
+          cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+          if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0
+              || b->box.y + b->box.height <= cy0)
+            continue;
+          goto label;
+        }
+      gint s = r->module_state (m, b->id);
+      /* text leaves a current point; an arc would draw a line from it */
+      cairo_new_path (cr);
+      cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
+      vv_set_color (cr, r->state_color (s));
+      cairo_fill_preserve (cr);
+      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+      cairo_set_line_width (cr, MIN (1.5, MAX (b->r / 6, 0.6)));
+      cairo_stroke (cr);
+      if (r->decorate_module)
+        {
+          cairo_save (cr);
+          r->decorate_module (cr, m, b->id, b->x, b->y, b->r);
+          cairo_restore (cr);
+        }
+    label:;
+      /* the label and the activity line only where they fit: text dropped
+       * is on the tooltip, text overlapping is nowhere readable */
+      double below = b->y + b->r + (g->grid ? 2 : VIPER_VIEW_DECORATION_MARGIN);
+      double room_h = g->grid ? b->box.y + b->box.height - below : 1e9;
+      double room_w = g->grid ? g->cell_w - 4 : 1e9;
+      char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
+      cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+      double fs = fit_font (cr, label, room_w, room_h, 12, TRUE);
+      if (fs > 0 && g->grid)
+        {
+          /* arrows cross a crowded grid: a light plate keeps the label readable */
+          cairo_text_extents_t e;
+          cairo_text_extents (cr, label, &e);
+          cairo_set_source_rgba (cr, 1, 1, 1, 0.85);
+          cairo_rectangle (cr, b->x - e.x_advance / 2 - 2, below + 1, e.x_advance + 4, fs + 2);
+          cairo_fill (cr);
+          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+        }
+      if (fs > 0)
+        vv_text (cr, b->x, below + fs, 0.5, label);
+      g_free (label);
+      if (fs > 0 && r->module_activity)
+        {
+          char *act = r->module_activity (m, b->id);
+          double fa = act ? fit_font (cr, act, room_w, room_h - fs - 2, 10, FALSE) : 0;
+          if (fa > 0)
+            {
+              cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+              vv_text (cr, b->x, below + fs + 2 + fa, 0.5, act);
+            }
+          g_free (act);
+        }
+    }
+  vv_draw_legend (cr, r, 8, g->height - 8);
+}
+
+char *
+viper_view_animation_describe (const ViperModel *m, const ViperRun *run, const ViperLayout *layout, int width,
+                               int height, double x, double y)
+{
+  if (!m)
+    return NULL;
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, m, run, layout, NULL, width, height);
+  const ViperRenderer *r = g->r;
+  char *out = NULL;
+  for (guint i = 0; i < g->mods->len && !out; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      gboolean hit = g->setup ? (x >= b->bx && x < b->bx + b->bw && y >= b->by && y < b->by + b->bh)
+                              : hypot (x - b->x, y - b->y) <= b->r + 2;
+      if (!hit)
+        continue;
+      char *label = r->module_label (m, b->id);
+      char *act = r->module_activity ? r->module_activity (m, b->id) : NULL;
+      out = g_strdup_printf ("%s: %s%s%s", label, r->state_name (r->module_state (m, b->id)), act ? "\n" : "",
+                             act ? act : "");
+      g_free (act);
+      g_free (label);
+    }
+  viper_view_geometry_free (g);
+  return out;
+}

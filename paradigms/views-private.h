@@ -1,0 +1,91 @@
+/* views-private.h - what the view files share and nobody else sees: the
+ * geometry's layout of modules, the sizes of the views' parts, and the
+ * drawing helpers.  Not installed, not included outside paradigms/views*.c.
+ */
+#pragma once
+
+#include "views.h"
+#include "viewlayout.h"
+
+G_BEGIN_DECLS
+
+/* ---- geometry ------------------------------------------------------------------- */
+
+typedef struct {
+  gint64 id;
+  double x, y;              /* animation: disc centre; space-time: row centre at the state strip;
+                               variables: header state dot */
+  double r;                 /* animation: disc radius */
+  cairo_rectangle_int_t box;  /* everything drawn for the module */
+  guint first_var, n_vars;  /* variables view: rows in vars */
+  double bx, by, bw, bh;    /* animation laid out by a view setup file: the module's box */
+} ModBox;
+
+typedef struct {
+  gint64 id;
+  guint var;
+  cairo_rectangle_int_t box;
+} VarBox;
+
+struct _ViperViewGeometry {
+  ViperViewKind kind;
+  int width, height;
+  const ViperRenderer *r;
+  GArray *mods;             /* ModBox, display order */
+  GHashTable *index;        /* gint64 id (pointing into mods) -> ModBox */
+  GArray *vars;             /* VarBox (variables view) */
+  cairo_rectangle_int_t clock_box;
+  /* space-time */
+  double t0, t1;
+  double plot_x, plot_w, top, row_h;
+  double strip_x;
+  gboolean follow;
+  guint first_row, rows_shown;  /* rows drawn: first_row .. first_row + rows_shown - 1 */
+  double bottom;            /* below the last row shown */
+  /* animation view: the room each module's label and activity line may use
+   * (wide and tall enough on the circle; a grid cell for many modules) */
+  double cell_w, cell_h;
+  gboolean grid;
+  /* program view */
+  double px, py, pside;
+  /* animation view laid out by a view setup file (viewlayout.h) */
+  const ViperViewSetup *setup;
+  ViperViewTransform xf;
+};
+
+#define ST_LABEL_W 110.0
+#define ST_TOP 8.0
+#define ST_AXIS 44.0      /* time axis and legend */
+#define ST_STRIP 10.0     /* the "now" strip right of the plot */
+#define AN_TOP 30.0
+#define AN_LEGEND 26.0
+#define AN_GRID_FROM 16   /* more modules than this (and no positions): a grid */
+#define AN_MAX_ARROWS 256 /* arrows a grid shows at most */
+#define VAR_COL_W 260
+#define VAR_HEAD 24
+#define VAR_ROW 18
+
+/* shared helpers (views.c) */
+G_GNUC_INTERNAL cairo_rectangle_int_t vv_rect_around (double x0, double y0, double x1, double y1, int w, int h);
+G_GNUC_INTERNAL cairo_rectangle_int_t vv_rect_union (cairo_rectangle_int_t a, cairo_rectangle_int_t b);
+G_GNUC_INTERNAL const ModBox *vv_find_mod (const ViperViewGeometry *g, gint64 id);
+G_GNUC_INTERNAL void vv_set_color (cairo_t *cr, ViperColor c);
+G_GNUC_INTERNAL void vv_font (cairo_t *cr, double size, gboolean bold);
+/* align: 0 left, 0.5 centre, 1 right; y is the baseline; returns the advance */
+G_GNUC_INTERNAL double vv_text (cairo_t *cr, double x, double y, double align, const char *s);
+G_GNUC_INTERNAL void vv_format_time (double t, char *buf, gsize len);
+G_GNUC_INTERNAL void vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y);
+
+/* each view's placing and drawing (views-<view>.c) */
+G_GNUC_INTERNAL void vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout);
+G_GNUC_INTERNAL void vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run);
+G_GNUC_INTERNAL void vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window);
+G_GNUC_INTERNAL void vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
+                                        const ViperTimeWindow *window);
+G_GNUC_INTERNAL double vv_st_x (const ViperViewGeometry *g, double t);
+G_GNUC_INTERNAL void vv_place_variables (ViperViewGeometry *g, const ViperModel *m);
+G_GNUC_INTERNAL void vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m);
+G_GNUC_INTERNAL void vv_place_program (ViperViewGeometry *g);
+G_GNUC_INTERNAL void vv_draw_program (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m);
+
+G_END_DECLS

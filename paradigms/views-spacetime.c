@@ -1,0 +1,711 @@
+/* views-spacetime.c - the space-time view: one row per module, its states as
+ * bars along adjusted time, messages as arrows from the sender's row at the
+ * send to the receiver's row at the arrival, and a strip at the right edge
+ * with every module's state now.
+ *
+ * A frame costs a few searches per pixel column of each row, not a walk over
+ * the history: the model keeps a per-module index of its state changes and
+ * messages sorted by time (core/model.h), and changes or messages that fall
+ * into one pixel column are drawn as the one the column can show.
+ */
+#include <math.h>
+#include <string.h>
+#include "views-private.h"
+
+void
+vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
+{
+  int w = g->width, h = g->height;
+  guint n = MAX (g->mods->len, 1u);
+  g->follow = window ? window->follow : TRUE;
+  viper_time_window_range (window, m, &g->t0, &g->t1);
+  g->plot_x = ST_LABEL_W;
+  g->strip_x = MAX (w - ST_STRIP - 4.0, g->plot_x + 10);
+  g->plot_w = MAX (g->strip_x - 6.0 - g->plot_x, 10.0);
+  g->top = ST_TOP;
+  /* rows fit the height down to VIPER_VIEW_MIN_ROW pixels (taller when
+   * zoomed); past that the view shows a scrolled part of them */
+  double avail = MAX (h - ST_TOP - ST_AXIS, 10.0);
+  double zoom = window && window->row_zoom > 1 ? window->row_zoom : 1;
+  g->row_h = MAX (avail / n * zoom, VIPER_VIEW_MIN_ROW);
+  g->rows_shown = MIN ((guint) floor (avail / g->row_h + 1e-9), n);
+  g->rows_shown = MAX (g->rows_shown, 1u);
+  if (g->rows_shown > g->mods->len)
+    g->rows_shown = g->mods->len;
+  guint first = window ? window->first_row : 0;
+  g->first_row = g->mods->len > g->rows_shown ? MIN (first, g->mods->len - g->rows_shown) : 0;
+  g->bottom = g->top + g->rows_shown * g->row_h;
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      double y0 = g->top + ((double) i - g->first_row) * g->row_h;
+      if (i < g->first_row || i >= g->first_row + g->rows_shown)
+        {
+          /* scrolled out: nothing of it is on screen */
+          b->x = b->y = -1;
+          b->box = (cairo_rectangle_int_t) { 0, 0, 0, 0 };
+          continue;
+        }
+      b->x = floor (g->strip_x + ST_STRIP / 2) + 0.5;
+      b->y = floor (y0 + g->row_h / 2) + 0.5;
+      b->box = vv_rect_around (0, y0, w, y0 + g->row_h, w, h);
+    }
+  g->clock_box = vv_rect_around (g->plot_x, 0, w, h, w, h);
+}
+
+/* ---- space-time view ------------------------------------------------------------------ */
+
+typedef struct {
+  double last_t;
+  gint last_state;
+  /* the bar not painted yet: bars that share a pixel column merge into it,
+   * so a row costs at most one rectangle per pixel however long the history */
+  double px0, px1;
+  gint pstate;
+  gboolean pending;
+} RowState;
+
+double
+vv_st_x (const ViperViewGeometry *g, double t)
+{
+  return g->plot_x + (t - g->t0) / (g->t1 - g->t0) * g->plot_w;
+}
+
+/* Top of a row (rows scrolled out lie above or below the plot). */
+static double
+st_row_y (const ViperViewGeometry *g, gint row)
+{
+  return g->top + ((double) row - g->first_row) * g->row_h;
+}
+
+static gint
+row_of (const ViperViewGeometry *g, gint64 id)
+{
+  const ModBox *b = vv_find_mod (g, id);
+  return b ? (gint) (b - &g_array_index (g->mods, ModBox, 0)) : -1;
+}
+
+static double
+nice_step (double span, int target)
+{
+  double raw = span / MAX (target, 1);
+  double p = pow (10, floor (log10 (raw)));
+  double f = raw / p;
+  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+/* A bar to fill: bars are collected, not filled one by one, so a frame sends
+ * the (X) server one path per state instead of one request per bar, and
+ * their edges sit on whole pixels, which the server fills without
+ * computing coverage. */
+typedef struct {
+  gint state;
+  double x0, y0, x1, y1;
+} StBar;
+
+static void
+st_paint (GArray *bars, const ViperViewGeometry *g, gint row, RowState *rs)
+{
+  if (!rs->pending)
+    return;
+  rs->pending = FALSE;
+  double y0 = st_row_y (g, row) + g->row_h * 0.2;
+  StBar b = { rs->pstate, round (rs->px0), round (y0), round (rs->px1), round (y0 + g->row_h * 0.6) };
+  /* a state shorter than a pixel still shows as one */
+  if (b.x1 <= b.x0)
+    b.x1 = b.x0 + 1;
+  if (b.y1 <= b.y0)
+    b.y1 = b.y0 + 1;
+  g_array_append_val (bars, b);
+}
+
+static int
+cmp_bar_state (gconstpointer a, gconstpointer b)
+{
+  const StBar *x = a, *y = b;
+  return (x->state > y->state) - (x->state < y->state);
+}
+
+static void
+st_fill_bars (cairo_t *cr, const ViperRenderer *r, GArray *bars)
+{
+  g_array_sort (bars, cmp_bar_state);
+  for (guint i = 0; i < bars->len;)
+    {
+      gint state = g_array_index (bars, StBar, i).state;
+      cairo_new_path (cr);
+      for (; i < bars->len && g_array_index (bars, StBar, i).state == state; i++)
+        {
+          const StBar *b = &g_array_index (bars, StBar, i);
+          cairo_rectangle (cr, b->x0, b->y0, b->x1 - b->x0, b->y1 - b->y0);
+        }
+      vv_set_color (cr, r->state_color (state));
+      cairo_fill (cr);
+    }
+}
+
+static void
+st_bar (GArray *bars, const ViperViewGeometry *g, gint row, RowState *rs, double a, double b, gint state)
+{
+  a = MAX (a, g->t0);
+  b = MIN (b, g->t1);
+  if (b < a)
+    return;
+  double x0 = vv_st_x (g, a), x1 = vv_st_x (g, b);
+  if (rs->pending && (rs->pstate == state || floor (x1) <= floor (rs->px1)) && x0 <= rs->px1 + 0.5)
+    {
+      /* the same state going on, or a bar that ends inside the pixel the
+       * pending one ends in: it cannot be seen apart from it */
+      rs->px1 = MAX (rs->px1, x1);
+      return;
+    }
+  st_paint (bars, g, row, rs);
+  rs->px0 = x0;
+  rs->px1 = x1;
+  rs->pstate = state;
+  rs->pending = TRUE;
+}
+
+/* The time at pixel column x of the plot. */
+static double
+st_t (const ViperViewGeometry *g, double x)
+{
+  return g->t0 + (x - g->plot_x) / g->plot_w * (g->t1 - g->t0);
+}
+
+/* viper_history_refs_seek from `from` on: the walks below move forward a
+ * pixel column at a time, so the answer is usually a few refs ahead.
+ * Galloping (1, 2, 4, ... refs) brackets it in O(log distance) steps that
+ * stay in the cache lines just read, where a search over the whole list
+ * would touch a cold line per step. */
+static guint
+refs_seek_from (const GArray *refs, guint from, double t)
+{
+  guint n = refs->len, lo = from, step = 1;
+  if (lo >= n || g_array_index (refs, ViperHistoryRef, lo).t0_max >= t)
+    return lo;
+  /* invariant: t0_max[lo] < t */
+  guint hi = lo + step;
+  while (hi < n && g_array_index (refs, ViperHistoryRef, hi).t0_max < t)
+    {
+      lo = hi;
+      step *= 2;
+      hi = step < n - lo ? lo + step : n;
+    }
+  lo++;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (refs, ViperHistoryRef, mid).t0_max < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static const ViperHistoryEntry *
+ref_entry (const ViperModel *m, const GArray *refs, guint i)
+{
+  return viper_model_history_at (m, g_array_index (refs, ViperHistoryRef, i).pos);
+}
+
+static double
+ref_t0_max (const GArray *refs, guint i)
+{
+  return g_array_index (refs, ViperHistoryRef, i).t0_max;
+}
+
+/* One row's state bars, from the model's per-module index rather than the
+ * whole history: a binary search finds the change in effect at the window's
+ * start, and wherever more than one change falls inside one pixel column
+ * another search jumps to the change in effect at the next column.  The
+ * changes jumped over are bars that st_bar would merge into the one the
+ * column shows anyway, so the picture is the same and a row costs at most
+ * a few searches per pixel column, however long the history.  Leaves the
+ * last change drawn in rs->last_t / last_state for the bar up to the clock. */
+static void
+st_row_bars (GArray *bars, const ViperViewGeometry *g, const ViperModel *m, gint row, RowState *rs)
+{
+  const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, row).id);
+  if (!h || !h->states->len)
+    return;
+  const GArray *refs = h->states;
+  guint n = refs->len;
+  /* past this, every change starts after the window */
+  double stop = g->t1 + h->state_disorder;
+  guint i = viper_history_refs_seek (refs, g->t0);
+  i = i > 0 ? i - 1 : 0;
+  const ViperHistoryEntry *cur = NULL;
+  while (i < n)
+    {
+      const ViperHistoryEntry *e = ref_entry (m, refs, i);
+      if (!e)
+        {
+          i++;
+          continue;
+        }
+      if (cur)
+        st_bar (bars, g, row, rs, cur->t0, e->t0, cur->state);
+      cur = e;
+      if (ref_t0_max (refs, i) > stop)
+        break;
+      double col = floor (vv_st_x (g, MAX (e->t0, g->t0)));
+      guint k = refs_seek_from (refs, i, st_t (g, col + 1));
+      const ViperHistoryEntry *last = k > i + 2 ? ref_entry (m, refs, k - 1) : NULL;
+      if (last)
+        {
+          /* changes i+1 .. k-2 end inside this column: one bar up to the
+           * start of k-1 (the change in effect at the next column) stands
+           * for them */
+          st_bar (bars, g, row, rs, cur->t0, last->t0, cur->state);
+          cur = last;
+          i = k;
+        }
+      else
+        i++;
+    }
+  if (cur)
+    {
+      rs->last_t = cur->t0;
+      rs->last_state = cur->state;
+    }
+}
+
+/* Where a message is drawn: from its sender's row at the send to the
+ * receiver's row at the arrival (the clock while underway).  FALSE when it is
+ * not drawn: not an arrow for the renderer, a receiver without a row, or
+ * outside the window. */
+typedef struct {
+  const ViperHistoryEntry *e;
+  double x0, y0, x1, y1;
+  ViperColor color;
+  gboolean underway;
+} StArrow;
+
+static gboolean
+st_arrow_place (const ViperViewGeometry *g, const ViperModel *m, gint row, const ViperHistoryEntry *e, double clock,
+                StArrow *out)
+{
+  if (!g->r->history_arrow || !g->r->history_arrow (m, e, &out->color))
+    return FALSE;
+  gint rb = row_of (g, e->other);
+  if (rb < 0)
+    return FALSE;
+  /* rows scrolled out of view: a message between two of them is not seen */
+  guint lo = g->first_row, hi = g->first_row + g->rows_shown;
+  if (((guint) row < lo || (guint) row >= hi) && ((guint) rb < lo || (guint) rb >= hi))
+    return FALSE;
+  out->underway = isnan (e->t1);
+  double t1 = out->underway ? clock : e->t1;
+  if (t1 < g->t0 || e->t0 > g->t1)
+    return FALSE;
+  out->e = e;
+  out->x0 = vv_st_x (g, e->t0);
+  out->y0 = st_row_y (g, row) + 0.5 * g->row_h;
+  out->x1 = vv_st_x (g, t1);
+  out->y1 = st_row_y (g, rb) + 0.5 * g->row_h;
+  return TRUE;
+}
+
+/* Called for each message the view shows; TRUE stops the walk. */
+typedef gboolean (*StArrowVisit) (const StArrow *a, gpointer data);
+
+/* The messages a row's module sent that the view shows.  Those that have
+ * arrived and fit in the module's arrow_span start at or after
+ * t0 - arrow_span: a binary search finds the first, and one arrived message
+ * per pixel column of their start is all a screen can show (taken[] marks
+ * the plot's columns that have one, whichever row sent it), so after each
+ * a search jumps to the next column.  Underway ones (and arrived ones
+ * longer than the span, not yet swept from the list) are in the module's
+ * `open` list and are all shown: they are few, and each is news.  The
+ * painter and the tooltip both walk this, so the tooltip names only what
+ * is drawn. */
+static gboolean
+st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double clock, guint8 *taken,
+               StArrowVisit visit, gpointer data)
+{
+  const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, row).id);
+  if (!h)
+    return FALSE;
+  const GArray *refs = h->arrows;
+  double stop = g->t1 + h->arrow_disorder;
+  StArrow a;
+  guint i = viper_history_refs_seek (refs, g->t0 - h->arrow_span);
+  while (i < refs->len && ref_t0_max (refs, i) <= stop)
+    {
+      const ViperHistoryEntry *e = ref_entry (m, refs, i++);
+      if (!e || isnan (e->t1) || !st_arrow_place (g, m, row, e, clock, &a))
+        continue;
+      double col = floor (a.x0);
+      double c = col - floor (g->plot_x);
+      gboolean in_plot = c >= 0 && c <= g->plot_w;
+      if (!in_plot || !taken[(guint) c])
+        {
+          if (visit (&a, data))
+            return TRUE;
+          if (in_plot)
+            taken[(guint) c] = 1;
+        }
+      guint k = refs_seek_from (refs, i, st_t (g, col + 1));
+      i = MAX (i, k);
+    }
+  for (guint o = 0; o < h->open->len; o++)
+    {
+      const ViperHistoryEntry *e = viper_model_history_at (m, g_array_index (h->open, guint64, o));
+      if (e && (isnan (e->t1) || e->t1 - e->t0 > h->arrow_span) && st_arrow_place (g, m, row, e, clock, &a)
+          && visit (&a, data))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Every row's messages; taken[] is shared so a pixel column keeps one. */
+static gboolean
+st_arrows (const ViperViewGeometry *g, const ViperModel *m, double clock, StArrowVisit visit, gpointer data)
+{
+  guint8 *taken = g_malloc0 ((gsize) g->plot_w + 2);
+  gboolean stopped = FALSE;
+  for (guint i = 0; m && i < g->mods->len && !stopped; i++)
+    stopped = st_row_arrows (g, m, (gint) i, clock, taken, visit, data);
+  g_free (taken);
+  return stopped;
+}
+
+static gboolean
+st_arrow_collect (const StArrow *a, gpointer data)
+{
+  g_array_append_val ((GArray *) data, *a);
+  return FALSE;
+}
+
+static int
+cmp_arrow_look (gconstpointer a, gconstpointer b)
+{
+  const StArrow *x = a, *y = b;
+  if (x->underway != y->underway)
+    return x->underway - y->underway;
+  if (x->color.r != y->color.r)
+    return x->color.r < y->color.r ? -1 : 1;
+  if (x->color.g != y->color.g)
+    return x->color.g < y->color.g ? -1 : 1;
+  return (x->color.b > y->color.b) - (x->color.b < y->color.b);
+}
+
+/* The messages as arrow_line draws them, but one stroke for the shafts and
+ * one fill for the heads of all the arrows that look alike (colour, dashed):
+ * a handful of requests a frame however many arrows there are. */
+static void
+st_stroke_arrows (cairo_t *cr, GArray *arrows, double head)
+{
+  g_array_sort (arrows, cmp_arrow_look);
+  double dash[] = { 5, 3 };
+  for (guint i = 0; i < arrows->len;)
+    {
+      guint j = i;
+      while (j < arrows->len && cmp_arrow_look (&g_array_index (arrows, StArrow, i),
+                                                &g_array_index (arrows, StArrow, j)) == 0)
+        j++;
+      const StArrow *first = &g_array_index (arrows, StArrow, i);
+      vv_set_color (cr, first->color);
+      for (int part = 0; part < 2; part++)
+        {
+          cairo_new_path (cr);
+          for (guint k = i; k < j; k++)
+            {
+              const StArrow *a = &g_array_index (arrows, StArrow, k);
+              double dx = a->x1 - a->x0, dy = a->y1 - a->y0, len = hypot (dx, dy);
+              if (len < 1)
+                continue;
+              double ux = dx / len, uy = dy / len;
+              if (part == 0)
+                {
+                  cairo_move_to (cr, a->x0, a->y0);
+                  cairo_line_to (cr, a->x1 - ux * head * 0.8, a->y1 - uy * head * 0.8);
+                }
+              else
+                {
+                  cairo_move_to (cr, a->x1, a->y1);
+                  cairo_line_to (cr, a->x1 - ux * head - uy * head * 0.45, a->y1 - uy * head + ux * head * 0.45);
+                  cairo_line_to (cr, a->x1 - ux * head + uy * head * 0.45, a->y1 - uy * head - ux * head * 0.45);
+                  cairo_close_path (cr);
+                }
+            }
+          if (part == 0)
+            {
+              cairo_set_dash (cr, dash, first->underway ? 2 : 0, 0);
+              cairo_stroke (cr);
+              cairo_set_dash (cr, NULL, 0, 0);
+            }
+          else
+            cairo_fill (cr);
+        }
+      i = j;
+    }
+}
+
+/* The legend of the marks that are not states: a message, one underway
+ * (dashed, to the clock) and the breakpoint line. */
+static void
+st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
+{
+  static const char *const names[] = { "message", "underway", "breakpoint" };
+  double dash[] = { 5, 3 }, bdash[] = { 4, 3 };
+  vv_font (cr, 11, FALSE);
+  for (int k = 0; k < 3; k++)
+    {
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, names[k], &e);
+      if (x + 26 + e.x_advance > width)
+        return;
+      cairo_new_path (cr);
+      cairo_set_line_width (cr, k == 2 ? 1.5 : 1.2);
+      if (k == 2)
+        cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+      else
+        cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      cairo_set_dash (cr, k == 1 ? dash : bdash, k ? 2 : 0, 0);
+      if (k == 2)
+        {
+          cairo_move_to (cr, x + 8.5, y - 10);
+          cairo_line_to (cr, x + 8.5, y + 1);
+        }
+      else
+        {
+          cairo_move_to (cr, x, y - 4);
+          cairo_line_to (cr, x + 14, y - 4);
+        }
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      if (k < 2)
+        {
+          cairo_move_to (cr, x + 18, y - 4);
+          cairo_line_to (cr, x + 12, y - 7);
+          cairo_line_to (cr, x + 12, y - 1);
+          cairo_close_path (cr);
+          cairo_fill (cr);
+        }
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      x += 22 + vv_text (cr, x + 22, y, 0, names[k]) + 12;
+    }
+}
+
+void
+vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
+{
+  const ViperRenderer *r = g->r;
+  guint n = g->mods->len;
+  double bottom = g->bottom;
+  /* rows: a light band every other row, and labels: every row when rows are
+   * tall enough for text, else every k-th row (ticks mark the others'
+   * positions; the tooltip names any row) so labels never overlap */
+  double fs = CLAMP (g->row_h - 1, 8, 11);
+  guint every = g->row_h >= 9 ? 1 : (guint) ceil (11.0 / g->row_h);
+  vv_font (cr, fs, TRUE);
+  for (guint i = g->first_row; i < g->first_row + g->rows_shown; i++)
+    {
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      double y0 = st_row_y (g, (gint) i);
+      if (i % 2)
+        {
+          cairo_set_source_rgb (cr, 0.96, 0.96, 0.97);
+          cairo_rectangle (cr, g->plot_x, y0, g->plot_w, g->row_h);
+          cairo_fill (cr);
+        }
+      if (i % every == 0)
+        {
+          char *label = r->module_label (m, b->id);
+          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+          vv_text (cr, g->plot_x - (every > 1 ? 9 : 6), y0 + g->row_h / 2 + fs * 0.36, 1, label);
+          g_free (label);
+          if (every > 1)
+            {
+              cairo_set_line_width (cr, 1);
+              cairo_move_to (cr, g->plot_x - 6, floor (y0 + g->row_h / 2) + 0.5);
+              cairo_line_to (cr, g->plot_x - 1, floor (y0 + g->row_h / 2) + 0.5);
+              cairo_stroke (cr);
+            }
+        }
+      /* the "now" strip: each module's current state */
+      vv_set_color (cr, r->state_color (r->module_state (m, b->id)));
+      cairo_rectangle (cr, g->strip_x, y0 + g->row_h * 0.15, ST_STRIP, MAX (g->row_h * 0.7, 1));
+      cairo_fill (cr);
+    }
+  if (g->rows_shown < n)
+    {
+      /* scrolled: say which rows these are */
+      char rb[64];
+      g_snprintf (rb, sizeof rb, "rows %u\u2013%u of %u", g->first_row + 1, g->first_row + g->rows_shown, n);
+      vv_font (cr, 10, FALSE);
+      cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+      vv_text (cr, 4, bottom + 15, 0, rb);
+    }
+
+  /* state bars: each state lasts from its change to the module's next change */
+  RowState *rows = g_new (RowState, MAX (n, 1u));
+  for (guint i = 0; i < n; i++)
+    rows[i] = (RowState) { NAN, 0, 0, 0, 0, FALSE };
+  cairo_save (cr);
+  cairo_rectangle (cr, g->plot_x, 0, g->plot_w, bottom);
+  cairo_clip (cr);
+  double clock = m && isfinite (m->clock) ? m->clock : g->t1;
+  GArray *bars = g_array_new (FALSE, FALSE, sizeof (StBar));
+  for (guint i = g->first_row; m && i < g->first_row + g->rows_shown; i++)
+    {
+      st_row_bars (bars, g, m, (gint) i, &rows[i]);
+      if (!isnan (rows[i].last_t))
+        st_bar (bars, g, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
+      st_paint (bars, g, (gint) i, &rows[i]);
+    }
+  st_fill_bars (cr, r, bars);
+  g_array_unref (bars);
+  g_free (rows);
+
+  /* messages: from the sender's row at the send to the receiver's row at the
+   * arrival, row by row of their senders */
+  cairo_set_line_width (cr, 1.2);
+  GArray *arrows = g_array_new (FALSE, FALSE, sizeof (StArrow));
+  st_arrows (g, m, clock, st_arrow_collect, arrows);
+  st_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2));
+  g_array_unref (arrows);
+  cairo_restore (cr);
+
+  /* axis */
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, g->plot_x, bottom + 0.5);
+  cairo_line_to (cr, g->plot_x + g->plot_w, bottom + 0.5);
+  cairo_stroke (cr);
+  double step = nice_step (g->t1 - g->t0, MAX ((int) (g->plot_w / 90), 2));
+  vv_font (cr, 10, FALSE);
+  for (double t = ceil (g->t0 / step) * step; t <= g->t1 + step * 1e-9; t += step)
+    {
+      double x = floor (vv_st_x (g, t)) + 0.5;
+      cairo_move_to (cr, x, bottom);
+      cairo_line_to (cr, x, bottom + 4);
+      cairo_stroke (cr);
+      char tb[32];
+      viper_view_format_clock (fabs (t) < step * 1e-9 ? 0 : t, step, tb, sizeof tb);
+      vv_text (cr, x, bottom + 15, 0.5, tb);
+    }
+  /* the breakpoint marker */
+  double bp = window ? window->breakpoint : NAN;
+  if (isfinite (bp) && bp >= g->t0 && bp <= g->t1)
+    {
+      double x = floor (vv_st_x (g, bp)) + 0.5, d[] = { 4, 3 };
+      cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+      cairo_set_line_width (cr, 1.5);
+      cairo_set_dash (cr, d, 2, 0);
+      cairo_move_to (cr, x, g->top);
+      cairo_line_to (cr, x, bottom);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      vv_font (cr, 10, TRUE);
+      vv_text (cr, x + 3, g->top + 9, 0, "breakpoint");
+    }
+  /* the axis's unit, right of its last label */
+  vv_font (cr, 10, TRUE);
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  char unit[48];
+  g_snprintf (unit, sizeof unit, "clock%s%s%s", r->time_unit ? " (" : "", r->time_unit ? r->time_unit : "",
+              r->time_unit ? ")" : "");
+  vv_text (cr, g->width - 4, bottom + 28, 1, unit);
+  double lx = g->plot_x;
+  vv_draw_legend (cr, r, g->plot_x, g->height - 6);
+  /* marks: after the states, on the same line when there is room */
+  cairo_text_extents_t e;
+  vv_font (cr, 11, FALSE);
+  for (guint s = 0; s < r->n_states; s++)
+    {
+      cairo_text_extents (cr, r->state_name ((gint) s), &e);
+      lx += 14 + e.x_advance + 12;
+    }
+  st_draw_marks_legend (cr, lx, g->height - 6, g->width);
+}
+
+typedef struct {
+  double x, y;
+  const ViperHistoryEntry *e;
+} StNear;
+
+static gboolean
+st_arrow_near (const StArrow *a, gpointer data)
+{
+  StNear *n = data;
+  double dx = a->x1 - a->x0, dy = a->y1 - a->y0, l2 = dx * dx + dy * dy;
+  double u = l2 > 0 ? CLAMP (((n->x - a->x0) * dx + (n->y - a->y0) * dy) / l2, 0, 1) : 0;
+  if (hypot (a->x0 + u * dx - n->x, a->y0 + u * dy - n->y) > 3)
+    return FALSE;
+  n->e = a->e;
+  return TRUE;
+}
+
+char *
+viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const ViperTimeWindow *window,
+                               int width, int height, double x, double y)
+{
+  if (!m)
+    return NULL;
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, m, run, NULL, window, width, height);
+  const ViperRenderer *r = g->r;
+  char *out = NULL;
+  gint row = (gint) floor ((y - g->top) / g->row_h) + (gint) g->first_row;
+  if (x < g->plot_x - ST_LABEL_W || x > g->plot_x + g->plot_w + ST_STRIP + 6 || y < g->top || y >= g->bottom
+      || row < 0 || (guint) row >= g->mods->len)
+    goto done;
+  if (x < g->plot_x || x > g->plot_x + g->plot_w)
+    {
+      /* over the labels or the strip: the row's module and its state now */
+      gint64 rid = g_array_index (g->mods, ModBox, row).id;
+      char *label = r->module_label (m, rid);
+      out = g_strdup_printf ("%s: %s now", label, r->state_name (r->module_state (m, rid)));
+      g_free (label);
+      goto done;
+    }
+  double t = g->t0 + (x - g->plot_x) / g->plot_w * (g->t1 - g->t0);
+  gint64 id = g_array_index (g->mods, ModBox, row).id;
+  /* a message passing close to the pointer wins over the bar under it */
+  StNear near = { x, y, NULL };
+  if (st_arrows (g, m, isfinite (m->clock) ? m->clock : g->t1, st_arrow_near, &near))
+    {
+      const ViperHistoryEntry *e = near.e;
+      char *a = r->module_label (m, e->module), *b = r->module_label (m, e->other);
+      char t0s[32], t1s[32];
+      vv_format_time (e->t0, t0s, sizeof t0s);
+      vv_format_time (e->t1, t1s, sizeof t1s);
+      out = isnan (e->t1) ? g_strdup_printf ("message %s \u2192 %s sent at %s, underway", a, b, t0s)
+                          : g_strdup_printf ("message %s \u2192 %s sent at %s, received at %s", a, b, t0s, t1s);
+      g_free (a);
+      g_free (b);
+      goto done;
+    }
+  /* the bar under the pointer: the last change at or before t and the next one */
+  double from = NAN, to = NAN;
+  gint state = -1;
+  const ViperHistoryModule *h = viper_model_history_module (m, id);
+  if (h && h->states->len)
+    {
+      guint k = viper_history_refs_seek (h->states, nextafter (t, INFINITY));
+      const ViperHistoryEntry *e = k > 0 ? ref_entry (m, h->states, k - 1) : NULL;
+      const ViperHistoryEntry *next = k < h->states->len ? ref_entry (m, h->states, k) : NULL;
+      if (e)
+        {
+          from = e->t0;
+          state = e->state;
+          to = next ? next->t0 : NAN;
+        }
+    }
+  if (state >= 0)
+    {
+      char *label = r->module_label (m, id);
+      char fs[32], ts[32];
+      vv_format_time (from, fs, sizeof fs);
+      vv_format_time (isnan (to) ? m->clock : to, ts, sizeof ts);
+      out = g_strdup_printf ("%s: %s from %s to %s%s", label, r->state_name (state), fs, ts,
+                             isnan (to) ? " (now)" : "");
+      g_free (label);
+    }
+done:
+  viper_view_geometry_free (g);
+  return out;
+}

@@ -1,0 +1,135 @@
+/* test-pace.c - the scheduler's replay speed (issue 13).
+ *
+ * Inside a main context, RUNNING at speed S moves the clock at most S trace
+ * time units per wall second: every transferred tram's adjusted time stays
+ * within S x (time since Go) of the first one's, so a trace spanning T takes
+ * at least T / S seconds; a breakpoint turns it into a fast-forward, and the
+ * headless viper_scheduler_run() ignores the speed.  The bounds are lower
+ * bounds on elapsed time, which hold however slow the machine is.
+ */
+#include <math.h>
+#include <glib/gstdio.h>
+#include "core/scheduler.h"
+#include "paradigms/paradigms.h"
+
+typedef struct {
+  gint64 go;
+  double first, speed;
+  guint n, late;
+} Watch;
+
+static void
+hook (const ViperTram *t, gboolean changed, gpointer data)
+{
+  (void) changed;
+  Watch *w = data;
+  double since = (double) (g_get_monotonic_time () - w->go) / 1e6;
+  if (w->n++ == 0)
+    w->first = t->adjusted;
+  else if (w->speed > 0 && t->adjusted - w->first > w->speed * since + 1e-9)
+    w->late++;   /* the clock ran ahead of the pace */
+}
+
+static char *
+trace (void)
+{
+  /* processor 0 starts and stops tracing ten times, 0.03 s apart: 0.27 s in all */
+  GString *s = g_string_new (NULL);
+  for (int i = 0; i < 10; i++)
+    g_string_append_printf (s, "-3 -901 %.2f 0 0 0\n", i * 0.03);
+  char *path = NULL;
+  int fd = g_file_open_tmp ("viper-pace-XXXXXX.trc", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
+  close (fd);
+  g_string_free (s, TRUE);
+  return path;
+}
+
+/* Replay the trace in the default main context at `speed` (breakpoint bp);
+ * returns the seconds it took, and the watch. */
+static double
+play (const char *path, double speed, double bp, gboolean headless, Watch *w)
+{
+  viper_paradigms_register_all ();
+  const ViperParadigm *p = viper_paradigm_lookup ("picl");
+  ViperTramPool *pool = viper_tram_pool_new ();
+  ViperChannels *ch = viper_channels_new ();
+  ViperDiag diag;
+  viper_diag_init (&diag, NULL, NULL);
+  ViperModel *m = p->model_new (p, NULL);
+  ViperRun *run = viper_run_new (p, m, pool, ch, &diag, 0.5);
+  ViperScheduler *s = viper_scheduler_new (run, m, ch, &diag);
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, pool, &diag, ch, &error);
+  g_assert_no_error (error);
+  viper_scheduler_add_source (s, src);
+  if (!headless)
+    viper_scheduler_attach (s, NULL);
+  viper_scheduler_set_speed (s, speed);
+  g_assert_cmpfloat (viper_scheduler_speed (s), ==, speed);
+  viper_scheduler_set_breakpoint (s, bp);
+  *w = (Watch) { g_get_monotonic_time (), 0, speed, 0, 0 };
+  viper_scheduler_add_hook (s, hook, w);
+  gint64 t0 = g_get_monotonic_time ();
+  if (headless)
+    viper_scheduler_run (s);
+  else
+    {
+      viper_scheduler_go (s);
+      /* bounded: the replay takes 0.27 s at speed 1; give it 60 s */
+      gint64 deadline = t0 + 60 * G_USEC_PER_SEC;
+      while (viper_scheduler_state (s) != VIPER_SCHED_IDLE && g_get_monotonic_time () < deadline)
+        g_main_context_iteration (NULL, TRUE);
+    }
+  double took = (double) (g_get_monotonic_time () - t0) / 1e6;
+  g_assert_cmpint (viper_scheduler_last_stop (s), ==, VIPER_STOP_END);
+  g_assert_cmpuint (m->applied, ==, 10);
+  viper_scheduler_free (s);
+  viper_run_free (run);
+  viper_model_free (m);
+  viper_channels_free (ch);
+  viper_diag_clear (&diag);
+  viper_tram_pool_free (pool);
+  return took;
+}
+
+static void
+test_speed (void)
+{
+  char *path = trace ();
+  Watch w;
+  double took = play (path, 1.0, NAN, FALSE, &w);
+  g_assert_cmpuint (w.late, ==, 0);
+  g_assert_cmpfloat (took, >=, 0.27 * 0.98);
+  took = play (path, 3.0, NAN, FALSE, &w);
+  g_assert_cmpuint (w.late, ==, 0);
+  g_assert_cmpfloat (took, >=, 0.09 * 0.98);
+  g_unlink (path);
+  g_free (path);
+}
+
+static void
+test_unpaced (void)
+{
+  char *path = trace ();
+  Watch w;
+  /* a speed so slow that pacing would take 27 s: a breakpoint past the end
+   * (fast-forward) and the headless loop both ignore it, so they end at
+   * once; 27 s would hit the test's timeout */
+  double took = play (path, 0.01, 1e300, FALSE, &w);
+  g_assert_cmpfloat (took, <, 20);
+  took = play (path, 0.01, NAN, TRUE, &w);
+  g_assert_cmpfloat (took, <, 20);
+  g_unlink (path);
+  g_free (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/scheduler/pace/speed", test_speed);
+  g_test_add_func ("/scheduler/pace/unpaced", test_unpaced);
+  return g_test_run ();
+}
