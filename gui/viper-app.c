@@ -18,7 +18,18 @@
  * the Xvfb tests synchronise on instead of sleeping.  The dump also says how
  * long the run took since Go ("seconds") and how many times each view was
  * painted in that time ("run_frames"): bench/bench-gui.py reads its figures
- * from there.
+ * from there.  Its "ui" object says what the window shows besides the views
+ * (title, subtitle, the info bar's text, the diagnostics pane, which views
+ * are shown, the paradigm and why, the live connections).
+ *
+ * Problems in plain sight (issue 14): the info bar above the views
+ * (viper-infobar.c) says whenever something is rejected, pending,
+ * inconsistent or disconnected; the diagnostics (viper-status.c) float or
+ * dock below the views; the paradigm is detected from the content unless
+ * chosen (viper-open-dialog.c).  Live: a connection that arrives while none
+ * is open in a session that holds trams is a new run and starts the session
+ * over (viper-session.c); Reset while programs are connected asks, then
+ * disconnects them.
  */
 #include <errno.h>
 #include <math.h>
@@ -33,6 +44,10 @@
 #include "viper-setup-dialog.h"
 #include "viper-status.h"
 #include "viper-view-widget.h"
+#include "viper-infobar.h"
+#include "viper-open-dialog.h"
+#include "viper-settings.h"
+#include "viper-desktop.h"
 
 typedef struct {
   /* options */
@@ -73,6 +88,15 @@ typedef struct {
   gint64 go_t;              /* when processing last started (benchmark numbers in the dump) */
   gint64 paint_t;           /* when the frame being painted started */
   guint64 go_frames[VIPER_VIEW_N_KINDS];  /* each view's paints by then: frames/s counts the run's own */
+
+  ViperInfobar *infobar;
+  GtkWidget *dock, *main_paned;      /* the docked diagnostics, below the views */
+  GtkWidget *top, *bottom, *vp;      /* the views' containers (reflow when views are hidden) */
+  GMenu *recent_menu;
+  ViperSettings *settings;
+  char *open_folder, *setup_folder;  /* where the dialogs were last */
+  ViperLiveState live_dumped;        /* the live state the last dump described */
+  guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
 } App;
 
 static App app;
@@ -81,6 +105,7 @@ static App app;
 
 static void flush (App *a);
 static void update_progress (App *a);
+static void save_settings (App *a);
 
 static void
 diag_sink (ViperDiagKind kind, const char *message, gpointer data)
@@ -88,6 +113,8 @@ diag_sink (ViperDiagKind kind, const char *message, gpointer data)
   App *a = data;
   if (a->status)
     viper_status_condition (a->status, kind, message);
+  if (a->infobar)
+    viper_infobar_note (a->infobar, kind, message);
   if (kind == VIPER_DIAG_BAD_INPUT)
     g_printerr ("%s\n", message);
 }
@@ -152,11 +179,29 @@ update_controls (App *a)
     {
       double clock = viper_run_clock (a->s->run);
       ViperStopReason last = viper_scheduler_last_stop (a->s->sched);
-      g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name,
-                  running ? "running" : last == VIPER_STOP_NONE ? "ready" : stop_name (last),
+      char livebuf[48];
+      const char *what = running ? "running" : last == VIPER_STOP_NONE ? "ready" : stop_name (last);
+      guint open = 0;
+      switch (viper_session_live_state (a->s, &open))
+        {
+        case VIPER_LIVE_LISTENING: what = "listening"; break;
+        case VIPER_LIVE_CONNECTED:
+          g_snprintf (livebuf, sizeof livebuf, "%u connected", open);
+          what = livebuf;
+          break;
+        case VIPER_LIVE_ENDED: what = "program ended"; break;
+        case VIPER_LIVE_LOST: what = "connection lost"; break;
+        case VIPER_LIVE_NONE:
+        default: break;
+        }
+      if (!running && last == VIPER_STOP_USER)
+        what = "stopped";
+      g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name, what,
                   isfinite (clock) ? viper_format_double (clock, tb) : "-");
     }
   gtk_header_bar_set_subtitle (GTK_HEADER_BAR (a->header), sub);
+  if (a->infobar)
+    viper_infobar_update (a->infobar, a->s);
 }
 
 static void
@@ -180,6 +225,28 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
   update_controls (a);
 }
 
+/* A new run connected to the listening session, which started over. */
+static void
+on_new_run (gpointer data)
+{
+  App *a = data;
+  a->have_applied = FALSE;
+  a->live_dumped = VIPER_LIVE_NONE;
+  a->pending_reasons_at = 0;
+  if (a->status)
+    viper_status_clear (a->status);
+  if (a->infobar)
+    viper_infobar_clear (a->infobar);
+  /* the warning that says so went to the cleared lists: say it again */
+  char *msg = g_strdup_printf ("a new run connected while none was connected: the session started over (run %u)",
+                               a->s->new_runs + 1);
+  diag_sink (VIPER_DIAG_WARNING, msg, a);
+  g_free (msg);
+  flush (a);
+  update_controls (a);
+  request_dump (a, "new-run");
+}
+
 static void
 set_session (App *a, ViperSession *s)
 {
@@ -192,10 +259,24 @@ set_session (App *a, ViperSession *s)
   a->rate = 0;
   a->rate_applied = 0;
   a->rate_t = g_get_monotonic_time ();
+  a->live_dumped = VIPER_LIVE_NONE;
+  a->pending_reasons_at = 0;
   if (a->status)
     viper_status_clear (a->status);
+  if (a->infobar)
+    viper_infobar_clear (a->infobar);
+  if (a->status)
+    {
+      char *p = s ? g_strdup_printf ("%s%s%s%s", s->paradigm->name, s->detect_reason ? " (detected: " : " (chosen)",
+                                     s->detect_reason ? s->detect_reason : "", s->detect_reason ? ")" : "")
+                  : NULL;
+      viper_status_set_paradigm (a->status, p);
+      g_free (p);
+    }
   if (s)
     {
+      s->on_new_run = on_new_run;
+      s->on_new_run_data = a;
       viper_scheduler_add_hook (s->sched, transfer_hook, a);
       viper_scheduler_set_notify (s->sched, sched_notify, a);
       viper_scheduler_set_breakpoint (s->sched, a->breakpoint);
@@ -236,6 +317,11 @@ open_session (App *a, const char *paradigm, const char *setup, char **traces, ch
       return FALSE;
     }
   set_session (a, s);
+  for (char **t = traces; t && *t; t++)
+    if (!g_str_equal (*t, "-"))
+      viper_desktop_add_recent (*t);
+  if (a->recent_menu)
+    viper_desktop_fill_recent (a->recent_menu);
   return TRUE;
 }
 
@@ -297,8 +383,19 @@ tick (gpointer data)
         viper_status_set_last_applied (a->status, NULL, 0, 0);
     }
   update_progress (a);
-  if (viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE)
+  /* live sessions change state without a stop (connections come and go) */
+  if (viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE || viper_session_has_listener (a->s))
     update_controls (a);
+  if (a->status && viper_status_shown (a->status))
+    {
+      ViperStopReason last = viper_scheduler_last_stop (a->s->sched);
+      if ((last == VIPER_STOP_END || last == VIPER_STOP_WAITING || last == VIPER_STOP_USER)
+          && a->pending_reasons_at != a->s->model->applied + 1)
+        {
+          a->pending_reasons_at = a->s->model->applied + 1;
+          viper_status_set_pending_reasons (a->status, a->s);
+        }
+    }
   /* live: once every sender has closed and all is applied, say so for the tests */
   if (a->debug_dir && viper_session_has_listener (a->s))
     {
@@ -310,6 +407,14 @@ tick (gpointer data)
           a->live_dumped_at = a->s->model->applied;
           request_dump (a, "live-idle");
         }
+      ViperLiveState ls = viper_session_live_state (a->s, NULL);
+      if (ls != a->live_dumped && (ls == VIPER_LIVE_CONNECTED || ls == VIPER_LIVE_LISTENING))
+        {
+          a->live_dumped = ls;
+          request_dump (a, ls == VIPER_LIVE_CONNECTED ? "live-connected" : "live-listening");
+        }
+      else if (ls != a->live_dumped && viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_WAITING)
+        a->live_dumped = ls;
     }
   return G_SOURCE_CONTINUE;
 }
@@ -444,25 +549,94 @@ write_progress (App *a)
 }
 
 static void
+json_string (GString *j, const char *v)
+{
+  if (!v)
+    {
+      g_string_append (j, "null");
+      return;
+    }
+  g_string_append_c (j, '"');
+  for (const char *p = v; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (j, "\\%c", *p);
+      else if ((guchar) *p < 0x20)
+        g_string_append_printf (j, "\\u%04x", (guchar) *p);
+      else
+        g_string_append_c (j, *p);
+    }
+  g_string_append_c (j, '"');
+}
+
+/* What the window shows besides the views, for the tests. */
+static char *
+ui_json (App *a)
+{
+  static const char *const live_names[] = { "none", "listening", "connected", "ended", "lost" };
+  GString *j = g_string_new ("{\"title\": ");
+  json_string (j, gtk_header_bar_get_title (GTK_HEADER_BAR (a->header)));
+  g_string_append (j, ", \"subtitle\": ");
+  json_string (j, gtk_header_bar_get_subtitle (GTK_HEADER_BAR (a->header)));
+  g_string_append (j, ", \"infobar\": ");
+  viper_infobar_to_json (a->infobar, j);
+  int ix = 0, iy = 0;
+  GtkWidget *ibw = viper_infobar_widget (a->infobar);
+  GtkAllocation ial;
+  gtk_widget_get_allocation (ibw, &ial);
+  gboolean placed = gtk_widget_get_visible (ibw) && root_origin (ibw, &ix, &iy);
+  g_string_append_printf (j, ", \"infobar_box\": [%d, %d, %d, %d]", ix, iy, placed ? ial.width : 0,
+                          placed ? ial.height : 0);
+  g_string_append_printf (j, ", \"diagnostics\": {\"docked\": %s, \"shown\": %s}",
+                          viper_status_docked (a->status) ? "true" : "false",
+                          viper_status_shown (a->status) ? "true" : "false");
+  g_string_append (j, ", \"views\": {");
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      GtkAllocation al;
+      gtk_widget_get_allocation (a->frames[k], &al);
+      g_string_append_printf (j, "%s\"%s\": {\"shown\": %s, \"width\": %d, \"height\": %d}", k ? ", " : "",
+                              viper_view_kind_name (k), gtk_widget_get_visible (a->frames[k]) ? "true" : "false",
+                              al.width, al.height);
+    }
+  g_string_append (j, "}, \"paradigm\": ");
+  json_string (j, a->s ? a->s->paradigm->name : NULL);
+  g_string_append (j, ", \"detect_reason\": ");
+  json_string (j, a->s ? a->s->detect_reason : NULL);
+  guint open = 0, total = 0;
+  ViperLiveState ls = VIPER_LIVE_NONE;
+  if (a->s)
+    {
+      ls = viper_session_live_state (a->s, NULL);
+      viper_session_connections (a->s, &open, &total);
+    }
+  g_string_append_printf (j, ", \"live\": \"%s\", \"connections\": {\"open\": %u, \"total\": %u, \"lost\": %u}"
+                          ", \"new_runs\": %u}", live_names[ls], open, total,
+                          a->s ? viper_session_lost_connections (a->s) : 0, a->s ? a->s->new_runs : 0);
+  return g_string_free (j, FALSE);
+}
+
+static void
 write_state (App *a)
 {
   a->dump_pending = FALSE;
   a->dumps++;
   char *state = a->s ? viper_state_to_json (a->s->run, a->s->model, FALSE) : g_strdup ("null");
   g_strchomp (state);
+  char *ui = ui_json (a);
   guint64 painted[2] = { viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_ANIMATION])),
                         viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME])) };
   char *doc = g_strdup_printf ("{\"dumps\": %u, \"why\": \"%s\", \"progress_visible\": %s, \"steps\": %" G_GUINT64_FORMAT
                                ", \"changes\": %" G_GUINT64_FORMAT ", \"applied\": %" G_GUINT64_FORMAT
                                ", \"seconds\": %.6f, \"frames\": {\"animation\": %" G_GUINT64_FORMAT
                                ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"run_frames\": {\"animation\": %"
-                               G_GUINT64_FORMAT ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"state\": %s}\n",
+                               G_GUINT64_FORMAT ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"ui\": %s, \"state\": %s}\n",
                                a->dumps, a->dump_why, gtk_widget_get_visible (a->progress) ? "true" : "false",
                                a->s ? viper_scheduler_steps_done (a->s->sched) : 0,
                                a->s ? a->s->model->changes : 0, a->s ? a->s->model->applied : 0,
                                (double) (g_get_monotonic_time () - a->go_t) / 1e6, painted[0], painted[1],
                                painted[0] - a->go_frames[VIPER_VIEW_ANIMATION],
-                               painted[1] - a->go_frames[VIPER_VIEW_SPACETIME], state);
+                               painted[1] - a->go_frames[VIPER_VIEW_SPACETIME], ui, state);
   char *path = g_build_filename (a->debug_dir, "state.json", NULL);
   GError *e = NULL;
   /* g_file_set_contents renames into place: a reader never sees half a file */
@@ -474,6 +648,7 @@ write_state (App *a)
   g_free (path);
   g_free (doc);
   g_free (state);
+  g_free (ui);
 }
 
 /* Painting and replaying share the main loop: painting comes first (GDK's
@@ -560,17 +735,52 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
   App *a = data;
   if (!a->s)
     return;
-  GError *error = NULL;
-  if (!viper_scheduler_reset (a->s->sched, &error))
+  guint open = 0, total = 0;
+  viper_session_connections (a->s, &open, &total);
+  if (open > 0)
     {
-      /* a live stream cannot rewind: the state is cleared all the same */
-      diag_sink (VIPER_DIAG_WARNING, error->message, a);
-      g_error_free (error);
+      /* The connected programs' next trams continue their sequences: replayed
+       * on a cleared state they would wait forever for what came before.  So
+       * Reset while connected disconnects them, after asking. */
+      GtkWidget *d = gtk_message_dialog_new (GTK_WINDOW (a->window), GTK_DIALOG_MODAL, GTK_MESSAGE_QUESTION,
+                                             GTK_BUTTONS_NONE, "Disconnect %u connected %s and reset?", open,
+                                             open == 1 ? "program" : "programs");
+      gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (d),
+                                                "Their next trams continue where they are and cannot be replayed "
+                                                "from a cleared state. Viper keeps listening: the next run that "
+                                                "connects starts afresh.");
+      gtk_dialog_add_buttons (GTK_DIALOG (d), "_Cancel", GTK_RESPONSE_CANCEL, "_Disconnect and Reset",
+                              GTK_RESPONSE_ACCEPT, NULL);
+      gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_ACCEPT);
+      int r = gtk_dialog_run (GTK_DIALOG (d));
+      gtk_widget_destroy (d);
+      if (r != GTK_RESPONSE_ACCEPT)
+        return;
+      viper_session_disconnect (a->s);
+    }
+  gboolean live = viper_session_has_listener (a->s);
+  if (live)
+    viper_session_start_over (a->s);
+  else
+    {
+      GError *error = NULL;
+      if (!viper_scheduler_reset (a->s->sched, &error))
+        {
+          diag_sink (VIPER_DIAG_WARNING, error->message, a);
+          g_error_free (error);
+        }
     }
   viper_scheduler_set_breakpoint (a->s->sched, a->breakpoint);
   a->have_applied = FALSE;
+  a->pending_reasons_at = 0;
+  a->live_dumped = VIPER_LIVE_NONE;
   if (a->status)
     viper_status_clear (a->status);
+  if (a->infobar)
+    viper_infobar_clear (a->infobar);
+  /* a listening session goes on listening */
+  if (live && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
+    viper_scheduler_go (a->s->sched);
   flush (a);
   update_controls (a);
   request_dump (a, "reset");
@@ -644,17 +854,13 @@ act_breakpoint (GSimpleAction *action, GVariant *param, gpointer data)
   gtk_widget_destroy (d);
 }
 
-static char *
-choose_file (App *a, const char *title, gboolean optional)
+static void
+remember_folder (char **slot, const char *path, gboolean is_dir)
 {
-  GtkWidget *d = gtk_file_chooser_dialog_new (title, GTK_WINDOW (a->window), GTK_FILE_CHOOSER_ACTION_OPEN,
-                                              optional ? "_None" : "_Cancel", GTK_RESPONSE_CANCEL,
-                                              "_Open", GTK_RESPONSE_ACCEPT, NULL);
-  char *path = NULL;
-  if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_ACCEPT)
-    path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (d));
-  gtk_widget_destroy (d);
-  return path;
+  if (!path)
+    return;
+  g_free (*slot);
+  *slot = is_dir ? g_strdup (path) : g_path_get_dirname (path);
 }
 
 static void
@@ -662,16 +868,44 @@ act_open (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   App *a = data;
-  char *trace = choose_file (a, "Open a trace", FALSE);
-  if (!trace)
+  ViperOpenChoice c;
+  /* the paradigm is the dialog's (automatic by default), never the last session's */
+  if (!viper_open_dialog_run (GTK_WINDOW (a->window), a->open_folder, a->setup_folder, &c))
     return;
-  const char *pname = a->s ? a->s->paradigm->name : a->paradigm;
-  const ViperParadigm *p = viper_paradigm_lookup (pname ? pname : "monalisa");
-  char *setup = p && p->setup_load ? choose_file (a, "Setup file (optional)", TRUE) : NULL;
-  char *traces[] = { trace, NULL };
-  open_session (a, pname, setup, traces, NULL);
-  g_free (trace);
-  g_free (setup);
+  remember_folder (&a->open_folder, c.folder, TRUE);
+  remember_folder (&a->setup_folder, c.setup, FALSE);
+  char *traces[] = { c.trace, NULL };
+  open_session (a, c.paradigm, c.setup, traces, NULL);
+  viper_open_choice_clear (&c);
+  request_dump (a, "open");
+}
+
+/* Recent files, drag-and-drop and double-clicked files: the paradigm from the
+ * content, and a setup file with the trace's stem when there is one. */
+static void
+open_files (char **traces, const char *setup, gpointer data)
+{
+  App *a = data;
+  char *proposed = setup ? g_strdup (setup) : viper_propose_setup (traces[0]);
+  if (proposed && !setup)
+    {
+      char *msg = g_strdup_printf ("using the setup file %s (same name as the trace)", proposed);
+      open_session (a, NULL, proposed, traces, NULL);
+      diag_sink (VIPER_DIAG_TRACE_START, msg, a);
+      g_free (msg);
+    }
+  else
+    open_session (a, NULL, proposed, traces, NULL);
+  remember_folder (&a->open_folder, traces[0], FALSE);
+  g_free (proposed);
+}
+
+static void
+act_open_recent (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action;
+  char *traces[] = { (char *) g_variant_get_string (param, NULL), NULL };
+  open_files (traces, NULL, data);
 }
 
 static void
@@ -679,33 +913,16 @@ act_listen (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   App *a = data;
-  GtkWidget *d = gtk_dialog_new_with_buttons ("Listen", GTK_WINDOW (a->window), GTK_DIALOG_MODAL,
-                                              "_Cancel", GTK_RESPONSE_CANCEL, "_Listen", GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_OK);
-  GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
-  gtk_container_set_border_width (GTK_CONTAINER (box), 12);
-  gtk_box_set_spacing (GTK_BOX (box), 6);
-  gtk_container_add (GTK_CONTAINER (box), gtk_label_new ("Accept trams on (tcp:HOST:PORT, tcp:PORT or unix:PATH):"));
-  GtkWidget *entry = gtk_entry_new ();
-  gtk_entry_set_text (GTK_ENTRY (entry), "tcp:127.0.0.1:7405");
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_container_add (GTK_CONTAINER (box), entry);
-  gtk_widget_show_all (d);
-  if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
-    {
-      char *addr = g_strdup (gtk_entry_get_text (GTK_ENTRY (entry)));
-      char *listen[] = { addr, NULL };
-      const char *pname = a->s ? a->s->paradigm->name : a->paradigm;
-      char *setup = a->s && a->setup ? g_strdup (a->setup) : NULL;
-      gtk_widget_destroy (d);
-      d = NULL;
-      if (open_session (a, pname, setup, NULL, listen))
-        viper_scheduler_go (a->s->sched);
-      g_free (addr);
-      g_free (setup);
-    }
-  if (d)
-    gtk_widget_destroy (d);
+  ViperOpenChoice c;
+  const char *setup = a->s ? a->s->setup_path : a->setup;
+  const char *pname = a->s && !a->s->detect_reason ? a->s->paradigm->name : NULL;
+  if (!viper_listen_dialog_run (GTK_WINDOW (a->window), NULL, setup, pname, a->setup_folder, &c))
+    return;
+  remember_folder (&a->setup_folder, c.setup, FALSE);
+  char *listen[] = { c.address, NULL };
+  if (open_session (a, c.paradigm, c.setup, NULL, listen))
+    viper_scheduler_go (a->s->sched);
+  viper_open_choice_clear (&c);
 }
 
 static void
@@ -785,6 +1002,37 @@ act_settings (GSimpleAction *action, GVariant *param, gpointer data)
   gtk_widget_destroy (d);
 }
 
+/* The diagnostics: in their window, or the dock below the views. */
+static void
+show_diagnostics_pane (App *a, gboolean show)
+{
+  if (viper_status_docked (a->status))
+    gtk_widget_set_visible (a->dock, show);
+  else
+    {
+      gtk_widget_set_visible (viper_status_window (a->status), show);
+      if (show)
+        gtk_window_present (GTK_WINDOW (viper_status_window (a->status)));
+    }
+  GAction *act = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), "status");
+  if (act)
+    g_simple_action_set_state (G_SIMPLE_ACTION (act), g_variant_new_boolean (show));
+  if (show && a->s)
+    {
+      viper_status_update (a->status, a->s, a->rate);
+      viper_status_set_pending_reasons (a->status, a->s);
+    }
+}
+
+/* The info bar's button. */
+static void
+infobar_diagnostics (gpointer data)
+{
+  App *a = data;
+  show_diagnostics_pane (a, TRUE);
+  request_dump (a, "diagnostics");
+}
+
 static void
 act_status (GSimpleAction *action, GVariant *param, gpointer data)
 {
@@ -794,7 +1042,55 @@ act_status (GSimpleAction *action, GVariant *param, gpointer data)
   gboolean show = !g_variant_get_boolean (st);
   g_variant_unref (st);
   g_simple_action_set_state (action, g_variant_new_boolean (show));
-  gtk_widget_set_visible (viper_status_window (a->status), show);
+  show_diagnostics_pane (a, show);
+  request_dump (a, "diagnostics");
+}
+
+static void
+act_dock_status (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) param;
+  App *a = data;
+  GVariant *st = g_action_get_state (G_ACTION (action));
+  gboolean dock = !g_variant_get_boolean (st);
+  g_variant_unref (st);
+  g_simple_action_set_state (action, g_variant_new_boolean (dock));
+  gboolean shown = viper_status_shown (a->status);
+  viper_status_set_docked (a->status, dock ? a->dock : NULL);
+  show_diagnostics_pane (a, shown);
+  request_dump (a, "dock");
+}
+
+static void
+act_shortcuts (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  viper_desktop_shortcuts (GTK_WINDOW (((App *) data)->window));
+}
+
+static void
+act_help (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  viper_desktop_help (GTK_WINDOW (((App *) data)->window));
+}
+
+static void
+act_about (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  viper_desktop_about (GTK_WINDOW (((App *) data)->window));
+}
+
+/* A row whose views are all hidden goes, so the other fills the window
+ * instead of leaving a hole. */
+static void
+reflow (App *a)
+{
+  gtk_widget_set_visible (a->top, gtk_widget_get_visible (a->frames[VIPER_VIEW_ANIMATION])
+                                      || gtk_widget_get_visible (a->frames[VIPER_VIEW_PROGRAM]));
+  gtk_widget_set_visible (a->bottom, gtk_widget_get_visible (a->frames[VIPER_VIEW_SPACETIME])
+                                         || gtk_widget_get_visible (a->frames[VIPER_VIEW_VARIABLES]));
 }
 
 static void
@@ -810,6 +1106,8 @@ act_show_view (GSimpleAction *action, GVariant *param, gpointer data)
   g_variant_unref (st);
   g_simple_action_set_state (action, g_variant_new_boolean (show));
   gtk_widget_set_visible (a->frames[k], show);
+  reflow (a);
+  request_dump (a, "views");
 }
 
 static void
@@ -834,6 +1132,7 @@ act_quit (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   App *a = data;
+  save_settings (a);
   gtk_widget_destroy (a->window);
 }
 
@@ -854,6 +1153,11 @@ static const GActionEntry actions[] = {
   { "show-program", act_show_view, NULL, "true", NULL, { 0 } },
   { "view-setup", act_view_setup, NULL, NULL, NULL, { 0 } },
   { "quit", act_quit, NULL, NULL, NULL, { 0 } },
+  { "open-recent", act_open_recent, "s", NULL, NULL, { 0 } },
+  { "dock-status", act_dock_status, NULL, "false", NULL, { 0 } },
+  { "shortcuts", act_shortcuts, NULL, NULL, NULL, { 0 } },
+  { "help", act_help, NULL, NULL, NULL, { 0 } },
+  { "about", act_about, NULL, NULL, NULL, { 0 } },
 };
 
 /* ---- the window ------------------------------------------------------------------------ */
@@ -870,16 +1174,26 @@ tool_button (const char *icon, const char *action, const char *tip)
 }
 
 static GMenuModel *
-build_menu (void)
+build_menu (App *a)
 {
   GMenu *menu = g_menu_new ();
   GMenu *file = g_menu_new ();
-  g_menu_append (file, "_Open trace\u2026", "app.open");
+  g_menu_append (file, "_Open Trace\u2026", "app.open");
+  a->recent_menu = g_menu_new ();
+  viper_desktop_fill_recent (a->recent_menu);
+  g_menu_append_submenu (file, "Open _Recent", G_MENU_MODEL (a->recent_menu));
   g_menu_append (file, "_Listen\u2026", "app.listen");
-  g_menu_append (file, "_Export view\u2026", "app.export");
-  g_menu_append (file, "Export _trace\u2026", "app.export-trace");
-  g_menu_append (file, "View _setup\u2026", "app.view-setup");
+  g_menu_append (file, "_Export View\u2026", "app.export");
+  g_menu_append (file, "Export _Trace\u2026", "app.export-trace");
+  g_menu_append (file, "View _Setup\u2026", "app.view-setup");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (file));
+  GMenu *replay = g_menu_new ();
+  g_menu_append (replay, "_Go / Stop", "app.go");
+  g_menu_append (replay, "St_ep", "app.step");
+  g_menu_append (replay, "_Reset", "app.reset");
+  g_menu_append (replay, "_Breakpoint\u2026", "app.breakpoint");
+  g_menu_append_section (menu, "Replay", G_MENU_MODEL (replay));
+  g_object_unref (replay);
   GMenu *views = g_menu_new ();
   g_menu_append (views, "Animation", "app.show-animation");
   g_menu_append (views, "Space-time", "app.show-spacetime");
@@ -887,9 +1201,15 @@ build_menu (void)
   g_menu_append (views, "Program state", "app.show-program");
   g_menu_append_section (menu, "Views", G_MENU_MODEL (views));
   GMenu *other = g_menu_new ();
-  g_menu_append (other, "_Status window", "app.status");
+  g_menu_append (other, "_Diagnostics", "app.status");
+  g_menu_append (other, "_Dock Diagnostics in the Window", "app.dock-status");
   g_menu_append (other, "Se_ttings\u2026", "app.settings");
-  g_menu_append (other, "_Breakpoint\u2026", "app.breakpoint");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (other));
+  g_object_unref (other);
+  other = g_menu_new ();
+  g_menu_append (other, "_Keyboard Shortcuts", "app.shortcuts");
+  g_menu_append (other, "_Help", "app.help");
+  g_menu_append (other, "_About Viper", "app.about");
   g_menu_append (other, "_Quit", "app.quit");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (other));
   g_object_unref (file);
@@ -908,11 +1228,80 @@ framed (App *a, ViperViewKind k, const char *title)
   return f;
 }
 
+/* Keep the layout and the settings for the next run. */
+static void
+save_settings (App *a)
+{
+  ViperSettings *set = a->settings;
+  GtkWindow *w = GTK_WINDOW (a->window);
+  gboolean max = gtk_window_is_maximized (w);
+  viper_settings_set_bool (set, "window", "maximized", max);
+  if (!max)
+    {
+      int width, height;
+      gtk_window_get_size (w, &width, &height);
+      viper_settings_set_int (set, "window", "width", width);
+      viper_settings_set_int (set, "window", "height", height);
+    }
+  viper_settings_set_int (set, "window", "views-split", gtk_paned_get_position (GTK_PANED (a->vp)));
+  viper_settings_set_int (set, "window", "bottom-split", gtk_paned_get_position (GTK_PANED (a->bottom)));
+  if (gtk_widget_get_visible (a->dock))
+    viper_settings_set_int (set, "diagnostics", "dock-split", gtk_paned_get_position (GTK_PANED (a->main_paned)));
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      char *key = g_strdup_printf ("show-%s", viper_view_kind_name (k));
+      viper_settings_set_bool (set, "views", key, gtk_widget_get_visible (a->frames[k]));
+      g_free (key);
+    }
+  viper_settings_set_bool (set, "diagnostics", "docked", viper_status_docked (a->status));
+  viper_settings_set_bool (set, "diagnostics", "shown", viper_status_shown (a->status));
+  viper_settings_set_string (set, "folders", "open", a->open_folder);
+  viper_settings_set_string (set, "folders", "setup", a->setup_folder);
+  viper_settings_set_int (set, "replay", "update-interval", a->interval_ms);
+  viper_settings_set_double (set, "replay", "history", a->history);
+  viper_settings_save (set);
+}
+
+static gboolean
+on_delete (GtkWidget *w, GdkEvent *e, gpointer data)
+{
+  (void) w, (void) e;
+  save_settings (data);
+  return FALSE;
+}
+
+/* Views and the diagnostics as the last run left them (after show_all). */
+static void
+restore_layout (App *a)
+{
+  ViperSettings *set = a->settings;
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      char *key = g_strdup_printf ("show-%s", viper_view_kind_name (k));
+      gboolean show = viper_settings_get_bool (set, "views", key, TRUE);
+      g_free (key);
+      gtk_widget_set_visible (a->frames[k], show);
+      char *name = g_strdup_printf ("show-%s", viper_view_kind_name (k));
+      GAction *act = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), name);
+      g_free (name);
+      if (act)
+        g_simple_action_set_state (G_SIMPLE_ACTION (act), g_variant_new_boolean (show));
+    }
+  reflow (a);
+  GAction *dock = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), "dock-status");
+  if (dock)
+    g_simple_action_set_state (G_SIMPLE_ACTION (dock), g_variant_new_boolean (viper_status_docked (a->status)));
+  int split = viper_settings_get_int (set, "diagnostics", "dock-split", -1);
+  if (split > 0)
+    gtk_paned_set_position (GTK_PANED (a->main_paned), split);
+  if (viper_settings_get_bool (set, "diagnostics", "shown", FALSE))
+    show_diagnostics_pane (a, TRUE);
+}
+
 static void
 build_window (App *a)
 {
   a->window = gtk_application_window_new (a->gapp);
-  gtk_window_set_default_size (GTK_WINDOW (a->window), 1100, 760);
   a->header = gtk_header_bar_new ();
   gtk_header_bar_set_show_close_button (GTK_HEADER_BAR (a->header), TRUE);
   gtk_header_bar_set_title (GTK_HEADER_BAR (a->header), "Viper");
@@ -923,10 +1312,11 @@ build_window (App *a)
   gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header),
                              tool_button ("media-seek-backward-symbolic", "app.reset", "Reset (R)"));
   gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header),
-                             tool_button ("media-record-symbolic", "app.breakpoint", "Breakpoint (B)"));
+                             tool_button ("mark-location-symbolic", "app.breakpoint",
+                                          "Breakpoint: fast-forward until the clock would pass a time (B)"));
   GtkWidget *menu = gtk_menu_button_new ();
   gtk_button_set_image (GTK_BUTTON (menu), gtk_image_new_from_icon_name ("open-menu-symbolic", GTK_ICON_SIZE_BUTTON));
-  GMenuModel *model = build_menu ();
+  GMenuModel *model = build_menu (a);
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (menu), model);
   g_object_unref (model);
   gtk_widget_set_can_focus (menu, FALSE);
@@ -953,14 +1343,36 @@ build_window (App *a)
   GtkWidget *vp = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_paned_pack1 (GTK_PANED (vp), top, TRUE, FALSE);
   gtk_paned_pack2 (GTK_PANED (vp), bottom, TRUE, FALSE);
-  gtk_paned_set_position (GTK_PANED (vp), 400);
-  gtk_paned_set_position (GTK_PANED (bottom), 760);
+  ViperSettings *set = a->settings;
+  gtk_paned_set_position (GTK_PANED (vp), viper_settings_get_int (set, "window", "views-split", 400));
+  gtk_paned_set_position (GTK_PANED (bottom), viper_settings_get_int (set, "window", "bottom-split", 760));
+  a->top = top;
+  a->bottom = bottom;
+  a->vp = vp;
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   gtk_container_set_border_width (GTK_CONTAINER (box), 6);
-  gtk_box_pack_start (GTK_BOX (box), vp, TRUE, TRUE, 0);
+  a->infobar = viper_infobar_new (infobar_diagnostics, a);
+  gtk_box_pack_start (GTK_BOX (box), viper_infobar_widget (a->infobar), FALSE, FALSE, 0);
+  /* the views above, the docked diagnostics below */
+  a->main_paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  gtk_paned_pack1 (GTK_PANED (a->main_paned), vp, TRUE, FALSE);
+  a->dock = gtk_frame_new ("Diagnostics");
+  gtk_widget_set_name (a->dock, "diagnostics-dock");
+  gtk_widget_set_no_show_all (a->dock, TRUE);
+  gtk_paned_pack2 (GTK_PANED (a->main_paned), a->dock, FALSE, TRUE);
+  gtk_box_pack_start (GTK_BOX (box), a->main_paned, TRUE, TRUE, 0);
   gtk_container_add (GTK_CONTAINER (a->window), box);
   g_signal_connect (a->window, "realize", G_CALLBACK (on_realize), a);
+  g_signal_connect (a->window, "delete-event", G_CALLBACK (on_delete), a);
+  viper_desktop_enable_drop (a->window, open_files, a);
+  gtk_window_set_default_size (GTK_WINDOW (a->window), viper_settings_get_int (set, "window", "width", 1100),
+                               viper_settings_get_int (set, "window", "height", 760));
+  if (viper_settings_get_bool (set, "window", "maximized", FALSE))
+    gtk_window_maximize (GTK_WINDOW (a->window));
   a->status = viper_status_new (GTK_WINDOW (a->window));
+  if (viper_settings_get_bool (set, "diagnostics", "docked", FALSE))
+    viper_status_set_docked (a->status, a->dock);
+
   a->vsc = viper_view_setup_ctl_new (a->views, VIPER_VIEW_N_KINDS);
   viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_ANIMATION], "app.view-setup");
   viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_SPACETIME], "app.view-setup");
@@ -1004,6 +1416,15 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.export-trace", { "<Shift><Control>e", NULL } },
     { "app.view-setup", { "<Shift><Control>o", NULL } },
     { "app.quit", { "<Control>q", NULL } },
+    { "app.status", { "F9", NULL } },
+    { "app.dock-status", { "<Shift>F9", NULL } },
+    { "app.settings", { "<Control>comma", NULL } },
+    { "app.shortcuts", { "<Control>question", "<Control>F1", NULL } },
+    { "app.help", { "F1", NULL } },
+    { "app.show-animation", { "<Alt>1", NULL } },
+    { "app.show-spacetime", { "<Alt>2", NULL } },
+    { "app.show-variables", { "<Alt>3", NULL } },
+    { "app.show-program", { "<Alt>4", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
@@ -1011,6 +1432,7 @@ on_activate (GtkApplication *gapp, gpointer data)
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), a->breakpoint);
   gtk_widget_show_all (a->window);
+  restore_layout (a);
   restart_timer (a);
 
   char *demo_trace = NULL, *demo_setup = NULL;
@@ -1029,7 +1451,14 @@ on_activate (GtkApplication *gapp, gpointer data)
             a->setup = g_strdup (demo_setup);
         }
     }
-  if (a->traces || a->listen)
+  if (a->traces && !a->listen && !a->paradigm && !a->setup && !a->demo)
+    {
+      /* a double-clicked file: the content says the paradigm, the stem the setup */
+      open_files (a->traces, NULL, a);
+      if (a->s && !isnan (a->breakpoint))
+        viper_scheduler_go (a->s->sched);
+    }
+  else if (a->traces || a->listen)
     {
       if (open_session (a, a->paradigm, a->setup, a->traces, a->listen)
           && (a->listen || !isnan (a->breakpoint)))
@@ -1055,7 +1484,7 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &a->setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
     { "view", 0, 0, G_OPTION_ARG_FILENAME, &a->view, "A view setup file for the views (Macrame: also its setup)", "FILE" },
-    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default monalisa)", "NAME" },
+    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default: detected from the content; auto, picl, monalisa, macrame)", "NAME" },
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &a->listen, "Accept trams on ADDR (tcp:HOST:PORT, tcp:PORT, unix:PATH) and play them live", "ADDR" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "breakpoint", 'b', 0, G_OPTION_ARG_STRING, &bp_s, "Fast-forward until the execution clock would pass CLOCK", "CLOCK" },
@@ -1094,17 +1523,36 @@ main (int argc, char **argv)
     }
   if (interval >= 0)
     a->interval_ms = interval;
+  /* setup files among the files (a desktop's %F): the setup, not a trace */
+  for (guint i = 0; a->traces && a->traces[i];)
+    if (!a->setup && viper_is_setup_file (a->traces[i]))
+      {
+        a->setup = a->traces[i];
+        memmove (a->traces + i, a->traces + i + 1, (g_strv_length (a->traces + i + 1) + 1) * sizeof (char *));
+      }
+    else
+      i++;
+  if (a->traces && !a->traces[0])
+    g_clear_pointer (&a->traces, g_strfreev);
   a->demo = !a->traces && !a->listen;
   if (a->demo && !a->paradigm)
     a->paradigm = g_strdup ("monalisa");
   const char *dbg = g_getenv ("VIPER_DEBUG_DIR");
   a->debug_dir = dbg && *dbg ? g_strdup (dbg) : NULL;
   a->areas = g_array_new (FALSE, FALSE, sizeof (ViperArea));
+  a->settings = viper_settings_load ();
+  if (interval < 0)
+    a->interval_ms = MAX (0, viper_settings_get_int (a->settings, "replay", "update-interval", a->interval_ms));
+  if (!hist_s)
+    a->history = MAX (0.0, viper_settings_get_double (a->settings, "replay", "history", a->history));
+  a->open_folder = viper_settings_get_string (a->settings, "folders", "open");
+  a->setup_folder = viper_settings_get_string (a->settings, "folders", "setup");
   if (!gtk_init_check (NULL, NULL))
     {
       g_printerr ("viper: cannot open a display\n");
       return 1;
     }
+  g_set_application_name ("Viper");
   a->gapp = gtk_application_new ("org.viper.Viper", G_APPLICATION_NON_UNIQUE);
   g_signal_connect (a->gapp, "activate", G_CALLBACK (on_activate), a);
   char *args[] = { argv[0], NULL };
@@ -1124,6 +1572,11 @@ main (int argc, char **argv)
   g_strfreev (a->traces);
   g_free (a->debug_dir);
   g_free (a->last_layout);
+  viper_infobar_free (a->infobar);
+  g_clear_object (&a->recent_menu);
+  viper_settings_free (a->settings);
+  g_free (a->open_folder);
+  g_free (a->setup_folder);
   g_free (decay_s);
   g_free (bp_s);
   g_free (hist_s);

@@ -7,6 +7,12 @@
  * conditions come from the session's diagnostics sink and are kept as a
  * bounded list, newest last, so a trace full of bad lines cannot grow it
  * without end.
+ *
+ * The same content can be docked in the main window (below the views) or
+ * float in its own window (View > Dock diagnostics): one box, moved between
+ * the two containers.  Messages wrap instead of being cut, and the reasons
+ * trams are pending (what viper-replay prints at the end) have their own
+ * section, so everything viper-replay says can be read here.
  */
 #include <math.h>
 #include "viper-status.h"
@@ -16,11 +22,21 @@
 
 struct _ViperStatus {
   GtkWidget *window;
+  GtkWidget *content;       /* the box that moves between the window and the dock */
+  GtkWidget *dock;          /* where it is docked, or NULL (in the window) */
+  GtkWidget *paradigm, *pending_why;
   GtkWidget *read, *applied, *clock, *rate, *pending, *counts;
   GtkListStore *conditions;
   GtkWidget *view;
   guint n_conditions;
 };
+
+static void
+set_text (GtkWidget *label, const char *s)
+{
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), s) != 0)
+    gtk_label_set_text (GTK_LABEL (label), s);
+}
 
 static GtkWidget *
 row (GtkGrid *grid, int y, const char *name)
@@ -43,7 +59,8 @@ viper_status_new (GtkWindow *parent)
   st->window = gtk_window_new (GTK_WINDOW_TOPLEVEL);
   gtk_window_set_title (GTK_WINDOW (st->window), "Viper status");
   gtk_window_set_transient_for (GTK_WINDOW (st->window), parent);
-  gtk_window_set_default_size (GTK_WINDOW (st->window), 480, 380);
+  gtk_window_set_default_size (GTK_WINDOW (st->window), 640, 420);
+  gtk_window_set_position (GTK_WINDOW (st->window), GTK_WIN_POS_CENTER_ON_PARENT);
   gtk_window_set_skip_taskbar_hint (GTK_WINDOW (st->window), TRUE);
   /* closing only hides it: the menu's toggle brings it back */
   g_signal_connect (st->window, "delete-event", G_CALLBACK (gtk_widget_hide_on_delete), NULL);
@@ -58,6 +75,14 @@ viper_status_new (GtkWindow *parent)
   st->rate = row (grid, 3, "Trams/s");
   st->pending = row (grid, 4, "Pending");
   st->counts = row (grid, 5, "Read / transferred / rejected");
+  st->paradigm = row (grid, 6, "Paradigm");
+  st->pending_why = row (grid, 7, "Why pending");
+  gtk_label_set_line_wrap (GTK_LABEL (st->paradigm), TRUE);
+  gtk_label_set_line_wrap (GTK_LABEL (st->pending_why), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (st->pending_why), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (st->paradigm), 0);
+  gtk_label_set_xalign (GTK_LABEL (st->pending_why), 0);
+  gtk_widget_set_hexpand (st->pending_why, TRUE);
   gtk_box_pack_start (GTK_BOX (box), GTK_WIDGET (grid), FALSE, FALSE, 0);
   GtkWidget *hdr = gtk_label_new ("Special conditions");
   gtk_widget_set_halign (hdr, GTK_ALIGN_START);
@@ -68,14 +93,18 @@ viper_status_new (GtkWindow *parent)
   GtkCellRenderer *cell = gtk_cell_renderer_text_new ();
   gtk_tree_view_append_column (GTK_TREE_VIEW (st->view),
                                gtk_tree_view_column_new_with_attributes ("kind", cell, "text", 0, NULL));
+  GtkCellRenderer *msg = gtk_cell_renderer_text_new ();
+  /* long reasons wrap rather than being cut at the window's edge */
+  g_object_set (msg, "wrap-mode", PANGO_WRAP_WORD_CHAR, "wrap-width", 520, NULL);
   gtk_tree_view_append_column (GTK_TREE_VIEW (st->view),
-                               gtk_tree_view_column_new_with_attributes ("message", gtk_cell_renderer_text_new (),
-                                                                         "text", 1, NULL));
+                               gtk_tree_view_column_new_with_attributes ("message", msg, "text", 1, NULL));
+  gtk_tree_view_set_tooltip_column (GTK_TREE_VIEW (st->view), 1);
   GtkWidget *sw = gtk_scrolled_window_new (NULL, NULL);
   gtk_container_add (GTK_CONTAINER (sw), st->view);
   gtk_box_pack_start (GTK_BOX (box), sw, TRUE, TRUE, 0);
   gtk_container_add (GTK_CONTAINER (st->window), box);
   gtk_widget_show_all (box);
+  st->content = box;
   return st;
 }
 
@@ -91,11 +120,67 @@ viper_status_free (ViperStatus *st)
 
 GtkWidget *viper_status_window (ViperStatus *st) { return st->window; }
 
-static void
-set_text (GtkWidget *label, const char *s)
+void
+viper_status_set_docked (ViperStatus *st, GtkWidget *dock)
 {
-  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), s) != 0)
-    gtk_label_set_text (GTK_LABEL (label), s);
+  if (dock == st->dock)
+    return;
+  g_object_ref (st->content);
+  gtk_container_remove (GTK_CONTAINER (gtk_widget_get_parent (st->content)), st->content);
+  if (dock)
+    {
+      gtk_container_add (GTK_CONTAINER (dock), st->content);
+      gtk_widget_hide (st->window);
+    }
+  else
+    gtk_container_add (GTK_CONTAINER (st->window), st->content);
+  g_object_unref (st->content);
+  st->dock = dock;
+}
+
+gboolean viper_status_docked (ViperStatus *st) { return st->dock != NULL; }
+
+gboolean
+viper_status_shown (ViperStatus *st)
+{
+  return st->dock ? gtk_widget_get_visible (st->dock) : gtk_widget_get_visible (st->window);
+}
+
+void
+viper_status_set_paradigm (ViperStatus *st, const char *text)
+{
+  set_text (st->paradigm, text ? text : "-");
+}
+
+void
+viper_status_set_pending_reasons (ViperStatus *st, ViperSession *s)
+{
+  ViperCounts c;
+  if (!s)
+    {
+      set_text (st->pending_why, "-");
+      return;
+    }
+  viper_run_counts (s->run, &c);
+  if (c.pending == 0)
+    {
+      set_text (st->pending_why, "-");
+      return;
+    }
+  GArray *stuck = viper_run_stuck (s->run);
+  GString *g = g_string_new (NULL);
+  guint shown = MIN (stuck->len, 50);
+  for (guint i = 0; i < shown; i++)
+    {
+      const ViperStuck *x = &g_array_index (stuck, ViperStuck, i);
+      g_string_append_printf (g, "%sproc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT " trams wait for %s", i ? "\n" : "",
+                              x->proc, x->trams, x->waiting_for);
+    }
+  if (stuck->len > shown)
+    g_string_append_printf (g, "\n(and %u more lists)", stuck->len - shown);
+  viper_stuck_array_free (stuck);
+  set_text (st->pending_why, g->str);
+  g_string_free (g, TRUE);
 }
 
 static const char *
@@ -187,4 +272,5 @@ viper_status_clear (ViperStatus *st)
   gtk_list_store_clear (st->conditions);
   st->n_conditions = 0;
   set_text (st->applied, "-");
+  set_text (st->pending_why, "-");
 }
