@@ -97,6 +97,8 @@ typedef struct {
   char *open_folder, *setup_folder;  /* where the dialogs were last */
   ViperLiveState live_dumped;        /* the live state the last dump described */
   guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
+  guint64 live_progress_at;          /* applied count of the last live-progress dump */
+  gint64 live_progress_t;
 } App;
 
 static App app;
@@ -233,6 +235,7 @@ on_new_run (gpointer data)
   a->have_applied = FALSE;
   a->live_dumped = VIPER_LIVE_NONE;
   a->pending_reasons_at = 0;
+  a->live_dumped_at = G_MAXUINT64;
   if (a->status)
     viper_status_clear (a->status);
   if (a->infobar)
@@ -408,7 +411,16 @@ tick (gpointer data)
           request_dump (a, "live-idle");
         }
       ViperLiveState ls = viper_session_live_state (a->s, NULL);
-      if (ls != a->live_dumped && (ls == VIPER_LIVE_CONNECTED || ls == VIPER_LIVE_LISTENING))
+      gint64 now_us = g_get_monotonic_time ();
+      if (ls == VIPER_LIVE_CONNECTED && a->live_dumped == ls && a->s->model->applied != a->live_progress_at
+          && now_us - a->live_progress_t > 200000)
+        {
+          /* while connected, what has arrived so far (at most five times a second) */
+          a->live_progress_at = a->s->model->applied;
+          a->live_progress_t = now_us;
+          request_dump (a, "live-progress");
+        }
+      else if (ls != a->live_dumped && (ls == VIPER_LIVE_CONNECTED || ls == VIPER_LIVE_LISTENING))
         {
           a->live_dumped = ls;
           request_dump (a, ls == VIPER_LIVE_CONNECTED ? "live-connected" : "live-listening");
@@ -743,8 +755,8 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
        * on a cleared state they would wait forever for what came before.  So
        * Reset while connected disconnects them, after asking. */
       GtkWidget *d = gtk_message_dialog_new (GTK_WINDOW (a->window), GTK_DIALOG_MODAL, GTK_MESSAGE_QUESTION,
-                                             GTK_BUTTONS_NONE, "Disconnect %u connected %s and reset?", open,
-                                             open == 1 ? "program" : "programs");
+                                             GTK_BUTTONS_NONE, "Disconnect the program (%u %s) and reset?", open,
+                                             open == 1 ? "connection" : "connections");
       gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (d),
                                                 "Their next trams continue where they are and cannot be replayed "
                                                 "from a cleared state. Viper keeps listening: the next run that "
@@ -752,6 +764,7 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
       gtk_dialog_add_buttons (GTK_DIALOG (d), "_Cancel", GTK_RESPONSE_CANCEL, "_Disconnect and Reset",
                               GTK_RESPONSE_ACCEPT, NULL);
       gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_ACCEPT);
+      gtk_window_set_title (GTK_WINDOW (d), "Reset While Connected");
       int r = gtk_dialog_run (GTK_DIALOG (d));
       gtk_widget_destroy (d);
       if (r != GTK_RESPONSE_ACCEPT)
@@ -774,6 +787,7 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
   a->have_applied = FALSE;
   a->pending_reasons_at = 0;
   a->live_dumped = VIPER_LIVE_NONE;
+  a->live_dumped_at = G_MAXUINT64;
   if (a->status)
     viper_status_clear (a->status);
   if (a->infobar)
