@@ -48,6 +48,7 @@
 #include "viper-open-dialog.h"
 #include "viper-settings.h"
 #include "viper-desktop.h"
+#include "viper-inspect.h"
 
 typedef struct {
   /* options */
@@ -90,6 +91,7 @@ typedef struct {
   guint64 go_frames[VIPER_VIEW_N_KINDS];  /* each view's paints by then: frames/s counts the run's own */
 
   ViperInfobar *infobar;
+  ViperInspect *inspect;             /* tooltips and clicks on modules */
   GtkWidget *dock, *main_paned;      /* the docked diagnostics, below the views */
   GtkWidget *top, *bottom, *vp;      /* the views' containers (reflow when views are hidden) */
   GMenu *recent_menu;
@@ -125,6 +127,8 @@ static void
 transfer_hook (const ViperTram *t, gboolean changed, gpointer data)
 {
   App *a = data;
+  if (a->inspect)
+    viper_inspect_transfer (a->inspect, t);
   if (changed)
     {
       a->have_applied = TRUE;
@@ -240,6 +244,8 @@ on_new_run (gpointer data)
     viper_status_clear (a->status);
   if (a->infobar)
     viper_infobar_clear (a->infobar);
+  if (a->inspect)
+    viper_inspect_clear (a->inspect);
   /* the warning that says so went to the cleared lists: say it again */
   char *msg = g_strdup_printf ("a new run connected while none was connected: the session started over (run %u)",
                                a->s->new_runs + 1);
@@ -268,6 +274,8 @@ set_session (App *a, ViperSession *s)
     viper_status_clear (a->status);
   if (a->infobar)
     viper_infobar_clear (a->infobar);
+  if (a->inspect)
+    viper_inspect_clear (a->inspect);
   if (a->status)
     {
       char *p = s ? g_strdup_printf ("%s%s%s%s", s->paradigm->name, s->detect_reason ? " (detected: " : " (chosen)",
@@ -611,7 +619,9 @@ ui_json (App *a)
                               viper_view_kind_name (k), gtk_widget_get_visible (a->frames[k]) ? "true" : "false",
                               al.width, al.height);
     }
-  g_string_append (j, "}, \"paradigm\": ");
+  g_string_append (j, "}, \"inspect\": ");
+  json_string (j, a->inspect ? viper_inspect_last_text (a->inspect) : NULL);
+  g_string_append (j, ", \"paradigm\": ");
   json_string (j, a->s ? a->s->paradigm->name : NULL);
   g_string_append (j, ", \"detect_reason\": ");
   json_string (j, a->s ? a->s->detect_reason : NULL);
@@ -792,6 +802,8 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
     viper_status_clear (a->status);
   if (a->infobar)
     viper_infobar_clear (a->infobar);
+  if (a->inspect)
+    viper_inspect_clear (a->inspect);
   /* a listening session goes on listening */
   if (live && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
     viper_scheduler_go (a->s->sched);
@@ -1242,6 +1254,12 @@ framed (App *a, ViperViewKind k, const char *title)
   return f;
 }
 
+static void
+inspect_notify (gpointer data)
+{
+  request_dump (data, "inspect");
+}
+
 /* Keep the layout and the settings for the next run. */
 static void
 save_settings (App *a)
@@ -1383,6 +1401,10 @@ build_window (App *a)
                                viper_settings_get_int (set, "window", "height", 760));
   if (viper_settings_get_bool (set, "window", "maximized", FALSE))
     gtk_window_maximize (GTK_WINDOW (a->window));
+  a->inspect = viper_inspect_new (&a->s, inspect_notify, a);
+  viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_ANIMATION], TRUE);
+  viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_VARIABLES], TRUE);
+  viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_PROGRAM], TRUE);
   a->status = viper_status_new (GTK_WINDOW (a->window));
   if (viper_settings_get_bool (set, "diagnostics", "docked", FALSE))
     viper_status_set_docked (a->status, a->dock);
@@ -1587,6 +1609,7 @@ main (int argc, char **argv)
   g_free (a->debug_dir);
   g_free (a->last_layout);
   viper_infobar_free (a->infobar);
+  viper_inspect_free (a->inspect);
   g_clear_object (&a->recent_menu);
   viper_settings_free (a->settings);
   g_free (a->open_folder);

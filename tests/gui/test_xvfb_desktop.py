@@ -12,7 +12,8 @@ Each scenario is one a new user hit, with what the window must show:
   reset-live  Reset while a program is connected: asked, disconnected, and the next
               run replays cleanly
   killed      kill -9 of a connected program: "connection lost", the unfinished modules
-  hidden      hiding the top views gives their room to the others (no hole)
+  hidden      a click on a module describes it; hiding the top views gives their room to
+              the others (no hole)
 The window's state comes from the VIPER_DEBUG_DIR dump (state.json "ui"), the
 pixels from screenshots (the info bar's colour).  Synchronisation polls files.
 """
@@ -280,6 +281,21 @@ def scenario_hidden(args, display, tmp, shots):
     try:
         d = wait_why(app, "end")
         h0 = d["ui"]["views"]["spacetime"]["height"]
+        # click-to-inspect: a click on a module's disc describes it
+        states = X.module_states(d["state"])
+        layout = app.layout(len(states))
+        p = [q for q in layout["views"]["animation"] if q["id"] == 1][0]
+        env = dict(os.environ, DISPLAY=display)
+        subprocess.run(["xdotool", "mousemove", str(p["x"]), str(p["y"]), "click", "1"], env=env, check=True,
+                       timeout=X.TIMEOUT)
+        d = wait_why(app, "inspect")
+        text = d["ui"]["inspect"] or ""
+        check(text.startswith("SLAVE[1] (module 1)"), "inspect: names the module (%s)" % text.splitlines()[:1])
+        check(("state: %s" % states[1]) in text, "inspect: its state, as the state dump says (%s)" % states[1])
+        check("trams applied: " in text and "\n  " in text, "inspect: and its last trams")
+        X.screenshot(display, os.path.join(shots, "d12-inspect.png"))
+        subprocess.run(["xdotool", "key", "Escape", "mousemove", "1279", "1023"], env=env, check=True,
+                       timeout=X.TIMEOUT)
         app.key("alt+1")     # View > Animation
         app.key("alt+4")     # View > Program state
         d = wait_state(app, lambda s: not s["ui"]["views"]["program"]["shown"]
