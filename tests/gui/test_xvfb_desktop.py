@@ -12,6 +12,7 @@ Each scenario is one a new user hit, with what the window must show:
   reset-live  Reset while a program is connected: asked, disconnected, and the next
               run replays cleanly
   killed      kill -9 of a connected program: "connection lost", the unfinished modules
+  deadlock    the deadlocked set is ringed in the animation
   hidden      a click on a module describes it; hiding the top views gives their room to
               the others (no hole)
 The window's state comes from the VIPER_DEBUG_DIR dump (state.json "ui"), the
@@ -308,6 +309,26 @@ def scenario_hidden(args, display, tmp, shots):
         app.close()
 
 
+def scenario_deadlock(args, display, tmp, shots):
+    trace = os.path.join(args.source_root, "traces", "deadlock.trc")
+    setup = os.path.join(args.source_root, "setup", "deadlock.setup")
+    app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--breakpoint=1e30"], tmp, "dead")
+    try:
+        d = wait_why(app, "end")
+        cycle = d["state"]["deadlock_cycle"]
+        check(d["state"]["program_state"] == "deadlock" and len(cycle) == 2, "deadlock: two modules deadlocked")
+        layout = app.layout(len(d["state"]["modules"]))
+        pixel = X.screenshot(display, os.path.join(shots, "d13-deadlock.png"))
+        ring = (230, 115, 0)
+        for p in layout["views"]["animation"]:
+            xs = [pixel(p["x"] + dx, p["y"]) for dx in range(0, 140)]
+            has = any(abs(c[0] - ring[0]) < 12 and abs(c[1] - ring[1]) < 12 and c[2] < 20 for c in xs)
+            check(has == (p["id"] in cycle), "deadlock: module %d %s ringed in the animation"
+                  % (p["id"], "is" if p["id"] in cycle else "is not"))
+    finally:
+        app.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--viper", required=True)
@@ -335,7 +356,7 @@ def main():
     scenarios = [("binary", scenario_binary), ("bad-lines", scenario_bad_lines),
                  ("wrong-setup", scenario_wrong_setup), ("picl-after-macrame", scenario_picl_after_macrame),
                  ("rerun", scenario_rerun), ("reset-live", scenario_reset_live_and_killed),
-                 ("hidden", scenario_hidden)]
+                 ("hidden", scenario_hidden), ("deadlock", scenario_deadlock)]
     try:
         for name, fn in scenarios:
             if args.only and name != args.only:
