@@ -99,6 +99,7 @@ typedef struct {
   char *open_folder, *setup_folder;  /* where the dialogs were last */
   ViperLiveState live_dumped;        /* the live state the last dump described */
   guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
+  gboolean closing;                  /* the window is going: no more updates */
   guint64 live_progress_at;          /* applied count of the last live-progress dump */
   gint64 live_progress_t;
 } App;
@@ -159,7 +160,7 @@ stop_name (ViperStopReason why)
 static void
 request_dump (App *a, const char *why)
 {
-  if (!a->debug_dir)
+  if (!a->debug_dir || a->closing)
     return;
   a->dump_why = why;
   a->dump_pending = TRUE;
@@ -172,6 +173,8 @@ request_dump (App *a, const char *why)
 static void
 update_controls (App *a)
 {
+  if (a->closing)
+    return;
   gboolean running = a->s && viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE;
   gtk_button_set_image (GTK_BUTTON (a->go_button),
                         gtk_image_new_from_icon_name (running ? "media-playback-pause-symbolic"
@@ -215,6 +218,8 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
 {
   (void) sched;
   App *a = data;
+  if (a->closing)
+    return;
   if (why == VIPER_STOP_NONE && viper_scheduler_state (sched) != VIPER_SCHED_IDLE)
     {
       a->go_t = g_get_monotonic_time ();
@@ -341,6 +346,8 @@ open_session (App *a, const char *paradigm, const char *setup, char **traces, ch
 static void
 update_progress (App *a)
 {
+  if (a->closing)
+    return;
   gboolean ff = a->s && viper_scheduler_state (a->s->sched) == VIPER_SCHED_RUNNING
                 && !isnan (viper_scheduler_breakpoint (a->s->sched)) && a->s->file_bytes > 0;
   if (ff && !gtk_widget_get_visible (a->progress) && a->debug_dir)
@@ -357,7 +364,7 @@ update_progress (App *a)
 static void
 flush (App *a)
 {
-  if (!a->s)
+  if (!a->s || a->closing)
     return;
   g_array_set_size (a->areas, 0);
   viper_damage_take (a->s->model->damage, a->areas);
@@ -370,6 +377,8 @@ static gboolean
 tick (gpointer data)
 {
   App *a = data;
+  if (a->closing)
+    return G_SOURCE_CONTINUE;
   flush (a);
   if (!a->s)
     return G_SOURCE_CONTINUE;
@@ -380,7 +389,7 @@ tick (gpointer data)
       a->rate_applied = a->s->model->applied;
       a->rate_t = now;
     }
-  if (a->status && gtk_widget_get_visible (viper_status_window (a->status)))
+  if (a->status && viper_status_shown (a->status))
     {
       viper_status_update (a->status, a->s, a->rate);
       if (a->have_applied)
@@ -619,7 +628,18 @@ ui_json (App *a)
                               viper_view_kind_name (k), gtk_widget_get_visible (a->frames[k]) ? "true" : "false",
                               al.width, al.height);
     }
-  g_string_append (j, "}, \"inspect\": ");
+  g_string_append (j, "}, \"recent\": [");
+  for (int i = 0; a->recent_menu && i < g_menu_model_get_n_items (G_MENU_MODEL (a->recent_menu)); i++)
+    {
+      GVariant *t = g_menu_model_get_item_attribute_value (G_MENU_MODEL (a->recent_menu), i, G_MENU_ATTRIBUTE_TARGET,
+                                                           G_VARIANT_TYPE_STRING);
+      if (!t)
+        continue;
+      g_string_append (j, j->str[j->len - 1] == '[' ? "" : ", ");
+      json_string (j, g_variant_get_string (t, NULL));
+      g_variant_unref (t);
+    }
+  g_string_append (j, "], \"inspect\": ");
   json_string (j, a->inspect ? viper_inspect_last_text (a->inspect) : NULL);
   g_string_append (j, ", \"paradigm\": ");
   json_string (j, a->s ? a->s->paradigm->name : NULL);
@@ -1294,6 +1314,13 @@ save_settings (App *a)
   viper_settings_save (set);
 }
 
+static void
+on_destroy (GtkWidget *w, gpointer data)
+{
+  (void) w;
+  ((App *) data)->closing = TRUE;
+}
+
 static gboolean
 on_delete (GtkWidget *w, GdkEvent *e, gpointer data)
 {
@@ -1396,6 +1423,7 @@ build_window (App *a)
   gtk_container_add (GTK_CONTAINER (a->window), box);
   g_signal_connect (a->window, "realize", G_CALLBACK (on_realize), a);
   g_signal_connect (a->window, "delete-event", G_CALLBACK (on_delete), a);
+  g_signal_connect (a->window, "destroy", G_CALLBACK (on_destroy), a);
   viper_desktop_enable_drop (a->window, open_files, a);
   gtk_window_set_default_size (GTK_WINDOW (a->window), viper_settings_get_int (set, "window", "width", 1100),
                                viper_settings_get_int (set, "window", "height", 760));

@@ -12,7 +12,10 @@
 void
 viper_desktop_add_recent (const char *path)
 {
-  char *uri = g_filename_to_uri (path, NULL, NULL);
+  /* relative paths (a command line's) are made absolute: a URI needs one */
+  char *abs = g_canonicalize_filename (path, NULL);
+  char *uri = g_filename_to_uri (abs, NULL, NULL);
+  g_free (abs);
   if (!uri)
     return;
   GtkRecentData rd = { 0 };

@@ -12,6 +12,7 @@ Each scenario is one a new user hit, with what the window must show:
   reset-live  Reset while a program is connected: asked, disconnected, and the next
               run replays cleanly
   killed      kill -9 of a connected program: "connection lost", the unfinished modules
+  settings    the layout is kept between runs; opened traces are recent files
   deadlock    the deadlocked set is ringed in the animation
   hidden      a click on a module describes it; hiding the top views gives their room to
               the others (no hole)
@@ -329,6 +330,51 @@ def scenario_deadlock(args, display, tmp, shots):
         app.close()
 
 
+def scenario_settings(args, display, tmp, shots):
+    """The layout is kept between runs (VIPER_SETTINGS names the key file),
+    and opened traces become recent files."""
+    trace = os.path.join(args.source_root, "traces", "farm.trc")
+    setup = os.path.join(args.source_root, "setup", "farm.setup")
+    ini = os.path.join(tmp, "settings.ini")
+    os.environ["VIPER_SETTINGS"] = ini
+    try:
+        app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--breakpoint=1e30"], tmp,
+                    "set1")
+        try:
+            d = wait_why(app, "end")
+            check(d["ui"]["views"]["spacetime"]["shown"] and not d["ui"]["diagnostics"]["docked"],
+                  "settings: a fresh start shows every view, diagnostics not docked")
+            check(any(r.endswith("/farm.trc") for r in d["ui"]["recent"]),
+                  "recent files: File > Open Recent lists farm.trc (%s)" % d["ui"]["recent"])
+            app.key("alt+2")
+            wait_state(app, lambda s: not s["ui"]["views"]["spacetime"]["shown"], "space-time hidden")
+            app.key("shift+F9")
+            wait_why(app, "dock")
+            app.key("F9")
+            wait_state(app, lambda s: s["ui"]["diagnostics"]["shown"], "diagnostics shown")
+            app.key("ctrl+q")
+            app.proc.wait(X.TIMEOUT)
+        finally:
+            app.close()
+        with open(ini) as f:
+            text = f.read()
+        check("show-spacetime=false" in text and "docked=true" in text, "settings: written at Quit")
+        app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--breakpoint=1e30"], tmp,
+                    "set2")
+        try:
+            d = wait_why(app, "end")
+            ui = d["ui"]
+            check(not ui["views"]["spacetime"]["shown"] and ui["views"]["variables"]["shown"],
+                  "settings: the next run hides the space-time view again")
+            check(ui["diagnostics"]["docked"] and ui["diagnostics"]["shown"],
+                  "settings: and docks and shows the diagnostics")
+            X.screenshot(display, os.path.join(shots, "d14-settings-kept.png"))
+        finally:
+            app.close()
+    finally:
+        del os.environ["VIPER_SETTINGS"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--viper", required=True)
@@ -349,6 +395,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="viper-xvfb-desktop-")
     # recent files go to the test's directory, not the user's
     os.environ["XDG_DATA_HOME"] = os.path.join(tmp, "data")
+    os.makedirs(os.environ["XDG_DATA_HOME"])
     os.environ["GSETTINGS_BACKEND"] = "memory"   # the file chooser's own settings
     shots = args.keep or os.path.join(tmp, "shots")
     os.makedirs(shots, exist_ok=True)
@@ -356,7 +403,8 @@ def main():
     scenarios = [("binary", scenario_binary), ("bad-lines", scenario_bad_lines),
                  ("wrong-setup", scenario_wrong_setup), ("picl-after-macrame", scenario_picl_after_macrame),
                  ("rerun", scenario_rerun), ("reset-live", scenario_reset_live_and_killed),
-                 ("hidden", scenario_hidden), ("deadlock", scenario_deadlock)]
+                 ("hidden", scenario_hidden), ("deadlock", scenario_deadlock),
+                 ("settings", scenario_settings)]
     try:
         for name, fn in scenarios:
             if args.only and name != args.only:
