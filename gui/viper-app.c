@@ -97,6 +97,7 @@ typedef struct {
   GMenu *recent_menu;
   ViperSettings *settings;
   char *open_folder, *setup_folder;  /* where the dialogs were last */
+  char *export_folder;
   ViperLiveState live_dumped;        /* the live state the last dump described */
   guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
   gboolean closing;                  /* the window is going: no more updates */
@@ -982,6 +983,8 @@ act_export (GSimpleAction *action, GVariant *param, gpointer data)
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Export", GTK_RESPONSE_ACCEPT, NULL);
   gtk_file_chooser_set_do_overwrite_confirmation (GTK_FILE_CHOOSER (d), TRUE);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (d), "animation.png");
+  if (a->export_folder)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (d), a->export_folder);
   GtkWidget *extra = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_container_add (GTK_CONTAINER (extra), gtk_label_new ("View:"));
   GtkWidget *combo = gtk_combo_box_text_new ();
@@ -995,6 +998,7 @@ act_export (GSimpleAction *action, GVariant *param, gpointer data)
   if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_ACCEPT)
     {
       char *path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (d));
+      remember_folder (&a->export_folder, path, FALSE);
       int k = gtk_combo_box_get_active (GTK_COMBO_BOX (combo));
       ViperViewWidget *v = VIPER_VIEW_WIDGET (a->views[k]);
       int w = MAX (gtk_widget_get_allocated_width (a->views[k]), 200);
@@ -1048,12 +1052,31 @@ act_settings (GSimpleAction *action, GVariant *param, gpointer data)
   gtk_widget_destroy (d);
 }
 
+/* Once the window has its size: the dock gets its kept height, or room for
+ * the counts and a few conditions (the paned alone would give it its
+ * minimum, a few pixels). */
+static gboolean
+place_dock (gpointer data)
+{
+  App *a = data;
+  int h = gtk_widget_get_allocated_height (a->main_paned);
+  int kept = viper_settings_get_int (a->settings, "diagnostics", "dock-split", -1);
+  if (h > 100)
+    gtk_paned_set_position (GTK_PANED (a->main_paned), kept > 0 && kept < h - 60 ? kept : MAX (h / 2, h - 320));
+  return G_SOURCE_REMOVE;
+}
+
 /* The diagnostics: in their window, or the dock below the views. */
 static void
 show_diagnostics_pane (App *a, gboolean show)
 {
   if (viper_status_docked (a->status))
-    gtk_widget_set_visible (a->dock, show);
+    {
+      gboolean was = gtk_widget_get_visible (a->dock);
+      gtk_widget_set_visible (a->dock, show);
+      if (show && !was)
+        g_idle_add_full (G_PRIORITY_LOW, place_dock, a, NULL);
+    }
   else
     {
       gtk_widget_set_visible (viper_status_window (a->status), show);
@@ -1309,6 +1332,7 @@ save_settings (App *a)
   viper_settings_set_bool (set, "diagnostics", "shown", viper_status_shown (a->status));
   viper_settings_set_string (set, "folders", "open", a->open_folder);
   viper_settings_set_string (set, "folders", "setup", a->setup_folder);
+  viper_settings_set_string (set, "folders", "export", a->export_folder);
   viper_settings_set_int (set, "replay", "update-interval", a->interval_ms);
   viper_settings_set_double (set, "replay", "history", a->history);
   viper_settings_save (set);
@@ -1350,9 +1374,6 @@ restore_layout (App *a)
   GAction *dock = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), "dock-status");
   if (dock)
     g_simple_action_set_state (G_SIMPLE_ACTION (dock), g_variant_new_boolean (viper_status_docked (a->status)));
-  int split = viper_settings_get_int (set, "diagnostics", "dock-split", -1);
-  if (split > 0)
-    gtk_paned_set_position (GTK_PANED (a->main_paned), split);
   if (viper_settings_get_bool (set, "diagnostics", "shown", FALSE))
     show_diagnostics_pane (a, TRUE);
 }
@@ -1418,6 +1439,7 @@ build_window (App *a)
   a->dock = gtk_frame_new ("Diagnostics");
   gtk_widget_set_name (a->dock, "diagnostics-dock");
   gtk_widget_set_no_show_all (a->dock, TRUE);
+
   gtk_paned_pack2 (GTK_PANED (a->main_paned), a->dock, FALSE, TRUE);
   gtk_box_pack_start (GTK_BOX (box), a->main_paned, TRUE, TRUE, 0);
   gtk_container_add (GTK_CONTAINER (a->window), box);
@@ -1611,6 +1633,7 @@ main (int argc, char **argv)
     a->history = MAX (0.0, viper_settings_get_double (a->settings, "replay", "history", a->history));
   a->open_folder = viper_settings_get_string (a->settings, "folders", "open");
   a->setup_folder = viper_settings_get_string (a->settings, "folders", "setup");
+  a->export_folder = viper_settings_get_string (a->settings, "folders", "export");
   if (!gtk_init_check (NULL, NULL))
     {
       g_printerr ("viper: cannot open a display\n");
@@ -1642,6 +1665,7 @@ main (int argc, char **argv)
   viper_settings_free (a->settings);
   g_free (a->open_folder);
   g_free (a->setup_folder);
+  g_free (a->export_folder);
   g_free (decay_s);
   g_free (bp_s);
   g_free (hist_s);

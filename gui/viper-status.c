@@ -19,6 +19,7 @@
 #include "paradigms/views.h"
 
 #define MAX_CONDITIONS 500
+#define FIRST_KEPT 250
 
 struct _ViperStatus {
   GtkWidget *window;
@@ -28,7 +29,10 @@ struct _ViperStatus {
   GtkWidget *read, *applied, *clock, *rate, *pending, *counts;
   GtkListStore *conditions;
   GtkWidget *view;
+  GtkCellRenderer *msg_cell;
+  GtkTreeViewColumn *kind_column;
   guint n_conditions;
+  guint64 dropped;          /* conditions between the first and the latest, not listed */
 };
 
 static void
@@ -50,6 +54,22 @@ row (GtkGrid *grid, int y, const char *name)
   gtk_label_set_selectable (GTK_LABEL (v), FALSE);
   gtk_grid_attach (grid, v, 1, y, 1, 1);
   return v;
+}
+
+/* Messages wrap at the width the list has (docked it is narrower). */
+static void
+rewrap (GtkWidget *view, GdkRectangle *al, gpointer data)
+{
+  (void) view;
+  ViperStatus *st = data;
+  int w = MAX (120, al->width - gtk_tree_view_column_get_width (st->kind_column) - 16);
+  int old = 0;
+  g_object_get (st->msg_cell, "wrap-width", &old, NULL);
+  if (ABS (old - w) > 8)
+    {
+      g_object_set (st->msg_cell, "wrap-width", w, NULL);
+      gtk_tree_view_columns_autosize (GTK_TREE_VIEW (st->view));
+    }
 }
 
 ViperStatus *
@@ -83,10 +103,18 @@ viper_status_new (GtkWindow *parent)
   gtk_label_set_xalign (GTK_LABEL (st->paradigm), 0);
   gtk_label_set_xalign (GTK_LABEL (st->pending_why), 0);
   gtk_widget_set_hexpand (st->pending_why, TRUE);
-  gtk_box_pack_start (GTK_BOX (box), GTK_WIDGET (grid), FALSE, FALSE, 0);
+  /* the counts scroll too: docked below the views they may get little height */
+  GtkWidget *gsw = gtk_scrolled_window_new (NULL, NULL);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (gsw), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (gsw), TRUE);
+  gtk_scrolled_window_set_min_content_width (GTK_SCROLLED_WINDOW (gsw), 380);
+  gtk_widget_set_halign (GTK_WIDGET (grid), GTK_ALIGN_START);
+  gtk_container_add (GTK_CONTAINER (gsw), GTK_WIDGET (grid));
+  gtk_box_pack_start (GTK_BOX (box), gsw, FALSE, FALSE, 0);
+  GtkWidget *cbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *hdr = gtk_label_new ("Special conditions");
   gtk_widget_set_halign (hdr, GTK_ALIGN_START);
-  gtk_box_pack_start (GTK_BOX (box), hdr, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (cbox), hdr, FALSE, FALSE, 0);
   st->conditions = gtk_list_store_new (2, G_TYPE_STRING, G_TYPE_STRING);
   st->view = gtk_tree_view_new_with_model (GTK_TREE_MODEL (st->conditions));
   gtk_tree_view_set_headers_visible (GTK_TREE_VIEW (st->view), FALSE);
@@ -99,9 +127,13 @@ viper_status_new (GtkWindow *parent)
   gtk_tree_view_append_column (GTK_TREE_VIEW (st->view),
                                gtk_tree_view_column_new_with_attributes ("message", msg, "text", 1, NULL));
   gtk_tree_view_set_tooltip_column (GTK_TREE_VIEW (st->view), 1);
+  st->msg_cell = msg;
+  st->kind_column = gtk_tree_view_get_column (GTK_TREE_VIEW (st->view), 0);
+  g_signal_connect (st->view, "size-allocate", G_CALLBACK (rewrap), st);
   GtkWidget *sw = gtk_scrolled_window_new (NULL, NULL);
   gtk_container_add (GTK_CONTAINER (sw), st->view);
-  gtk_box_pack_start (GTK_BOX (box), sw, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (cbox), sw, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (box), cbox, TRUE, TRUE, 0);
   gtk_container_add (GTK_CONTAINER (st->window), box);
   gtk_widget_show_all (box);
   st->content = box;
@@ -127,6 +159,9 @@ viper_status_set_docked (ViperStatus *st, GtkWidget *dock)
     return;
   g_object_ref (st->content);
   gtk_container_remove (GTK_CONTAINER (gtk_widget_get_parent (st->content)), st->content);
+  /* docked: the counts beside the conditions, so both fit a low pane */
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (st->content),
+                                  dock ? GTK_ORIENTATION_HORIZONTAL : GTK_ORIENTATION_VERTICAL);
   if (dock)
     {
       gtk_container_add (GTK_CONTAINER (dock), st->content);
@@ -255,11 +290,26 @@ viper_status_condition (ViperStatus *st, ViperDiagKind kind, const char *message
     case VIPER_DIAG_TRACE_END: k = "end of trace"; break;
     default: k = "note"; break;
     }
+  /* The first conditions say the most (the first bad lines, why the rest
+   * went wrong) and the last say what is happening now: keep both, and say
+   * how many in between are not listed. */
   GtkTreeIter it;
+  GtkTreeModel *tm = GTK_TREE_MODEL (st->conditions);
   if (st->n_conditions >= MAX_CONDITIONS)
     {
-      if (gtk_tree_model_get_iter_first (GTK_TREE_MODEL (st->conditions), &it))
+      GtkTreeIter marker;
+      if (st->dropped == 0)
+        gtk_list_store_insert (st->conditions, &marker, FIRST_KEPT);
+      else
+        gtk_tree_model_iter_nth_child (tm, &marker, NULL, FIRST_KEPT);
+      /* the oldest of the recent ones goes */
+      if (gtk_tree_model_iter_nth_child (tm, &it, NULL, FIRST_KEPT + 1))
         gtk_list_store_remove (st->conditions, &it);
+      st->dropped++;
+      char *text = g_strdup_printf ("%" G_GUINT64_FORMAT " more conditions not listed here (the first %d and the "
+                                    "latest are); viper-replay prints them all", st->dropped, FIRST_KEPT);
+      gtk_list_store_set (st->conditions, &marker, 0, "\u2026", 1, text, -1);
+      g_free (text);
     }
   else
     st->n_conditions++;
@@ -271,6 +321,7 @@ viper_status_clear (ViperStatus *st)
 {
   gtk_list_store_clear (st->conditions);
   st->n_conditions = 0;
+  st->dropped = 0;
   set_text (st->applied, "-");
   set_text (st->pending_why, "-");
 }
