@@ -37,6 +37,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   char first_bad[200] = "";
   const char *binary_file = NULL;
   guint64 nuls = 0;
+  guint sampled = 0;
   for (const char *const *t = traces; t && *t; t++)
     {
       if (g_str_equal (*t, "-"))
@@ -45,6 +46,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
       if (!fp)
         continue;
       size_t len = fread (buf, 1, SAMPLE_BYTES, fp);
+      sampled++;
       gboolean whole = feof (fp);
       fclose (fp);
       buf[len] = '\0';
@@ -146,7 +148,9 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
         }
       if (r->len)
         g_string_append (r, "; ");
-      if (out->trams == 0)
+      if (sampled == 0)
+        g_string_append (r, "no trace file to sample");
+      else if (out->trams == 0)
         {
           out->no_tram = TRUE;
           g_string_append_printf (r, "no tram in the first %" G_GUINT64_FORMAT " lines", out->lines);

@@ -1397,6 +1397,8 @@ build_window (App *a)
   GtkWidget *menu = gtk_menu_button_new ();
   gtk_button_set_image (GTK_BUTTON (menu), gtk_image_new_from_icon_name ("open-menu-symbolic", GTK_ICON_SIZE_BUTTON));
   GMenuModel *model = build_menu (a);
+  /* a classic menu: it shows each action's key beside it */
+  gtk_menu_button_set_use_popover (GTK_MENU_BUTTON (menu), FALSE);
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (menu), model);
   g_object_unref (model);
   gtk_widget_set_can_focus (menu, FALSE);
