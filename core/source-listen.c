@@ -640,7 +640,9 @@ bind_unix (ListenSource *ls, const char *address, const char *path, GError **err
   if (sock == NULL)
     return NULL;
   sa = g_unix_socket_address_new (path);
-  /* owner-only from the start, whatever the umask (no window for a chmod race) */
+  /* owner-only from the start, whatever the umask (no window for a chmod race).
+   * The umask is the process's: this is safe because Viper's other thread
+   * (the read-ahead) creates no files, and the window is one bind() call. */
   mode_t old_mask = umask (0177);
   gboolean bound = g_socket_bind (sock, sa, FALSE, error);
   umask (old_mask);
