@@ -239,9 +239,11 @@ viper_infobar_update (ViperInfobar *ib, ViperSession *s)
         }
       if (ib->warnings > 0)
         {
-          g_ptr_array_add (lines, g_markup_printf_escaped ("<b>%" G_GUINT64_FORMAT " %s.</b> %s: %s", ib->warnings,
-                                                           plural (ib->warnings, "warning", "warnings"),
-                                                           ib->warnings == 1 ? "It" : "First", ib->first_warning));
+          if (ib->warnings == 1)
+            g_ptr_array_add (lines, g_markup_printf_escaped ("<b>Note:</b> %s", ib->first_warning));
+          else
+            g_ptr_array_add (lines, g_markup_printf_escaped ("<b>%" G_GUINT64_FORMAT " warnings.</b> First: %s",
+                                                             ib->warnings, ib->first_warning));
           RAISE (GTK_MESSAGE_INFO);
         }
       if (s->detect_reason && g_str_has_suffix (s->detect_reason, "picl by default") && !s->detect_binary)
