@@ -19,6 +19,7 @@
 #include "core/clocksync.h"
 #include "core/stateout.h"
 #include "core/tramparse.h"
+#include "core/detect.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "paradigms/export.h"
@@ -47,6 +48,8 @@ typedef struct {
   char **exports;
   char *render_size;
   char **traces;
+  gint max_connections;     /* -1: the default */
+  gint64 max_partial;       /* -1: the default */
 } Options;
 
 typedef struct {
@@ -270,15 +273,23 @@ main (int argc, char **argv)
   app.opt.decay = 0.5;
   app.opt.idle_exit = 1.0;
   app.opt.steps = 0;
-  char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL;
+  char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL, *conn_timeout_s = NULL;
   ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
+  app.opt.max_connections = -1;
+  app.opt.max_partial = -1;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
       "Accept trams on ADDR: tcp:HOST:PORT, tcp:PORT or unix:PATH (default port 7405, host 127.0.0.1); repeatable", "ADDR" },
     { "idle-exit", 0, 0, G_OPTION_ARG_STRING, &idle_s,
       "With --listen: finish once every sender has closed and nothing arrived for SECONDS (default 1)", "SECONDS" },
-    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm of the trace (default picl; see --list-paradigms)", "NAME" },
+    { "max-connections", 0, 0, G_OPTION_ARG_INT, &app.opt.max_connections,
+      "With --listen: connections open at once (default 1024; more are closed with a warning; 0 = no cap)", "N" },
+    { "conn-timeout", 0, 0, G_OPTION_ARG_STRING, &conn_timeout_s,
+      "With --listen: close a connection silent for SECONDS (default 3600; 0 = never)", "SECONDS" },
+    { "max-partial", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_partial,
+      "With --listen: bytes that unfinished lines of all connections may hold together (default 67108864; 0 = no bound)", "BYTES" },
+    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm of the trace (default picl; auto = from the content; see --list-paradigms)", "NAME" },
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s,
@@ -367,6 +378,28 @@ main (int argc, char **argv)
       rc = usage_error (ctx, error->message);
       goto out_ctx;
     }
+  ViperListenLimits limits = VIPER_LISTEN_LIMITS_DEFAULT;
+  if (conn_timeout_s)
+    {
+      double v;
+      if (!parse_double_arg ("--conn-timeout", conn_timeout_s, &v, &error) || v < 0 || v > 86400.0 * 365)
+        {
+          rc = usage_error (ctx, error ? error->message : "--conn-timeout takes SECONDS >= 0");
+          goto out_ctx;
+        }
+      limits.conn_timeout_ms = (guint) (v * 1000 + 0.5);
+      if (v > 0 && limits.conn_timeout_ms == 0)
+        limits.conn_timeout_ms = 1;
+    }
+  if (app.opt.max_connections < -1 || app.opt.max_partial < -1)
+    {
+      rc = usage_error (ctx, "--max-connections and --max-partial must not be negative");
+      goto out_ctx;
+    }
+  if (app.opt.max_connections >= 0)
+    limits.max_connections = (guint) app.opt.max_connections;
+  if (app.opt.max_partial >= 0)
+    limits.max_partial_bytes = (gsize) app.opt.max_partial;
   if (app.opt.steps < 0)
     {
       rc = usage_error (ctx, "--steps must not be negative");
@@ -401,6 +434,16 @@ main (int argc, char **argv)
       goto out_ctx;
     }
   const char *pname = app.opt.paradigm ? app.opt.paradigm : "picl";
+  if (g_str_equal (pname, "auto"))
+    {
+      /* from the content (core/detect.c, as the GUI does); picl when nothing decides */
+      ViperDetect det;
+      viper_paradigm_detect ((const char *const *) app.opt.traces, app.opt.setup, &det);
+      pname = det.paradigm ? det.paradigm->name : "picl";
+      if (!app.opt.quiet)
+        fprintf (stderr, "viper-replay: paradigm %s: %s\n", pname, det.reason);
+      viper_detect_clear (&det);
+    }
   app.paradigm = viper_paradigm_lookup (pname);
   if (!app.paradigm)
     {
@@ -491,6 +534,7 @@ main (int argc, char **argv)
           rc = EXIT_IO;
           goto out;
         }
+      viper_listen_source_set_limits (src, &limits);
       if (!app.opt.quiet)
         fprintf (stderr, "viper-replay: listening on %s\n", viper_listen_source_address (src));
       viper_scheduler_add_source (app.sched, src);
@@ -662,6 +706,7 @@ out_ctx:
   g_free (app.opt.state_out);
   g_free (decay_s);
   g_free (idle_s);
+  g_free (conn_timeout_s);
   g_free (history_s);
   g_free (clock_s);
   return rc;

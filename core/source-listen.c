@@ -33,7 +33,19 @@
  * connect() to it is refused (nobody listens there).  A regular file or a live
  * listener at that path is an error, never deleted.  On close the socket file
  * is removed if it is still the one this source created (same device and
- * inode).
+ * inode).  The socket file is created owner-only (mode 0600) whatever the
+ * umask: the protocol has no authentication, so whoever can connect can
+ * inject trams.  For the same reason binding TCP beyond loopback is warned
+ * about.
+ *
+ * Limits (ViperListenLimits, the command line's --max-connections,
+ * --conn-timeout and --max-partial): a connection beyond the cap is accepted
+ * and closed at once with a warning; a connection silent for longer than the
+ * timeout is closed with a warning (so one silent peer cannot hold
+ * --idle-exit forever); and when the unfinished last lines of all connections
+ * together hold more than the bound, the connection whose line grew past it
+ * is closed with a warning, so 4,000 idle peers each sending 64 KB without a
+ * newline cannot take 260 MB.  Trams already received are kept in every case.
  */
 #include "core/source.h"
 #include "core/tramparse.h"
@@ -59,6 +71,8 @@ typedef struct {
   guint32 channel;
   const char *name;         /* owned by the ViperChannels */
   guint64 lines;            /* tram lines (good or bad) on this connection */
+  gsize partial;            /* bytes of its unfinished last line (bounded by VIPER_MAX_LINE) */
+  gint64 last_byte;         /* monotonic time of its last byte (or of its accept) */
 } Conn;
 
 struct _ListenSource {
@@ -80,6 +94,14 @@ struct _ListenSource {
   ViperTramFields *scratch;
   ViperTram *head, *tail;   /* parsed, not yet taken (linked through ->next) */
   gboolean notify;          /* something happened in this wake-up */
+
+  ViperListenLimits limits;
+  GSource *timeout_watch;   /* checks for silent connections */
+  gsize partial_total;      /* sum of the connections' partial bytes */
+  guint lost;               /* connections closed with an error or a cut-off line */
+  guint refused;            /* connections closed at once (over max_connections) */
+  ViperListenAcceptFunc accept_func;
+  gpointer accept_data;
 };
 
 /* ---- addresses ------------------------------------------------------------ */
@@ -289,6 +311,9 @@ conn_close (Conn *c, const GError *error)
 {
   ListenSource *ls = c->ls;
 
+  if (error || c->partial > 0)
+    ls->lost++;
+  ls->partial_total -= c->partial;
   /* A socket's partial last line is cut off, not a line (spec section 4). */
   viper_line_splitter_finish (c->split, FALSE);
   if (ls->base.diag)
@@ -338,8 +363,28 @@ conn_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
       if (n > 0)
         {
           ls->base.bytes_read += (guint64) n;
-          ls->last_activity = g_get_monotonic_time ();
+          ls->last_activity = c->last_byte = g_get_monotonic_time ();
           viper_line_splitter_feed (c->split, ls->rbuf, (gsize) n);
+          /* what the splitter keeps of an unfinished line (it keeps at most VIPER_MAX_LINE) */
+          const char *nl = memrchr (ls->rbuf, '\n', (gsize) n);
+          gsize before = c->partial;
+          c->partial = MIN (nl ? (gsize) n - (gsize) (nl + 1 - ls->rbuf) : c->partial + (gsize) n,
+                            (gsize) VIPER_MAX_LINE);
+          ls->partial_total = ls->partial_total - before + c->partial;
+          if (ls->limits.max_partial_bytes && ls->partial_total > ls->limits.max_partial_bytes && c->partial > 0)
+            {
+              GError *e = g_error_new (G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                                       "unfinished lines of %u connections hold %" G_GSIZE_FORMAT
+                                       " bytes, over the bound of %" G_GSIZE_FORMAT " (--max-partial)",
+                                       ls->conns->len, ls->partial_total, ls->limits.max_partial_bytes);
+              if (ls->base.diag)
+                viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING, "closing connection %s: %s", c->name,
+                                  e->message);
+              conn_close (c, e);
+              g_error_free (e);
+              listen_notify (ls);
+              return G_SOURCE_REMOVE;
+            }
           if ((gsize) n < READ_CHUNK)
             break;              /* drained: the next wake-up will say when there is more */
           continue;
@@ -364,6 +409,7 @@ conn_open (ListenSource *ls, GSocket *sock)
 {
   Conn *c = g_new0 (Conn, 1);
   char *name;
+  guint open_before = ls->conns->len;
 
   g_socket_set_blocking (sock, FALSE);
   c->ls = ls;
@@ -375,8 +421,11 @@ conn_open (ListenSource *ls, GSocket *sock)
   g_free (name);
   c->split = viper_line_splitter_new (conn_on_line, conn_on_error, c);
   g_ptr_array_add (ls->conns, c);
-  ls->last_activity = g_get_monotonic_time ();
+  ls->last_activity = c->last_byte = g_get_monotonic_time ();
   ls->notify = TRUE;
+  /* before anything is read from it: the owner may start over (a new run) */
+  if (ls->accept_func)
+    ls->accept_func (&ls->base, open_before, ls->accept_data);
   if (ls->base.diag)
     viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION, "connection %s opened", c->name);
   conn_arm (c);
@@ -437,6 +486,17 @@ accept_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
       GError *error = NULL;
       GSocket *conn = g_socket_accept (sock, NULL, &error);
 
+      if (conn && ls->limits.max_connections && ls->conns->len >= ls->limits.max_connections)
+        {
+          ls->refused++;
+          if (ls->base.diag)
+            viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
+                              "%s: refused a connection: %u are open, the bound (--max-connections); %u refused so far",
+                              ls->address, ls->conns->len, ls->refused);
+          g_socket_close (conn, NULL);
+          g_object_unref (conn);
+          continue;
+        }
       if (conn)
         {
           conn_open (ls, conn);
@@ -580,7 +640,13 @@ bind_unix (ListenSource *ls, const char *address, const char *path, GError **err
   if (sock == NULL)
     return NULL;
   sa = g_unix_socket_address_new (path);
-  if (!g_socket_bind (sock, sa, FALSE, error))
+  /* owner-only from the start, whatever the umask (no window for a chmod race).
+   * The umask is the process's: this is safe because Viper's other thread
+   * (the read-ahead) creates no files, and the window is one bind() call. */
+  mode_t old_mask = umask (0177);
+  gboolean bound = g_socket_bind (sock, sa, FALSE, error);
+  umask (old_mask);
+  if (!bound)
     {
       g_prefix_error (error, "cannot listen on '%s': ", address);
       g_object_unref (sa);
@@ -590,6 +656,7 @@ bind_unix (ListenSource *ls, const char *address, const char *path, GError **err
   g_object_unref (sa);
   if (lstat (path, &st) == 0)
     {
+      (void) chmod (path, 0600);
       ls->unix_path = g_strdup (path);
       ls->unix_dev = st.st_dev;
       ls->unix_ino = st.st_ino;
@@ -629,6 +696,55 @@ listen_at_end (ViperTramSource *src)
 }
 
 static void
+timeout_disarm (ListenSource *ls)
+{
+  if (ls->timeout_watch)
+    {
+      g_source_destroy (ls->timeout_watch);
+      g_source_unref (ls->timeout_watch);
+      ls->timeout_watch = NULL;
+    }
+}
+
+/* Close the connections silent for longer than the limit. */
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  ListenSource *ls = user_data;
+  gint64 now = g_get_monotonic_time ();
+  gint64 limit = (gint64) ls->limits.conn_timeout_ms * 1000;
+  for (guint i = ls->conns->len; i-- > 0;)
+    {
+      Conn *c = g_ptr_array_index (ls->conns, i);
+      if (now - c->last_byte < limit)
+        continue;
+      GError *e = g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "silent for %.3g s (--conn-timeout=%.3g)",
+                               (double) (now - c->last_byte) / 1e6, ls->limits.conn_timeout_ms / 1000.0);
+      if (ls->base.diag)
+        viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING, "closing connection %s: %s", c->name, e->message);
+      conn_close (c, e);
+      g_error_free (e);
+    }
+  listen_notify (ls);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+timeout_arm (ListenSource *ls)
+{
+  timeout_disarm (ls);
+  if (!ls->limits.conn_timeout_ms || !ls->ctx)
+    return;
+  /* a quarter of the limit: a silent peer is closed within 1.25 times it */
+  ls->timeout_watch = g_timeout_source_new (CLAMP (ls->limits.conn_timeout_ms / 4, 10, 1000));
+  /* as high as the readers: a busy connection must not starve the check of a silent one */
+  g_source_set_priority (ls->timeout_watch, G_PRIORITY_HIGH);
+  g_source_set_callback (ls->timeout_watch, timeout_cb, ls, NULL);
+  g_source_set_name (ls->timeout_watch, "viper connection timeout");
+  g_source_attach (ls->timeout_watch, ls->ctx);
+}
+
+static void
 listen_attach (ViperTramSource *src, GMainContext *ctx)
 {
   ListenSource *ls = (ListenSource *) src;
@@ -640,6 +756,7 @@ listen_attach (ViperTramSource *src, GMainContext *ctx)
     g_main_context_unref (ls->ctx);
   ls->ctx = ctx ? g_main_context_ref (ctx) : g_main_context_ref_thread_default ();
   accept_arm (ls);
+  timeout_arm (ls);
   for (guint i = 0; i < ls->conns->len; i++)
     conn_arm (g_ptr_array_index (ls->conns, i));
 }
@@ -651,6 +768,7 @@ listen_destroy (ViperTramSource *src)
   struct stat st;
 
   accept_disarm (ls);
+  timeout_disarm (ls);
   /* Closing reports each connection (and any partial line it loses). */
   while (ls->conns->len > 0)
     conn_close (g_ptr_array_index (ls->conns, ls->conns->len - 1), NULL);
@@ -689,6 +807,17 @@ static const ViperTramSourceClass listen_class = {
   .destroy = listen_destroy,
 };
 
+static gboolean
+is_loopback (GSocket *sock)
+{
+  GSocketAddress *local = g_socket_get_local_address (sock, NULL);
+  gboolean lo = TRUE;
+  if (local && G_IS_INET_SOCKET_ADDRESS (local))
+    lo = g_inet_address_get_is_loopback (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (local)));
+  g_clear_object (&local);
+  return lo;
+}
+
 ViperTramSource *
 viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *diag,
                          ViperChannels *channels, GError **error)
@@ -712,6 +841,7 @@ viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *di
   else
     sock = bind_tcp (address, host, port, &bound, error);
   g_free (host);
+  gboolean path_was_unix = path != NULL;
   g_free (path);
 
   if (sock)
@@ -745,8 +875,14 @@ viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *di
   ls->rbuf = g_malloc (READ_CHUNK);
   ls->scratch = viper_tram_fields_new ();
   ls->last_activity = g_get_monotonic_time ();
+  ViperListenLimits defaults = VIPER_LISTEN_LIMITS_DEFAULT;
+  ls->limits = defaults;
   if (diag)
     viper_diag_event (diag, VIPER_DIAG_TRACE_START, "listening on %s", bound);
+  if (diag && !path_was_unix && !is_loopback (sock))
+    viper_diag_event (diag, VIPER_DIAG_WARNING,
+                      "listening on %s, beyond loopback: the protocol has no authentication, so anyone who "
+                      "can reach this port can inject trams", bound);
   return &ls->base;
 }
 
@@ -783,4 +919,78 @@ viper_listen_source_address (ViperTramSource *s)
 {
   ListenSource *ls = as_listen (s);
   return ls ? ls->address : NULL;
+}
+
+void
+viper_listen_source_set_limits (ViperTramSource *s, const ViperListenLimits *limits)
+{
+  ListenSource *ls = as_listen (s);
+  if (!ls)
+    return;
+  ls->limits = *limits;
+  if (ls->ctx)
+    timeout_arm (ls);
+}
+
+void
+viper_listen_source_set_accept_func (ViperTramSource *s, ViperListenAcceptFunc f, gpointer data)
+{
+  ListenSource *ls = as_listen (s);
+  if (!ls)
+    return;
+  ls->accept_func = f;
+  ls->accept_data = data;
+}
+
+guint
+viper_listen_source_lost_connections (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  return ls ? ls->lost : 0;
+}
+
+guint64
+viper_listen_source_discard (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  guint64 n = 0;
+  if (!ls)
+    return 0;
+  while (ls->head)
+    {
+      ViperTram *t = ls->head;
+      ls->head = t->next;
+      t->next = NULL;
+      viper_tram_pool_release (ls->base.pool, t);
+      n++;
+    }
+  ls->tail = NULL;
+  if (n && ls->base.diag)
+    viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
+                      "%s: discarded %" G_GUINT64_FORMAT " trams received but not yet replayed (the session started over)",
+                      ls->address, n);
+  return n;
+}
+
+guint
+viper_listen_source_disconnect_all (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  guint n = 0;
+  if (!ls)
+    return 0;
+  GError *e = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, "disconnected by the user (reset)");
+  while (ls->conns->len > 0)
+    {
+      Conn *c = g_ptr_array_index (ls->conns, ls->conns->len - 1);
+      /* the user's choice, not a lost connection: nothing of a cut line is reported */
+      c->partial = 0;
+      viper_line_splitter_reset (c->split);
+      conn_close (c, e);
+      ls->lost--;
+      n++;
+    }
+  g_error_free (e);
+  viper_listen_source_discard (s);
+  return n;
 }

@@ -102,6 +102,26 @@ const char *viper_listen_source_address (ViperTramSource *s);
 
 #define VIPER_DEFAULT_PORT 7405
 
+/* What one listener accepts (core/source-listen.c says what happens at each). */
+typedef struct {
+  guint max_connections;     /* open at once; more are closed at once with a warning (0 = no cap) */
+  guint conn_timeout_ms;     /* a connection silent this long is closed with a warning (0 = never) */
+  gsize max_partial_bytes;   /* unfinished lines of all connections together (0 = no bound beyond 64 KB each) */
+} ViperListenLimits;
+#define VIPER_LISTEN_LIMITS_DEFAULT { 1024, 3600 * 1000, 64 * 1024 * 1024 }
+void viper_listen_source_set_limits (ViperTramSource *s, const ViperListenLimits *limits);
+/* Called for every accepted connection before anything is read from it,
+ * with the number of connections that were open before it. */
+typedef void (*ViperListenAcceptFunc) (ViperTramSource *s, guint open_before, gpointer data);
+void viper_listen_source_set_accept_func (ViperTramSource *s, ViperListenAcceptFunc f, gpointer data);
+/* Connections that ended with an error or in the middle of a line so far. */
+guint viper_listen_source_lost_connections (ViperTramSource *s);
+/* Drop the trams received and not yet taken (reported as a warning); how many. */
+guint64 viper_listen_source_discard (ViperTramSource *s);
+/* Close every open connection (reported) and discard what they sent that was
+ * not taken yet: Reset while programs are connected.  How many were closed. */
+guint viper_listen_source_disconnect_all (ViperTramSource *s);
+
 /* Check a listen address without binding it (command lines, tests).  On
  * success either *unix_path is set (unix:PATH) or *host and *port are (tcp:,
  * with "tcp:" = 127.0.0.1:7405, "tcp:PORT" = 127.0.0.1:PORT, IPv6 hosts in

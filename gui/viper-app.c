@@ -18,7 +18,18 @@
  * the Xvfb tests synchronise on instead of sleeping.  The dump also says how
  * long the run took since Go ("seconds") and how many times each view was
  * painted in that time ("run_frames"): bench/bench-gui.py reads its figures
- * from there.
+ * from there.  Its "ui" object says what the window shows besides the views
+ * (title, subtitle, the info bar's text, the diagnostics pane, which views
+ * are shown, the paradigm and why, the live connections).
+ *
+ * Problems in plain sight (issue 14): the info bar above the views
+ * (viper-infobar.c) says whenever something is rejected, pending,
+ * inconsistent or disconnected; the diagnostics (viper-status.c) float or
+ * dock below the views; the paradigm is detected from the content unless
+ * chosen (viper-open-dialog.c).  Live: a connection that arrives while none
+ * is open in a session that holds trams is a new run and starts the session
+ * over (viper-session.c); Reset while programs are connected asks, then
+ * disconnects them.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,6 +47,11 @@
 #include "viper-lights-panel.h"
 #include "viper-status.h"
 #include "viper-view-widget.h"
+#include "viper-infobar.h"
+#include "viper-open-dialog.h"
+#include "viper-settings.h"
+#include "viper-desktop.h"
+#include "viper-inspect.h"
 
 typedef struct {
   /* options */
@@ -79,6 +95,20 @@ typedef struct {
   gint64 go_t;              /* when processing last started (benchmark numbers in the dump) */
   gint64 paint_t;           /* when the frame being painted started */
   guint64 go_frames[VIPER_VIEW_N_KINDS];  /* each view's paints by then: frames/s counts the run's own */
+
+  ViperInfobar *infobar;
+  ViperInspect *inspect;             /* tooltips and clicks on modules */
+  GtkWidget *dock, *main_paned;      /* the docked diagnostics, below the views */
+  GtkWidget *top, *bottom, *vp;      /* the views' containers (reflow when views are hidden) */
+  GMenu *recent_menu;
+  ViperSettings *settings;
+  char *open_folder, *setup_folder;  /* where the dialogs were last */
+  char *export_folder;
+  ViperLiveState live_dumped;        /* the live state the last dump described */
+  guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
+  gboolean closing;                  /* the window is going: no more updates */
+  guint64 live_progress_at;          /* applied count of the last live-progress dump */
+  gint64 live_progress_t;
 } App;
 
 static App app;
@@ -87,6 +117,7 @@ static App app;
 
 static void flush (App *a);
 static void update_progress (App *a);
+static void save_settings (App *a);
 
 static void
 diag_sink (ViperDiagKind kind, const char *message, gpointer data)
@@ -94,6 +125,8 @@ diag_sink (ViperDiagKind kind, const char *message, gpointer data)
   App *a = data;
   if (a->status)
     viper_status_condition (a->status, kind, message);
+  if (a->infobar)
+    viper_infobar_note (a->infobar, kind, message);
   if (kind == VIPER_DIAG_BAD_INPUT)
     g_printerr ("%s\n", message);
 }
@@ -102,6 +135,8 @@ static void
 transfer_hook (const ViperTram *t, gboolean changed, gpointer data)
 {
   App *a = data;
+  if (a->inspect)
+    viper_inspect_transfer (a->inspect, t);
   if (changed)
     {
       a->have_applied = TRUE;
@@ -132,7 +167,7 @@ stop_name (ViperStopReason why)
 static void
 request_dump (App *a, const char *why)
 {
-  if (!a->debug_dir)
+  if (!a->debug_dir || a->closing)
     return;
   a->dump_why = why;
   a->dump_pending = TRUE;
@@ -145,6 +180,8 @@ request_dump (App *a, const char *why)
 static void
 update_controls (App *a)
 {
+  if (a->closing)
+    return;
   gboolean running = a->s && viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE;
   gtk_button_set_image (GTK_BUTTON (a->go_button),
                         gtk_image_new_from_icon_name (running ? "media-playback-pause-symbolic"
@@ -158,11 +195,29 @@ update_controls (App *a)
     {
       double clock = viper_run_clock (a->s->run);
       ViperStopReason last = viper_scheduler_last_stop (a->s->sched);
-      g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name,
-                  running ? "running" : last == VIPER_STOP_NONE ? "ready" : stop_name (last),
+      char livebuf[48];
+      const char *what = running ? "running" : last == VIPER_STOP_NONE ? "ready" : stop_name (last);
+      guint open = 0;
+      switch (viper_session_live_state (a->s, &open))
+        {
+        case VIPER_LIVE_LISTENING: what = "listening"; break;
+        case VIPER_LIVE_CONNECTED:
+          g_snprintf (livebuf, sizeof livebuf, "%u connected", open);
+          what = livebuf;
+          break;
+        case VIPER_LIVE_ENDED: what = "program ended"; break;
+        case VIPER_LIVE_LOST: what = "connection lost"; break;
+        case VIPER_LIVE_NONE:
+        default: break;
+        }
+      if (!running && last == VIPER_STOP_USER)
+        what = "stopped";
+      g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name, what,
                   viper_view_format_clock (clock, 0, tb, sizeof tb));
     }
   gtk_header_bar_set_subtitle (GTK_HEADER_BAR (a->header), sub);
+  if (a->infobar)
+    viper_infobar_update (a->infobar, a->s);
 }
 
 static void
@@ -170,6 +225,8 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
 {
   (void) sched;
   App *a = data;
+  if (a->closing)
+    return;
   if (why == VIPER_STOP_NONE && viper_scheduler_state (sched) != VIPER_SCHED_IDLE)
     {
       a->go_t = g_get_monotonic_time ();
@@ -186,6 +243,31 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
   update_controls (a);
 }
 
+/* A new run connected to the listening session, which started over. */
+static void
+on_new_run (gpointer data)
+{
+  App *a = data;
+  a->have_applied = FALSE;
+  a->live_dumped = VIPER_LIVE_NONE;
+  a->pending_reasons_at = 0;
+  a->live_dumped_at = G_MAXUINT64;
+  if (a->status)
+    viper_status_clear (a->status);
+  if (a->infobar)
+    viper_infobar_clear (a->infobar);
+  if (a->inspect)
+    viper_inspect_clear (a->inspect);
+  /* the warning that says so went to the cleared lists: say it again */
+  char *msg = g_strdup_printf ("a new run connected while none was connected: the session started over (run %u)",
+                               a->s->new_runs + 1);
+  diag_sink (VIPER_DIAG_WARNING, msg, a);
+  g_free (msg);
+  flush (a);
+  update_controls (a);
+  request_dump (a, "new-run");
+}
+
 static void
 set_session (App *a, ViperSession *s)
 {
@@ -198,12 +280,28 @@ set_session (App *a, ViperSession *s)
   a->rate = 0;
   a->rate_applied = 0;
   a->rate_t = g_get_monotonic_time ();
+  a->live_dumped = VIPER_LIVE_NONE;
+  a->pending_reasons_at = 0;
   if (a->status)
     viper_status_clear (a->status);
   if (a->swp)
     viper_switchnet_panel_set_session (a->swp, s);
+  if (a->infobar)
+    viper_infobar_clear (a->infobar);
+  if (a->inspect)
+    viper_inspect_clear (a->inspect);
+  if (a->status)
+    {
+      char *p = s ? g_strdup_printf ("%s%s%s%s", s->paradigm->name, s->detect_reason ? " (detected: " : " (chosen)",
+                                     s->detect_reason ? s->detect_reason : "", s->detect_reason ? ")" : "")
+                  : NULL;
+      viper_status_set_paradigm (a->status, p);
+      g_free (p);
+    }
   if (s)
     {
+      s->on_new_run = on_new_run;
+      s->on_new_run_data = a;
       viper_scheduler_add_hook (s->sched, transfer_hook, a);
       viper_scheduler_set_notify (s->sched, sched_notify, a);
       viper_scheduler_set_breakpoint (s->sched, a->breakpoint);
@@ -247,6 +345,11 @@ open_session (App *a, const char *paradigm, const char *setup, char **traces, ch
       return FALSE;
     }
   set_session (a, s);
+  for (char **t = traces; t && *t; t++)
+    if (!g_str_equal (*t, "-"))
+      viper_desktop_add_recent (*t);
+  if (a->recent_menu)
+    viper_desktop_fill_recent (a->recent_menu);
   return TRUE;
 }
 
@@ -255,6 +358,8 @@ open_session (App *a, const char *paradigm, const char *setup, char **traces, ch
 static void
 update_progress (App *a)
 {
+  if (a->closing)
+    return;
   gboolean ff = a->s && viper_scheduler_state (a->s->sched) == VIPER_SCHED_RUNNING
                 && !isnan (viper_scheduler_breakpoint (a->s->sched)) && a->s->file_bytes > 0;
   if (ff && !gtk_widget_get_visible (a->progress) && a->debug_dir)
@@ -271,7 +376,7 @@ update_progress (App *a)
 static void
 flush (App *a)
 {
-  if (!a->s)
+  if (!a->s || a->closing)
     return;
   g_array_set_size (a->areas, 0);
   viper_damage_take (a->s->model->damage, a->areas);
@@ -284,6 +389,8 @@ static gboolean
 tick (gpointer data)
 {
   App *a = data;
+  if (a->closing)
+    return G_SOURCE_CONTINUE;
   flush (a);
   if (!a->s)
     return G_SOURCE_CONTINUE;
@@ -295,7 +402,7 @@ tick (gpointer data)
       a->rate_applied = a->s->model->applied;
       a->rate_t = now;
     }
-  if (a->status && gtk_widget_get_visible (viper_status_window (a->status)))
+  if (a->status && viper_status_shown (a->status))
     {
       viper_status_update (a->status, a->s, a->rate);
       if (a->have_applied)
@@ -309,8 +416,19 @@ tick (gpointer data)
         viper_status_set_last_applied (a->status, NULL, 0, 0);
     }
   update_progress (a);
-  if (viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE)
+  /* live sessions change state without a stop (connections come and go) */
+  if (viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE || viper_session_has_listener (a->s))
     update_controls (a);
+  if (a->status && viper_status_shown (a->status))
+    {
+      ViperStopReason last = viper_scheduler_last_stop (a->s->sched);
+      if ((last == VIPER_STOP_END || last == VIPER_STOP_WAITING || last == VIPER_STOP_USER)
+          && a->pending_reasons_at != a->s->model->applied + 1)
+        {
+          a->pending_reasons_at = a->s->model->applied + 1;
+          viper_status_set_pending_reasons (a->status, a->s);
+        }
+    }
   /* live: once every sender has closed and all is applied, say so for the tests */
   if (a->debug_dir && viper_session_has_listener (a->s))
     {
@@ -322,6 +440,23 @@ tick (gpointer data)
           a->live_dumped_at = a->s->model->applied;
           request_dump (a, "live-idle");
         }
+      ViperLiveState ls = viper_session_live_state (a->s, NULL);
+      gint64 now_us = g_get_monotonic_time ();
+      if (ls == VIPER_LIVE_CONNECTED && a->live_dumped == ls && a->s->model->applied != a->live_progress_at
+          && now_us - a->live_progress_t > 200000)
+        {
+          /* while connected, what has arrived so far (at most five times a second) */
+          a->live_progress_at = a->s->model->applied;
+          a->live_progress_t = now_us;
+          request_dump (a, "live-progress");
+        }
+      else if (ls != a->live_dumped && (ls == VIPER_LIVE_CONNECTED || ls == VIPER_LIVE_LISTENING))
+        {
+          a->live_dumped = ls;
+          request_dump (a, ls == VIPER_LIVE_CONNECTED ? "live-connected" : "live-listening");
+        }
+      else if (ls != a->live_dumped && viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_WAITING)
+        a->live_dumped = ls;
     }
   return G_SOURCE_CONTINUE;
 }
@@ -456,6 +591,87 @@ write_progress (App *a)
 }
 
 static void
+json_string (GString *j, const char *v)
+{
+  if (!v)
+    {
+      g_string_append (j, "null");
+      return;
+    }
+  g_string_append_c (j, '"');
+  for (const char *p = v; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (j, "\\%c", *p);
+      else if ((guchar) *p < 0x20)
+        g_string_append_printf (j, "\\u%04x", (guchar) *p);
+      else
+        g_string_append_c (j, *p);
+    }
+  g_string_append_c (j, '"');
+}
+
+/* What the window shows besides the views, for the tests. */
+static char *
+ui_json (App *a)
+{
+  static const char *const live_names[] = { "none", "listening", "connected", "ended", "lost" };
+  GString *j = g_string_new ("{\"title\": ");
+  json_string (j, gtk_header_bar_get_title (GTK_HEADER_BAR (a->header)));
+  g_string_append (j, ", \"subtitle\": ");
+  json_string (j, gtk_header_bar_get_subtitle (GTK_HEADER_BAR (a->header)));
+  g_string_append (j, ", \"infobar\": ");
+  viper_infobar_to_json (a->infobar, j);
+  int ix = 0, iy = 0;
+  GtkWidget *ibw = viper_infobar_widget (a->infobar);
+  GtkAllocation ial;
+  gtk_widget_get_allocation (ibw, &ial);
+  gboolean placed = gtk_widget_get_visible (ibw) && root_origin (ibw, &ix, &iy);
+  g_string_append_printf (j, ", \"infobar_box\": [%d, %d, %d, %d]", ix, iy, placed ? ial.width : 0,
+                          placed ? ial.height : 0);
+  g_string_append_printf (j, ", \"diagnostics\": {\"docked\": %s, \"shown\": %s}",
+                          viper_status_docked (a->status) ? "true" : "false",
+                          viper_status_shown (a->status) ? "true" : "false");
+  g_string_append (j, ", \"views\": {");
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      GtkAllocation al;
+      gtk_widget_get_allocation (a->frames[k], &al);
+      g_string_append_printf (j, "%s\"%s\": {\"shown\": %s, \"width\": %d, \"height\": %d}", k ? ", " : "",
+                              viper_view_kind_name (k), gtk_widget_get_visible (a->frames[k]) ? "true" : "false",
+                              al.width, al.height);
+    }
+  g_string_append (j, "}, \"recent\": [");
+  for (int i = 0; a->recent_menu && i < g_menu_model_get_n_items (G_MENU_MODEL (a->recent_menu)); i++)
+    {
+      GVariant *t = g_menu_model_get_item_attribute_value (G_MENU_MODEL (a->recent_menu), i, G_MENU_ATTRIBUTE_TARGET,
+                                                           G_VARIANT_TYPE_STRING);
+      if (!t)
+        continue;
+      g_string_append (j, j->str[j->len - 1] == '[' ? "" : ", ");
+      json_string (j, g_variant_get_string (t, NULL));
+      g_variant_unref (t);
+    }
+  g_string_append (j, "], \"inspect\": ");
+  json_string (j, a->inspect ? viper_inspect_last_text (a->inspect) : NULL);
+  g_string_append (j, ", \"paradigm\": ");
+  json_string (j, a->s ? a->s->paradigm->name : NULL);
+  g_string_append (j, ", \"detect_reason\": ");
+  json_string (j, a->s ? a->s->detect_reason : NULL);
+  guint open = 0, total = 0;
+  ViperLiveState ls = VIPER_LIVE_NONE;
+  if (a->s)
+    {
+      ls = viper_session_live_state (a->s, NULL);
+      viper_session_connections (a->s, &open, &total);
+    }
+  g_string_append_printf (j, ", \"live\": \"%s\", \"connections\": {\"open\": %u, \"total\": %u, \"lost\": %u}"
+                          ", \"new_runs\": %u}", live_names[ls], open, total,
+                          a->s ? viper_session_lost_connections (a->s) : 0, a->s ? a->s->new_runs : 0);
+  return g_string_free (j, FALSE);
+}
+
+static void
 write_state (App *a)
 {
   a->dump_pending = FALSE;
@@ -471,19 +687,20 @@ write_state (App *a)
       g_free (sw);
       state = with;
     }
+  char *ui = ui_json (a);
   guint64 painted[2] = { viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_ANIMATION])),
                         viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME])) };
   char *doc = g_strdup_printf ("{\"dumps\": %u, \"why\": \"%s\", \"progress_visible\": %s, \"steps\": %" G_GUINT64_FORMAT
                                ", \"changes\": %" G_GUINT64_FORMAT ", \"applied\": %" G_GUINT64_FORMAT
                                ", \"seconds\": %.6f, \"frames\": {\"animation\": %" G_GUINT64_FORMAT
                                ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"run_frames\": {\"animation\": %"
-                               G_GUINT64_FORMAT ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"state\": %s}\n",
+                               G_GUINT64_FORMAT ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"ui\": %s, \"state\": %s}\n",
                                a->dumps, a->dump_why, gtk_widget_get_visible (a->progress) ? "true" : "false",
                                a->s ? viper_scheduler_steps_done (a->s->sched) : 0,
                                a->s ? a->s->model->changes : 0, a->s ? a->s->model->applied : 0,
                                (double) (g_get_monotonic_time () - a->go_t) / 1e6, painted[0], painted[1],
                                painted[0] - a->go_frames[VIPER_VIEW_ANIMATION],
-                               painted[1] - a->go_frames[VIPER_VIEW_SPACETIME], state);
+                               painted[1] - a->go_frames[VIPER_VIEW_SPACETIME], ui, state);
   char *path = g_build_filename (a->debug_dir, "state.json", NULL);
   GError *e = NULL;
   /* g_file_set_contents renames into place: a reader never sees half a file */
@@ -495,6 +712,7 @@ write_state (App *a)
   g_free (path);
   g_free (doc);
   g_free (state);
+  g_free (ui);
 }
 
 /* Painting and replaying share the main loop: painting comes first (GDK's
@@ -581,17 +799,56 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
   App *a = data;
   if (!a->s)
     return;
-  GError *error = NULL;
-  if (!viper_scheduler_reset (a->s->sched, &error))
+  guint open = 0, total = 0;
+  viper_session_connections (a->s, &open, &total);
+  if (open > 0)
     {
-      /* a live stream cannot rewind: the state is cleared all the same */
-      diag_sink (VIPER_DIAG_WARNING, error->message, a);
-      g_error_free (error);
+      /* The connected programs' next trams continue their sequences: replayed
+       * on a cleared state they would wait forever for what came before.  So
+       * Reset while connected disconnects them, after asking. */
+      GtkWidget *d = gtk_message_dialog_new (GTK_WINDOW (a->window), GTK_DIALOG_MODAL, GTK_MESSAGE_QUESTION,
+                                             GTK_BUTTONS_NONE, "Disconnect the program (%u %s) and reset?", open,
+                                             open == 1 ? "connection" : "connections");
+      gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (d),
+                                                "Their next trams continue where they are and cannot be replayed "
+                                                "from a cleared state. Viper keeps listening: the next run that "
+                                                "connects starts afresh.");
+      gtk_dialog_add_buttons (GTK_DIALOG (d), "_Cancel", GTK_RESPONSE_CANCEL, "_Disconnect and Reset",
+                              GTK_RESPONSE_ACCEPT, NULL);
+      gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_ACCEPT);
+      gtk_window_set_title (GTK_WINDOW (d), "Reset While Connected");
+      int r = gtk_dialog_run (GTK_DIALOG (d));
+      gtk_widget_destroy (d);
+      if (r != GTK_RESPONSE_ACCEPT)
+        return;
+      viper_session_disconnect (a->s);
+    }
+  gboolean live = viper_session_has_listener (a->s);
+  if (live)
+    viper_session_start_over (a->s);
+  else
+    {
+      GError *error = NULL;
+      if (!viper_scheduler_reset (a->s->sched, &error))
+        {
+          diag_sink (VIPER_DIAG_WARNING, error->message, a);
+          g_error_free (error);
+        }
     }
   viper_scheduler_set_breakpoint (a->s->sched, a->breakpoint);
   a->have_applied = FALSE;
+  a->pending_reasons_at = 0;
+  a->live_dumped = VIPER_LIVE_NONE;
+  a->live_dumped_at = G_MAXUINT64;
   if (a->status)
     viper_status_clear (a->status);
+  if (a->infobar)
+    viper_infobar_clear (a->infobar);
+  if (a->inspect)
+    viper_inspect_clear (a->inspect);
+  /* a listening session goes on listening */
+  if (live && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
+    viper_scheduler_go (a->s->sched);
   flush (a);
   update_controls (a);
   request_dump (a, "reset");
@@ -665,33 +922,13 @@ act_breakpoint (GSimpleAction *action, GVariant *param, gpointer data)
   gtk_widget_destroy (d);
 }
 
-static char *
-choose_file (App *a, const char *title, gboolean optional)
+static void
+remember_folder (char **slot, const char *path, gboolean is_dir)
 {
-  GtkWidget *d = gtk_file_chooser_dialog_new (title, GTK_WINDOW (a->window), GTK_FILE_CHOOSER_ACTION_OPEN,
-                                              optional ? "_None" : "_Cancel", GTK_RESPONSE_CANCEL,
-                                              "_Open", GTK_RESPONSE_ACCEPT, NULL);
-  char *path = NULL;
-  GtkWidget *clock = NULL;
-  if (!optional)
-    {
-      /* global time for the trace (issue 15): decay, or post-mortem drift / clc */
-      clock = gtk_combo_box_text_new ();
-      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (clock), "decay", "Clock: decay (live)");
-      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (clock), "drift", "Clock: offset and drift");
-      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (clock), "clc", "Clock: drift + controlled logical clock");
-      gtk_combo_box_set_active_id (GTK_COMBO_BOX (clock), viper_clock_mode_name (viper_session_clock_mode ()));
-      gtk_file_chooser_set_extra_widget (GTK_FILE_CHOOSER (d), clock);
-    }
-  if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_ACCEPT)
-    {
-      path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (d));
-      ViperClockMode m;
-      if (clock && viper_clock_mode_parse (gtk_combo_box_get_active_id (GTK_COMBO_BOX (clock)), &m))
-        viper_session_set_clock_mode (m);
-    }
-  gtk_widget_destroy (d);
-  return path;
+  if (!path)
+    return;
+  g_free (*slot);
+  *slot = is_dir ? g_strdup (path) : g_path_get_dirname (path);
 }
 
 static void
@@ -699,16 +936,44 @@ act_open (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   App *a = data;
-  char *trace = choose_file (a, "Open a trace", FALSE);
-  if (!trace)
+  ViperOpenChoice c;
+  /* the paradigm is the dialog's (automatic by default), never the last session's */
+  if (!viper_open_dialog_run (GTK_WINDOW (a->window), a->open_folder, a->setup_folder, &c))
     return;
-  const char *pname = a->s ? a->s->paradigm->name : a->paradigm;
-  const ViperParadigm *p = viper_paradigm_lookup (pname ? pname : "monalisa");
-  char *setup = p && p->setup_load ? choose_file (a, "Setup file (optional)", TRUE) : NULL;
-  char *traces[] = { trace, NULL };
-  open_session (a, pname, setup, traces, NULL);
-  g_free (trace);
-  g_free (setup);
+  remember_folder (&a->open_folder, c.folder, TRUE);
+  remember_folder (&a->setup_folder, c.setup, FALSE);
+  char *traces[] = { c.trace, NULL };
+  open_session (a, c.paradigm, c.setup, traces, NULL);
+  viper_open_choice_clear (&c);
+  request_dump (a, "open");
+}
+
+/* Recent files, drag-and-drop and double-clicked files: the paradigm from the
+ * content, and a setup file with the trace's stem when there is one. */
+static void
+open_files (char **traces, const char *setup, gpointer data)
+{
+  App *a = data;
+  char *proposed = setup ? g_strdup (setup) : viper_propose_setup (traces[0]);
+  if (proposed && !setup)
+    {
+      char *msg = g_strdup_printf ("using the setup file %s (same name as the trace)", proposed);
+      open_session (a, NULL, proposed, traces, NULL);
+      diag_sink (VIPER_DIAG_TRACE_START, msg, a);
+      g_free (msg);
+    }
+  else
+    open_session (a, NULL, proposed, traces, NULL);
+  remember_folder (&a->open_folder, traces[0], FALSE);
+  g_free (proposed);
+}
+
+static void
+act_open_recent (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action;
+  char *traces[] = { (char *) g_variant_get_string (param, NULL), NULL };
+  open_files (traces, NULL, data);
 }
 
 static void
@@ -716,33 +981,16 @@ act_listen (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   App *a = data;
-  GtkWidget *d = gtk_dialog_new_with_buttons ("Listen", GTK_WINDOW (a->window), GTK_DIALOG_MODAL,
-                                              "_Cancel", GTK_RESPONSE_CANCEL, "_Listen", GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_OK);
-  GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
-  gtk_container_set_border_width (GTK_CONTAINER (box), 12);
-  gtk_box_set_spacing (GTK_BOX (box), 6);
-  gtk_container_add (GTK_CONTAINER (box), gtk_label_new ("Accept trams on (tcp:HOST:PORT, tcp:PORT or unix:PATH):"));
-  GtkWidget *entry = gtk_entry_new ();
-  gtk_entry_set_text (GTK_ENTRY (entry), "tcp:127.0.0.1:7405");
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_container_add (GTK_CONTAINER (box), entry);
-  gtk_widget_show_all (d);
-  if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
-    {
-      char *addr = g_strdup (gtk_entry_get_text (GTK_ENTRY (entry)));
-      char *listen[] = { addr, NULL };
-      const char *pname = a->s ? a->s->paradigm->name : a->paradigm;
-      char *setup = a->s && a->setup ? g_strdup (a->setup) : NULL;
-      gtk_widget_destroy (d);
-      d = NULL;
-      if (open_session (a, pname, setup, NULL, listen))
-        viper_scheduler_go (a->s->sched);
-      g_free (addr);
-      g_free (setup);
-    }
-  if (d)
-    gtk_widget_destroy (d);
+  ViperOpenChoice c;
+  const char *setup = a->s ? a->s->setup_path : a->setup;
+  const char *pname = a->s && !a->s->detect_reason ? a->s->paradigm->name : NULL;
+  if (!viper_listen_dialog_run (GTK_WINDOW (a->window), NULL, setup, pname, a->setup_folder, &c))
+    return;
+  remember_folder (&a->setup_folder, c.setup, FALSE);
+  char *listen[] = { c.address, NULL };
+  if (open_session (a, c.paradigm, c.setup, NULL, listen))
+    viper_scheduler_go (a->s->sched);
+  viper_open_choice_clear (&c);
 }
 
 static void
@@ -756,6 +1004,8 @@ act_export (GSimpleAction *action, GVariant *param, gpointer data)
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Export", GTK_RESPONSE_ACCEPT, NULL);
   gtk_file_chooser_set_do_overwrite_confirmation (GTK_FILE_CHOOSER (d), TRUE);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (d), "animation.png");
+  if (a->export_folder)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (d), a->export_folder);
   GtkWidget *extra = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_container_add (GTK_CONTAINER (extra), gtk_label_new ("View:"));
   GtkWidget *combo = gtk_combo_box_text_new ();
@@ -769,6 +1019,7 @@ act_export (GSimpleAction *action, GVariant *param, gpointer data)
   if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_ACCEPT)
     {
       char *path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (d));
+      remember_folder (&a->export_folder, path, FALSE);
       int k = gtk_combo_box_get_active (GTK_COMBO_BOX (combo));
       ViperViewWidget *v = VIPER_VIEW_WIDGET (a->views[k]);
       int w = MAX (gtk_widget_get_allocated_width (a->views[k]), 200);
@@ -822,6 +1073,56 @@ act_settings (GSimpleAction *action, GVariant *param, gpointer data)
   gtk_widget_destroy (d);
 }
 
+/* Once the window has its size: the dock gets its kept height, or room for
+ * the counts and a few conditions (the paned alone would give it its
+ * minimum, a few pixels). */
+static gboolean
+place_dock (gpointer data)
+{
+  App *a = data;
+  int h = gtk_widget_get_allocated_height (a->main_paned);
+  int kept = viper_settings_get_int (a->settings, "diagnostics", "dock-split", -1);
+  if (h > 100)
+    gtk_paned_set_position (GTK_PANED (a->main_paned), kept > 0 && kept < h - 60 ? kept : MAX (h / 2, h - 320));
+  return G_SOURCE_REMOVE;
+}
+
+/* The diagnostics: in their window, or the dock below the views. */
+static void
+show_diagnostics_pane (App *a, gboolean show)
+{
+  if (viper_status_docked (a->status))
+    {
+      gboolean was = gtk_widget_get_visible (a->dock);
+      gtk_widget_set_visible (a->dock, show);
+      if (show && !was)
+        g_idle_add_full (G_PRIORITY_LOW, place_dock, a, NULL);
+    }
+  else
+    {
+      gtk_widget_set_visible (viper_status_window (a->status), show);
+      if (show)
+        gtk_window_present (GTK_WINDOW (viper_status_window (a->status)));
+    }
+  GAction *act = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), "status");
+  if (act)
+    g_simple_action_set_state (G_SIMPLE_ACTION (act), g_variant_new_boolean (show));
+  if (show && a->s)
+    {
+      viper_status_update (a->status, a->s, a->rate);
+      viper_status_set_pending_reasons (a->status, a->s);
+    }
+}
+
+/* The info bar's button. */
+static void
+infobar_diagnostics (gpointer data)
+{
+  App *a = data;
+  show_diagnostics_pane (a, TRUE);
+  request_dump (a, "diagnostics");
+}
+
 static void
 act_status (GSimpleAction *action, GVariant *param, gpointer data)
 {
@@ -831,7 +1132,55 @@ act_status (GSimpleAction *action, GVariant *param, gpointer data)
   gboolean show = !g_variant_get_boolean (st);
   g_variant_unref (st);
   g_simple_action_set_state (action, g_variant_new_boolean (show));
-  gtk_widget_set_visible (viper_status_window (a->status), show);
+  show_diagnostics_pane (a, show);
+  request_dump (a, "diagnostics");
+}
+
+static void
+act_dock_status (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) param;
+  App *a = data;
+  GVariant *st = g_action_get_state (G_ACTION (action));
+  gboolean dock = !g_variant_get_boolean (st);
+  g_variant_unref (st);
+  g_simple_action_set_state (action, g_variant_new_boolean (dock));
+  gboolean shown = viper_status_shown (a->status);
+  viper_status_set_docked (a->status, dock ? a->dock : NULL);
+  show_diagnostics_pane (a, shown);
+  request_dump (a, "dock");
+}
+
+static void
+act_shortcuts (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  viper_desktop_shortcuts (GTK_WINDOW (((App *) data)->window));
+}
+
+static void
+act_help (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  viper_desktop_help (GTK_WINDOW (((App *) data)->window));
+}
+
+static void
+act_about (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  viper_desktop_about (GTK_WINDOW (((App *) data)->window));
+}
+
+/* A row whose views are all hidden goes, so the other fills the window
+ * instead of leaving a hole. */
+static void
+reflow (App *a)
+{
+  gtk_widget_set_visible (a->top, gtk_widget_get_visible (a->frames[VIPER_VIEW_ANIMATION])
+                                      || gtk_widget_get_visible (a->frames[VIPER_VIEW_PROGRAM]));
+  gtk_widget_set_visible (a->bottom, gtk_widget_get_visible (a->frames[VIPER_VIEW_SPACETIME])
+                                         || gtk_widget_get_visible (a->frames[VIPER_VIEW_VARIABLES]));
 }
 
 static void
@@ -847,6 +1196,8 @@ act_show_view (GSimpleAction *action, GVariant *param, gpointer data)
   g_variant_unref (st);
   g_simple_action_set_state (action, g_variant_new_boolean (show));
   gtk_widget_set_visible (a->frames[k], show);
+  reflow (a);
+  request_dump (a, "views");
 }
 
 static void
@@ -871,6 +1222,7 @@ act_quit (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   App *a = data;
+  save_settings (a);
   gtk_widget_destroy (a->window);
 }
 
@@ -891,6 +1243,11 @@ static const GActionEntry actions[] = {
   { "show-program", act_show_view, NULL, "true", NULL, { 0 } },
   { "view-setup", act_view_setup, NULL, NULL, NULL, { 0 } },
   { "quit", act_quit, NULL, NULL, NULL, { 0 } },
+  { "open-recent", act_open_recent, "s", NULL, NULL, { 0 } },
+  { "dock-status", act_dock_status, NULL, "false", NULL, { 0 } },
+  { "shortcuts", act_shortcuts, NULL, NULL, NULL, { 0 } },
+  { "help", act_help, NULL, NULL, NULL, { 0 } },
+  { "about", act_about, NULL, NULL, NULL, { 0 } },
 };
 
 /* ---- the window ------------------------------------------------------------------------ */
@@ -907,16 +1264,26 @@ tool_button (const char *icon, const char *action, const char *tip)
 }
 
 static GMenuModel *
-build_menu (void)
+build_menu (App *a)
 {
   GMenu *menu = g_menu_new ();
   GMenu *file = g_menu_new ();
-  g_menu_append (file, "_Open trace\u2026", "app.open");
+  g_menu_append (file, "_Open Trace\u2026", "app.open");
+  a->recent_menu = g_menu_new ();
+  viper_desktop_fill_recent (a->recent_menu);
+  g_menu_append_submenu (file, "Open _Recent", G_MENU_MODEL (a->recent_menu));
   g_menu_append (file, "_Listen\u2026", "app.listen");
-  g_menu_append (file, "_Export view\u2026", "app.export");
-  g_menu_append (file, "Export _trace\u2026", "app.export-trace");
-  g_menu_append (file, "View _setup\u2026", "app.view-setup");
+  g_menu_append (file, "_Export View\u2026", "app.export");
+  g_menu_append (file, "Export _Trace\u2026", "app.export-trace");
+  g_menu_append (file, "View _Setup\u2026", "app.view-setup");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (file));
+  GMenu *replay = g_menu_new ();
+  g_menu_append (replay, "_Go / Stop", "app.go");
+  g_menu_append (replay, "St_ep", "app.step");
+  g_menu_append (replay, "_Reset", "app.reset");
+  g_menu_append (replay, "_Breakpoint\u2026", "app.breakpoint");
+  g_menu_append_section (menu, "Replay", G_MENU_MODEL (replay));
+  g_object_unref (replay);
   GMenu *views = g_menu_new ();
   g_menu_append (views, "Animation", "app.show-animation");
   g_menu_append (views, "Space-time", "app.show-spacetime");
@@ -924,9 +1291,15 @@ build_menu (void)
   g_menu_append (views, "Program state", "app.show-program");
   g_menu_append_section (menu, "Views", G_MENU_MODEL (views));
   GMenu *other = g_menu_new ();
-  g_menu_append (other, "_Status window", "app.status");
+  g_menu_append (other, "_Diagnostics", "app.status");
+  g_menu_append (other, "_Dock Diagnostics in the Window", "app.dock-status");
   g_menu_append (other, "Se_ttings\u2026", "app.settings");
-  g_menu_append (other, "_Breakpoint\u2026", "app.breakpoint");
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (other));
+  g_object_unref (other);
+  other = g_menu_new ();
+  g_menu_append (other, "_Keyboard Shortcuts", "app.shortcuts");
+  g_menu_append (other, "_Help", "app.help");
+  g_menu_append (other, "_About Viper", "app.about");
   g_menu_append (other, "_Quit", "app.quit");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (other));
   g_object_unref (file);
@@ -952,10 +1325,90 @@ framed (App *a, ViperViewKind k, const char *title)
 }
 
 static void
+inspect_notify (gpointer data)
+{
+  request_dump (data, "inspect");
+}
+
+/* Keep the layout and the settings for the next run. */
+static void
+save_settings (App *a)
+{
+  ViperSettings *set = a->settings;
+  GtkWindow *w = GTK_WINDOW (a->window);
+  gboolean max = gtk_window_is_maximized (w);
+  viper_settings_set_bool (set, "window", "maximized", max);
+  if (!max)
+    {
+      int width, height;
+      gtk_window_get_size (w, &width, &height);
+      viper_settings_set_int (set, "window", "width", width);
+      viper_settings_set_int (set, "window", "height", height);
+    }
+  viper_settings_set_int (set, "window", "views-split", gtk_paned_get_position (GTK_PANED (a->vp)));
+  viper_settings_set_int (set, "window", "bottom-split", gtk_paned_get_position (GTK_PANED (a->bottom)));
+  if (gtk_widget_get_visible (a->dock))
+    viper_settings_set_int (set, "diagnostics", "dock-split", gtk_paned_get_position (GTK_PANED (a->main_paned)));
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      char *key = g_strdup_printf ("show-%s", viper_view_kind_name (k));
+      viper_settings_set_bool (set, "views", key, gtk_widget_get_visible (a->frames[k]));
+      g_free (key);
+    }
+  viper_settings_set_bool (set, "diagnostics", "docked", viper_status_docked (a->status));
+  viper_settings_set_bool (set, "diagnostics", "shown", viper_status_shown (a->status));
+  viper_settings_set_string (set, "folders", "open", a->open_folder);
+  viper_settings_set_string (set, "folders", "setup", a->setup_folder);
+  viper_settings_set_string (set, "folders", "export", a->export_folder);
+  viper_settings_set_int (set, "replay", "update-interval", a->interval_ms);
+  viper_settings_set_double (set, "replay", "history", a->history);
+  viper_settings_save (set);
+}
+
+static void
+on_destroy (GtkWidget *w, gpointer data)
+{
+  (void) w;
+  ((App *) data)->closing = TRUE;
+}
+
+static gboolean
+on_delete (GtkWidget *w, GdkEvent *e, gpointer data)
+{
+  (void) w, (void) e;
+  save_settings (data);
+  return FALSE;
+}
+
+/* Views and the diagnostics as the last run left them (after show_all). */
+static void
+restore_layout (App *a)
+{
+  ViperSettings *set = a->settings;
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      char *key = g_strdup_printf ("show-%s", viper_view_kind_name (k));
+      gboolean show = viper_settings_get_bool (set, "views", key, TRUE);
+      g_free (key);
+      gtk_widget_set_visible (a->frames[k], show);
+      char *name = g_strdup_printf ("show-%s", viper_view_kind_name (k));
+      GAction *act = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), name);
+      g_free (name);
+      if (act)
+        g_simple_action_set_state (G_SIMPLE_ACTION (act), g_variant_new_boolean (show));
+    }
+  reflow (a);
+  GAction *dock = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), "dock-status");
+  if (dock)
+    g_simple_action_set_state (G_SIMPLE_ACTION (dock), g_variant_new_boolean (viper_status_docked (a->status)));
+  if (viper_settings_get_bool (set, "diagnostics", "shown", FALSE))
+    show_diagnostics_pane (a, TRUE);
+}
+
+static void
 build_window (App *a)
 {
   a->window = gtk_application_window_new (a->gapp);
-  gtk_window_set_default_size (GTK_WINDOW (a->window), 1100, 760);
   a->header = gtk_header_bar_new ();
   gtk_header_bar_set_show_close_button (GTK_HEADER_BAR (a->header), TRUE);
   gtk_header_bar_set_title (GTK_HEADER_BAR (a->header), "Viper");
@@ -966,10 +1419,13 @@ build_window (App *a)
   gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header),
                              tool_button ("media-seek-backward-symbolic", "app.reset", "Reset (R)"));
   gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header),
-                             tool_button ("media-record-symbolic", "app.breakpoint", "Breakpoint (B)"));
+                             tool_button ("mark-location-symbolic", "app.breakpoint",
+                                          "Breakpoint: fast-forward until the clock would pass a time (B)"));
   GtkWidget *menu = gtk_menu_button_new ();
   gtk_button_set_image (GTK_BUTTON (menu), gtk_image_new_from_icon_name ("open-menu-symbolic", GTK_ICON_SIZE_BUTTON));
-  GMenuModel *model = build_menu ();
+  GMenuModel *model = build_menu (a);
+  /* a classic menu: it shows each action's key beside it */
+  gtk_menu_button_set_use_popover (GTK_MENU_BUTTON (menu), FALSE);
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (menu), model);
   g_object_unref (model);
   gtk_widget_set_can_focus (menu, FALSE);
@@ -998,16 +1454,44 @@ build_window (App *a)
   GtkWidget *vp = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   gtk_paned_pack1 (GTK_PANED (vp), top, TRUE, FALSE);
   gtk_paned_pack2 (GTK_PANED (vp), bottom, TRUE, FALSE);
-  gtk_paned_set_position (GTK_PANED (vp), 400);
-  gtk_paned_set_position (GTK_PANED (bottom), 760);
+  ViperSettings *set = a->settings;
+  gtk_paned_set_position (GTK_PANED (vp), viper_settings_get_int (set, "window", "views-split", 400));
+  gtk_paned_set_position (GTK_PANED (bottom), viper_settings_get_int (set, "window", "bottom-split", 760));
+  a->top = top;
+  a->bottom = bottom;
+  a->vp = vp;
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   gtk_container_set_border_width (GTK_CONTAINER (box), 6);
-  gtk_box_pack_start (GTK_BOX (box), vp, TRUE, TRUE, 0);
+  a->infobar = viper_infobar_new (infobar_diagnostics, a);
+  gtk_box_pack_start (GTK_BOX (box), viper_infobar_widget (a->infobar), FALSE, FALSE, 0);
+  /* the views above, the docked diagnostics below */
+  a->main_paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  gtk_paned_pack1 (GTK_PANED (a->main_paned), vp, TRUE, FALSE);
+  a->dock = gtk_frame_new ("Diagnostics");
+  gtk_widget_set_name (a->dock, "diagnostics-dock");
+  gtk_widget_set_no_show_all (a->dock, TRUE);
+
+  gtk_paned_pack2 (GTK_PANED (a->main_paned), a->dock, FALSE, TRUE);
+  gtk_box_pack_start (GTK_BOX (box), a->main_paned, TRUE, TRUE, 0);
   gtk_box_pack_start (GTK_BOX (box), viper_playback_timeline (a->pb), FALSE, FALSE, 0);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header), viper_playback_speed_widget (a->pb));
   gtk_container_add (GTK_CONTAINER (a->window), box);
   g_signal_connect (a->window, "realize", G_CALLBACK (on_realize), a);
+  g_signal_connect (a->window, "delete-event", G_CALLBACK (on_delete), a);
+  g_signal_connect (a->window, "destroy", G_CALLBACK (on_destroy), a);
+  viper_desktop_enable_drop (a->window, open_files, a);
+  gtk_window_set_default_size (GTK_WINDOW (a->window), viper_settings_get_int (set, "window", "width", 1100),
+                               viper_settings_get_int (set, "window", "height", 760));
+  if (viper_settings_get_bool (set, "window", "maximized", FALSE))
+    gtk_window_maximize (GTK_WINDOW (a->window));
+  a->inspect = viper_inspect_new (&a->s, inspect_notify, a);
+  viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_ANIMATION], TRUE);
+  viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_VARIABLES], TRUE);
+  viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_PROGRAM], TRUE);
   a->status = viper_status_new (GTK_WINDOW (a->window));
+  if (viper_settings_get_bool (set, "diagnostics", "docked", FALSE))
+    viper_status_set_docked (a->status, a->dock);
+
   a->vsc = viper_view_setup_ctl_new (a->views, VIPER_VIEW_N_KINDS);
   viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_ANIMATION], "app.view-setup");
   viper_view_setup_ctl_add_menu (a->vsc, a->views[VIPER_VIEW_SPACETIME], "app.view-setup");
@@ -1055,7 +1539,15 @@ on_activate (GtkApplication *gapp, gpointer data)
     { "app.lights-freeze", { "<Shift>f", NULL } },
     { "app.lights-range", { "i", NULL } },
     { "app.quit", { "<Control>q", NULL } },
-    { "app.status", { "<Control>i", NULL } },
+    { "app.status", { "F9", "<Control>i", NULL } },
+    { "app.dock-status", { "<Shift>F9", NULL } },
+    { "app.settings", { "<Control>comma", NULL } },
+    { "app.shortcuts", { "<Control>question", "<Control>F1", NULL } },
+    { "app.help", { "F1", NULL } },
+    { "app.show-animation", { "<Alt>1", NULL } },
+    { "app.show-spacetime", { "<Alt>2", NULL } },
+    { "app.show-variables", { "<Alt>3", NULL } },
+    { "app.show-program", { "<Alt>4", NULL } },
   };
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (gapp, accels[i].action, accels[i].accels);
@@ -1066,6 +1558,7 @@ on_activate (GtkApplication *gapp, gpointer data)
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), a->breakpoint);
   gtk_widget_show_all (a->window);
+  restore_layout (a);
   restart_timer (a);
 
   char *demo_trace = NULL, *demo_setup = NULL;
@@ -1084,7 +1577,14 @@ on_activate (GtkApplication *gapp, gpointer data)
             a->setup = g_strdup (demo_setup);
         }
     }
-  if (a->traces || a->listen)
+  if (a->traces && !a->listen && !a->paradigm && !a->setup && !a->demo)
+    {
+      /* a double-clicked file: the content says the paradigm, the stem the setup */
+      open_files (a->traces, NULL, a);
+      if (a->s && !isnan (a->breakpoint))
+        viper_scheduler_go (a->s->sched);
+    }
+  else if (a->traces || a->listen)
     {
       if (open_session (a, a->paradigm, a->setup, a->traces, a->listen)
           && (a->listen || !isnan (a->breakpoint)))
@@ -1110,7 +1610,7 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &a->setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
     { "view", 0, 0, G_OPTION_ARG_FILENAME, &a->view, "A view setup file for the views (Macrame: also its setup)", "FILE" },
-    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default monalisa)", "NAME" },
+    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default: detected from the content; auto, picl, monalisa, macrame)", "NAME" },
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &a->listen, "Accept trams on ADDR (tcp:HOST:PORT, tcp:PORT, unix:PATH) and play them live", "ADDR" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s, "Global time: decay (default), drift or clc (trace files only)", "MODE" },
@@ -1162,17 +1662,37 @@ main (int argc, char **argv)
     }
   viper_session_set_clock_mode (clock_mode);
   g_free (clock_s);
+  /* setup files among the files (a desktop's %F): the setup, not a trace */
+  for (guint i = 0; a->traces && a->traces[i];)
+    if (!a->setup && viper_is_setup_file (a->traces[i]))
+      {
+        a->setup = a->traces[i];
+        memmove (a->traces + i, a->traces + i + 1, (g_strv_length (a->traces + i + 1) + 1) * sizeof (char *));
+      }
+    else
+      i++;
+  if (a->traces && !a->traces[0])
+    g_clear_pointer (&a->traces, g_strfreev);
   a->demo = !a->traces && !a->listen;
   if (a->demo && !a->paradigm)
     a->paradigm = g_strdup ("monalisa");
   const char *dbg = g_getenv ("VIPER_DEBUG_DIR");
   a->debug_dir = dbg && *dbg ? g_strdup (dbg) : NULL;
   a->areas = g_array_new (FALSE, FALSE, sizeof (ViperArea));
+  a->settings = viper_settings_load ();
+  if (interval < 0)
+    a->interval_ms = MAX (0, viper_settings_get_int (a->settings, "replay", "update-interval", a->interval_ms));
+  if (!hist_s)
+    a->history = MAX (0.0, viper_settings_get_double (a->settings, "replay", "history", a->history));
+  a->open_folder = viper_settings_get_string (a->settings, "folders", "open");
+  a->setup_folder = viper_settings_get_string (a->settings, "folders", "setup");
+  a->export_folder = viper_settings_get_string (a->settings, "folders", "export");
   if (!gtk_init_check (NULL, NULL))
     {
       g_printerr ("viper: cannot open a display\n");
       return 1;
     }
+  g_set_application_name ("Viper");
   a->gapp = gtk_application_new ("org.viper.Viper", G_APPLICATION_NON_UNIQUE);
   g_signal_connect (a->gapp, "activate", G_CALLBACK (on_activate), a);
   char *args[] = { argv[0], NULL };
@@ -1195,6 +1715,13 @@ main (int argc, char **argv)
   g_strfreev (a->traces);
   g_free (a->debug_dir);
   g_free (a->last_layout);
+  viper_infobar_free (a->infobar);
+  viper_inspect_free (a->inspect);
+  g_clear_object (&a->recent_menu);
+  viper_settings_free (a->settings);
+  g_free (a->open_folder);
+  g_free (a->setup_folder);
+  g_free (a->export_folder);
   g_free (decay_s);
   g_free (bp_s);
   g_free (hist_s);

@@ -9,6 +9,30 @@
 #include "viper-session.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/export.h"
+#include "paradigms/views.h"
+#include "core/detect.h"
+
+/* A connection while none is open, in a session that already holds trams:
+ * a new run of the program.  Its sequence numbers start again at 1, so
+ * replaying it on top of the last run would reject every tram as a
+ * duplicate; the documented rule is to start the session over, before
+ * anything of the new connection is read. */
+static void
+on_accept (ViperTramSource *src, guint open_before, gpointer data)
+{
+  (void) src;
+  ViperSession *s = data;
+  ViperCounts c;
+  viper_run_counts (s->run, &c);
+  if (open_before > 0 || (c.read == 0 && s->model->applied == 0))
+    return;
+  s->new_runs++;
+  viper_diag_event (&s->diag, VIPER_DIAG_WARNING,
+                    "a new run connected while none was connected: the session starts over (run %u)", s->new_runs + 1);
+  viper_session_start_over (s);
+  if (s->on_new_run)
+    s->on_new_run (s->on_new_run_data);
+}
 
 static ViperClockMode session_clock_mode = VIPER_CLOCK_DECAY;
 
@@ -18,16 +42,30 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
                    ViperDiagSink sink, gpointer sink_data, GError **error)
 {
   viper_paradigms_register_all ();
-  const char *pname = paradigm ? paradigm : "monalisa";
+  const char *pname = paradigm;
+  ViperDetect det = { 0 };
+  if (!pname || g_str_equal (pname, "auto"))
+    {
+      viper_paradigm_detect (traces, setup_path, &det);
+      pname = det.paradigm ? det.paradigm->name : "picl";
+      if (!det.paradigm)
+        {
+          char *r = g_strdup_printf ("%s; picl by default", det.reason);
+          g_free (det.reason);
+          det.reason = r;
+        }
+    }
   const ViperParadigm *p = viper_paradigm_lookup (pname);
   if (!p)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "unknown paradigm '%s'", pname);
+      viper_detect_clear (&det);
       return NULL;
     }
   if (!p->model_new)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "paradigm '%s' has no state model to show", pname);
+      viper_detect_clear (&det);
       return NULL;
     }
   ViperSetup *setup = NULL;
@@ -36,14 +74,21 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
       if (!p->setup_load)
         {
           g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "paradigm '%s' takes no setup file", pname);
+          viper_detect_clear (&det);
           return NULL;
         }
       if (!(setup = p->setup_load (setup_path, error)))
-        return NULL;
+        {
+          viper_detect_clear (&det);
+          return NULL;
+        }
     }
   ViperSession *s = g_new0 (ViperSession, 1);
   s->paradigm = p;
   s->setup = setup;
+  s->detect_reason = det.reason;
+  s->detect_binary = det.binary;
+  s->detect_no_tram = det.no_tram;
   s->traces = g_strdupv ((char **) traces);
   if (!s->traces)
     s->traces = g_new0 (char *, 1);
@@ -77,6 +122,7 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
       ViperTramSource *src = viper_listen_source_new (*l, s->pool, &s->diag, s->channels, error);
       if (!src)
         goto fail;
+      viper_listen_source_set_accept_func (src, on_accept, s);
       viper_scheduler_add_source (s->sched, src);
       g_string_append_printf (title, "%s%s", title->len ? ", " : "", viper_listen_source_address (src));
     }
@@ -131,6 +177,7 @@ viper_session_free (ViperSession *s)
   g_free (s->title);
   g_strfreev (s->traces);
   g_free (s->setup_path);
+  g_free (s->detect_reason);
   g_free (s);
 }
 
@@ -169,4 +216,98 @@ viper_session_has_listener (const ViperSession *s)
     if (g_str_equal (viper_scheduler_source (s->sched, i)->klass->kind, "listen"))
       return TRUE;
   return FALSE;
+}
+
+guint
+viper_session_lost_connections (const ViperSession *s)
+{
+  guint n = 0;
+  for (guint i = 0; i < viper_scheduler_n_sources (s->sched); i++)
+    {
+      ViperTramSource *src = viper_scheduler_source (s->sched, i);
+      if (g_str_equal (src->klass->kind, "listen"))
+        n += viper_listen_source_lost_connections (src);
+    }
+  return n;
+}
+
+static gboolean
+final_state (const char *name)
+{
+  return g_strcmp0 (name, "inactive") == 0 || g_strcmp0 (name, "terminated") == 0;
+}
+
+GPtrArray *
+viper_session_unfinished_modules (const ViperSession *s, guint max, guint *total)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const ViperRenderer *r = viper_view_renderer (s->model);
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  r->modules (s->model, s->run, ids);
+  *total = 0;
+  for (guint i = 0; i < ids->len; i++)
+    {
+      gint64 id = g_array_index (ids, gint64, i);
+      if (final_state (r->state_name (r->module_state (s->model, id))))
+        continue;
+      (*total)++;
+      if (out->len < max)
+        g_ptr_array_add (out, r->module_label (s->model, id));
+    }
+  g_array_unref (ids);
+  return out;
+}
+
+ViperLiveState
+viper_session_live_state (const ViperSession *s, guint *open_out)
+{
+  guint open, total;
+  if (!viper_session_has_listener (s))
+    return VIPER_LIVE_NONE;
+  viper_session_connections (s, &open, &total);
+  if (open_out)
+    *open_out = open;
+  if (open > 0)
+    return VIPER_LIVE_CONNECTED;
+  ViperCounts c;
+  viper_run_counts (s->run, &c);
+  if (c.read == 0 && s->model->applied == 0)
+    return VIPER_LIVE_LISTENING;
+  gboolean settled = viper_scheduler_last_stop (s->sched) == VIPER_STOP_WAITING
+                     || viper_scheduler_state (s->sched) == VIPER_SCHED_IDLE;
+  if (!settled)   /* still replaying what arrived: pending trams are not stuck yet */
+    return viper_session_lost_connections (s) > 0 ? VIPER_LIVE_LOST : VIPER_LIVE_ENDED;
+  const char *ps = viper_model_program_state (s->model);
+  if (viper_session_lost_connections (s) > 0 || c.pending > 0 || g_strcmp0 (ps, "running") == 0)
+    return VIPER_LIVE_LOST;
+  return VIPER_LIVE_ENDED;
+}
+
+guint
+viper_session_disconnect (ViperSession *s)
+{
+  guint n = 0;
+  for (guint i = 0; i < viper_scheduler_n_sources (s->sched); i++)
+    {
+      ViperTramSource *src = viper_scheduler_source (s->sched, i);
+      if (g_str_equal (src->klass->kind, "listen"))
+        n += viper_listen_source_disconnect_all (src);
+    }
+  return n;
+}
+
+void
+viper_session_start_over (ViperSession *s)
+{
+  ViperSchedState was = viper_scheduler_state (s->sched);
+  for (guint i = 0; i < viper_scheduler_n_sources (s->sched); i++)
+    {
+      ViperTramSource *src = viper_scheduler_source (s->sched, i);
+      if (g_str_equal (src->klass->kind, "listen"))
+        viper_listen_source_discard (src);
+    }
+  /* listeners cannot rewind (the error says so): there is nothing to rewind */
+  viper_scheduler_reset (s->sched, NULL);
+  if (was != VIPER_SCHED_IDLE)
+    viper_scheduler_go (s->sched);
 }

@@ -152,7 +152,8 @@ viper_view_setup_ctl_current (const ViperViewSetupCtl *c)
 void
 viper_view_setup_ctl_dialog (ViperViewSetupCtl *c, GtkWindow *parent, ViperStatus *status)
 {
-  GtkWidget *d = gtk_file_chooser_dialog_new ("Load a view setup file", parent, GTK_FILE_CHOOSER_ACTION_OPEN,
+  static char *last_dir;    /* the dialog starts where it was last left */
+  GtkWidget *d = gtk_file_chooser_dialog_new ("View Setup", parent, GTK_FILE_CHOOSER_ACTION_OPEN,
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Load", GTK_RESPONSE_ACCEPT, NULL);
   GtkFileFilter *f = gtk_file_filter_new ();
   gtk_file_filter_set_name (f, "View setup files (*.view)");
@@ -162,7 +163,9 @@ viper_view_setup_ctl_dialog (ViperViewSetupCtl *c, GtkWindow *parent, ViperStatu
   gtk_file_filter_set_name (all, "All files");
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (d), all);
-  if (c->s && c->s->setup_path && setup_is_view_setup (c->s))
+  if (last_dir)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (d), last_dir);
+  else if (c->s && c->s->setup_path && setup_is_view_setup (c->s))
     {
       char *dir = g_path_get_dirname (c->s->setup_path);
       gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (d), dir);
@@ -174,6 +177,8 @@ viper_view_setup_ctl_dialog (ViperViewSetupCtl *c, GtkWindow *parent, ViperStatu
   gtk_widget_destroy (d);
   if (!path)
     return;
+  g_free (last_dir);
+  last_dir = g_path_get_dirname (path);
   GError *error = NULL;
   if (viper_view_setup_ctl_load (c, path, &error))
     {
@@ -214,7 +219,7 @@ viper_view_setup_ctl_add_menu (ViperViewSetupCtl *c, GtkWidget *view, const char
 {
   (void) c;
   GMenu *menu = g_menu_new ();
-  g_menu_append (menu, "_Setup\u2026", action);
+  g_menu_append (menu, "View _Setup\u2026", action);   /* the same name as in the main menu */
   /* one menu per view for the view's lifetime: attached, it goes with the view */
   GtkWidget *popup = gtk_menu_new_from_model (G_MENU_MODEL (menu));
   g_object_unref (menu);

@@ -7,20 +7,40 @@
  * conditions come from the session's diagnostics sink and are kept as a
  * bounded list, newest last, so a trace full of bad lines cannot grow it
  * without end.
+ *
+ * The same content can be docked in the main window (below the views) or
+ * float in its own window (View > Dock diagnostics): one box, moved between
+ * the two containers.  Messages wrap instead of being cut, and the reasons
+ * trams are pending (what viper-replay prints at the end) have their own
+ * section, so everything viper-replay says can be read here.
  */
 #include <math.h>
 #include "viper-status.h"
 #include "paradigms/views.h"
 
 #define MAX_CONDITIONS 500
+#define FIRST_KEPT 250
 
 struct _ViperStatus {
   GtkWidget *window;
+  GtkWidget *content;       /* the box that moves between the window and the dock */
+  GtkWidget *dock;          /* where it is docked, or NULL (in the window) */
+  GtkWidget *paradigm, *pending_why;
   GtkWidget *read, *applied, *clock, *rate, *pending, *counts, *clock_mode, *clock_procs;
   GtkListStore *conditions;
   GtkWidget *view;
+  GtkCellRenderer *msg_cell;
+  GtkTreeViewColumn *kind_column;
   guint n_conditions;
+  guint64 dropped;          /* conditions between the first and the latest, not listed */
 };
+
+static void
+set_text (GtkWidget *label, const char *s)
+{
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), s) != 0)
+    gtk_label_set_text (GTK_LABEL (label), s);
+}
 
 static GtkWidget *
 row (GtkGrid *grid, int y, const char *name)
@@ -36,6 +56,22 @@ row (GtkGrid *grid, int y, const char *name)
   return v;
 }
 
+/* Messages wrap at the width the list has (docked it is narrower). */
+static void
+rewrap (GtkWidget *view, GdkRectangle *al, gpointer data)
+{
+  (void) view;
+  ViperStatus *st = data;
+  int w = MAX (120, al->width - gtk_tree_view_column_get_width (st->kind_column) - 16);
+  int old = 0;
+  g_object_get (st->msg_cell, "wrap-width", &old, NULL);
+  if (ABS (old - w) > 8)
+    {
+      g_object_set (st->msg_cell, "wrap-width", w, NULL);
+      gtk_tree_view_columns_autosize (GTK_TREE_VIEW (st->view));
+    }
+}
+
 ViperStatus *
 viper_status_new (GtkWindow *parent)
 {
@@ -43,7 +79,8 @@ viper_status_new (GtkWindow *parent)
   st->window = gtk_window_new (GTK_WINDOW_TOPLEVEL);
   gtk_window_set_title (GTK_WINDOW (st->window), "Viper status");
   gtk_window_set_transient_for (GTK_WINDOW (st->window), parent);
-  gtk_window_set_default_size (GTK_WINDOW (st->window), 480, 380);
+  gtk_window_set_default_size (GTK_WINDOW (st->window), 640, 420);
+  gtk_window_set_position (GTK_WINDOW (st->window), GTK_WIN_POS_CENTER_ON_PARENT);
   gtk_window_set_skip_taskbar_hint (GTK_WINDOW (st->window), TRUE);
   /* closing only hides it: the menu's toggle brings it back */
   g_signal_connect (st->window, "delete-event", G_CALLBACK (gtk_widget_hide_on_delete), NULL);
@@ -58,28 +95,52 @@ viper_status_new (GtkWindow *parent)
   st->rate = row (grid, 3, "Trams/s");
   st->pending = row (grid, 4, "Pending");
   st->counts = row (grid, 5, "Read / transferred / rejected");
-  st->clock_mode = row (grid, 6, "Global time");
-  st->clock_procs = row (grid, 7, "Offset, drift, repaired");
+  st->paradigm = row (grid, 6, "Paradigm");
+  st->pending_why = row (grid, 7, "Why pending");
+  gtk_label_set_line_wrap (GTK_LABEL (st->paradigm), TRUE);
+  gtk_label_set_line_wrap (GTK_LABEL (st->pending_why), TRUE);
+  gtk_label_set_selectable (GTK_LABEL (st->pending_why), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (st->paradigm), 0);
+  gtk_label_set_xalign (GTK_LABEL (st->pending_why), 0);
+  gtk_widget_set_hexpand (st->pending_why, TRUE);
+  st->clock_mode = row (grid, 8, "Global time");
+  st->clock_procs = row (grid, 9, "Offset, drift, repaired");
   gtk_label_set_line_wrap (GTK_LABEL (st->clock_procs), TRUE);
   gtk_label_set_max_width_chars (GTK_LABEL (st->clock_procs), 60);
-  gtk_box_pack_start (GTK_BOX (box), GTK_WIDGET (grid), FALSE, FALSE, 0);
+  /* the counts scroll too: docked below the views they may get little height */
+  GtkWidget *gsw = gtk_scrolled_window_new (NULL, NULL);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (gsw), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (gsw), TRUE);
+  gtk_scrolled_window_set_min_content_width (GTK_SCROLLED_WINDOW (gsw), 380);
+  gtk_widget_set_halign (GTK_WIDGET (grid), GTK_ALIGN_START);
+  gtk_container_add (GTK_CONTAINER (gsw), GTK_WIDGET (grid));
+  gtk_box_pack_start (GTK_BOX (box), gsw, FALSE, FALSE, 0);
+  GtkWidget *cbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *hdr = gtk_label_new ("Special conditions");
   gtk_widget_set_halign (hdr, GTK_ALIGN_START);
-  gtk_box_pack_start (GTK_BOX (box), hdr, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (cbox), hdr, FALSE, FALSE, 0);
   st->conditions = gtk_list_store_new (2, G_TYPE_STRING, G_TYPE_STRING);
   st->view = gtk_tree_view_new_with_model (GTK_TREE_MODEL (st->conditions));
   gtk_tree_view_set_headers_visible (GTK_TREE_VIEW (st->view), FALSE);
   GtkCellRenderer *cell = gtk_cell_renderer_text_new ();
   gtk_tree_view_append_column (GTK_TREE_VIEW (st->view),
                                gtk_tree_view_column_new_with_attributes ("kind", cell, "text", 0, NULL));
+  GtkCellRenderer *msg = gtk_cell_renderer_text_new ();
+  /* long reasons wrap rather than being cut at the window's edge */
+  g_object_set (msg, "wrap-mode", PANGO_WRAP_WORD_CHAR, "wrap-width", 520, NULL);
   gtk_tree_view_append_column (GTK_TREE_VIEW (st->view),
-                               gtk_tree_view_column_new_with_attributes ("message", gtk_cell_renderer_text_new (),
-                                                                         "text", 1, NULL));
+                               gtk_tree_view_column_new_with_attributes ("message", msg, "text", 1, NULL));
+  gtk_tree_view_set_tooltip_column (GTK_TREE_VIEW (st->view), 1);
+  st->msg_cell = msg;
+  st->kind_column = gtk_tree_view_get_column (GTK_TREE_VIEW (st->view), 0);
+  g_signal_connect (st->view, "size-allocate", G_CALLBACK (rewrap), st);
   GtkWidget *sw = gtk_scrolled_window_new (NULL, NULL);
   gtk_container_add (GTK_CONTAINER (sw), st->view);
-  gtk_box_pack_start (GTK_BOX (box), sw, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (cbox), sw, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (box), cbox, TRUE, TRUE, 0);
   gtk_container_add (GTK_CONTAINER (st->window), box);
   gtk_widget_show_all (box);
+  st->content = box;
   return st;
 }
 
@@ -95,11 +156,70 @@ viper_status_free (ViperStatus *st)
 
 GtkWidget *viper_status_window (ViperStatus *st) { return st->window; }
 
-static void
-set_text (GtkWidget *label, const char *s)
+void
+viper_status_set_docked (ViperStatus *st, GtkWidget *dock)
 {
-  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), s) != 0)
-    gtk_label_set_text (GTK_LABEL (label), s);
+  if (dock == st->dock)
+    return;
+  g_object_ref (st->content);
+  gtk_container_remove (GTK_CONTAINER (gtk_widget_get_parent (st->content)), st->content);
+  /* docked: the counts beside the conditions, so both fit a low pane */
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (st->content),
+                                  dock ? GTK_ORIENTATION_HORIZONTAL : GTK_ORIENTATION_VERTICAL);
+  if (dock)
+    {
+      gtk_container_add (GTK_CONTAINER (dock), st->content);
+      gtk_widget_hide (st->window);
+    }
+  else
+    gtk_container_add (GTK_CONTAINER (st->window), st->content);
+  g_object_unref (st->content);
+  st->dock = dock;
+}
+
+gboolean viper_status_docked (ViperStatus *st) { return st->dock != NULL; }
+
+gboolean
+viper_status_shown (ViperStatus *st)
+{
+  return st->dock ? gtk_widget_get_visible (st->dock) : gtk_widget_get_visible (st->window);
+}
+
+void
+viper_status_set_paradigm (ViperStatus *st, const char *text)
+{
+  set_text (st->paradigm, text ? text : "-");
+}
+
+void
+viper_status_set_pending_reasons (ViperStatus *st, ViperSession *s)
+{
+  ViperCounts c;
+  if (!s)
+    {
+      set_text (st->pending_why, "-");
+      return;
+    }
+  viper_run_counts (s->run, &c);
+  if (c.pending == 0)
+    {
+      set_text (st->pending_why, "-");
+      return;
+    }
+  GArray *stuck = viper_run_stuck (s->run);
+  GString *g = g_string_new (NULL);
+  guint shown = MIN (stuck->len, 50);
+  for (guint i = 0; i < shown; i++)
+    {
+      const ViperStuck *x = &g_array_index (stuck, ViperStuck, i);
+      g_string_append_printf (g, "%sproc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT " trams wait for %s", i ? "\n" : "",
+                              x->proc, x->trams, x->waiting_for);
+    }
+  if (stuck->len > shown)
+    g_string_append_printf (g, "\n(and %u more lists)", stuck->len - shown);
+  viper_stuck_array_free (stuck);
+  set_text (st->pending_why, g->str);
+  g_string_free (g, TRUE);
 }
 
 static const char *
@@ -200,11 +320,26 @@ viper_status_condition (ViperStatus *st, ViperDiagKind kind, const char *message
     case VIPER_DIAG_TRACE_END: k = "end of trace"; break;
     default: k = "note"; break;
     }
+  /* The first conditions say the most (the first bad lines, why the rest
+   * went wrong) and the last say what is happening now: keep both, and say
+   * how many in between are not listed. */
   GtkTreeIter it;
+  GtkTreeModel *tm = GTK_TREE_MODEL (st->conditions);
   if (st->n_conditions >= MAX_CONDITIONS)
     {
-      if (gtk_tree_model_get_iter_first (GTK_TREE_MODEL (st->conditions), &it))
+      GtkTreeIter marker;
+      if (st->dropped == 0)
+        gtk_list_store_insert (st->conditions, &marker, FIRST_KEPT);
+      else
+        gtk_tree_model_iter_nth_child (tm, &marker, NULL, FIRST_KEPT);
+      /* the oldest of the recent ones goes */
+      if (gtk_tree_model_iter_nth_child (tm, &it, NULL, FIRST_KEPT + 1))
         gtk_list_store_remove (st->conditions, &it);
+      st->dropped++;
+      char *text = g_strdup_printf ("%" G_GUINT64_FORMAT " more conditions not listed here (the first %d and the "
+                                    "latest are); viper-replay prints them all", st->dropped, FIRST_KEPT);
+      gtk_list_store_set (st->conditions, &marker, 0, "\u2026", 1, text, -1);
+      g_free (text);
     }
   else
     st->n_conditions++;
@@ -216,5 +351,7 @@ viper_status_clear (ViperStatus *st)
 {
   gtk_list_store_clear (st->conditions);
   st->n_conditions = 0;
+  st->dropped = 0;
   set_text (st->applied, "-");
+  set_text (st->pending_why, "-");
 }

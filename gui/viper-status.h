@@ -18,5 +18,14 @@ void viper_status_set_last_applied (ViperStatus *st, const char *module, double 
 /* A special condition: start or end of a trace, bad input, a connection. */
 void viper_status_condition (ViperStatus *st, ViperDiagKind kind, const char *message);
 void viper_status_clear (ViperStatus *st);
+/* Move the content into dock (a GtkBox in the main window), or back into its
+ * own window with NULL. */
+void viper_status_set_docked (ViperStatus *st, GtkWidget *dock);
+gboolean viper_status_docked (ViperStatus *st);
+gboolean viper_status_shown (ViperStatus *st);
+/* The session's paradigm and why (detection). */
+void viper_status_set_paradigm (ViperStatus *st, const char *text);
+/* Why trams are pending (viper_run_stuck), once the replay has settled. */
+void viper_status_set_pending_reasons (ViperStatus *st, ViperSession *s);
 
 G_END_DECLS

@@ -5,7 +5,7 @@
  * processor ports, torus), the value mode (slice, running total, total), job
  * colouring, the range of interest, the torus's rotation and zoom, hidden
  * planes, the route between two nodes or switches, and a label to highlight.
- * The same settings are actions with accelerators (Alt+1/2/3 layouts,
+ * The same settings are actions with accelerators (Alt+N/P/O layouts,
  * Alt+S/R/T modes, Alt+J jobs, Alt+arrows rotate, Alt+plus/minus zoom), so
  * the tests and keyboard users reach them without the popover.  Every change
  * writes the session's init settings (the model file's SwnNet) and redraws
@@ -213,7 +213,7 @@ viper_switchnet_panel_new (GtkWidget **views, guint n_views, void (*changed) (gp
   static const char *const views_[] = { "Planar: network ports", "Planar: processor ports", "Torus", NULL };
   static const char *const modes[] = { "Slice (this step)", "Running total", "Total", NULL };
   int r = 0;
-  p->view_combo = row (grid, r++, "Layout (Alt+1/2/3)", combo (views_));
+  p->view_combo = row (grid, r++, "Layout (Alt+N/P/O)", combo (views_));
   p->mode_combo = row (grid, r++, "Values (Alt+S/R/T)", combo (modes));
   p->jobs_check = row (grid, r++, "", gtk_check_button_new_with_label ("Colour by job (Alt+J)"));
   p->min_spin = row (grid, r++, "Minimum", gtk_spin_button_new_with_range (-1e12, 1e12, 1));
@@ -317,7 +317,7 @@ viper_switchnet_panel_add_actions (ViperSwitchnetPanel *p, GtkApplication *app)
   static const struct {
     const char *target, *accel;
   } keys[] = {
-    { "network", "<Alt>1" }, { "processor", "<Alt>2" }, { "torus", "<Alt>3" },
+    { "network", "<Alt>n" }, { "processor", "<Alt>p" }, { "torus", "<Alt>o" },
     { "slice", "<Alt>s" }, { "running", "<Alt>r" }, { "total", "<Alt>t" }, { "jobs", "<Alt>j" },
     { "left", "<Alt>Left" }, { "right", "<Alt>Right" }, { "up", "<Alt>Up" }, { "down", "<Alt>Down" },
     { "zoom-in", "<Alt>plus" }, { "zoom-out", "<Alt>minus" },

@@ -846,6 +846,11 @@ evaluate (MlModel *m)
   if (!same)
     {
       m->derived = s;
+      /* the animation rings the deadlocked set: members leaving and joining are redrawn */
+      for (guint i = 0; i < m->cycle->len; i++)
+        viper_damage_add (m->base.damage, VIPER_AREA_MODULE, g_array_index (m->cycle, gint64, i), 0);
+      for (guint i = 0; i < cycle->len; i++)
+        viper_damage_add (m->base.damage, VIPER_AREA_MODULE, g_array_index (cycle, gint64, i), 0);
       g_array_unref (m->cycle);
       m->cycle = cycle;
       viper_damage_add (m->base.damage, VIPER_AREA_PROGRAM, 0, 0);

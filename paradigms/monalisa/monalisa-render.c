@@ -74,9 +74,29 @@ arrow_color (ViperMonalisaArrowKind k)
     }
 }
 
+static gboolean
+in_deadlock (const ViperModel *m, gint64 id)
+{
+  guint n = 0;
+  const gint64 *set = viper_monalisa_deadlock_cycle (m, &n);
+  for (guint i = 0; i < n; i++)
+    if (set[i] == id)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 ml_decorate (cairo_t *cr, const ViperModel *m, gint64 id, double x, double y, double radius)
 {
+  if (in_deadlock (m, id))
+    {
+      /* the deadlocked set, in the program state's deadlock colour darkened, outside the exposure ring */
+      cairo_set_source_rgb (cr, 0.9, 0.45, 0.0);
+      cairo_set_line_width (cr, 3);
+      cairo_new_path (cr);
+      cairo_arc (cr, x, y, radius + VIPER_VIEW_DECORATION_MARGIN - 1.5, 0, 2 * G_PI);
+      cairo_stroke (cr);
+    }
   if (!viper_monalisa_module_any_exposed (m, id))
     return;
   cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);

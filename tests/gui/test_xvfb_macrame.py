@@ -138,7 +138,7 @@ def load_setup_via_dialog(app, path):
     """Shift+Ctrl+O, then type the path into the file chooser ('/' opens its location entry)."""
     env = dict(os.environ, DISPLAY=app.display)
     app.key("shift+ctrl+o")
-    subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Load a view setup file"], env=env,
+    subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^View Setup$"], env=env,
                    stdout=subprocess.PIPE, timeout=gx.TIMEOUT, check=True)
     subprocess.run(["xdotool", "type", "--delay", "5", path], env=env, check=True, timeout=gx.TIMEOUT)
     subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=gx.TIMEOUT)

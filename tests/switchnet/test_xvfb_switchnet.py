@@ -99,10 +99,10 @@ def main():
         pixel = gx.screenshot(display, os.path.join(shots, "switchnet-running.png"))
         probe(pixel, sw2, "network, running")
 
-        app.key("alt+3")
+        app.key("alt+o")
         d = app.wait_dump("torus")
         sw3 = d["state"]["switchnet"]
-        gx.check(sw3["view"] == "torus", "Alt+3: torus (%s)" % sw3["view"])
+        gx.check(sw3["view"] == "torus", "Alt+O: torus (%s)" % sw3["view"])
         shot = os.path.join(shots, "switchnet-torus.png")
         pixel = gx.screenshot(display, shot)
         print("# screenshot " + shot)

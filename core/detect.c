@@ -1,0 +1,172 @@
+/* detect.c - guessing a trace's paradigm from its first lines.
+ *
+ * Every paradigm declares its (REC, EV) tram table, so a trace says which
+ * paradigm wrote it: sample the first SAMPLE_BYTES of each file, scan each
+ * line with the real scanner, and count, per registered paradigm, the trams
+ * its table knows.  The most votes wins.  A setup file decides ties (only the
+ * paradigm that reads it can use it) and decides alone when the sample holds
+ * no known tram.  Files with NUL bytes are called binary, not traces: the user
+ * should hear that rather than see 494 "line contains a NUL byte" reports and
+ * an empty window.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "detect.h"
+#include "tramparse.h"
+
+#define SAMPLE_BYTES (256 * 1024)
+#define SAMPLE_LINES 4000
+
+void
+viper_detect_clear (ViperDetect *d)
+{
+  g_free (d->reason);
+  memset (d, 0, sizeof *d);
+}
+
+void
+viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect *out)
+{
+  memset (out, 0, sizeof *out);
+  guint n = 0;
+  const ViperParadigm *const *list = viper_paradigm_list (&n);
+  guint64 *votes = g_new0 (guint64, n + 1);
+  gboolean *reads_setup = g_new0 (gboolean, n + 1);
+  ViperTramFields *f = viper_tram_fields_new ();
+  char *buf = g_malloc (SAMPLE_BYTES + 1);
+  char first_bad[200] = "";
+  const char *binary_file = NULL;
+  guint64 nuls = 0;
+  guint sampled = 0;
+  for (const char *const *t = traces; t && *t; t++)
+    {
+      if (g_str_equal (*t, "-"))
+        continue;
+      FILE *fp = fopen (*t, "rb");
+      if (!fp)
+        continue;
+      size_t len = fread (buf, 1, SAMPLE_BYTES, fp);
+      sampled++;
+      gboolean whole = feof (fp);
+      fclose (fp);
+      buf[len] = '\0';
+      guint64 z = 0;
+      for (size_t i = 0; i < len; i++)
+        z += buf[i] == '\0';
+      if (z && !binary_file)
+        {
+          binary_file = *t;
+          nuls = z;
+        }
+      size_t pos = 0;
+      guint64 lineno = 0;
+      while (pos < len && out->lines < SAMPLE_LINES)
+        {
+          const char *nl = memchr (buf + pos, '\n', len - pos);
+          if (!nl && !whole)
+            break;            /* a line cut by the sample's end */
+          size_t end = nl ? (size_t) (nl - buf) : len;
+          lineno++;
+          out->lines++;
+          ViperParseError err;
+          ViperLineKind k = memchr (buf + pos, '\0', end - pos) ? VIPER_LINE_BAD
+                            : viper_tram_scan (buf + pos, end - pos, f, &err);
+          if (k == VIPER_LINE_TRAM)
+            {
+              out->trams++;
+              for (guint i = 0; i < n; i++)
+                if (viper_paradigm_type_index (list[i], f->rec, f->ev) != VIPER_TYPE_UNKNOWN)
+                  votes[i]++;
+            }
+          else if (k == VIPER_LINE_BAD)
+            {
+              if (!out->bad)
+                {
+                  char *base = g_path_get_basename (*t);
+                  if (memchr (buf + pos, '\0', end - pos))
+                    g_snprintf (first_bad, sizeof first_bad, "%s:%" G_GUINT64_FORMAT ": line contains a NUL byte",
+                                base, lineno);
+                  else
+                    g_snprintf (first_bad, sizeof first_bad, "%s:%" G_GUINT64_FORMAT ":%u: %s", base, lineno,
+                                err.column, err.reason);
+                  g_free (base);
+                }
+              out->bad++;
+            }
+          pos = end + 1;
+        }
+    }
+  guint n_reading = 0, reader = 0;
+  if (setup && *setup)
+    for (guint i = 0; i < n; i++)
+      if (list[i]->setup_load)
+        {
+          ViperSetup *s = list[i]->setup_load (setup, NULL);
+          if (s)
+            {
+              reads_setup[i] = TRUE;
+              n_reading++;
+              reader = i;
+              if (list[i]->setup_free)
+                list[i]->setup_free (s);
+            }
+        }
+  int best = -1;
+  for (guint i = 0; i < n; i++)
+    if (votes[i] > 0
+        && (best < 0 || votes[i] > votes[best] || (votes[i] == votes[best] && reads_setup[i] && !reads_setup[best])))
+      best = (int) i;
+  char *setup_base = setup && *setup ? g_path_get_basename (setup) : NULL;
+  GString *r = g_string_new (NULL);
+  if (binary_file)
+    {
+      char *base = g_path_get_basename (binary_file);
+      out->binary = TRUE;
+      g_string_printf (r, "%s is a binary file (%" G_GUINT64_FORMAT " NUL bytes in its first %u KB), not a text trace",
+                       base, nuls, SAMPLE_BYTES / 1024);
+      g_free (base);
+    }
+  if (best >= 0)
+    {
+      out->paradigm = list[best];
+      if (r->len)
+        g_string_append (r, "; ");
+      g_string_append_printf (r, "%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " sampled trams are %s tram types",
+                              votes[best], out->trams, list[best]->name);
+      if (reads_setup[best])
+        g_string_append_printf (r, ", and %s is a %s setup", setup_base, list[best]->name);
+      else if (n_reading)
+        g_string_append_printf (r, " (but %s is a %s setup, not a %s one)", setup_base, list[reader]->name,
+                                list[best]->name);
+    }
+  else
+    {
+      if (n_reading == 1)
+        {
+          out->paradigm = list[reader];
+          out->setup_decided = TRUE;
+        }
+      if (r->len)
+        g_string_append (r, "; ");
+      if (sampled == 0)
+        g_string_append (r, "no trace file to sample");
+      else if (out->trams == 0)
+        {
+          out->no_tram = TRUE;
+          g_string_append_printf (r, "no tram in the first %" G_GUINT64_FORMAT " lines", out->lines);
+          if (out->bad)
+            g_string_append_printf (r, " (%" G_GUINT64_FORMAT " bad, first %s)", out->bad, first_bad);
+        }
+      else
+        g_string_append_printf (r, "none of the %" G_GUINT64_FORMAT " sampled trams is a tram type of any paradigm",
+                                out->trams);
+      if (out->paradigm)
+        g_string_append_printf (r, "; %s is a %s setup", setup_base, out->paradigm->name);
+    }
+  out->reason = g_string_free (r, FALSE);
+  g_free (setup_base);
+  g_free (buf);
+  viper_tram_fields_free (f);
+  g_free (votes);
+  g_free (reads_setup);
+}

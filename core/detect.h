@@ -1,0 +1,31 @@
+/* detect.h - which paradigm a trace is written in, from its content.
+ *
+ * Used by `viper-replay --paradigm=auto` and by the GUI's Open and Listen
+ * dialogs (and double-clicked files), so that opening a trace never silently
+ * keeps the previous session's paradigm.  Generic over the registry: core
+ * names no paradigm.
+ */
+#pragma once
+
+#include "paradigm.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const ViperParadigm *paradigm;  /* NULL: nothing recognisable (reason says why) */
+  char *reason;                   /* one sentence, e.g. "412 of 500 sampled trams are monalisa tram types" */
+  gboolean binary;                /* the file holds NUL bytes: not a text trace */
+  gboolean no_tram;               /* not one line of the sample is a tram */
+  gboolean setup_decided;         /* the setup file's kind decided (only one paradigm reads it) */
+  guint64 lines, trams, bad;      /* what the sample held */
+} ViperDetect;
+
+/* Sample the first lines of each trace file (`-` and unreadable files are
+ * skipped) and, when setup is given, which paradigms read it.  The paradigm
+ * whose tram table knows the most sampled trams wins; ties go to the one that
+ * reads the setup, then to registration order.  Never fails: out->paradigm is
+ * NULL when nothing decides.  Free with viper_detect_clear(). */
+void viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect *out);
+void viper_detect_clear (ViperDetect *d);
+
+G_END_DECLS

@@ -1,0 +1,212 @@
+/* viper-desktop.c - what a GNOME user expects of an app (GNOME HIG, the way
+ * Sysprof does it): recent files, drag-and-drop, a shortcuts window, About,
+ * Help.  The actions themselves live in viper-app.c; this file builds the
+ * pieces they show.
+ */
+#include <string.h>
+#include "viper-desktop.h"
+#include "viper-open-dialog.h"
+
+#define MAX_RECENT 8
+
+void
+viper_desktop_add_recent (const char *path)
+{
+  /* relative paths (a command line's) are made absolute: a URI needs one */
+  char *abs = g_canonicalize_filename (path, NULL);
+  char *uri = g_filename_to_uri (abs, NULL, NULL);
+  g_free (abs);
+  if (!uri)
+    return;
+  GtkRecentData rd = { 0 };
+  rd.display_name = NULL;
+  rd.mime_type = (char *) (viper_is_setup_file (path) ? "text/plain" : "text/x-picl-trace");
+  rd.app_name = (char *) g_get_application_name ();
+  rd.app_exec = (char *) "viper %f";
+  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &rd);
+  g_free (uri);
+}
+
+static gint
+by_time (gconstpointer a, gconstpointer b)
+{
+  time_t ta = gtk_recent_info_get_modified ((GtkRecentInfo *) a);
+  time_t tb = gtk_recent_info_get_modified ((GtkRecentInfo *) b);
+  return ta < tb ? 1 : ta > tb ? -1 : 0;
+}
+
+void
+viper_desktop_fill_recent (GMenu *menu)
+{
+  g_menu_remove_all (menu);
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+  items = g_list_sort (items, by_time);
+  guint n = 0;
+  for (GList *l = items; l && n < MAX_RECENT; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      if (!gtk_recent_info_has_application (info, g_get_application_name ()) || !gtk_recent_info_is_local (info))
+        continue;
+      char *path = g_filename_from_uri (gtk_recent_info_get_uri (info), NULL, NULL);
+      if (path && g_file_test (path, G_FILE_TEST_IS_REGULAR) && !viper_is_setup_file (path))
+        {
+          char *base = g_path_get_basename (path);
+          /* underscores in file names are not mnemonics */
+          char **parts = g_strsplit (base, "_", -1);
+          char *label = g_strjoinv ("__", parts);
+          GMenuItem *it = g_menu_item_new (label, NULL);
+          g_menu_item_set_action_and_target_value (it, "app.open-recent", g_variant_new_string (path));
+          g_menu_append_item (menu, it);
+          g_object_unref (it);
+          g_free (label);
+          g_strfreev (parts);
+          g_free (base);
+          n++;
+        }
+      g_free (path);
+    }
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+  if (n == 0)
+    {
+      GMenuItem *it = g_menu_item_new ("(none yet)", "app.nothing");
+      g_menu_append_item (menu, it);
+      g_object_unref (it);
+    }
+}
+
+/* ---- drag and drop ---------------------------------------------------------------- */
+
+typedef struct {
+  ViperDropFunc open;
+  gpointer data;
+} Drop;
+
+static void
+on_drop (GtkWidget *w, GdkDragContext *ctx, gint x, gint y, GtkSelectionData *sel, guint info, guint time,
+         gpointer user)
+{
+  (void) w, (void) x, (void) y, (void) info;
+  Drop *d = user;
+  char **uris = gtk_selection_data_get_uris (sel);
+  GPtrArray *traces = g_ptr_array_new_with_free_func (g_free);
+  char *setup = NULL;
+  for (char **u = uris; u && *u; u++)
+    {
+      char *path = g_filename_from_uri (*u, NULL, NULL);
+      if (!path)
+        continue;
+      if (viper_is_setup_file (path) && !setup)
+        setup = path;
+      else
+        g_ptr_array_add (traces, path);
+    }
+  g_strfreev (uris);
+  gboolean ok = traces->len > 0;
+  if (ok)
+    {
+      g_ptr_array_add (traces, NULL);
+      d->open ((char **) traces->pdata, setup, d->data);
+    }
+  gtk_drag_finish (ctx, ok, FALSE, time);
+  g_ptr_array_unref (traces);
+  g_free (setup);
+}
+
+void
+viper_desktop_enable_drop (GtkWidget *w, ViperDropFunc open, gpointer data)
+{
+  Drop *d = g_new0 (Drop, 1);
+  d->open = open;
+  d->data = data;
+  gtk_drag_dest_set (w, GTK_DEST_DEFAULT_ALL, NULL, 0, GDK_ACTION_COPY);
+  gtk_drag_dest_add_uri_targets (w);
+  g_signal_connect_data (w, "drag-data-received", G_CALLBACK (on_drop), d, (GClosureNotify) (void (*) (void)) g_free, 0);
+}
+
+/* ---- shortcuts, about, help ------------------------------------------------------------ */
+
+static const char shortcuts_ui[] =
+  "<interface>"
+  " <object class='GtkShortcutsWindow' id='w'><property name='modal'>1</property>"
+  "  <child><object class='GtkShortcutsSection'><property name='visible'>1</property>"
+  "   <property name='section-name'>main</property>"
+  "   <child><object class='GtkShortcutsGroup'><property name='visible'>1</property><property name='title'>Replay</property>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>space</property><property name='title'>Go / Stop</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>Right s</property><property name='title'>Step one state change</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>r</property><property name='title'>Reset</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>b</property><property name='title'>Breakpoint…</property></object></child>"
+  "   </object></child>"
+  "   <child><object class='GtkShortcutsGroup'><property name='visible'>1</property><property name='title'>Files</property>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;o</property><property name='title'>Open trace…</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;l</property><property name='title'>Listen…</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;e</property><property name='title'>Export view…</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Shift&gt;&lt;Control&gt;e</property><property name='title'>Export trace…</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Shift&gt;&lt;Control&gt;o</property><property name='title'>View setup…</property></object></child>"
+  "   </object></child>"
+  "   <child><object class='GtkShortcutsGroup'><property name='visible'>1</property><property name='title'>Window</property>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>F9</property><property name='title'>Diagnostics</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Shift&gt;F9</property><property name='title'>Dock diagnostics in the window</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;comma</property><property name='title'>Settings…</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;question</property><property name='title'>Keyboard shortcuts</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>F1</property><property name='title'>Help</property></object></child>"
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;q</property><property name='title'>Quit</property></object></child>"
+  "   </object></child>"
+  "  </object></child>"
+  " </object>"
+  "</interface>";
+
+void
+viper_desktop_shortcuts (GtkWindow *parent)
+{
+  GtkBuilder *b = gtk_builder_new_from_string (shortcuts_ui, -1);
+  GtkWidget *w = GTK_WIDGET (gtk_builder_get_object (b, "w"));
+  gtk_window_set_transient_for (GTK_WINDOW (w), parent);
+  gtk_widget_show_all (w);
+  g_object_unref (b);
+}
+
+void
+viper_desktop_about (GtkWindow *parent)
+{
+  static const char *authors[] = { "The Viper developers", NULL };
+  gtk_show_about_dialog (parent, "program-name", "Viper", "version", VIPER_VERSION, "logo-icon-name",
+                         "utilities-system-monitor", "comments",
+                         "Replays the traces of parallel programs and reconstructs, causally, what happened: "
+                         "live or post mortem.\nAfter R. Schiefer's Viper (CERN / TU Eindhoven).",
+                         "authors", authors, "license-type", GTK_LICENSE_CUSTOM, "license",
+                         "See the project's repository.", NULL);
+}
+
+char *
+viper_desktop_user_guide (void)
+{
+  char *p = g_build_filename (VIPER_DOC_DIR, "user-guide.md", NULL);
+  if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+    return p;
+  g_free (p);
+  p = g_build_filename (VIPER_SOURCE_DIR, "docs", "user-guide.md", NULL);
+  if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+    return p;
+  g_free (p);
+  return NULL;
+}
+
+void
+viper_desktop_help (GtkWindow *parent)
+{
+  char *guide = viper_desktop_user_guide ();
+  GError *e = NULL;
+  char *uri = guide ? g_filename_to_uri (guide, NULL, NULL) : NULL;
+  if (!uri || !gtk_show_uri_on_window (parent, uri, GDK_CURRENT_TIME, &e))
+    {
+      GtkWidget *m = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL, GTK_MESSAGE_INFO, GTK_BUTTONS_CLOSE,
+                                             "The user guide is at %s", guide ? guide : "docs/user-guide.md");
+      if (e)
+        gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (m), "It could not be opened: %s", e->message);
+      gtk_dialog_run (GTK_DIALOG (m));
+      gtk_widget_destroy (m);
+    }
+  g_clear_error (&e);
+  g_free (uri);
+  g_free (guide);
+}
