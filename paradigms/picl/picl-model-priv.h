@@ -56,6 +56,12 @@ typedef struct {
   InstKey key;
   GArray *begins;           /* of InstBegin, in order of application */
   guint ends;
+  /* all-to-all and the root of all-to-one depend on every member's begin:
+   * the latest of them and how many there are, folded in as begins arrive
+   * (begins is append-only), so a wait costs O(1) however many members */
+  guint agg_done;           /* begins folded in */
+  guint agg_seen;           /* of them, members of the subset */
+  double agg_w;             /* their latest adjusted time (-inf: none) */
 } Inst;
 
 typedef struct {
@@ -83,6 +89,7 @@ typedef struct {
   GArray *pending;          /* of Pending */
   gint32 free_pending;      /* free list through next, -1 = empty */
   GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */
+  GHashTable *subset_pos;   /* gint64* subset -> GHashTable (gint64* member -> position + 1), for O(1) lookups */
   GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
   GArray *decided;          /* ViperPiclChange: states decided by the last apply */
 } PiclModel;

@@ -611,6 +611,7 @@ picl_reset (ViperModel *base)
   map_clear (&m->requests);
   map_clear (&m->coll_counts);
   g_array_set_size (m->pending, 0);
+  g_hash_table_remove_all (m->subset_pos);
   g_hash_table_remove_all (m->subsets);
   g_hash_table_remove_all (m->insts);
   g_array_set_size (m->decided, 0);
@@ -627,6 +628,7 @@ picl_destroy (ViperModel *base)
   g_array_unref (m->procs);
   g_array_unref (m->pending);
   g_array_unref (m->decided);
+  g_hash_table_destroy (m->subset_pos);
   g_hash_table_destroy (m->subsets);
   g_hash_table_destroy (m->insts);
   viper_model_finish (base);
@@ -715,6 +717,7 @@ viper_picl_model_new (const ViperParadigm *p, ViperSetup *setup)
   m->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   m->decided = g_array_new (FALSE, FALSE, sizeof (ViperPiclChange));
   m->subsets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+  m->subset_pos = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_hash_table_unref);
   m->insts = g_hash_table_new_full (picl_inst_hash, picl_inst_equal, NULL, picl_inst_free);
   m->free_pending = -1;
   m->last_index = G_MAXUINT;
