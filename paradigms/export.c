@@ -1229,6 +1229,16 @@ gboolean
 viper_export_files (const char *paradigm, const char *setup_path, const char *const *traces, double decay,
                     const char *format, const char *file, guint64 *trams_out, GError **error)
 {
+  return viper_export_files_stats (paradigm, setup_path, traces, decay, format, file, trams_out, NULL, error);
+}
+
+gboolean
+viper_export_files_stats (const char *paradigm, const char *setup_path, const char *const *traces, double decay,
+                          const char *format, const char *file, guint64 *trams_out, ViperExportStats *stats_out,
+                          GError **error)
+{
+  if (stats_out)
+    memset (stats_out, 0, sizeof *stats_out);
   viper_paradigms_register_all ();
   const ViperParadigm *p = viper_paradigm_lookup (paradigm);
   if (!p)
@@ -1266,7 +1276,10 @@ viper_export_files (const char *paradigm, const char *setup_path, const char *co
     goto out;
   viper_scheduler_add_hook (sched, viper_exporter_hook, ex);
   viper_scheduler_run (sched);
-  ok = viper_exporter_close (g_steal_pointer (&ex), error);
+  ok = viper_exporter_finish (ex, error);
+  if (stats_out)
+    viper_exporter_stats (ex, stats_out);
+  viper_exporter_close (g_steal_pointer (&ex), NULL);
   if (trams_out)
     {
       ViperCounts c;
