@@ -18,6 +18,7 @@ typedef struct {
   ViperStatus *status;
   GtkWindow *parent;
   guint64 trams;
+  ViperExportStats stats;   /* the shift and the clamps, said in the status window */
 } Job;
 
 static void
@@ -51,8 +52,8 @@ worker (GTask *task, gpointer source, gpointer data, GCancellable *cancel)
   (void) source, (void) cancel;
   Job *j = data;
   GError *error = NULL;
-  if (viper_export_files (j->paradigm, j->setup, (const char *const *) j->traces, j->decay, j->format, j->path,
-                          &j->trams, &error))
+  if (viper_export_files_stats (j->paradigm, j->setup, (const char *const *) j->traces, j->decay, j->format,
+                                j->path, &j->trams, &j->stats, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -75,7 +76,19 @@ done (GObject *source, GAsyncResult *res, gpointer data)
   GError *error = NULL;
   char *msg;
   if (g_task_propagate_boolean (G_TASK (res), &error))
-    msg = g_strdup_printf ("exported %" G_GUINT64_FORMAT " trams as %s to %s", j->trams, j->format, j->path);
+    {
+      /* what the export had to change is said, never silent (spec section 5) */
+      GString *m = g_string_new (NULL);
+      g_string_printf (m, "exported %" G_GUINT64_FORMAT " trams as %s to %s", j->trams, j->format, j->path);
+      char num[32];
+      if (j->stats.shift != 0)
+        g_string_append_printf (m, "; times shifted by +%s s so that the run starts at 0",
+                                viper_format_double (j->stats.shift, num));
+      if (j->stats.clamped)
+        g_string_append_printf (m, "; %" G_GUINT64_FORMAT " records written up to %s s later than their time",
+                                j->stats.clamped, viper_format_double (j->stats.max_clamp, num));
+      msg = g_string_free (m, FALSE);
+    }
   else
     {
       msg = g_strdup_printf ("export to %s failed: %s", j->path, error->message);

@@ -128,6 +128,11 @@ gboolean viper_exporter_close (ViperExporter *e, GError **error);
 gboolean viper_export_files (const char *paradigm, const char *setup_path, const char *const *traces,
                              double decay, const char *format, const char *file, guint64 *trams_out,
                              GError **error);
+/* The same, also giving the exporter's stats (its shift and clamps, which
+ * the caller must report). */
+gboolean viper_export_files_stats (const char *paradigm, const char *setup_path, const char *const *traces,
+                                   double decay, const char *format, const char *file, guint64 *trams_out,
+                                   ViperExportStats *stats_out, GError **error);
 
 /* ---- for paradigm exporters -------------------------------------------------- */
 

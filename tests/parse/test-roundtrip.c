@@ -291,7 +291,12 @@ test_accepted_prints_back (void)
   GString *line = g_string_new (NULL), *out = g_string_new (NULL), *again = g_string_new (NULL);
   GRand *r = g_rand_new_with_seed (10004);
   guint accepted = 0, with_cr = 0;
-  for (guint i = 0; i < 200000; i++)
+#ifdef __SANITIZE_ADDRESS__
+  const guint n_lines = 40000;    /* ~10x slower under the sanitizers: a fifth still reaches every case */
+#else
+  const guint n_lines = 200000;
+#endif
+  for (guint i = 0; i < n_lines; i++)
     {
       nasty_line (r, line);
       ViperLineKind kind;
@@ -328,8 +333,8 @@ test_accepted_prints_back (void)
       viper_tram_pool_release (pool, t);
     }
   /* the generator reaches the cases that matter */
-  g_assert_cmpuint (accepted, >, 10000);
-  g_assert_cmpuint (with_cr, >, 1000);
+  g_assert_cmpuint (accepted, >, n_lines / 20);
+  g_assert_cmpuint (with_cr, >, n_lines / 200);
   g_rand_free (r);
   g_string_free (line, TRUE);
   g_string_free (out, TRUE);

@@ -1,0 +1,115 @@
+/* export-private.h - what export.c (the merge, the exporters) and
+ * export-timeline.c (Pajé and Chrome, the timeline) share: the exporter's
+ * state.  Not for paradigms: they use export.h. */
+#pragma once
+
+#include <stdio.h>
+#include "export.h"
+#include "core/outfile.h"
+
+G_BEGIN_DECLS
+
+typedef enum { FMT_PARAGRAPH = 0, FMT_PAJE, FMT_CHROME, N_FMT } Fmt;
+/* A sorted record: "HEAD TIME TAIL"; text holds head\0tail\0. */
+typedef struct {
+  double time;
+  guint64 serial;
+  gsize head_len;
+  char text[];
+} Rec;
+
+typedef struct {
+  gint64 id;
+  double last;
+  gboolean done;
+} Source;
+
+typedef struct {
+  double time;
+  guint64 id;
+} Hold;
+
+typedef struct {
+  gint64 id;
+  char *name;
+  char *alias;              /* Pajé container alias */
+  gboolean created;
+  gboolean announced;       /* Pajé: its PajeCreateContainer is written or queued */
+  gboolean has_state;
+  guint state;
+  double since;             /* start of the current state */
+  double last;              /* latest time written about this track */
+} Track;
+
+typedef struct {
+  gint64 from, to, tag;
+} ChanKey;
+
+typedef struct {
+  guint64 id;
+  double time;
+  guint64 hold;
+  char *name;
+} Msg;
+
+struct _ViperExporter {
+  Fmt fmt;
+  const ViperParadigm *paradigm;
+  const ViperExportTable *table;
+  const ViperModel *model;
+  ViperOutFile *file;       /* or */
+  GString *string;
+  gboolean begun;           /* header written (at the first tram: a FIFO opens only then) */
+  gboolean io_error;
+  gboolean finished;
+  GError *io_err;           /* the write error, "PATH: reason" */
+  GString *buf;             /* one record being formatted */
+
+  /* the merge */
+  GPtrArray *heap;          /* of Rec*, min-heap on (time, serial) */
+  guint64 serial;
+  GHashTable *sources;      /* gint64* -> Source* */
+  GTree *holds;             /* Hold* -> Hold* ordered by (time, id) */
+  GHashTable *hold_ids;     /* guint64* id -> Hold* */
+  guint64 next_hold;
+  guint64 limit;
+  guint64 window;           /* records kept even when the watermark passed them */
+  double last_written;
+  gboolean any_written;
+  double shift;             /* added to written times (runs that begin before 0), trace units */
+  double units_per_second;  /* ParaGraph wants seconds: written time = (t + shift) / this */
+  GPtrArray *defs;          /* timeless definitions waiting for the next record (char*) */
+  gint64 cur_source;        /* PROC of the tram being exported */
+
+  /* the timeline */
+  GHashTable *tracks;       /* gint64* -> Track* */
+  GHashTable *chans;        /* ChanKey* -> GQueue* of Msg* */
+  guint64 next_msg;
+  char *last_event;
+  double max_time;
+  gboolean chrome_first;
+  FILE *chrome_spool;       /* Chrome events until the end: the shift is known only then */
+  double chrome_ts_pending; /* the "ts" of the event being formatted (µs), NAN: none */
+  double chrome_min_ts;
+  int chrome_spool_errno;
+
+  ViperExportStats stats;
+  gpointer priv;
+};
+
+
+/* export.c: output */
+void viper_exp_sink (ViperExporter *e, const char *s, gsize len);
+void viper_exp_sinkf (ViperExporter *e, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+/* export-timeline.c: Pajé and Chrome */
+void viper_exp_paje_begin (ViperExporter *e);
+void viper_exp_paje_program_container (ViperExporter *e, const char *time);
+void viper_exp_paje_create_known_containers (ViperExporter *e, const char *time);
+void viper_exp_chrome_begin (ViperExporter *e);
+void viper_exp_timeline_end (ViperExporter *e);
+guint viper_exp_chan_hash (gconstpointer k);
+gboolean viper_exp_chan_equal (gconstpointer a, gconstpointer b);
+void viper_exp_queue_free (gpointer q);
+
+G_END_DECLS

@@ -1,0 +1,488 @@
+/* export-timeline.c - the timeline exports: Pajé and Chrome (see export.c
+ * for the design: one description of module states, messages and program
+ * events for both formats; messages matched FIFO per (from, to, tag)).
+ * Pajé records go through the exporter's sorted merge; Chrome events are
+ * spooled and written at the end, shifted so that none is negative. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include "export-private.h"
+
+/* ---- Pajé ---------------------------------------------------------------------- */
+
+/* Pajé strings: quoted, without quotes inside. */
+static char *
+paje_quote (const char *s)
+{
+  GString *q = g_string_new ("\"");
+  for (; *s; s++)
+    g_string_append_c (q, *s == '"' ? '\'' : *s);
+  g_string_append_c (q, '"');
+  return g_string_free (q, FALSE);
+}
+
+static const char paje_header[] =
+  "%EventDef PajeDefineContainerType 0\n%       Alias string\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineStateType 1\n%       Alias string\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineEventType 2\n%       Alias string\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineLinkType 3\n%       Alias string\n%       Type string\n%       StartContainerType string\n"
+  "%       EndContainerType string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDefineEntityValue 4\n%       Alias string\n%       Type string\n%       Name string\n"
+  "%       Color color\n%EndEventDef\n"
+  "%EventDef PajeCreateContainer 5\n%       Time date\n%       Alias string\n%       Type string\n"
+  "%       Container string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeDestroyContainer 6\n%       Time date\n%       Type string\n%       Name string\n%EndEventDef\n"
+  "%EventDef PajeSetState 7\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       Value string\n%EndEventDef\n"
+  "%EventDef PajeNewEvent 8\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       Value string\n%EndEventDef\n"
+  "%EventDef PajeStartLink 9\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       StartContainer string\n%       Value string\n%       Key string\n%EndEventDef\n"
+  "%EventDef PajeEndLink 10\n%       Time date\n%       Type string\n%       Container string\n"
+  "%       EndContainer string\n%       Value string\n%       Key string\n%EndEventDef\n";
+
+void
+viper_exp_paje_begin (ViperExporter *e)
+{
+  const ViperTimelineInfo *info = e->table->timeline_info;
+  viper_exp_sink (e, paje_header, sizeof paje_header - 1);
+  char *kind = paje_quote (info->module_kind);
+  viper_exp_sinkf (e, "0 CP 0 \"Program\"\n0 CM CP %s\n1 SM CM \"State\"\n2 EP CP \"Program event\"\n"
+         "2 EM CM \"Event\"\n3 LM CP CM CM \"Message\"\n", kind);
+  g_free (kind);
+  for (guint i = 0; i < info->n_states; i++)
+    {
+      char *name = paje_quote (info->states[i]);
+      viper_exp_sinkf (e, "4 s%u SM %s \"%s\"\n", i, name, info->colors ? info->colors[i] : "0.5 0.5 0.5");
+      g_free (name);
+    }
+}
+
+void
+viper_exp_paje_program_container (ViperExporter *e, const char *time)
+{
+  char *name = paje_quote (e->table->timeline_info->program);
+  viper_exp_sinkf (e, "5 %s p CP 0 %s\n", time, name);
+  g_free (name);
+}
+
+static gint
+track_id_cmp (gconstpointer a, gconstpointer b)
+{
+  gint64 x = (*(Track *const *) a)->id, y = (*(Track *const *) b)->id;
+  return x < y ? -1 : x > y;
+}
+
+/* At the first record written: every module seen so far (all of them, unless
+ * one shows up after the merge window) gets its container now, in module
+ * order, so that Pajé viewers list them in that order and not in the order of
+ * their first trams. */
+void
+viper_exp_paje_create_known_containers (ViperExporter *e, const char *time)
+{
+  GPtrArray *list = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->tracks);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (((Track *) v)->created && !((Track *) v)->announced)
+      g_ptr_array_add (list, v);
+  g_ptr_array_sort (list, track_id_cmp);
+  for (guint i = 0; i < list->len; i++)
+    {
+      Track *tr = list->pdata[i];
+      char *name = tr->name ? paje_quote (tr->name) : NULL;
+      if (!name)
+        {
+          char *plain = g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
+          name = paje_quote (plain);
+          g_free (plain);
+        }
+      viper_exp_sinkf (e, "5 %s %s CM p %s\n", time, tr->alias, name);
+      e->stats.records++;
+      g_free (name);
+      tr->announced = TRUE;
+    }
+  g_ptr_array_unref (list);
+}
+
+/* ---- Chrome ------------------------------------------------------------------- */
+
+/* Chrome events are spooled to a temporary file until the end: only then is
+ * the earliest timestamp known, and the trace is shifted so that none is
+ * negative (Perfetto drops negative timestamps, and flows lose their start).
+ * A spooled event is its "ts" (µs, NAN for metadata) and its JSON text with
+ * the byte \x01 where the "ts" value goes. */
+static void
+chrome_event (ViperExporter *e, const char *json)
+{
+  double ts = e->chrome_ts_pending;
+  e->chrome_ts_pending = NAN;
+  if (!isnan (ts) && ts < e->chrome_min_ts)
+    e->chrome_min_ts = ts;
+  if (!e->chrome_spool && !e->chrome_spool_errno && !(e->chrome_spool = tmpfile ()))
+    e->chrome_spool_errno = errno ? errno : EIO;
+  if (e->chrome_spool_errno)
+    return;
+  guint32 len = (guint32) strlen (json);
+  if (fwrite (&ts, sizeof ts, 1, e->chrome_spool) != 1 || fwrite (&len, sizeof len, 1, e->chrome_spool) != 1
+      || fwrite (json, 1, len, e->chrome_spool) != len)
+    e->chrome_spool_errno = errno ? errno : EIO;
+}
+
+/* The "ts" of the event being formatted: a placeholder, filled in at the end. */
+static char *
+chrome_ts (ViperExporter *e, double time, char *buf)
+{
+  e->chrome_ts_pending = time * e->table->timeline_info->us_per_unit;
+  buf[0] = '\x01';
+  buf[1] = '\0';
+  return buf;
+}
+
+/* Write the spooled events with the shift applied. */
+static void
+chrome_flush_spool (ViperExporter *e)
+{
+  double shift = isfinite (e->chrome_min_ts) && e->chrome_min_ts < 0 ? -e->chrome_min_ts : 0.0;
+  double unit = e->table->timeline_info->us_per_unit;
+  e->shift = shift / unit;
+  if (e->chrome_spool && !e->chrome_spool_errno && fflush (e->chrome_spool) == 0)
+    {
+      rewind (e->chrome_spool);
+      GString *text = g_string_new (NULL);
+      double ts;
+      guint32 len;
+      while (fread (&ts, sizeof ts, 1, e->chrome_spool) == 1 && fread (&len, sizeof len, 1, e->chrome_spool) == 1)
+        {
+          g_string_set_size (text, len);
+          if (fread (text->str, 1, len, e->chrome_spool) != len)
+            break;
+          viper_exp_sink (e, e->chrome_first ? "\n" : ",\n", e->chrome_first ? 1 : 2);
+          e->chrome_first = FALSE;
+          const char *mark = isnan (ts) ? NULL : memchr (text->str, '\x01', len);
+          if (mark)
+            {
+              char num[32];
+              viper_exp_sink (e, text->str, (gsize) (mark - text->str));
+              viper_format_double (ts + shift, num);
+              viper_exp_sink (e, num, strlen (num));
+              viper_exp_sink (e, mark + 1, len - (gsize) (mark + 1 - text->str));
+            }
+          else
+            viper_exp_sink (e, text->str, len);
+          e->stats.records++;
+        }
+      if (ferror (e->chrome_spool))
+        e->chrome_spool_errno = errno ? errno : EIO;
+      g_string_free (text, TRUE);
+    }
+  if (e->chrome_spool_errno && !e->io_error)
+    {
+      e->io_error = TRUE;
+      e->io_err = g_error_new (VIPER_EXPORT_ERROR, VIPER_EXPORT_ERROR_IO, "%s: temporary file for the Chrome events: %s",
+                               e->file ? viper_outfile_name (e->file) : "chrome export",
+                               g_strerror (e->chrome_spool_errno));
+    }
+  g_clear_pointer (&e->chrome_spool, fclose);
+}
+
+void
+viper_exp_chrome_begin (ViperExporter *e)
+{
+  static const char open[] = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  viper_exp_sink (e, open, sizeof open - 1);
+  e->chrome_first = TRUE;
+  char *name = g_strescape (e->table->timeline_info->program, NULL);
+  char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"%s\"}}", name);
+  chrome_event (e, ev);
+  g_free (ev);
+  g_free (name);
+}
+
+static void
+chrome_slice (ViperExporter *e, const Track *tr, double end)
+{
+  char ts[32], dur[32];
+  chrome_ts (e, tr->since, ts);
+  viper_format_double ((end - tr->since) * e->table->timeline_info->us_per_unit, dur);
+  char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
+                              "\"name\":\"%s\",\"cat\":\"state\"}",
+                              tr->id, ts, dur, e->table->timeline_info->states[tr->state]);
+  chrome_event (e, ev);
+  g_free (ev);
+}
+
+/* ---- the timeline ------------------------------------------------------------- */
+
+static Track *
+track_get (ViperExporter *e, gint64 module)
+{
+  Track *tr = g_hash_table_lookup (e->tracks, &module);
+  if (!tr)
+    {
+      tr = g_new0 (Track, 1);
+      tr->id = module;
+      tr->last = -INFINITY;
+      tr->alias = g_strdup_printf ("m%" G_GINT64_FORMAT, module);
+      g_hash_table_insert (e->tracks, &tr->id, tr);
+    }
+  return tr;
+}
+
+void
+viper_timeline_name (ViperExporter *e, gint64 module, const char *name)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return;
+  Track *tr = track_get (e, module);
+  if (!tr->created)
+    {
+      g_free (tr->name);
+      tr->name = g_strdup (name);
+    }
+}
+
+/* The track exists from time on; returns the time a record about it may carry. */
+static double
+track_touch (ViperExporter *e, Track *tr, double time)
+{
+  if (time < tr->last)
+    time = tr->last;
+  if (!tr->created)
+    {
+      tr->created = TRUE;
+      char *name = tr->name ? g_strdup (tr->name)
+                            : g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
+      if (e->fmt == FMT_PAJE && e->any_written)
+        {
+          /* appears after the file began: created at its first time */
+          char *q = paje_quote (name);
+          viper_export_pushf (e, e->cur_source, time, "5", "%s CM p %s", tr->alias, q);
+          g_free (q);
+          tr->announced = TRUE;
+        }
+      else
+        {
+          char *esc = g_strescape (name, NULL);
+          char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_name\","
+                                      "\"args\":{\"name\":\"%s\"}}", tr->id, esc);
+          chrome_event (e, ev);
+          g_free (ev);
+          ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_sort_index\","
+                                "\"args\":{\"sort_index\":%" G_GINT64_FORMAT "}}", tr->id, tr->id);
+          chrome_event (e, ev);
+          g_free (ev);
+          g_free (esc);
+        }
+      g_free (name);
+    }
+  tr->last = time;
+  if (time > e->max_time)
+    e->max_time = time;
+  return time;
+}
+
+void
+viper_timeline_state (ViperExporter *e, gint64 module, double time, guint state)
+{
+  if (e->fmt == FMT_PARAGRAPH || state >= e->table->timeline_info->n_states)
+    return;
+  Track *tr = track_get (e, module);
+  if (tr->has_state && tr->state == state)
+    return;
+  time = track_touch (e, tr, time);
+  if (e->fmt == FMT_PAJE)
+    viper_export_pushf (e, e->cur_source, time, "7", "SM %s s%u", tr->alias, state);
+  else if (tr->has_state)
+    chrome_slice (e, tr, time);
+  tr->has_state = TRUE;
+  tr->state = state;
+  tr->since = time;
+}
+
+guint
+viper_exp_chan_hash (gconstpointer k)
+{
+  const ChanKey *c = k;
+  guint64 h = (guint64) c->from * 0x9E3779B97F4A7C15ull ^ ((guint64) c->to + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full
+              ^ (guint64) c->tag * 0x165667B19E3779F9ull;
+  return (guint) (h ^ (h >> 32));
+}
+
+gboolean
+viper_exp_chan_equal (gconstpointer a, gconstpointer b)
+{
+  const ChanKey *x = a, *y = b;
+  return x->from == y->from && x->to == y->to && x->tag == y->tag;
+}
+
+static void
+msg_free (gpointer p)
+{
+  Msg *m = p;
+  g_free (m->name);
+  g_free (m);
+}
+
+void
+viper_exp_queue_free (gpointer q)
+{
+  g_queue_free_full (q, msg_free);
+}
+
+void
+viper_timeline_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time, const char *name)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return;
+  Track *tr = track_get (e, from);
+  time = track_touch (e, tr, time);
+  ChanKey key = { from, to, tag };
+  GQueue *q = g_hash_table_lookup (e->chans, &key);
+  if (!q)
+    {
+      q = g_queue_new ();
+      g_hash_table_insert (e->chans, g_memdup2 (&key, sizeof key), q);
+    }
+  Msg *m = g_new0 (Msg, 1);
+  m->id = ++e->next_msg;
+  m->time = time;
+  m->name = g_strdup (name ? name : "message");
+  if (e->fmt == FMT_PAJE)
+    m->hold = viper_export_hold (e, time);
+  g_queue_push_tail (q, m);
+}
+
+gboolean
+viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return TRUE;
+  ChanKey key = { from, to, tag };
+  GQueue *q = g_hash_table_lookup (e->chans, &key);
+  Msg *m = q ? g_queue_pop_head (q) : NULL;
+  if (!m)
+    return FALSE;
+  Track *tr = track_get (e, to);
+  if (time < m->time)
+    time = m->time;
+  time = track_touch (e, tr, time);
+  if (e->fmt == FMT_PAJE)
+    {
+      char *name = paje_quote (m->name);
+      viper_export_pushf (e, e->cur_source, m->time, "9", "LM p m%" G_GINT64_FORMAT " %s k%" G_GUINT64_FORMAT,
+                          from, name, m->id);
+      viper_export_pushf (e, e->cur_source, time, "10", "LM p %s %s k%" G_GUINT64_FORMAT, tr->alias, name, m->id);
+      g_free (name);
+      viper_export_release (e, m->hold);
+    }
+  else
+    {
+      char t0[32], t1[32];
+      char *name = g_strescape (m->name, NULL);
+      char *ev = g_strdup_printf ("{\"ph\":\"s\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%" G_GUINT64_FORMAT
+                                  ",\"name\":\"%s\",\"cat\":\"message\"}", from, chrome_ts (e, m->time, t0), m->id, name);
+      chrome_event (e, ev);
+      g_free (ev);
+      ev = g_strdup_printf ("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%"
+                            G_GUINT64_FORMAT ",\"name\":\"%s\",\"cat\":\"message\"}", to, chrome_ts (e, time, t1), m->id, name);
+      chrome_event (e, ev);
+      g_free (ev);
+      g_free (name);
+    }
+  msg_free (m);
+  return TRUE;
+}
+
+void
+viper_timeline_event (ViperExporter *e, double time, const char *value)
+{
+  if (e->fmt == FMT_PARAGRAPH || !value || g_strcmp0 (value, e->last_event) == 0)
+    return;
+  g_free (e->last_event);
+  e->last_event = g_strdup (value);
+  if (time > e->max_time)
+    e->max_time = time;
+  if (e->fmt == FMT_PAJE)
+    {
+      char *q = paje_quote (value);
+      viper_export_pushf (e, e->cur_source, time, "8", "EP p %s", q);
+      g_free (q);
+    }
+  else
+    {
+      char ts[32];
+      char *esc = g_strescape (value, NULL);
+      char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%s,\"name\":\"%s\","
+                                  "\"cat\":\"program\"}", chrome_ts (e, time, ts), esc);
+      chrome_event (e, ev);
+      g_free (ev);
+      g_free (esc);
+    }
+}
+
+void
+viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char *value)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return;
+  Track *tr = track_get (e, module);
+  time = track_touch (e, tr, time);
+  if (e->fmt == FMT_PAJE)
+    {
+      char *q = paje_quote (value);
+      viper_export_pushf (e, e->cur_source, time, "8", "EM %s %s", tr->alias, q);
+      g_free (q);
+    }
+  else
+    {
+      char ts[32];
+      char *esc = g_strescape (value, NULL);
+      char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,"
+                                  "\"name\":\"%s\",\"cat\":\"event\"}", tr->id, chrome_ts (e, time, ts), esc);
+      chrome_event (e, ev);
+      g_free (ev);
+      g_free (esc);
+    }
+}
+
+static gint
+track_cmp (gconstpointer a, gconstpointer b)
+{
+  const Track *x = *(Track *const *) a, *y = *(Track *const *) b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Close the states and containers at the end of the run. */
+void
+viper_exp_timeline_end (ViperExporter *e)
+{
+  GPtrArray *list = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->tracks);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    g_ptr_array_add (list, v);
+  g_ptr_array_sort (list, track_cmp);
+  double end = isfinite (e->max_time) ? e->max_time : 0.0;
+  for (guint i = 0; i < list->len; i++)
+    {
+      Track *tr = list->pdata[i];
+      if (!tr->created)
+        continue;
+      if (e->fmt == FMT_PAJE)
+        viper_export_pushf (e, e->cur_source, end, "6", "CM %s", tr->alias);
+      else if (tr->has_state)
+        chrome_slice (e, tr, end);
+    }
+  if (e->fmt == FMT_PAJE && (e->heap->len > 0 || e->any_written))
+    viper_export_push (e, e->cur_source, end, "6", "CP p");
+  if (e->fmt == FMT_CHROME)
+    {
+      chrome_flush_spool (e);
+      viper_exp_sink (e, "\n]}\n", 4);
+    }
+  g_ptr_array_unref (list);
+}
+
