@@ -37,7 +37,7 @@
 
 typedef struct {
   ViperTram *tram;          /* while filled and not transferred */
-  ViperTram *waiters;       /* trams that wait for this entry before it is filled */
+  ViperTram *waiters;       /* trams whose cross-dependency is this entry (linked by waiter_next) */
   double adjusted;
   gint64 list;              /* the sequence list this entry is expected from */
   guint8 slot;              /* profile slot */
@@ -229,6 +229,12 @@ maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
   t->adjusted = adj;
   t->state = VIPER_TRAM_READY;
   heap_push (run, t);
+  /* On shuffled input the trams of a list lie anywhere in memory; when t
+   * leaves, its successor and the trams it wakes are looked at next. */
+  if (t->next)
+    __builtin_prefetch (t->next, 1);
+  if (t->prim && ((Prim *) t->prim)->entries[t->slot].waiters)
+    __builtin_prefetch (((Prim *) t->prim)->entries[t->slot].waiters, 1);
 }
 
 static void
@@ -297,16 +303,6 @@ fill_entry (ViperRun *run, Prim *p, guint e, ViperTram *t)
   t->slot = (guint16) e;
   t->flags |= VIPER_TRAM_F_CLAIMED;
   t->state = VIPER_TRAM_INTEGRATED;
-  /* whoever waited for this entry now waits for the tram */
-  if (pe->waiters)
-    {
-      ViperTram *w = pe->waiters;
-      while (w->waiter_next)
-        w = w->waiter_next;
-      w->waiter_next = t->waiters;
-      t->waiters = pe->waiters;
-      pe->waiters = NULL;
-    }
   const ViperSlot *s = &p->profile->slots[pe->slot];
   if (s->after != VIPER_NO_SLOT)
     {
@@ -319,7 +315,7 @@ fill_entry (ViperRun *run, Prim *p, guint e, ViperTram *t)
       else
         {
           t->waits++;
-          ViperTram **chain = dep->filled ? &dep->tram->waiters : &dep->waiters;
+          ViperTram **chain = &dep->waiters;
           t->waiter_next = *chain;
           *chain = t;
         }
@@ -535,16 +531,28 @@ claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
   return FALSE;
 }
 
+/* Claim in order until the cursor stalls; when every queued tram is
+ * claimed, queue the next batch the cut can pass (seqlist.c). */
 static void
 advance_claims (ViperRun *run, ViperSeqList *l)
 {
-  while (l->claim && !l->stalled)
+  for (;;)
     {
-      ViperTram *t = l->claim;
-      if (!claim (run, l, t))
-        break;
-      l->claim = t->next;
-      maybe_ready (run, l, t);
+      while (l->claim && !l->stalled)
+        {
+          ViperTram *t = l->claim;
+          if (t->next)
+            __builtin_prefetch (t->next, 1);
+          if (!claim (run, l, t))
+            break;
+          l->claim = t->next;
+          maybe_ready (run, l, t);
+        }
+      if (l->claim || l->stalled || !l->pages)
+        return;
+      ViperTram *first;
+      if (!viper_seqlist_drain (l, &first, VIPER_SEQ_BATCH))
+        return;
     }
 }
 
@@ -756,7 +764,7 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     t->flags |= VIPER_TRAM_F_IGNORED;
   t->adjusted = -INFINITY;
   t->waits = 0;
-  t->waiters = t->waiter_next = NULL;
+  t->waiter_next = NULL;
   t->prim = NULL;
   t->flags &= (guint8) ~(VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE);
 
@@ -830,6 +838,7 @@ viper_run_transfer_next (ViperRun *run)
     l->claim = t->next;
   t->next = NULL;
 
+  ViperTram *waiters = NULL;
   if (t->prim)
     {
       Prim *p = t->prim;
@@ -837,11 +846,11 @@ viper_run_transfer_next (ViperRun *run)
       pe->transferred = 1;
       pe->adjusted = t->adjusted;
       pe->tram = NULL;
+      waiters = pe->waiters;
+      pe->waiters = NULL;
       t->prim = NULL;
       prim_unref (run, p);
     }
-  ViperTram *waiters = t->waiters;
-  t->waiters = NULL;
   l->last_adjusted = t->adjusted;
   if (l->head)
     maybe_ready (run, l, l->head);

@@ -13,8 +13,10 @@
  * page crossed).  Insert, take and release are therefore O(1) at any
  * distance: no tree, no scan, no cap.
  *
- * When the tram at the cut arrives, it and every consecutive successor
- * already waiting move to the FIFO queue in one sweep.  A sequence number
+ * When the tram at the cut arrives, it and the consecutive successors
+ * already waiting move to the FIFO queue, VIPER_SEQ_BATCH at a time: the
+ * engine claims each batch before it asks for the next, so a sweep over
+ * trams scattered in memory touches each while it is still in the cache.  A sequence number
  * used by a rejected line is stored as a mark the sweep passes over.  In a
  * list whose trams arrive in order nothing waits, and the list never
  * allocates a page.
@@ -293,19 +295,25 @@ advance (ViperSeqList *l)
     }
 }
 
-/* Take whatever waits at the cut, and its consecutive successors. */
-static void
-drain (ViperSeqList *l, ViperTram **first)
+/* Take whatever waits at the cut, and its consecutive successors: at most
+ * max trams (used marks do not count).  Returns how many were queued. */
+static guint
+drain (ViperSeqList *l, ViperTram **first, guint max)
 {
   ViperSeqPages *P = l->pages;
-  while (P && P->occupied)
+  guint n = 0;
+  while (P && P->occupied && n < max)
     {
       guint64 seq = (guint64) l->next_seq;
       SeqPage **slot = &P->dir[(seq >> PAGE_BITS) & (P->dir_cap - 1)];
       SeqPage *pg = *slot;
       if (!pg || !pg->slot[seq & PAGE_MASK])
-        return;
+        break;
       ViperTram *t = pg->slot[seq & PAGE_MASK];
+      /* the trams of a sweep lie anywhere in memory: ask for the ones a
+       * few slots on while this one is linked */
+      if ((seq & PAGE_MASK) + 8 < PAGE_SLOTS && pg->slot[(seq & PAGE_MASK) + 8])
+        __builtin_prefetch (pg->slot[(seq & PAGE_MASK) + 8], 1);
       pg->slot[seq & PAGE_MASK] = NULL;
       P->occupied--;
       if (--pg->count == 0)
@@ -317,6 +325,7 @@ drain (ViperSeqList *l, ViperTram **first)
         {
           P->waiting--;
           append (l, t, first);
+          n++;
         }
       advance (l);
     }
@@ -327,6 +336,14 @@ drain (ViperSeqList *l, ViperTram **first)
       P->dir = g_new0 (SeqPage *, DIR_MIN);
       P->dir_cap = DIR_MIN;
     }
+  return n;
+}
+
+guint
+viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max)
+{
+  *first_queued = NULL;
+  return drain (l, first_queued, max);
 }
 
 ViperSeqResult
@@ -345,7 +362,7 @@ viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
   /* seq == next_seq: its slot is empty (else the cut would have passed it) */
   append (l, t, first_queued);
   advance (l);
-  drain (l, first_queued);
+  drain (l, first_queued, VIPER_SEQ_BATCH - 1);
   return VIPER_SEQ_QUEUED;
 }
 
@@ -358,7 +375,7 @@ viper_seqlist_mark_used (ViperSeqList *l, gint64 seq, ViperTram **first_queued)
   if (seq > l->next_seq)
     return place (l, (guint64) seq, USED) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
   advance (l);
-  drain (l, first_queued);
+  drain (l, first_queued, VIPER_SEQ_BATCH);
   return VIPER_SEQ_QUEUED;
 }
 
@@ -405,6 +422,6 @@ viper_seqlist_skip_gap (ViperSeqList *l, ViperTram **first_queued)
   l->next_seq = (gint64) best;
   if (new_page)
     rewindow (l, P->dir_cap);
-  drain (l, first_queued);
+  drain (l, first_queued, VIPER_SEQ_BATCH);
   return skipped;
 }

@@ -41,13 +41,19 @@ typedef enum {
 
 void viper_seqlist_init (ViperSeqList *l, gint64 proc);
 void viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), gpointer data);
-/* Insert t (t->seq >= 1).  Newly QUEUED trams are appended to the queue; the
- * first of them is returned in *first_queued (NULL if none). */
+/* Trams moved to the queue at a time; more with viper_seqlist_drain(). */
+#define VIPER_SEQ_BATCH 64u
+
+/* Insert t (t->seq >= 1).  Newly QUEUED trams (at most VIPER_SEQ_BATCH: the
+ * rest of a sweep stays in place until drained) are appended to the queue;
+ * the first of them is returned in *first_queued (NULL if none). */
 ViperSeqResult viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued);
 /* Sequence number seq was used by a line that was rejected: the cut passes
  * over it like over a tram.  Returns VIPER_SEQ_DUPLICATE when seq was already
  * seen; otherwise the trams this let pass are queued (*first_queued). */
 ViperSeqResult viper_seqlist_mark_used (ViperSeqList *l, gint64 seq, ViperTram **first_queued);
+/* Queue up to max more trams that the cut can pass; returns how many. */
+guint viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max);
 /* Give up on the gap below the first waiting tram: the cut jumps to it and
  * it (and its consecutive successors) become QUEUED.  Returns how many
  * sequence numbers were skipped (0 when nothing waits). */

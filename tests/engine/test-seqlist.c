@@ -19,13 +19,14 @@ release (ViperTram *t, gpointer data)
   viper_tram_pool_release (data, t);
 }
 
-/* Pop every QUEUED tram, checking they come in sequence order from `from`;
- * returns how many. */
+/* Pop every QUEUED tram, and every tram the cut can pass (a batch at a
+ * time), checking they come in sequence order from `from`; returns how many. */
 static guint64
 pop_all (ViperSeqList *l, gint64 *from)
 {
   guint64 n = 0;
-  while (l->head)
+  ViperTram *first;
+  while (l->head || viper_seqlist_drain (l, &first, VIPER_SEQ_BATCH))
     {
       ViperTram *t = l->head;
       l->head = t->next;
@@ -33,8 +34,9 @@ pop_all (ViperSeqList *l, gint64 *from)
       (*from)++;
       viper_tram_pool_release (pool, t);
       n++;
+      if (!l->head)
+        l->tail = l->claim = NULL;
     }
-  l->tail = l->claim = NULL;
   return n;
 }
 
