@@ -30,7 +30,8 @@
 #include "heap.h"
 #include "model.h"
 
-#define MAX_MEMBERS 1024
+#define MEMBERS_ON_STACK 256
+#define MAX_ENTRIES 65535u      /* PrimEntry indices are 16-bit (ViperTram.slot) */
 #define DIRECT_LISTS 4096
 
 /* ---- primitives ------------------------------------------------------------ */
@@ -371,7 +372,8 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
   const ViperProfile *prof = &run->paradigm->profiles[tt->profile];
   gint64 partner = prof->partner_field >= 0 ? viper_tram_datum (start, (guint) prof->partner_field, start->proc)
                                             : start->proc;
-  gint64 members[MAX_MEMBERS];
+  gint64 stack_members[MEMBERS_ON_STACK];
+  gint64 *members = stack_members;
   guint n_members = 0;
   gboolean need_members = FALSE;
   for (guint s = 1; s < prof->n_slots; s++)
@@ -379,8 +381,17 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
       need_members = TRUE;
   if (need_members)
     {
+      /* every member, however many: a group is never cut short */
+      guint cap = MEMBERS_ON_STACK;
       if (run->model && run->model->klass->group_members)
-        n_members = run->model->klass->group_members (run->model, partner, members, MAX_MEMBERS);
+        while ((n_members = run->model->klass->group_members (run->model, partner, members, cap)) == cap
+               && cap < MAX_ENTRIES)
+          {
+            cap = MIN (cap * 4, MAX_ENTRIES);
+            if (members != stack_members)
+              g_free (members);
+            members = g_new (gint64, cap);
+          }
       if (n_members == 0)
         {
           members[0] = partner;
@@ -390,6 +401,20 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
   guint n = 0;
   for (guint s = 0; s < prof->n_slots; s++)
     n += prof->slots[s].from == VIPER_FROM_EACH_MEMBER ? n_members : 1;
+  if (n > MAX_ENTRIES)
+    {
+      /* more members than a primitive can index: say so, and let the start
+       * pass on its own rather than match a part of the group */
+      if (run->diag)
+        viper_diag_bad (run->diag, run->channels ? viper_channels_name (run->channels, start->channel) : "-",
+                        start->line, 1, "group %" G_GINT64_FORMAT " has %u members; a group primitive holds at most "
+                        "%u entries", partner, n_members, MAX_ENTRIES);
+      if (members != stack_members)
+        g_free (members);
+      start->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
+      start->state = VIPER_TRAM_INTEGRATED;
+      return;
+    }
 
   Prim *p = g_malloc0 (sizeof (Prim) + n * sizeof (PrimEntry));
   p->profile = prof;
@@ -423,6 +448,8 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
             }
         }
     }
+  if (members != stack_members)
+    g_free (members);
   fill_entry (run, p, 0, start);
   for (e = 1; e < n; e++)
     {

@@ -84,11 +84,18 @@ static const ViperParadigm test_paradigm = {
   .validate = validate,
 };
 
-/* group 10 = modules 1, 2, 3 */
+/* group 10 = modules 1, 2, 3; group 20 = modules 1 .. 2000 */
 static guint
 members (const ViperModel *m, gint64 group, gint64 *out, guint max)
 {
   (void) m;
+  if (group == 20)
+    {
+      guint n = MIN (2000u, max);
+      for (guint i = 0; i < n; i++)
+        out[i] = i + 1;
+      return n;
+    }
   if (group != 10 || max < 3)
     return 0;
   out[0] = 1, out[1] = 2, out[2] = 3;
@@ -372,6 +379,32 @@ test_inrglb_reply_matching (void)
   fix_clear (&f);
 }
 
+/* Issue 10 item 21: a group of 2,000 members is matched whole (the engine
+ * once cut groups at 1,024 members: the rest never matched). */
+static void
+test_big_group (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.0);
+  feed (&f, "2 18 10 0 0 3 2 1 20 0");     /* 0:1 inrglb start on group 20 */
+  for (guint m = 1; m <= 2000; m++)
+    {
+      char *line = g_strdup_printf ("4 18 11 %u 1 3 2 1 0 0", m);   /* every member receives */
+      feed (&f, line);
+      g_free (line);
+    }
+  feed (&f, "5 19 13 1500 1 3 2 2 0 0");   /* 1500:2 member 1500 replies */
+  feed (&f, "4 19 14 0 0 3 2 2 1500 0");   /* 0:2 reply received from 1500 */
+  feed (&f, "5 20 15 0 1 3 2 3 20 0");     /* 0:3 ack */
+  feed (&f, "3 18 16 0 0 3 2 4 1500 0");   /* 0:4 end */
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (c.transferred, ==, 2005);
+  g_assert_cmpint (pos (&f, "2000:1"), >, pos (&f, "0:1"));
+  fix_clear (&f);
+}
+
 static void
 test_duplicate_and_bad_seq (void)
 {
@@ -630,6 +663,7 @@ main (int argc, char **argv)
   g_test_add_func ("/run/inrglb/late-member", test_inrglb_late_member);
   g_test_add_func ("/run/inrglb/reply-matching", test_inrglb_reply_matching);
   g_test_add_func ("/run/bad/duplicate-and-seq", test_duplicate_and_bad_seq);
+  g_test_add_func ("/run/inrglb/big-group", test_big_group);
   g_test_add_func ("/run/stuck/gap", test_gap_stalls_dependants);
   g_test_add_func ("/run/stuck/unmatched-partner", test_unmatched_partner);
   g_test_add_func ("/run/minimal-delay", test_minimal_delay);
