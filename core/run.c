@@ -34,6 +34,20 @@
 #define MAX_ENTRIES 65535u      /* PrimEntry indices are 16-bit (ViperTram.slot) */
 #define DIRECT_LISTS 4096
 
+/* Rejected lines of one proc (the first few named). */
+typedef struct {
+  GString *text;
+  guint64 n;
+} RejectedLines;
+
+static void
+rejected_lines_free (gpointer p)
+{
+  RejectedLines *rl = p;
+  g_string_free (rl->text, TRUE);
+  g_free (rl);
+}
+
 /* ---- primitives ------------------------------------------------------------ */
 
 typedef struct {
@@ -103,6 +117,7 @@ struct _ViperRun {
 
   double clock;
   ViperCounts counts;
+  GHashTable *rejected_at;  /* proc -> RejectedLines, for stuck reasons */
 
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
@@ -615,6 +630,7 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->decay = CLAMP (decay, 0.0, 1.0);
   run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
   run->buckets = g_hash_table_new_full (bucket_hash, bucket_equal, NULL, g_free);
+  run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
   run->heap = g_ptr_array_new ();
   run->resume = g_ptr_array_new ();
   run->clock = -INFINITY;
@@ -666,6 +682,7 @@ clear_all (ViperRun *run)
     }
   g_ptr_array_set_size (run->heap, 0);
   g_ptr_array_set_size (run->resume, 0);
+  g_hash_table_remove_all (run->rejected_at);
   run->clock = -INFINITY;
   memset (&run->counts, 0, sizeof run->counts);
 }
@@ -678,6 +695,7 @@ viper_run_free (ViperRun *run)
   clear_all (run);
   g_hash_table_destroy (run->lists);
   g_hash_table_destroy (run->buckets);
+  g_hash_table_destroy (run->rejected_at);
   g_ptr_array_free (run->heap, TRUE);
   g_ptr_array_free (run->resume, TRUE);
   g_free (run);
@@ -723,24 +741,72 @@ data_column (const ViperTram *t, guint i)
   return pos + 1;
 }
 
-static gboolean
-reject (ViperRun *run, ViperTram *t, guint column, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+static void advance_claims (ViperRun *run, ViperSeqList *l);
+static void drain_resume (ViperRun *run);
+
+#define REJECTED_NAMED 4        /* rejected lines named per proc; more are counted */
+
+/* A rejected line does not strand its module (spec section 1): when its
+ * sequence number can be read it counts as used, and the line is remembered
+ * so that a tram that needed it can name it. */
+static void
+reject_passes (ViperRun *run, const ViperTram *t, const char *file)
+{
+  gint64 seq = 0;
+  if (run->paradigm->explicit_seq)
+    {
+      if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1 || viper_tram_data (t)[0] < 1)
+        return;
+      seq = viper_tram_data (t)[0];
+    }
+  RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &t->proc);
+  if (!rl)
+    {
+      gint64 *key = g_new (gint64, 1);
+      *key = t->proc;
+      rl = g_new0 (RejectedLines, 1);
+      rl->text = g_string_new (NULL);
+      g_hash_table_insert (run->rejected_at, key, rl);
+    }
+  if (rl->n++ < REJECTED_NAMED)
+    {
+      g_string_append_printf (rl->text, "%s%s:%u", rl->n > 1 ? ", " : "", file, t->line);
+      if (seq)
+        g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
+    }
+  if (!seq)
+    return;
+  ViperSeqList *l = list_get (run, t->proc, TRUE);
+  ViperTram *first = NULL;
+  if (viper_seqlist_mark_used (l, seq, &first) == VIPER_SEQ_QUEUED && first)
+    {
+      advance_claims (run, l);
+      drain_resume (run);
+    }
+}
 
 static gboolean
-reject (ViperRun *run, ViperTram *t, guint column, const char *fmt, ...)
+reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+
+static gboolean
+reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
   char *reason = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  const char *file = run->channels ? viper_channels_name (run->channels, t->channel) : "-";
   if (run->diag)
-    viper_diag_bad (run->diag, run->channels ? viper_channels_name (run->channels, t->channel) : "-",
-                    t->line, column, "%s", reason);
+    viper_diag_bad (run->diag, file, t->line, column, "%s", reason);
   g_free (reason);
   run->counts.rejected++;
+  if (passes)
+    reject_passes (run, t, file);
   viper_tram_pool_release (run->pool, t);
   return FALSE;
 }
+
+#define reject(run, t, column, ...) reject_as ((run), (t), TRUE, (column), __VA_ARGS__)
 
 gboolean
 viper_run_insert (ViperRun *run, ViperTram *t)
@@ -800,7 +866,7 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
-      return reject (run, t, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
+      return reject_as (run, t, FALSE, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
                      "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
                      t->seq, t->proc);
     case VIPER_SEQ_INITIAL:
@@ -973,14 +1039,43 @@ slot_type_name (const ViperRun *run, const ViperSlot *s, char *buf, gsize n)
   return buf;
 }
 
+/* reason + ", proc P's line FILE:LINE was rejected" when P had a rejected
+ * line: the tram waited for may be that one (spec section 1). */
+static char *
+with_rejected (const ViperRun *run, char *reason, gint64 proc)
+{
+  const RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
+  if (!rl)
+    return reason;
+  char more[48] = "";
+  if (rl->n > REJECTED_NAMED)
+    g_snprintf (more, sizeof more, " and %" G_GUINT64_FORMAT " more", rl->n - REJECTED_NAMED);
+  char *r = g_strdup_printf ("%s; proc %" G_GINT64_FORMAT "'s line%s %s%s %s rejected", reason, proc,
+                             rl->n > 1 ? "s" : "", rl->text->str, more, rl->n > 1 ? "were" : "was");
+  g_free (reason);
+  return r;
+}
+
+static char *explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h, gint64 *from);
+
 static char *
 explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
+{
+  gint64 from = G_MININT64;
+  char *r = explain_head_raw (run, l, h, &from);
+  return from != G_MININT64 ? with_rejected (run, r, from) : r;
+}
+
+/* Why h cannot leave; *from = the proc whose tram it waits for, if known. */
+static char *
+explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h, gint64 *from)
 {
   char b1[64], b2[64];
   if (!(h->flags & VIPER_TRAM_F_CLAIMED))
     {
       const ViperTramType *tt = tram_type (run, h);
       gint64 k1 = tt && tt->key1_field != VIPER_NO_FIELD ? viper_tram_datum (h, (guint) tt->key1_field, 0) : 0;
+      *from = k1;
       return g_strdup_printf ("the primitive of %s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT
                               " (no matching start from proc %" G_GINT64_FORMAT " yet)",
                               type_name (run, h->type, b1, sizeof b1), h->seq, l->proc, k1);
@@ -991,6 +1086,7 @@ explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
       const ViperSlot *s = &p->profile->slots[p->entries[h->slot].slot];
       const PrimEntry *dep = &p->entries[p->slot_entry[s->after]];
       const ViperSlot *ds = &p->profile->slots[dep->slot];
+      *from = dep->list;
       if (dep->filled && dep->tram)
         return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
                                 type_name (run, dep->tram->type, b1, sizeof b1), dep->tram->seq, dep->tram->proc,

@@ -439,7 +439,7 @@ test_duplicate_and_bad_seq (void)
   t->line = 6;
   g_assert_false (viper_run_insert (f.run, t));
   g_assert_cmpstr (f.bad->pdata[4], ==, "test.trc:6:18: state 6 is not 0..5");
-  feed (&f, "1 99 5 0 0 2 2 2 5");
+  feed (&f, "1 99 5 0 0 2 2 3 5");        /* seq 2 was used by the rejected lines */
   ViperCounts c;
   viper_run_counts (f.run, &c);
   g_assert_cmpuint (c.read, ==, 7);
@@ -480,6 +480,40 @@ test_gap_stalls_dependants (void)
   viper_run_counts (f.run, &c);
   g_assert_cmpuint (c.pending, ==, 0);
   check_inglb_run (&f);
+  fix_clear (&f);
+}
+
+/* Issue 10 item 8 (spec section 1): a rejected line whose PROC and
+ * sequence number could be read uses that number: its module goes on, and
+ * the tram that needed it is pending with a reason naming the line. */
+static void
+test_rejected_line_passes (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  feed (&f, "2 14 10 0 0 3 2 1 1 0");      /* 0:1 C inglb on 1 */
+  feed (&f, "4 14 11 1 1 3 2 1 0 0");      /* 1:1 P receives the request */
+  feed (&f, "5 15 12 1 1 1 2 2");          /* 1:2 P's reply: too few fields, rejected (line 3) */
+  feed (&f, "1 99 13 1 0 2 2 4 9");        /* 1:4 a bad state, rejected (line 4) */
+  feed (&f, "1 10 14 1 0 1 2 3");          /* 1:3 P goes on */
+  feed (&f, "1 10 15 1 0 1 2 5");          /* 1:5 past the second rejected line */
+  feed (&f, "4 15 16 0 0 3 2 2 1 0");      /* 0:2 C's reply receipt needs 1:2 */
+  g_assert_cmpuint (f.bad->len, ==, 2);
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.rejected, ==, 2);
+  g_assert_cmpuint (c.pending, ==, 1);     /* only C's receipt: 1:3 and 1:5 were not stranded */
+  g_assert_cmpint (pos (&f, "1:5"), >=, 0);
+  GArray *stuck = viper_run_stuck (f.run);
+  g_assert_cmpuint (stuck->len, ==, 1);
+  g_assert_cmpint (g_array_index (stuck, ViperStuck, 0).proc, ==, 0);
+  g_assert_cmpstr (g_array_index (stuck, ViperStuck, 0).waiting_for, ==,
+                   "partner tram INRP SEND from proc 1 (inglb of proc 0); "
+                   "proc 1's lines test.trc:3 (seq 2), test.trc:4 (seq 4) were rejected");
+  viper_stuck_array_free (stuck);
+  /* a later line with a used number is a duplicate */
+  feed (&f, "1 10 17 1 0 1 2 2");
+  g_assert_cmpuint (f.bad->len, ==, 3);
   fix_clear (&f);
 }
 
@@ -666,6 +700,7 @@ main (int argc, char **argv)
   g_test_add_func ("/run/inrglb/big-group", test_big_group);
   g_test_add_func ("/run/stuck/gap", test_gap_stalls_dependants);
   g_test_add_func ("/run/stuck/unmatched-partner", test_unmatched_partner);
+  g_test_add_func ("/run/bad/rejected-line-passes", test_rejected_line_passes);
   g_test_add_func ("/run/minimal-delay", test_minimal_delay);
   g_test_add_func ("/run/decay", test_decay);
   g_test_add_func ("/run/seq/far-ahead", test_far_ahead_sequence);
