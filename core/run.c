@@ -118,6 +118,8 @@ struct _ViperRun {
   double clock;
   ViperCounts counts;
   GHashTable *rejected_at;  /* proc -> RejectedLines, for stuck reasons */
+  guint64 max_pending;      /* bound on trams in flight (viper_run_set_max_pending) */
+  guint64 max_procs;        /* bound on modules (sequence lists) */
 
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
@@ -634,6 +636,8 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->heap = g_ptr_array_new ();
   run->resume = g_ptr_array_new ();
   run->clock = -INFINITY;
+  run->max_pending = VIPER_RUN_DEFAULT_MAX_PENDING;
+  run->max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
   return run;
 }
 
@@ -808,6 +812,36 @@ reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const cha
 
 #define reject(run, t, column, ...) reject_as ((run), (t), TRUE, (column), __VA_ARGS__)
 
+void
+viper_run_set_max_pending (ViperRun *run, guint64 max)
+{
+  run->max_pending = max ? max : G_MAXUINT64;
+}
+
+void
+viper_run_set_max_procs (ViperRun *run, guint64 max)
+{
+  run->max_procs = max ? max : G_MAXUINT64;
+}
+
+/* Why the oldest held-up list waits, for the bound's message. */
+static char *
+first_stuck_reason (const ViperRun *run)
+{
+  GArray *stuck = viper_run_stuck (run);
+  guint best = 0;
+  for (guint i = 1; i < stuck->len; i++)
+    if (g_array_index (stuck, ViperStuck, i).trams > g_array_index (stuck, ViperStuck, best).trams)
+      best = i;
+  char *r = stuck->len ? g_strdup_printf ("proc %" G_GINT64_FORMAT " holds %" G_GUINT64_FORMAT " and waits for %s",
+                                          g_array_index (stuck, ViperStuck, best).proc,
+                                          g_array_index (stuck, ViperStuck, best).trams,
+                                          g_array_index (stuck, ViperStuck, best).waiting_for)
+                       : g_strdup ("nothing is stuck");
+  viper_stuck_array_free (stuck);
+  return r;
+}
+
 gboolean
 viper_run_insert (ViperRun *run, ViperTram *t)
 {
@@ -861,7 +895,25 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   t->prim = NULL;
   t->flags &= (guint8) ~(VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE);
 
+  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, t->proc, FALSE))
+    return reject_as (run, t, FALSE, 1,
+                      "a new PROC %" G_GINT64_FORMAT " past the bound of %" G_GUINT64_FORMAT
+                      " modules (--max-procs): line not accepted", t->proc, run->max_procs);
   ViperSeqList *l = list_get (run, t->proc, TRUE);
+  if (G_UNLIKELY (run->counts.read - 1 - run->counts.transferred - run->counts.rejected >= run->max_pending)
+      && (t->seq > l->next_seq || l->claim))
+    {
+      /* Live memory is bounded.  A tram that would only wait (above a gap
+       * in its module, or behind a claim that waits) is refused past the
+       * bound, reported and counted like any bad line, never dropped
+       * silently; a tram that can let others move is still taken. */
+      char *why = first_stuck_reason (run);
+      gboolean r = reject_as (run, t, FALSE, 1,
+                              "%" G_GUINT64_FORMAT " trams are pending, the bound (--max-pending): "
+                              "line not accepted; %s", run->max_pending, why);
+      g_free (why);
+      return r;
+    }
   ViperTram *first = NULL;
   switch (viper_seqlist_insert (l, t, &first))
     {

@@ -517,6 +517,54 @@ test_rejected_line_passes (void)
   fix_clear (&f);
 }
 
+/* Issue 10 item 20: pending trams are bounded; past the bound a tram that
+ * would only wait is refused with a clear reason, and the one that fills
+ * the gap is still taken. */
+static void
+test_max_pending (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  viper_run_set_max_pending (f.run, 3);
+  feed (&f, "1 10 2 0 0 1 2 2");           /* 0:1 is lost for now */
+  feed (&f, "1 10 3 0 0 1 2 3");
+  feed (&f, "1 10 4 0 0 1 2 4");
+  g_assert_cmpuint (f.bad->len, ==, 0);
+  feed (&f, "1 10 5 0 0 1 2 5");           /* a fourth would wait: refused */
+  g_assert_cmpuint (f.bad->len, ==, 1);
+  g_assert_cmpstr (f.bad->pdata[0], ==, "test.trc:4:1: 3 trams are pending, the bound (--max-pending): line not "
+                   "accepted; proc 0 holds 3 and waits for seq 1 of proc 0");
+  feed (&f, "1 10 1 0 0 1 2 1");           /* the lost one lets them all go */
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.transferred, ==, 4);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  g_assert_cmpuint (c.pending, ==, 0);
+  fix_clear (&f);
+}
+
+/* Issue 10 item 20: distinct PROCs are bounded; a new one past the bound is
+ * refused with a clear reason, known ones go on. */
+static void
+test_max_procs (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  viper_run_set_max_procs (f.run, 2);
+  feed (&f, "1 10 1 0 0 1 2 1");
+  feed (&f, "1 10 1 1 0 1 2 1");
+  feed (&f, "1 10 1 7 0 1 2 1");           /* a third PROC */
+  feed (&f, "1 10 2 1 0 1 2 2");
+  g_assert_cmpuint (f.bad->len, ==, 1);
+  g_assert_cmpstr (f.bad->pdata[0], ==, "test.trc:3:1: a new PROC 7 past the bound of 2 modules (--max-procs): "
+                   "line not accepted");
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.transferred, ==, 3);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  fix_clear (&f);
+}
+
 static void
 test_unmatched_partner (void)
 {
@@ -701,6 +749,8 @@ main (int argc, char **argv)
   g_test_add_func ("/run/stuck/gap", test_gap_stalls_dependants);
   g_test_add_func ("/run/stuck/unmatched-partner", test_unmatched_partner);
   g_test_add_func ("/run/bad/rejected-line-passes", test_rejected_line_passes);
+  g_test_add_func ("/run/bound/max-pending", test_max_pending);
+  g_test_add_func ("/run/bound/max-procs", test_max_procs);
   g_test_add_func ("/run/minimal-delay", test_minimal_delay);
   g_test_add_func ("/run/decay", test_decay);
   g_test_add_func ("/run/seq/far-ahead", test_far_ahead_sequence);
