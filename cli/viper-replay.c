@@ -277,6 +277,7 @@ main (int argc, char **argv)
   ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
   app.opt.max_connections = -1;
   app.opt.max_partial = -1;
+  gint64 max_pending = VIPER_RUN_DEFAULT_MAX_PENDING, max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
@@ -297,6 +298,10 @@ main (int argc, char **argv)
       "(drift, then the controlled logical clock); drift and clc read the trace files twice", "MODE" },
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop before the execution clock would pass CLOCK", "CLOCK" },
     { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state)", "N" },
+    { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
+      "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },
+    { "max-procs", 0, 0, G_OPTION_ARG_INT64, &max_procs,
+      "Refuse (and report) lines of a new PROC once N are known; 0 = no bound (default 1000000)", "N" },
     { "run-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.run_out, "Write the consistent run, with adjusted times, to FILE ('-' = stdout)", "FILE" },
     { "state-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.state_out, "Write the state at the stop point as JSON to FILE ('-' = stdout)", "FILE" },
     { "history", 0, 0, G_OPTION_ARG_STRING, &history_s, "Keep the state history (for rendering the space-time view) for INTERVAL trace time units; 0 = all (default: none)", "INTERVAL" },
@@ -345,6 +350,11 @@ main (int argc, char **argv)
       const ViperParadigm *const *list = viper_paradigm_list (&n);
       for (guint i = 0; i < n; i++)
         printf ("%-10s %s\n", list[i]->name, list[i]->description ? list[i]->description : "");
+      goto out_ctx;
+    }
+  if (max_pending < 0 || max_procs < 0)
+    {
+      rc = usage_error (ctx, "--max-pending and --max-procs must be 0 or more");
       goto out_ctx;
     }
   if (decay_s && (!parse_double_arg ("--decay", decay_s, &app.opt.decay, &error) || app.opt.decay < 0 || app.opt.decay > 1))
@@ -498,6 +508,8 @@ main (int argc, char **argv)
       viper_damage_set_enabled (app.model->damage, FALSE);
     }
   app.run = viper_run_new (app.paradigm, app.model, app.pool, app.channels, &app.diag, app.opt.decay);
+  viper_run_set_max_pending (app.run, (guint64) max_pending);
+  viper_run_set_max_procs (app.run, (guint64) max_procs);
   app.sched = viper_scheduler_new (app.run, app.model, app.channels, &app.diag);
   if (clock_mode != VIPER_CLOCK_DECAY)
     {

@@ -31,14 +31,29 @@
 #include "model.h"
 #include "join.h"
 
-#define MAX_MEMBERS 1024
+#define MEMBERS_ON_STACK 256
+#define MAX_ENTRIES 65535u      /* PrimEntry indices are 16-bit (ViperTram.slot) */
 #define DIRECT_LISTS 4096
+
+/* Rejected lines of one proc (the first few named). */
+typedef struct {
+  GString *text;
+  guint64 n;
+} RejectedLines;
+
+static void
+rejected_lines_free (gpointer p)
+{
+  RejectedLines *rl = p;
+  g_string_free (rl->text, TRUE);
+  g_free (rl);
+}
 
 /* ---- primitives ------------------------------------------------------------ */
 
 typedef struct {
   ViperTram *tram;          /* while filled and not transferred */
-  ViperTram *waiters;       /* trams that wait for this entry before it is filled */
+  ViperTram *waiters;       /* trams whose cross-dependency is this entry (linked by waiter_next) */
   double adjusted;
   double time;              /* its TIME as read, once transferred (for viper_run_last_cause) */
   gint64 seq;               /* its sequence number, once transferred */
@@ -114,6 +129,9 @@ struct _ViperRun {
   gboolean cause_valid;
   gint64 cause_proc, cause_seq;
   double cause_time;
+  GHashTable *rejected_at;  /* proc -> RejectedLines, for stuck reasons */
+  guint64 max_pending;      /* bound on trams in flight (viper_run_set_max_pending) */
+  guint64 max_procs;        /* bound on modules (sequence lists) */
 
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
@@ -243,6 +261,12 @@ maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
   t->adjusted = adj;
   t->state = VIPER_TRAM_READY;
   heap_push (run, t);
+  /* On shuffled input the trams of a list lie anywhere in memory; when t
+   * leaves, its successor and the trams it wakes are looked at next. */
+  if (t->next)
+    __builtin_prefetch (t->next, 1);
+  if (t->prim && ((Prim *) t->prim)->entries[t->slot].waiters)
+    __builtin_prefetch (((Prim *) t->prim)->entries[t->slot].waiters, 1);
 }
 
 static void
@@ -319,16 +343,6 @@ fill_entry (ViperRun *run, Prim *p, guint e, ViperTram *t)
   t->slot = (guint16) e;
   t->flags |= VIPER_TRAM_F_CLAIMED;
   t->state = VIPER_TRAM_INTEGRATED;
-  /* whoever waited for this entry now waits for the tram */
-  if (pe->waiters)
-    {
-      ViperTram *w = pe->waiters;
-      while (w->waiter_next)
-        w = w->waiter_next;
-      w->waiter_next = t->waiters;
-      t->waiters = pe->waiters;
-      pe->waiters = NULL;
-    }
   const ViperSlot *s = &p->profile->slots[pe->slot];
   if (s->after != VIPER_NO_SLOT)
     {
@@ -341,7 +355,7 @@ fill_entry (ViperRun *run, Prim *p, guint e, ViperTram *t)
       else
         {
           t->waits++;
-          ViperTram **chain = dep->filled ? &dep->tram->waiters : &dep->waiters;
+          ViperTram **chain = &dep->waiters;
           t->waiter_next = *chain;
           *chain = t;
         }
@@ -397,7 +411,8 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
   const ViperProfile *prof = &run->paradigm->profiles[tt->profile];
   gint64 partner = prof->partner_field >= 0 ? viper_tram_datum (start, (guint) prof->partner_field, start->proc)
                                             : start->proc;
-  gint64 members[MAX_MEMBERS];
+  gint64 stack_members[MEMBERS_ON_STACK];
+  gint64 *members = stack_members;
   guint n_members = 0;
   gboolean need_members = FALSE;
   for (guint s = 1; s < prof->n_slots; s++)
@@ -405,8 +420,17 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
       need_members = TRUE;
   if (need_members)
     {
+      /* every member, however many: a group is never cut short */
+      guint cap = MEMBERS_ON_STACK;
       if (run->model && run->model->klass->group_members)
-        n_members = run->model->klass->group_members (run->model, partner, members, MAX_MEMBERS);
+        while ((n_members = run->model->klass->group_members (run->model, partner, members, cap)) == cap
+               && cap < MAX_ENTRIES)
+          {
+            cap = MIN (cap * 4, MAX_ENTRIES);
+            if (members != stack_members)
+              g_free (members);
+            members = g_new (gint64, cap);
+          }
       if (n_members == 0)
         {
           members[0] = partner;
@@ -416,6 +440,20 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
   guint n = 0;
   for (guint s = 0; s < prof->n_slots; s++)
     n += prof->slots[s].from == VIPER_FROM_EACH_MEMBER ? n_members : 1;
+  if (n > MAX_ENTRIES)
+    {
+      /* more members than a primitive can index: say so, and let the start
+       * pass on its own rather than match a part of the group */
+      if (run->diag)
+        viper_diag_bad (run->diag, run->channels ? viper_channels_name (run->channels, start->channel) : "-",
+                        start->line, 1, "group %" G_GINT64_FORMAT " has %u members; a group primitive holds at most "
+                        "%u entries", partner, n_members, MAX_ENTRIES);
+      if (members != stack_members)
+        g_free (members);
+      start->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
+      start->state = VIPER_TRAM_INTEGRATED;
+      return;
+    }
 
   Prim *p = g_malloc0 (sizeof (Prim) + n * sizeof (PrimEntry));
   p->profile = prof;
@@ -449,6 +487,8 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
             }
         }
     }
+  if (members != stack_members)
+    g_free (members);
   fill_entry (run, p, 0, start);
   for (e = 1; e < n; e++)
     {
@@ -559,16 +599,28 @@ claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
   return FALSE;
 }
 
+/* Claim in order until the cursor stalls; when every queued tram is
+ * claimed, queue the next batch the cut can pass (seqlist.c). */
 static void
 advance_claims (ViperRun *run, ViperSeqList *l)
 {
-  while (l->claim && !l->stalled)
+  for (;;)
     {
-      ViperTram *t = l->claim;
-      if (!claim (run, l, t))
-        break;
-      l->claim = t->next;
-      maybe_ready (run, l, t);
+      while (l->claim && !l->stalled)
+        {
+          ViperTram *t = l->claim;
+          if (t->next)
+            __builtin_prefetch (t->next, 1);
+          if (!claim (run, l, t))
+            break;
+          l->claim = t->next;
+          maybe_ready (run, l, t);
+        }
+      if (l->claim || l->stalled || !l->pages)
+        return;
+      ViperTram *first;
+      if (!viper_seqlist_drain (l, &first, VIPER_SEQ_BATCH))
+        return;
     }
 }
 
@@ -604,10 +656,13 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->decay = CLAMP (decay, 0.0, 1.0);
   run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
   run->buckets = g_hash_table_new_full (bucket_hash, bucket_equal, NULL, g_free);
+  run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
   run->heap = g_ptr_array_new ();
   run->resume = g_ptr_array_new ();
   run->clock = -INFINITY;
   run->join = paradigm->join ? viper_join_new (paradigm->join) : NULL;
+  run->max_pending = VIPER_RUN_DEFAULT_MAX_PENDING;
+  run->max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
   return run;
 }
 
@@ -656,6 +711,7 @@ clear_all (ViperRun *run)
     }
   g_ptr_array_set_size (run->heap, 0);
   g_ptr_array_set_size (run->resume, 0);
+  g_hash_table_remove_all (run->rejected_at);
   run->clock = -INFINITY;
   memset (&run->counts, 0, sizeof run->counts);
   if (run->join)
@@ -671,6 +727,7 @@ viper_run_free (ViperRun *run)
   viper_join_free (run->join);
   g_hash_table_destroy (run->lists);
   g_hash_table_destroy (run->buckets);
+  g_hash_table_destroy (run->rejected_at);
   g_ptr_array_free (run->heap, TRUE);
   g_ptr_array_free (run->resume, TRUE);
   g_free (run);
@@ -716,23 +773,101 @@ data_column (const ViperTram *t, guint i)
   return pos + 1;
 }
 
-static gboolean
-reject (ViperRun *run, ViperTram *t, guint column, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+static void advance_claims (ViperRun *run, ViperSeqList *l);
+static void drain_resume (ViperRun *run);
+
+#define REJECTED_NAMED 4        /* rejected lines named per proc; more are counted */
+
+/* A rejected line does not strand its module (spec section 1): when its
+ * sequence number can be read it counts as used, and the line is remembered
+ * so that a tram that needed it can name it. */
+static void
+reject_passes (ViperRun *run, const ViperTram *t, const char *file)
+{
+  gint64 seq = 0;
+  if (run->paradigm->explicit_seq)
+    {
+      if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1 || viper_tram_data (t)[0] < 1)
+        return;
+      seq = viper_tram_data (t)[0];
+    }
+  RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &t->proc);
+  if (!rl)
+    {
+      gint64 *key = g_new (gint64, 1);
+      *key = t->proc;
+      rl = g_new0 (RejectedLines, 1);
+      rl->text = g_string_new (NULL);
+      g_hash_table_insert (run->rejected_at, key, rl);
+    }
+  if (rl->n++ < REJECTED_NAMED)
+    {
+      g_string_append_printf (rl->text, "%s%s:%u", rl->n > 1 ? ", " : "", file, t->line);
+      if (seq)
+        g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
+    }
+  if (!seq)
+    return;
+  ViperSeqList *l = list_get (run, t->proc, TRUE);
+  ViperTram *first = NULL;
+  if (viper_seqlist_mark_used (l, seq, &first) == VIPER_SEQ_QUEUED && first)
+    {
+      advance_claims (run, l);
+      drain_resume (run);
+    }
+}
 
 static gboolean
-reject (ViperRun *run, ViperTram *t, guint column, const char *fmt, ...)
+reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+
+static gboolean
+reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
   char *reason = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  const char *file = run->channels ? viper_channels_name (run->channels, t->channel) : "-";
   if (run->diag)
-    viper_diag_bad (run->diag, run->channels ? viper_channels_name (run->channels, t->channel) : "-",
-                    t->line, column, "%s", reason);
+    viper_diag_bad (run->diag, file, t->line, column, "%s", reason);
   g_free (reason);
   run->counts.rejected++;
+  if (passes)
+    reject_passes (run, t, file);
   viper_tram_pool_release (run->pool, t);
   return FALSE;
+}
+
+#define reject(run, t, column, ...) reject_as ((run), (t), TRUE, (column), __VA_ARGS__)
+
+void
+viper_run_set_max_pending (ViperRun *run, guint64 max)
+{
+  run->max_pending = max ? max : G_MAXUINT64;
+}
+
+void
+viper_run_set_max_procs (ViperRun *run, guint64 max)
+{
+  run->max_procs = max ? max : G_MAXUINT64;
+}
+
+/* Why the oldest held-up list waits, for the bound's message. */
+static char *
+first_stuck_reason (const ViperRun *run)
+{
+  GArray *stuck = viper_run_stuck (run);
+  guint best = 0;
+  for (guint i = 1; i < stuck->len; i++)
+    if (g_array_index (stuck, ViperStuck, i).trams > g_array_index (stuck, ViperStuck, best).trams)
+      best = i;
+  char *r = stuck->len ? g_strdup_printf ("proc %" G_GINT64_FORMAT " holds %" G_GUINT64_FORMAT " and waits for %s",
+                                          g_array_index (stuck, ViperStuck, best).proc,
+                                          g_array_index (stuck, ViperStuck, best).trams,
+                                          g_array_index (stuck, ViperStuck, best).waiting_for)
+                       : g_strdup ("nothing is stuck");
+  viper_stuck_array_free (stuck);
+  return r;
 }
 
 gboolean
@@ -787,16 +922,34 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     t->time = run->time_map (run->time_map_data, t->proc, t->seq, t->time);
   t->adjusted = -INFINITY;
   t->waits = 0;
-  t->waiters = t->waiter_next = NULL;
+  t->waiter_next = NULL;
   t->prim = NULL;
   t->flags &= (guint8) ~(VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE);
 
+  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, t->proc, FALSE))
+    return reject_as (run, t, FALSE, 1,
+                      "a new PROC %" G_GINT64_FORMAT " past the bound of %" G_GUINT64_FORMAT
+                      " modules (--max-procs): line not accepted", t->proc, run->max_procs);
   ViperSeqList *l = list_get (run, t->proc, TRUE);
+  if (G_UNLIKELY (run->counts.read - 1 - run->counts.transferred - run->counts.rejected >= run->max_pending)
+      && (t->seq > l->next_seq || l->claim))
+    {
+      /* Live memory is bounded.  A tram that would only wait (above a gap
+       * in its module, or behind a claim that waits) is refused past the
+       * bound, reported and counted like any bad line, never dropped
+       * silently; a tram that can let others move is still taken. */
+      char *why = first_stuck_reason (run);
+      gboolean r = reject_as (run, t, FALSE, 1,
+                              "%" G_GUINT64_FORMAT " trams are pending, the bound (--max-pending): "
+                              "line not accepted; %s", run->max_pending, why);
+      g_free (why);
+      return r;
+    }
   ViperTram *first = NULL;
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
-      return reject (run, t, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
+      return reject_as (run, t, FALSE, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
                      "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
                      t->seq, t->proc);
     case VIPER_SEQ_INITIAL:
@@ -862,6 +1015,7 @@ viper_run_transfer_next (ViperRun *run)
   t->next = NULL;
 
   run->cause_valid = FALSE;
+  ViperTram *waiters = NULL;
   if (t->prim)
     {
       Prim *p = t->prim;
@@ -883,11 +1037,11 @@ viper_run_transfer_next (ViperRun *run)
       pe->time = t->time;
       pe->seq = t->seq;
       pe->tram = NULL;
+      waiters = pe->waiters;
+      pe->waiters = NULL;
       t->prim = NULL;
       prim_unref (run, p);
     }
-  ViperTram *waiters = t->waiters;
-  t->waiters = NULL;
   l->last_adjusted = t->adjusted;
   if (l->head)
     maybe_ready (run, l, l->head);
@@ -1010,8 +1164,36 @@ slot_type_name (const ViperRun *run, const ViperSlot *s, char *buf, gsize n)
   return buf;
 }
 
+/* reason + ", proc P's line FILE:LINE was rejected" when P had a rejected
+ * line: the tram waited for may be that one (spec section 1). */
+static char *
+with_rejected (const ViperRun *run, char *reason, gint64 proc)
+{
+  const RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
+  if (!rl)
+    return reason;
+  char more[48] = "";
+  if (rl->n > REJECTED_NAMED)
+    g_snprintf (more, sizeof more, " and %" G_GUINT64_FORMAT " more", rl->n - REJECTED_NAMED);
+  char *r = g_strdup_printf ("%s; proc %" G_GINT64_FORMAT "'s line%s %s%s %s rejected", reason, proc,
+                             rl->n > 1 ? "s" : "", rl->text->str, more, rl->n > 1 ? "were" : "was");
+  g_free (reason);
+  return r;
+}
+
+static char *explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h, gint64 *from);
+
 static char *
 explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
+{
+  gint64 from = G_MININT64;
+  char *r = explain_head_raw (run, l, h, &from);
+  return from != G_MININT64 ? with_rejected (run, r, from) : r;
+}
+
+/* Why h cannot leave; *from = the proc whose tram it waits for, if known. */
+static char *
+explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h, gint64 *from)
 {
   char b1[64], b2[64];
   char *joined = run->join ? viper_join_explain (run->join, h) : NULL;
@@ -1021,6 +1203,7 @@ explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
     {
       const ViperTramType *tt = tram_type (run, h);
       gint64 k1 = tt && tt->key1_field != VIPER_NO_FIELD ? viper_tram_datum (h, (guint) tt->key1_field, 0) : 0;
+      *from = k1;
       return g_strdup_printf ("the primitive of %s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT
                               " (no matching start from proc %" G_GINT64_FORMAT " yet)",
                               type_name (run, h->type, b1, sizeof b1), h->seq, l->proc, k1);
@@ -1031,6 +1214,7 @@ explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
       const ViperSlot *s = &p->profile->slots[p->entries[h->slot].slot];
       const PrimEntry *dep = &p->entries[p->slot_entry[s->after]];
       const ViperSlot *ds = &p->profile->slots[dep->slot];
+      *from = dep->list;
       if (dep->filled && dep->tram)
         return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
                                 type_name (run, dep->tram->type, b1, sizeof b1), dep->tram->seq, dep->tram->proc,

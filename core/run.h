@@ -48,6 +48,17 @@ ViperRun *viper_run_new (const ViperParadigm *paradigm, const ViperModel *model,
                          ViperChannels *channels, ViperDiag *diag, double decay);
 void viper_run_free (ViperRun *run);
 
+/* Live memory bound: at most max trams pending (read, not yet transferred
+ * or rejected); past it viper_run_insert() refuses the line as bad input with
+ * a reason that names the bound and what the run waits for.  0 = no bound.
+ * The default, VIPER_RUN_DEFAULT_MAX_PENDING, is about 1.5 GB of trams. */
+#define VIPER_RUN_DEFAULT_MAX_PENDING 10000000u
+void viper_run_set_max_pending (ViperRun *run, guint64 max);
+/* Bound on distinct PROCs (each keeps a sequence list and model state);
+ * a line with a new PROC past it is refused and reported.  0 = no bound. */
+#define VIPER_RUN_DEFAULT_MAX_PROCS 1000000u
+void viper_run_set_max_procs (ViperRun *run, guint64 max);
+
 /* Take a parsed tram (ownership passes to the run).  Returns FALSE when it is
  * rejected as bad input (reported to the diag, counted, released). */
 gboolean viper_run_insert (ViperRun *run, ViperTram *tram);

@@ -1,15 +1,55 @@
 /* seqlist.c - sequence lists: the cut between arrived-in-order and early trams.
  *
- * The window is a ring of pointers indexed by seq modulo its capacity; it
- * covers [next_seq, next_seq + cap).  A tram further ahead than the largest
- * window goes to an ordered tree and is pulled into place when the cut nears it.
- * When the tram at next_seq arrives, it and every consecutive successor that
- * is already waiting move to the FIFO queue in one sweep.
+ * Trams above the cut wait in a paged array indexed by sequence number.  A
+ * page holds the slots of 256 consecutive sequence numbers; it is allocated
+ * when the first tram lands in it and given back as soon as the cut has
+ * taken its last one, so memory follows the trams that wait, not the span
+ * of their numbers.  Pages are found through a directory, a ring of page
+ * pointers indexed by page number modulo its size, covering the pages from
+ * the cut's page on; it doubles as far as needed up to DIR_MAX pages (1 Mi
+ * sequence numbers ahead).  A page further ahead than that lives in a hash
+ * table keyed by page number and moves into the directory when the window
+ * reaches it (the window moves one page at a time, so that is one lookup per
+ * page crossed).  Insert, take and release are therefore O(1) at any
+ * distance: no tree, no scan, no cap.
+ *
+ * When the tram at the cut arrives, it and the consecutive successors
+ * already waiting move to the FIFO queue, VIPER_SEQ_BATCH at a time: the
+ * engine claims each batch before it asks for the next, so a sweep over
+ * trams scattered in memory touches each while it is still in the cache.  A sequence number
+ * used by a rejected line is stored as a mark the sweep passes over.  In a
+ * list whose trams arrive in order nothing waits, and the list never
+ * allocates a page.
  */
 #include <math.h>
+#include <string.h>
 #include "seqlist.h"
 
-#define WIN_MAX (1u << 16)
+#define PAGE_BITS 8
+#define PAGE_SLOTS (1u << PAGE_BITS)
+#define PAGE_MASK ((guint64) PAGE_SLOTS - 1)
+#define DIR_MIN 4u
+#define DIR_MAX (1u << 12)
+#define DIR_KEEP 64u            /* an emptied directory larger than this shrinks back */
+
+typedef struct {
+  gint64 pageno;            /* key of the far table; sequence number >> PAGE_BITS */
+  guint count;              /* occupied slots */
+  ViperTram *slot[PAGE_SLOTS];
+} SeqPage;
+
+struct _ViperSeqPages {
+  SeqPage **dir;            /* pages [base, base + dir_cap) at pageno & (dir_cap - 1) */
+  guint dir_cap;            /* power of two, >= DIR_MIN */
+  guint n_pages;            /* allocated pages (the spare one not counted) */
+  GHashTable *far;          /* pageno -> page, for pages beyond the directory */
+  SeqPage *spare;           /* one emptied page kept for the next need */
+  guint64 waiting;          /* trams in the pages */
+  guint64 occupied;         /* occupied slots: trams and used marks */
+};
+
+static const char used_mark;
+#define USED ((ViperTram *) &used_mark)
 
 void
 viper_seqlist_init (ViperSeqList *l, gint64 proc)
@@ -20,27 +60,60 @@ viper_seqlist_init (ViperSeqList *l, gint64 proc)
   l->last_adjusted = -INFINITY;
 }
 
-static gboolean
-release_far (gpointer key, gpointer value, gpointer user)
+static inline guint64
+base_page (const ViperSeqList *l)
 {
-  (void) key;
-  gpointer *cb = user;
-  ((void (*) (ViperTram *, gpointer)) cb[0]) (value, cb[1]);
-  return FALSE;
+  return (guint64) l->next_seq >> PAGE_BITS;
 }
 
-static gint
-cmp_seq (gconstpointer a, gconstpointer b, gpointer data)
+static ViperSeqPages *
+pages_get (ViperSeqList *l)
 {
-  (void) data;
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return x < y ? -1 : x > y;
+  if (!l->pages)
+    {
+      l->pages = g_new0 (ViperSeqPages, 1);
+      l->pages->dir_cap = DIR_MIN;
+      l->pages->dir = g_new0 (SeqPage *, DIR_MIN);
+    }
+  return l->pages;
 }
 
-static guint
-far_size (const ViperSeqList *l)
+static SeqPage *
+page_new (ViperSeqPages *P, guint64 pageno)
 {
-  return l->far ? (guint) g_tree_nnodes (l->far) : 0;
+  SeqPage *pg = P->spare;
+  if (pg)
+    P->spare = NULL;                /* emptied: every slot is NULL already */
+  else
+    pg = g_malloc0 (sizeof *pg);
+  pg->pageno = (gint64) pageno;
+  pg->count = 0;
+  P->n_pages++;
+  return pg;
+}
+
+static void
+page_drop (ViperSeqPages *P, SeqPage *pg)
+{
+  P->n_pages--;
+  if (!P->spare)
+    P->spare = pg;
+  else
+    g_free (pg);
+}
+
+static void
+release_page (SeqPage *pg, void (*release) (ViperTram *, gpointer), gpointer data)
+{
+  for (guint i = 0; pg->count && i < PAGE_SLOTS; i++)
+    if (pg->slot[i])
+      {
+        if (pg->slot[i] != USED)
+          release (pg->slot[i], data);
+        pg->slot[i] = NULL;
+        pg->count--;
+      }
+  g_free (pg);
 }
 
 void
@@ -52,42 +125,138 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
       release (t, data);
       t = n;
     }
-  if (l->win)
-    for (guint i = 0; i < l->win_cap; i++)
-      if (l->win[i])
-        release (l->win[i], data);
-  if (l->far)
+  ViperSeqPages *P = l->pages;
+  if (P)
     {
-      gpointer cb[2] = { (gpointer) release, data };
-      g_tree_foreach (l->far, release_far, cb);
-      g_tree_destroy (l->far);
+      for (guint i = 0; i < P->dir_cap; i++)
+        if (P->dir[i])
+          release_page (P->dir[i], release, data);
+      if (P->far)
+        {
+          GHashTableIter it;
+          gpointer k, v;
+          g_hash_table_iter_init (&it, P->far);
+          while (g_hash_table_iter_next (&it, &k, &v))
+            release_page (v, release, data);
+          g_hash_table_destroy (P->far);
+        }
+      g_free (P->spare);
+      g_free (P->dir);
+      g_free (P);
     }
-  g_free (l->win);
   gint64 proc = l->proc;
   viper_seqlist_init (l, proc);
 }
 
-guint
+guint64
 viper_seqlist_initial (const ViperSeqList *l)
 {
-  return l->win_count + far_size (l);
+  return l->pages ? l->pages->waiting : 0;
 }
 
-static void
-window_grow (ViperSeqList *l, guint64 need)
+guint
+viper_seqlist_pages (const ViperSeqList *l)
 {
-  guint cap = l->win_cap ? l->win_cap : 16;
-  while (cap <= need && cap < WIN_MAX)
-    cap <<= 1;
-  if (cap == l->win_cap)
-    return;
-  ViperTram **w = g_new0 (ViperTram *, cap);
-  for (guint i = 0; i < l->win_cap; i++)
-    if (l->win[i])
-      w[(guint64) l->win[i]->seq & (cap - 1)] = l->win[i];
-  g_free (l->win);
-  l->win = w;
-  l->win_cap = cap;
+  return l->pages ? l->pages->n_pages : 0;
+}
+
+gsize
+viper_seqlist_bytes (const ViperSeqList *l)
+{
+  const ViperSeqPages *P = l->pages;
+  if (!P)
+    return 0;
+  gsize far = P->far ? g_hash_table_size (P->far) * 3 * sizeof (gpointer) + 64 : 0;
+  return sizeof *P + (gsize) P->dir_cap * sizeof (SeqPage *) + far
+         + ((gsize) P->n_pages + (P->spare != NULL)) * sizeof (SeqPage);
+}
+
+/* Put every page where it belongs for the current base: the directory
+ * (size cap) for the near ones, the far table for the others. */
+static void
+rewindow (ViperSeqList *l, guint cap)
+{
+  ViperSeqPages *P = l->pages;
+  guint64 base = base_page (l);
+  SeqPage **dir = g_new0 (SeqPage *, cap);
+  GPtrArray *moved = g_ptr_array_new ();
+  for (guint i = 0; i < P->dir_cap; i++)
+    if (P->dir[i])
+      g_ptr_array_add (moved, P->dir[i]);
+  if (P->far)
+    {
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, P->far);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        if ((guint64) ((SeqPage *) v)->pageno - base < cap)
+          {
+            g_ptr_array_add (moved, v);
+            g_hash_table_iter_remove (&it);
+          }
+    }
+  for (guint i = 0; i < moved->len; i++)
+    {
+      SeqPage *pg = moved->pdata[i];
+      guint64 dist = (guint64) pg->pageno - base;
+      if (dist < cap)
+        dir[(guint64) pg->pageno & (cap - 1)] = pg;
+      else
+        {
+          if (!P->far)
+            P->far = g_hash_table_new (g_int64_hash, g_int64_equal);
+          g_hash_table_insert (P->far, &pg->pageno, pg);
+        }
+    }
+  g_ptr_array_free (moved, TRUE);
+  g_free (P->dir);
+  P->dir = dir;
+  P->dir_cap = cap;
+}
+
+/* Store item (a tram or USED) in the slot of seq > next_seq; FALSE if taken. */
+static gboolean
+place (ViperSeqList *l, guint64 seq, ViperTram *item)
+{
+  ViperSeqPages *P = pages_get (l);
+  guint64 pageno = seq >> PAGE_BITS;
+  guint64 dist = pageno - base_page (l);
+  SeqPage *pg;
+  if (dist >= P->dir_cap && dist < DIR_MAX)
+    {
+      guint cap = P->dir_cap;
+      while (cap <= dist)
+        cap <<= 1;
+      rewindow (l, cap);
+    }
+  if (dist < P->dir_cap)
+    {
+      SeqPage **slot = &P->dir[pageno & (P->dir_cap - 1)];
+      pg = *slot;
+      if (!pg)
+        pg = *slot = page_new (P, pageno);
+    }
+  else
+    {
+      if (!P->far)
+        P->far = g_hash_table_new (g_int64_hash, g_int64_equal);
+      gint64 key = (gint64) pageno;
+      pg = g_hash_table_lookup (P->far, &key);
+      if (!pg)
+        {
+          pg = page_new (P, pageno);
+          g_hash_table_insert (P->far, &pg->pageno, pg);
+        }
+    }
+  ViperTram **s = &pg->slot[seq & PAGE_MASK];
+  if (*s)
+    return FALSE;
+  *s = item;
+  pg->count++;
+  P->occupied++;
+  if (item != USED)
+    P->waiting++;
+  return TRUE;
 }
 
 static void
@@ -106,101 +275,153 @@ append (ViperSeqList *l, ViperTram *t, ViperTram **first)
     *first = t;
 }
 
-/* Take the INITIAL tram for seq from the window or the far tree, if any. */
-static ViperTram *
-take_waiting (ViperSeqList *l, gint64 seq)
+/* The cut has consumed next_seq: move it on, sliding the directory window
+ * by one page when it enters a new page. */
+static inline void
+advance (ViperSeqList *l)
 {
-  if (l->win_cap)
+  l->next_seq++;
+  ViperSeqPages *P = l->pages;
+  if (G_UNLIKELY (((guint64) l->next_seq & PAGE_MASK) == 0) && P && P->far && g_hash_table_size (P->far))
     {
-      ViperTram **slot = &l->win[(guint64) seq & (l->win_cap - 1)];
-      if (*slot && (*slot)->seq == seq)
+      /* the slot of the page just left now stands for base + dir_cap - 1 */
+      gint64 key = (gint64) (base_page (l) + P->dir_cap - 1);
+      SeqPage *pg = g_hash_table_lookup (P->far, &key);
+      if (pg)
         {
-          ViperTram *t = *slot;
-          *slot = NULL;
-          l->win_count--;
-          return t;
+          g_hash_table_remove (P->far, &key);
+          P->dir[(guint64) key & (P->dir_cap - 1)] = pg;
         }
     }
-  if (far_size (l))
-    {
-      ViperTram *t = g_tree_lookup (l->far, &seq);
-      if (t)
-        {
-          g_tree_remove (l->far, &seq);
-          return t;
-        }
-    }
-  return NULL;
 }
 
-/* After the cut moved, bring far-ahead trams that now fit into the window.
- * The far set is ordered by sequence number, so only the trams that move
- * are looked at: each far tram costs O(log n) once, whatever the input. */
-static void
-refill_from_far (ViperSeqList *l)
+/* Take whatever waits at the cut, and its consecutive successors: at most
+ * max trams (used marks do not count).  Returns how many were queued. */
+static guint
+drain (ViperSeqList *l, ViperTram **first, guint max)
 {
-  if (!far_size (l) || !l->win_cap)
-    return;
-  GTreeNode *n;
-  while ((n = g_tree_node_first (l->far)))
+  ViperSeqPages *P = l->pages;
+  guint n = 0;
+  while (P && P->occupied && n < max)
     {
-      ViperTram *t = g_tree_node_value (n);
-      if ((guint64) (t->seq - l->next_seq) >= l->win_cap)
+      guint64 seq = (guint64) l->next_seq;
+      SeqPage **slot = &P->dir[(seq >> PAGE_BITS) & (P->dir_cap - 1)];
+      SeqPage *pg = *slot;
+      if (!pg || !pg->slot[seq & PAGE_MASK])
         break;
-      l->win[(guint64) t->seq & (l->win_cap - 1)] = t;
-      l->win_count++;
-      g_tree_remove (l->far, &t->seq);
+      ViperTram *t = pg->slot[seq & PAGE_MASK];
+      /* the trams of a sweep lie anywhere in memory: ask for the ones a
+       * few slots on while this one is linked */
+      if ((seq & PAGE_MASK) + 8 < PAGE_SLOTS && pg->slot[(seq & PAGE_MASK) + 8])
+        __builtin_prefetch (pg->slot[(seq & PAGE_MASK) + 8], 1);
+      pg->slot[seq & PAGE_MASK] = NULL;
+      P->occupied--;
+      if (--pg->count == 0)
+        {
+          *slot = NULL;
+          page_drop (P, pg);
+        }
+      if (t != USED)
+        {
+          P->waiting--;
+          append (l, t, first);
+          n++;
+        }
+      advance (l);
     }
+  if (P && !P->occupied && P->dir_cap > DIR_KEEP)
+    {
+      /* a burst far ahead has drained: give its directory back */
+      g_free (P->dir);
+      P->dir = g_new0 (SeqPage *, DIR_MIN);
+      P->dir_cap = DIR_MIN;
+    }
+  return n;
+}
+
+guint
+viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max)
+{
+  *first_queued = NULL;
+  return drain (l, first_queued, max);
 }
 
 ViperSeqResult
 viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
 {
   *first_queued = NULL;
-  gint64 seq = t->seq;
-  if (seq < l->next_seq)
+  if (t->seq < l->next_seq)
     return VIPER_SEQ_DUPLICATE;
-  if (seq > l->next_seq)
+  if (t->seq > l->next_seq)
     {
-      guint64 dist = (guint64) (seq - l->next_seq);
-      if (dist >= l->win_cap)
-        window_grow (l, dist);
-      if (dist < l->win_cap)
-        {
-          ViperTram **slot = &l->win[(guint64) seq & (l->win_cap - 1)];
-          if (*slot)
-            return VIPER_SEQ_DUPLICATE;
-          if (far_size (l) && g_tree_lookup (l->far, &seq))
-            return VIPER_SEQ_DUPLICATE;
-          *slot = t;
-          l->win_count++;
-        }
-      else
-        {
-          if (!l->far)
-            l->far = g_tree_new_full (cmp_seq, NULL, NULL, NULL);
-          if (g_tree_lookup (l->far, &seq))
-            return VIPER_SEQ_DUPLICATE;
-          g_tree_insert (l->far, &t->seq, t);
-        }
+      if (!place (l, (guint64) t->seq, t))
+        return VIPER_SEQ_DUPLICATE;
       t->state = VIPER_TRAM_INITIAL;
       return VIPER_SEQ_INITIAL;
     }
-  /* seq == next_seq: it and its waiting successors pass the cut. */
-  if (far_size (l) && g_tree_lookup (l->far, &seq))
-    return VIPER_SEQ_DUPLICATE;
+  /* seq == next_seq: its slot is empty (else the cut would have passed it) */
   append (l, t, first_queued);
-  l->next_seq++;
-  gboolean had_far = far_size (l) > 0;
-  while (l->win_count || far_size (l))
-    {
-      ViperTram *n = take_waiting (l, l->next_seq);
-      if (!n)
-        break;
-      append (l, n, first_queued);
-      l->next_seq++;
-    }
-  if (had_far)
-    refill_from_far (l);
+  advance (l);
+  drain (l, first_queued, VIPER_SEQ_BATCH - 1);
   return VIPER_SEQ_QUEUED;
+}
+
+ViperSeqResult
+viper_seqlist_mark_used (ViperSeqList *l, gint64 seq, ViperTram **first_queued)
+{
+  *first_queued = NULL;
+  if (seq < l->next_seq)
+    return VIPER_SEQ_DUPLICATE;
+  if (seq > l->next_seq)
+    return place (l, (guint64) seq, USED) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
+  advance (l);
+  drain (l, first_queued, VIPER_SEQ_BATCH);
+  return VIPER_SEQ_QUEUED;
+}
+
+/* First occupied slot of pg at or after index from; PAGE_SLOTS if none. */
+static guint
+first_slot (const SeqPage *pg, guint from)
+{
+  for (guint i = from; i < PAGE_SLOTS; i++)
+    if (pg->slot[i])
+      return i;
+  return PAGE_SLOTS;
+}
+
+guint64
+viper_seqlist_skip_gap (ViperSeqList *l, ViperTram **first_queued)
+{
+  *first_queued = NULL;
+  ViperSeqPages *P = l->pages;
+  if (!P || !P->occupied)
+    return 0;
+  guint64 base = base_page (l), best = G_MAXUINT64;
+  for (guint i = 0; i < P->dir_cap && best == G_MAXUINT64; i++)
+    {
+      const SeqPage *pg = P->dir[(base + i) & (P->dir_cap - 1)];
+      guint s = pg ? first_slot (pg, i == 0 ? (guint) ((guint64) l->next_seq & PAGE_MASK) : 0) : PAGE_SLOTS;
+      if (s < PAGE_SLOTS)
+        best = ((guint64) pg->pageno << PAGE_BITS) + s;
+    }
+  if (best == G_MAXUINT64 && P->far)
+    {
+      const SeqPage *low = NULL;
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, P->far);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        if (!low || ((const SeqPage *) v)->pageno < low->pageno)
+          low = v;
+      if (low)
+        best = ((guint64) low->pageno << PAGE_BITS) + first_slot (low, 0);
+    }
+  g_return_val_if_fail (best != G_MAXUINT64, 0);
+  guint64 skipped = best - (guint64) l->next_seq;
+  gboolean new_page = (best >> PAGE_BITS) != base;
+  l->next_seq = (gint64) best;
+  if (new_page)
+    rewindow (l, P->dir_cap);
+  drain (l, first_queued, VIPER_SEQ_BATCH);
+  return skipped;
 }

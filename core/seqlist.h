@@ -2,9 +2,10 @@
  *
  * Trams arrive in any order; the list hands them out QUEUED strictly in
  * sequence order, as soon as every predecessor has arrived (the cut).  Trams
- * above the cut wait INITIAL in a window indexed by sequence number (a ring
- * that grows to 64 Ki entries), or in an ordered tree when they are further ahead, so
- * an insert is O(1) and a far-off sequence number cannot make memory explode.
+ * above the cut wait INITIAL in a paged array indexed by sequence number:
+ * pages of 256 slots are allocated when a tram lands in them and freed as
+ * soon as they hold none, so insert, take and release are O(1) at any
+ * distance and memory follows the trams actually waiting (seqlist.c).
  */
 #pragma once
 
@@ -13,14 +14,12 @@
 G_BEGIN_DECLS
 
 typedef struct _ViperSeqList ViperSeqList;
+typedef struct _ViperSeqPages ViperSeqPages;
 
 struct _ViperSeqList {
   gint64 proc;
-  gint64 next_seq;          /* the lowest sequence number not yet QUEUED */
-  ViperTram **win;          /* INITIAL trams with seq in [next_seq, next_seq + win_cap) */
-  guint win_cap;            /* power of two, 0 when unused */
-  guint win_count;
-  GTree *far;               /* seq -> tram, beyond the window, ordered */
+  gint64 next_seq;          /* the lowest sequence number not yet QUEUED (or passed as used) */
+  ViperSeqPages *pages;     /* INITIAL trams above the cut; NULL while none ever waited */
 
   /* QUEUED trams not yet transferred, in sequence order (linked by ->next) */
   ViperTram *head;          /* next to transfer */
@@ -42,10 +41,28 @@ typedef enum {
 
 void viper_seqlist_init (ViperSeqList *l, gint64 proc);
 void viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), gpointer data);
-/* Insert t (t->seq >= 1).  Newly QUEUED trams are appended to the queue; the
- * first of them is returned in *first_queued (NULL if none). */
+/* Trams moved to the queue at a time; more with viper_seqlist_drain(). */
+#define VIPER_SEQ_BATCH 64u
+
+/* Insert t (t->seq >= 1).  Newly QUEUED trams (at most VIPER_SEQ_BATCH: the
+ * rest of a sweep stays in place until drained) are appended to the queue;
+ * the first of them is returned in *first_queued (NULL if none). */
 ViperSeqResult viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued);
+/* Sequence number seq was used by a line that was rejected: the cut passes
+ * over it like over a tram.  Returns VIPER_SEQ_DUPLICATE when seq was already
+ * seen; otherwise the trams this let pass are queued (*first_queued). */
+ViperSeqResult viper_seqlist_mark_used (ViperSeqList *l, gint64 seq, ViperTram **first_queued);
+/* Queue up to max more trams that the cut can pass; returns how many. */
+guint viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max);
+/* Give up on the gap below the first waiting tram: the cut jumps to it and
+ * it (and its consecutive successors) become QUEUED.  Returns how many
+ * sequence numbers were skipped (0 when nothing waits). */
+guint64 viper_seqlist_skip_gap (ViperSeqList *l, ViperTram **first_queued);
 /* Number of INITIAL trams (above the cut). */
-guint viper_seqlist_initial (const ViperSeqList *l);
+guint64 viper_seqlist_initial (const ViperSeqList *l);
+/* Pages currently allocated for waiting trams (for tests and memory figures). */
+guint viper_seqlist_pages (const ViperSeqList *l);
+/* Bytes held for waiting trams: pages and their directory. */
+gsize viper_seqlist_bytes (const ViperSeqList *l);
 
 G_END_DECLS

@@ -1,8 +1,9 @@
 /* tram.c - the tram pool, and printing trams back as lines.
  *
  * Pool: a tram is one block (header, int64 data, raw text), so its size
- * varies with the line.  Sizes are rounded up to 16 bytes, which gives 64
- * classes up to 1 KiB; each class has a LIFO free list threaded through the
+ * varies with the line.  Sizes are rounded up to 8 bytes (all a tram needs
+ * for alignment), which gives 128 classes up to 1 KiB; a canonical line
+ * stores no text at all, not even its NUL; each class has a LIFO free list threaded through the
  * first word of its free blocks, and carves new blocks from 64 KiB slabs
  * shared by all classes (a slab's unused tail is simply abandoned when the
  * next block does not fit: at most one block's worth per slab).  Memory of a
@@ -25,8 +26,27 @@
 #include <math.h>
 #include <string.h>
 
-#define GRAIN 16
-#define N_CLASSES 64                      /* classes 1..64: 16..1024 bytes */
+/* Under AddressSanitizer a released tram (and a slab's unused tail) is
+ * poisoned, so a use after viper_tram_pool_release() is reported as one
+ * instead of reading a recycled tram. */
+#if defined(__SANITIZE_ADDRESS__)
+#define VIPER_POOL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VIPER_POOL_ASAN 1
+#endif
+#endif
+#ifdef VIPER_POOL_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION ((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION ((p), (n))
+#else
+#define POISON(p, n) ((void) (p), (void) (n))
+#define UNPOISON(p, n) ((void) (p), (void) (n))
+#endif
+
+#define GRAIN 8
+#define N_CLASSES 128                     /* classes 1..128: 8..1024 bytes */
 #define SLAB_SIZE (64 * 1024)
 #define BIG_CLASS 0xffffu
 
@@ -39,7 +59,7 @@ typedef struct _BigHeader BigHeader;
 struct _BigHeader {
   BigHeader *prev, *next;
   gsize size;
-  gsize pad;                              /* keeps the tram 16-byte aligned */
+  gsize pad;                              /* keeps the tram 16-byte aligned (malloc's) */
 };
 
 struct _ViperTramPool {
@@ -52,6 +72,7 @@ struct _ViperTramPool {
 };
 
 G_STATIC_ASSERT (sizeof (ViperTram) % sizeof (gint64) == 0);   /* data[] follows the header */
+G_STATIC_ASSERT (sizeof (ViperTram) <= 96);   /* issue 11: <= 150 B per tram in flight, all told */
 G_STATIC_ASSERT (sizeof (BigHeader) % GRAIN == 0);
 
 ViperTramPool *
@@ -67,6 +88,8 @@ viper_tram_pool_free (ViperTramPool *pool)
 {
   if (!pool)
     return;
+  for (guint i = 0; i < pool->slabs->len; i++)
+    UNPOISON (pool->slabs->pdata[i], SLAB_SIZE);
   g_ptr_array_free (pool->slabs, TRUE);
   for (BigHeader *b = pool->big, *next; b; b = next)
     {
@@ -76,10 +99,11 @@ viper_tram_pool_free (ViperTramPool *pool)
   g_free (pool);
 }
 
+/* text: bytes of text storage, NUL included (0 for a canonical line) */
 static inline gsize
-block_size (guint32 ndata_ints, guint32 raw_len)
+block_size (guint32 ndata_ints, gsize text)
 {
-  gsize n = sizeof (ViperTram) + (gsize) ndata_ints * sizeof (gint64) + (gsize) raw_len + 1;
+  gsize n = sizeof (ViperTram) + (gsize) ndata_ints * sizeof (gint64) + text;
   return (n + GRAIN - 1) & ~(gsize) (GRAIN - 1);
 }
 
@@ -100,19 +124,21 @@ G_NO_INLINE static void *
 carve_from_new_slab (ViperTramPool *pool, gsize size)
 {
   char *slab = g_malloc (SLAB_SIZE);
+  POISON (slab + size, SLAB_SIZE - size);
   g_ptr_array_add (pool->slabs, slab);
   pool->bump = slab + size;
   pool->bump_end = slab + SLAB_SIZE;
   return slab;
 }
 
-/* Header zeroed, body left as it was: for callers that fill the body. */
+/* Header zeroed, body left as it was: for callers that fill the body.  The
+ * _canon variant has no room for text (a canonical line's is regenerated). */
 ViperTram *viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
+ViperTram *viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints);
 
-ViperTram *
-viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len)
+static ViperTram *
+alloc_block (ViperTramPool *pool, gsize size)
 {
-  gsize size = block_size (ndata_ints, raw_len);
   gsize cls = size / GRAIN;
   ViperTram *t;
 
@@ -129,12 +155,14 @@ viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 r
   FreeBlock *fb = pool->free_list[cls];
   if (fb)
     {
+      UNPOISON (fb, size);
       pool->free_list[cls] = fb->next;
       t = (ViperTram *) fb;
     }
   else if ((gsize) (pool->bump_end - pool->bump) >= size)
     {
       t = (ViperTram *) pool->bump;
+      UNPOISON (t, size);
       pool->bump += size;
     }
   else
@@ -143,6 +171,18 @@ viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 r
   memset (t, 0, sizeof *t);
   t->size_class = (guint16) cls;
   return t;
+}
+
+ViperTram *
+viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len)
+{
+  return alloc_block (pool, block_size (ndata_ints, (gsize) raw_len + 1));
+}
+
+ViperTram *
+viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints)
+{
+  return alloc_block (pool, block_size (ndata_ints, 0));
 }
 
 ViperTram *
@@ -180,6 +220,7 @@ viper_tram_pool_release (ViperTramPool *pool, ViperTram *t)
   FreeBlock *fb = (FreeBlock *) t;
   fb->next = pool->free_list[cls];
   pool->free_list[cls] = fb;
+  POISON (fb, (gsize) cls * GRAIN);
 }
 
 gsize
@@ -199,7 +240,8 @@ viper_tram_copy (ViperTramPool *pool, const ViperTram *t)
 {
   guint32 nints = t->dtype == VIPER_DTYPE_INT ? t->ndata : 0;
   guint32 text = (t->flags & VIPER_TRAM_F_CANON) ? 0 : t->raw_len;
-  ViperTram *c = viper_tram_pool_alloc_uninit (pool, nints, text);
+  ViperTram *c = (t->flags & VIPER_TRAM_F_CANON) ? viper_tram_pool_alloc_canon_uninit (pool, nints)
+                                                 : viper_tram_pool_alloc_uninit (pool, nints, text);
   guint16 cls = c->size_class;
   memcpy (c, t, sizeof *t + (gsize) nints * sizeof (gint64) + ((t->flags & VIPER_TRAM_F_CANON) ? 0 : text + 1));
   c->size_class = cls;
@@ -207,7 +249,6 @@ viper_tram_copy (ViperTramPool *pool, const ViperTram *t)
    * the copy is a fresh tram with the same content and classification. */
   c->next = NULL;
   c->prim = NULL;
-  c->waiters = NULL;
   c->waiter_next = NULL;
   c->slot = 0;
   c->state = VIPER_TRAM_NEW;

@@ -43,8 +43,7 @@ struct _ViperTram {
   /* engine bookkeeping (core/run.c); zero when fresh */
   ViperTram *next;          /* successor in a queue or list owned by the engine */
   gpointer prim;            /* the primitive list it belongs to, if any */
-  ViperTram *waiters;       /* first tram whose cross-dependency is this one */
-  ViperTram *waiter_next;   /* next tram waiting for the same tram as this one */
+  ViperTram *waiter_next;   /* next tram waiting for the same primitive entry as this one */
 
   /* REC, EV and PROCESS are 64-bit in the syntax but small in every paradigm;
    * a value outside 32 bits sets VIPER_TRAM_F_WIDE (the text keeps it, and

@@ -461,6 +461,7 @@ viper_tram_fields_free (ViperTramFields *f)
 /* Defined in tram.c: a tram whose header is zeroed but whose body is not,
  * because from_fields overwrites all of it anyway. */
 ViperTram *viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
+ViperTram *viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints);
 
 /* Characters in the canonical spelling of v ("-" and digits). */
 static inline guint
@@ -572,7 +573,8 @@ viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const cha
   guint32 nints, text;
   guint8 flags;
   viper_tram_image_prepare (f, line, &nints, &text, &flags);
-  ViperTram *t = viper_tram_pool_alloc_uninit (pool, nints, text);
+  ViperTram *t = (flags & VIPER_TRAM_F_CANON) ? viper_tram_pool_alloc_canon_uninit (pool, nints)
+                                               : viper_tram_pool_alloc_uninit (pool, nints, text);
   viper_tram_image_write (t, f, line, nints, flags);
   return t;
 }

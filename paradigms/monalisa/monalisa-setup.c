@@ -32,10 +32,19 @@ typedef struct {
   char *type;
 } Attr;
 
+/* The attribute lines under one "#ATTRIBUTES for module NAME#" header.  A
+ * group's section is stored once and shared by its members (a module keeps
+ * pointers to its sections, not copies of their lines), so a big group with
+ * many attributes costs one line each, not one per member. */
+typedef struct {
+  GPtrArray *attrs;         /* of Attr* */
+} Section;
+
 typedef struct {
   char *file;
   char *name;
-  GPtrArray *attrs;         /* of Attr*, index = attribute id */
+  GPtrArray *sections;      /* of Section* (owned by the setup), in file order */
+  guint n_attrs;            /* attributes in its closed sections (ids run 0, 1, ...) */
   guint line;               /* where it was defined */
 } Module;
 
@@ -51,7 +60,18 @@ struct _ViperMonalisaSetup {
   guint n_groups;
   Group *groups;
   gint64 all_id;
+  GHashTable *names;        /* name -> module index + 1, or -(group index + 1): no quadratic lookups */
+  GHashTable *group_ids;    /* group id (gint64*) -> group index + 1 */
+  GPtrArray *sections;      /* every Section, for freeing */
 };
+
+static void
+section_free (gpointer p)
+{
+  Section *sec = p;
+  g_ptr_array_unref (sec->attrs);
+  g_free (sec);
+}
 
 G_DEFINE_QUARK (viper-monalisa-setup-error-quark, viper_monalisa_setup_error)
 
@@ -73,10 +93,16 @@ viper_monalisa_setup_free (ViperMonalisaSetup *s)
     {
       g_free (s->modules[i].file);
       g_free (s->modules[i].name);
-      if (s->modules[i].attrs)
-        g_ptr_array_unref (s->modules[i].attrs);
+      if (s->modules[i].sections)
+        g_ptr_array_unref (s->modules[i].sections);
     }
   g_free (s->modules);
+  if (s->names)
+    g_hash_table_destroy (s->names);
+  if (s->group_ids)
+    g_hash_table_destroy (s->group_ids);
+  if (s->sections)
+    g_ptr_array_unref (s->sections);
   for (guint i = 0; i < s->n_groups; i++)
     g_free (s->groups[i].name);
   g_free (s->groups);
@@ -227,32 +253,32 @@ expect_count (Reader *r, const char *what, gint64 min, gint64 max, gint64 *out)
 static gint
 module_by_name (const ViperMonalisaSetup *s, const char *name)
 {
-  for (guint i = 0; i < s->n_modules; i++)
-    if (s->modules[i].name && g_str_equal (s->modules[i].name, name))
-      return (gint) i;
-  return -1;
+  gintptr v = (gintptr) g_hash_table_lookup (s->names, name);
+  return v > 0 ? (gint) (v - 1) : -1;
 }
 
 static gint
 group_by_name (const ViperMonalisaSetup *s, const char *name)
 {
-  for (guint i = 0; i < s->n_groups; i++)
-    if (s->groups[i].name && g_str_equal (s->groups[i].name, name))
-      return (gint) i;
-  return -1;
+  gintptr v = (gintptr) g_hash_table_lookup (s->names, name);
+  return v < 0 ? (gint) (-v - 1) : -1;
+}
+
+static gint
+group_by_id (const ViperMonalisaSetup *s, gint64 id)
+{
+  gintptr v = s->group_ids ? (gintptr) g_hash_table_lookup (s->group_ids, &id) : 0;
+  return v > 0 ? (gint) (v - 1) : -1;
 }
 
 static gboolean
-id_taken (const ViperMonalisaSetup *s, gint64 id, guint groups_known)
+id_taken (const ViperMonalisaSetup *s, gint64 id)
 {
   if (id >= 0 && id < (gint64) s->n_modules)
     return TRUE;
   if (id == s->all_id)
     return TRUE;
-  for (guint i = 0; i < groups_known; i++)
-    if (s->groups[i].id == id)
-      return TRUE;
-  return FALSE;
+  return group_by_id (s, id) >= 0;
 }
 
 /* "#ATTRIBUTES for module NAME#": the name, or NULL when the line is not one. */
@@ -285,6 +311,16 @@ attributes_header (Reader *r)
   return name;
 }
 
+/* A section's lines are all read: its members' attribute counts move on
+ * (once per section, not once per line and member). */
+static void
+close_section (ViperMonalisaSetup *s, const Section *sec, guint first, guint count)
+{
+  if (sec)
+    for (guint k = first; k < first + count; k++)
+      s->modules[k].n_attrs += sec->attrs->len;
+}
+
 static gboolean
 parse (Reader *r, ViperMonalisaSetup *s)
 {
@@ -293,6 +329,9 @@ parse (Reader *r, ViperMonalisaSetup *s)
     return FALSE;
   s->n_modules = (guint) n;
   s->modules = g_new0 (Module, s->n_modules);
+  s->names = g_hash_table_new (g_str_hash, g_str_equal);       /* keys: the modules' and groups' own names */
+  s->group_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  s->sections = g_ptr_array_new_with_free_func (section_free);
   if (!expect_header (r, "GROUPS:") || !expect_count (r, "the number of groups", 0, MAX_GROUPS, &g))
     return FALSE;
   s->n_groups = (guint) g;
@@ -362,7 +401,8 @@ parse (Reader *r, ViperMonalisaSetup *s)
       m->file = g_strdup (r->tok[0]);
       m->name = g_strdup (name);
       m->line = r->lineno;
-      m->attrs = g_ptr_array_new_with_free_func (attr_free);
+      m->sections = g_ptr_array_new ();
+      g_hash_table_insert (s->names, m->name, GSIZE_TO_POINTER ((gsize) id + 1));
     }
 
   /* - # all_modules # ID */
@@ -405,17 +445,25 @@ parse (Reader *r, ViperMonalisaSetup *s)
       g_free (what);
       if (!ok)
         return FALSE;
-      if (id_taken (s, id, i))
+      if (id_taken (s, id))
         return fail (r, r->lineno, "a group id that no module or group has (%" G_GINT64_FORMAT " is taken)", id);
       if (module_by_name (s, name) >= 0 || group_by_name (s, name) >= 0)
         return fail (r, r->lineno, "a group name that no module or group has (%s is taken)", name);
       s->groups[i].name = g_strdup (name);
       s->groups[i].id = id;
+      g_hash_table_insert (s->names, s->groups[i].name, (gpointer) (-(gintptr) i - 1));
+      g_hash_table_insert (s->group_ids, &s->groups[i].id, GSIZE_TO_POINTER ((gsize) i + 1));
     }
 
-  /* attribute sections */
+  /* attribute sections: each header opens a Section shared by the modules it
+   * names; a module's attribute ids run on across its sections */
   guint first = 0, count = 0;     /* modules the current section adds to */
+  Section *sec = NULL;
+  guint sec_first = 0, sec_count = 0;
+  guint base = 0;                 /* ids the section's first member had before it */
+  gint odd = -1;                  /* a member whose count differs from base, if any */
   gboolean in_section = FALSE;
+  gboolean ok = TRUE;
   while (take (r, in_section))
     {
       char *name = attributes_header (r);
@@ -431,21 +479,46 @@ parse (Reader *r, ViperMonalisaSetup *s)
             {
               fail (r, r->lineno, "a module or group name of the DEFINITION TABLE (not %s)", name);
               g_free (name);
-              return FALSE;
+              ok = FALSE;
+              break;
             }
           g_free (name);
+          close_section (s, sec, sec_first, sec_count);
+          sec_first = first;
+          sec_count = count;
+          sec = g_new0 (Section, 1);
+          sec->attrs = g_ptr_array_new_with_free_func (attr_free);
+          g_ptr_array_add (s->sections, sec);
+          base = s->modules[first].n_attrs;
+          odd = -1;
+          for (guint k = first; k < first + count; k++)
+            {
+              if (odd < 0 && s->modules[k].n_attrs != base)
+                odd = (gint) k;
+              g_ptr_array_add (s->modules[k].sections, sec);
+            }
           in_section = TRUE;
           continue;
         }
       if (!in_section)
-        return fail (r, r->lineno, "\"#ATTRIBUTES for module NAME#\"");
+        {
+          ok = fail (r, r->lineno, "\"#ATTRIBUTES for module NAME#\"");
+          break;
+        }
       gint64 id;
       if (r->n_tok < 2 || r->tok[0][0] == '#' || !parse_int (r->tok[1], G_MININT64, G_MAXINT64, &id))
-        return fail (r, r->lineno, "an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"");
-      for (guint k = first; k < first + count; k++)
-        if (id != (gint64) s->modules[k].attrs->len)
-          return fail (r, r->lineno, "attribute id %u of module %s (ids run 0, 1, ... per module)",
-                       s->modules[k].attrs->len, s->modules[k].name);
+        {
+          ok = fail (r, r->lineno, "an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"");
+          break;
+        }
+      guint expect = base + sec->attrs->len;
+      if (id != (gint64) expect || odd >= 0)
+        {
+          guint k = id != (gint64) expect ? first : (guint) odd;
+          ok = fail (r, r->lineno, "attribute id %u of module %s (ids run 0, 1, ... per module)",
+                     s->modules[k].n_attrs + sec->attrs->len, s->modules[k].name);
+          break;
+        }
       GString *type = g_string_new (NULL);
       for (guint k = 2; k < r->n_tok; k++)
         {
@@ -453,15 +526,14 @@ parse (Reader *r, ViperMonalisaSetup *s)
             g_string_append_c (type, ' ');
           g_string_append (type, r->tok[k]);
         }
-      for (guint k = first; k < first + count; k++)
-        {
-          Attr *a = g_new0 (Attr, 1);
-          a->name = g_strdup (r->tok[0]);
-          a->type = g_strdup (type->str);
-          g_ptr_array_add (s->modules[k].attrs, a);
-        }
-      g_string_free (type, TRUE);
+      Attr *a = g_new0 (Attr, 1);
+      a->name = g_strdup (r->tok[0]);
+      a->type = g_string_free (type, FALSE);
+      g_ptr_array_add (sec->attrs, a);
     }
+  close_section (s, sec, sec_first, sec_count);
+  if (!ok)
+    return FALSE;
   return TRUE;
 }
 
@@ -535,15 +607,23 @@ viper_monalisa_setup_module_file (const ViperMonalisaSetup *s, guint module)
 guint
 viper_monalisa_setup_n_attributes (const ViperMonalisaSetup *s, guint module)
 {
-  return s && module < s->n_modules ? s->modules[module].attrs->len : 0;
+  return s && module < s->n_modules ? s->modules[module].n_attrs : 0;
 }
 
 static const Attr *
 attr_at (const ViperMonalisaSetup *s, guint module, guint attr)
 {
-  if (!s || module >= s->n_modules || attr >= s->modules[module].attrs->len)
+  if (!s || module >= s->n_modules || attr >= s->modules[module].n_attrs)
     return NULL;
-  return g_ptr_array_index (s->modules[module].attrs, attr);
+  const GPtrArray *secs = s->modules[module].sections;
+  for (guint i = 0; i < secs->len; i++)
+    {
+      const Section *sec = secs->pdata[i];
+      if (attr < sec->attrs->len)
+        return g_ptr_array_index (sec->attrs, attr);
+      attr -= sec->attrs->len;
+    }
+  return NULL;
 }
 
 const char *
@@ -600,16 +680,14 @@ viper_monalisa_setup_group_members (const ViperMonalisaSetup *s, gint64 group, g
   if (!s)
     return 0;
   guint first = 0, size = 0;
+  gint gi;
   if (group == s->all_id)
     size = s->n_modules;
-  else
-    for (guint i = 0; i < s->n_groups; i++)
-      if (s->groups[i].id == group)
-        {
-          first = s->groups[i].first;
-          size = s->groups[i].size;
-          break;
-        }
+  else if ((gi = group_by_id (s, group)) >= 0)
+    {
+      first = s->groups[gi].first;
+      size = s->groups[gi].size;
+    }
   guint n = MIN (size, max);
   for (guint i = 0; i < n; i++)
     out[i] = first + i;

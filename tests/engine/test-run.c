@@ -84,11 +84,18 @@ static const ViperParadigm test_paradigm = {
   .validate = validate,
 };
 
-/* group 10 = modules 1, 2, 3 */
+/* group 10 = modules 1, 2, 3; group 20 = modules 1 .. 2000 */
 static guint
 members (const ViperModel *m, gint64 group, gint64 *out, guint max)
 {
   (void) m;
+  if (group == 20)
+    {
+      guint n = MIN (2000u, max);
+      for (guint i = 0; i < n; i++)
+        out[i] = i + 1;
+      return n;
+    }
   if (group != 10 || max < 3)
     return 0;
   out[0] = 1, out[1] = 2, out[2] = 3;
@@ -372,6 +379,32 @@ test_inrglb_reply_matching (void)
   fix_clear (&f);
 }
 
+/* Issue 10 item 21: a group of 2,000 members is matched whole (the engine
+ * once cut groups at 1,024 members: the rest never matched). */
+static void
+test_big_group (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.0);
+  feed (&f, "2 18 10 0 0 3 2 1 20 0");     /* 0:1 inrglb start on group 20 */
+  for (guint m = 1; m <= 2000; m++)
+    {
+      char *line = g_strdup_printf ("4 18 11 %u 1 3 2 1 0 0", m);   /* every member receives */
+      feed (&f, line);
+      g_free (line);
+    }
+  feed (&f, "5 19 13 1500 1 3 2 2 0 0");   /* 1500:2 member 1500 replies */
+  feed (&f, "4 19 14 0 0 3 2 2 1500 0");   /* 0:2 reply received from 1500 */
+  feed (&f, "5 20 15 0 1 3 2 3 20 0");     /* 0:3 ack */
+  feed (&f, "3 18 16 0 0 3 2 4 1500 0");   /* 0:4 end */
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (c.transferred, ==, 2005);
+  g_assert_cmpint (pos (&f, "2000:1"), >, pos (&f, "0:1"));
+  fix_clear (&f);
+}
+
 static void
 test_duplicate_and_bad_seq (void)
 {
@@ -406,7 +439,7 @@ test_duplicate_and_bad_seq (void)
   t->line = 6;
   g_assert_false (viper_run_insert (f.run, t));
   g_assert_cmpstr (f.bad->pdata[4], ==, "test.trc:6:18: state 6 is not 0..5");
-  feed (&f, "1 99 5 0 0 2 2 2 5");
+  feed (&f, "1 99 5 0 0 2 2 3 5");        /* seq 2 was used by the rejected lines */
   ViperCounts c;
   viper_run_counts (f.run, &c);
   g_assert_cmpuint (c.read, ==, 7);
@@ -447,6 +480,88 @@ test_gap_stalls_dependants (void)
   viper_run_counts (f.run, &c);
   g_assert_cmpuint (c.pending, ==, 0);
   check_inglb_run (&f);
+  fix_clear (&f);
+}
+
+/* Issue 10 item 8 (spec section 1): a rejected line whose PROC and
+ * sequence number could be read uses that number: its module goes on, and
+ * the tram that needed it is pending with a reason naming the line. */
+static void
+test_rejected_line_passes (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  feed (&f, "2 14 10 0 0 3 2 1 1 0");      /* 0:1 C inglb on 1 */
+  feed (&f, "4 14 11 1 1 3 2 1 0 0");      /* 1:1 P receives the request */
+  feed (&f, "5 15 12 1 1 1 2 2");          /* 1:2 P's reply: too few fields, rejected (line 3) */
+  feed (&f, "1 99 13 1 0 2 2 4 9");        /* 1:4 a bad state, rejected (line 4) */
+  feed (&f, "1 10 14 1 0 1 2 3");          /* 1:3 P goes on */
+  feed (&f, "1 10 15 1 0 1 2 5");          /* 1:5 past the second rejected line */
+  feed (&f, "4 15 16 0 0 3 2 2 1 0");      /* 0:2 C's reply receipt needs 1:2 */
+  g_assert_cmpuint (f.bad->len, ==, 2);
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.rejected, ==, 2);
+  g_assert_cmpuint (c.pending, ==, 1);     /* only C's receipt: 1:3 and 1:5 were not stranded */
+  g_assert_cmpint (pos (&f, "1:5"), >=, 0);
+  GArray *stuck = viper_run_stuck (f.run);
+  g_assert_cmpuint (stuck->len, ==, 1);
+  g_assert_cmpint (g_array_index (stuck, ViperStuck, 0).proc, ==, 0);
+  g_assert_cmpstr (g_array_index (stuck, ViperStuck, 0).waiting_for, ==,
+                   "partner tram INRP SEND from proc 1 (inglb of proc 0); "
+                   "proc 1's lines test.trc:3 (seq 2), test.trc:4 (seq 4) were rejected");
+  viper_stuck_array_free (stuck);
+  /* a later line with a used number is a duplicate */
+  feed (&f, "1 10 17 1 0 1 2 2");
+  g_assert_cmpuint (f.bad->len, ==, 3);
+  fix_clear (&f);
+}
+
+/* Issue 10 item 20: pending trams are bounded; past the bound a tram that
+ * would only wait is refused with a clear reason, and the one that fills
+ * the gap is still taken. */
+static void
+test_max_pending (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  viper_run_set_max_pending (f.run, 3);
+  feed (&f, "1 10 2 0 0 1 2 2");           /* 0:1 is lost for now */
+  feed (&f, "1 10 3 0 0 1 2 3");
+  feed (&f, "1 10 4 0 0 1 2 4");
+  g_assert_cmpuint (f.bad->len, ==, 0);
+  feed (&f, "1 10 5 0 0 1 2 5");           /* a fourth would wait: refused */
+  g_assert_cmpuint (f.bad->len, ==, 1);
+  g_assert_cmpstr (f.bad->pdata[0], ==, "test.trc:4:1: 3 trams are pending, the bound (--max-pending): line not "
+                   "accepted; proc 0 holds 3 and waits for seq 1 of proc 0");
+  feed (&f, "1 10 1 0 0 1 2 1");           /* the lost one lets them all go */
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.transferred, ==, 4);
+  g_assert_cmpuint (c.rejected, ==, 1);
+  g_assert_cmpuint (c.pending, ==, 0);
+  fix_clear (&f);
+}
+
+/* Issue 10 item 20: distinct PROCs are bounded; a new one past the bound is
+ * refused with a clear reason, known ones go on. */
+static void
+test_max_procs (void)
+{
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  viper_run_set_max_procs (f.run, 2);
+  feed (&f, "1 10 1 0 0 1 2 1");
+  feed (&f, "1 10 1 1 0 1 2 1");
+  feed (&f, "1 10 1 7 0 1 2 1");           /* a third PROC */
+  feed (&f, "1 10 2 1 0 1 2 2");
+  g_assert_cmpuint (f.bad->len, ==, 1);
+  g_assert_cmpstr (f.bad->pdata[0], ==, "test.trc:3:1: a new PROC 7 past the bound of 2 modules (--max-procs): "
+                   "line not accepted");
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.transferred, ==, 3);
+  g_assert_cmpuint (c.rejected, ==, 1);
   fix_clear (&f);
 }
 
@@ -630,8 +745,12 @@ main (int argc, char **argv)
   g_test_add_func ("/run/inrglb/late-member", test_inrglb_late_member);
   g_test_add_func ("/run/inrglb/reply-matching", test_inrglb_reply_matching);
   g_test_add_func ("/run/bad/duplicate-and-seq", test_duplicate_and_bad_seq);
+  g_test_add_func ("/run/inrglb/big-group", test_big_group);
   g_test_add_func ("/run/stuck/gap", test_gap_stalls_dependants);
   g_test_add_func ("/run/stuck/unmatched-partner", test_unmatched_partner);
+  g_test_add_func ("/run/bad/rejected-line-passes", test_rejected_line_passes);
+  g_test_add_func ("/run/bound/max-pending", test_max_pending);
+  g_test_add_func ("/run/bound/max-procs", test_max_procs);
   g_test_add_func ("/run/minimal-delay", test_minimal_delay);
   g_test_add_func ("/run/decay", test_decay);
   g_test_add_func ("/run/seq/far-ahead", test_far_ahead_sequence);

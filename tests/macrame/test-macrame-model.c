@@ -253,12 +253,13 @@ test_bad_input (void)
       g_assert_cmpuint (fx.bad->len, ==, i + 1);
       g_assert_cmpstr (g_ptr_array_index (fx.bad, i), ==, bad[i].msg);
     }
-  /* none of them touched a sequence list: seq 1 is still free everywhere */
-  g_assert_true (feed (&fx, "2 30 1 2 0 1 2 1"));
-  g_assert_true (feed (&fx, "2 33 1 0 0 2 2 1 4"));
+  /* each used its sequence number (spec section 1: seq 1 of devices 0 and
+   * 2 counts as used), so their modules go on from seq 2 */
+  g_assert_true (feed (&fx, "2 30 1 2 0 1 2 2"));
+  g_assert_true (feed (&fx, "2 33 1 0 0 2 2 2 4"));
   /* a type Macrame does not know is ignored, passed through, not bad */
-  g_assert_true (feed (&fx, "2 40 1 2 0 1 2 2"));
-  g_assert_true (feed (&fx, "2 31 1 2 0 1 2 3"));
+  g_assert_true (feed (&fx, "2 40 1 2 0 1 2 3"));
+  g_assert_true (feed (&fx, "2 31 1 2 0 1 2 4"));
   ViperCounts c;
   viper_run_counts (fx.run, &c);
   g_assert_cmpuint (c.read, ==, G_N_ELEMENTS (bad) + 4);

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""bench-orders: replay speed and memory in three delivery orders (issue 11).
+
+Workloads (generated, then written in three orders):
+  farm     viper-monalisa-sim: a Mona Lisa Farm, 8 slaves, ~1.2 M trams
+  macrame  viper-macrame-sim: the 8x8 testbed (1088 devices), ~1 M trams,
+           replayed with setup/mesh8x8.view
+  picl     native PICL, 64 processors, ~1 M lines (bench-picl-write), and
+           the same events as a Pajé file for `pj_dump -q`
+
+Delivery orders:
+  sorted       every line in true-time order (as the generator writes it)
+  interleaved  each processor's lines in their order, processors interleaved
+               in random runs of 1-6 lines (each processor advances at the
+               same relative pace)
+  shuffled     a full random permutation of the whole file (Farm, Macrame);
+               native PICL has no sequence numbers - a processor's line order
+               *is* its sequence - so its third order is instead "grouped":
+               every line of processor 0, then of processor 1, ... (the
+               furthest any valid delivery can be from time order)
+
+For each: the floor (bench/floor.c: read the file, turn every field into a
+number) and viper-replay --quiet, best of 3, with the replay's peak RSS from
+wait4(); then the ratios the issue sets as goals.  A benchmark: it prints
+figures and asserts nothing beyond clean replays.
+Usage: bench-orders.py BUILD_DIR SOURCE_ROOT [farm|macrame|picl ...]
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+RUNS = 3
+
+
+def timed(argv, out=subprocess.DEVNULL):
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    return time.monotonic() - t0, status, ru.ru_maxrss
+
+
+def best_of(argv, ok=(0,)):
+    best, rss = None, 0
+    for _ in range(RUNS):
+        secs, status, maxrss = timed(argv)
+        code = os.waitstatus_to_exitcode(status)
+        if code not in ok:
+            raise SystemExit(f"{argv[0]} failed with status {code}: {' '.join(argv)}")
+        if best is None or secs < best:
+            best, rss = secs, maxrss
+    return best, rss
+
+
+def split_lines(path):
+    head, body = [], []
+    with open(path) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                head.append(line)
+            else:
+                body.append(line)
+    return head, body
+
+
+def proc_of(line):
+    return line.split(None, 4)[3]
+
+
+def interleaved(body, rng):
+    """Each processor's lines in order, runs of 1-6, processors at the same pace."""
+    per = {}
+    for line in body:
+        per.setdefault(proc_of(line), []).append(line)
+    runs = []
+    for lines in per.values():
+        i, n = 0, len(lines)
+        while i < n:
+            k = rng.randint(1, 6)
+            runs.append(((i + rng.random() * k) / n, lines[i:i + k]))
+            i += k
+    runs.sort(key=lambda r: r[0])
+    return [line for _, run in runs for line in run]
+
+
+def grouped(body):
+    per = {}
+    for line in body:
+        per.setdefault(proc_of(line), []).append(line)
+    return [line for p in sorted(per, key=int) for line in per[p]]
+
+
+def write(path, head, body):
+    with open(path, "w") as f:
+        f.writelines(head)
+        f.writelines(body)
+
+
+def workload(kind, build, root, tmp):
+    """Generate the sorted trace; returns (path, replay options, description, pajé path or None)."""
+    trc = os.path.join(tmp, kind + "-sorted.trc")
+    if kind == "farm":
+        setup = os.path.join(tmp, "farm.setup")
+        subprocess.run([os.path.join(build, "paradigms/monalisa/sim/viper-monalisa-sim"), "--program=farm",
+                        "--slaves=8", "--count=1200000", "--seed=7", "--delivery=inorder", "--offset-ms=5",
+                        "--drift-ppm=200", "--jitter-ms=0.1", f"--out={trc}", f"--setup-out={setup}"], check=True)
+        return trc, ["--paradigm=monalisa", f"--setup={setup}"], "Mona Lisa Farm, 8 slaves", None
+    if kind == "macrame":
+        subprocess.run([os.path.join(build, "paradigms/macrame/viper-macrame-sim"), "--mesh=8", "--trams=1000000",
+                        "--seed=5", "--ordered", f"--out={trc}"], check=True)
+        return (trc, ["--paradigm=macrame", "--setup=" + os.path.join(root, "setup", "mesh8x8.view")],
+                "Macrame 8x8 testbed (1088 devices)", None)
+    if kind == "picl":
+        paje = os.path.join(tmp, "picl.paje")
+        subprocess.run([os.path.join(build, "bench/bench-picl-write"), "1000000", trc, paje], check=True,
+                       stdout=subprocess.DEVNULL)
+        return trc, ["--paradigm=picl"], "native PICL, 64 processors", paje
+    raise SystemExit("unknown workload " + kind)
+
+
+def write_orders(kind, sorted_trc, tmp):
+    rng = random.Random(1234)
+    head, body = split_lines(sorted_trc)
+    write(os.path.join(tmp, kind + "-interleaved.trc"), head, interleaved(body, rng))
+    if kind == "picl":
+        third = "grouped"
+        write(os.path.join(tmp, kind + "-grouped.trc"), head, grouped(body))
+    else:
+        third = "shuffled"
+        rng.shuffle(body)
+        write(os.path.join(tmp, kind + "-shuffled.trc"), head, body)
+    print(len(body), "interleaved", third)
+    return 0
+
+
+def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--write-orders":
+        return write_orders(*sys.argv[2:])
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    build, root = sys.argv[1:3]
+    kinds = sys.argv[3:] or ["farm", "macrame", "picl"]
+    replay = os.path.join(build, "cli/viper-replay")
+    floor = os.path.join(build, "bench/bench-floor")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="viper-bench-orders-") as tmp:
+        for kind in kinds:
+            sorted_trc, opts, what, paje = workload(kind, build, root, tmp)
+            # reordered in a child process: a child's peak RSS (wait4) counts
+            # what it inherited at fork time, so this process stays small
+            out = subprocess.run([sys.executable, __file__, "--write-orders", kind, sorted_trc, tmp],
+                                 check=True, capture_output=True, text=True).stdout.split()
+            trams = int(out[0])
+            orders = [("sorted", sorted_trc)] + [(o, os.path.join(tmp, f"{kind}-{o}.trc")) for o in out[1:]]
+            print(f"{what}: {trams} trams")
+            speeds = {}
+            for order, path in orders:
+                fsecs, _ = best_of([floor, path])
+                rsecs, rss = best_of([replay] + opts + ["--quiet", path], ok=(0,))
+                speeds[order] = trams / rsecs
+                print(f"  {order:12s} floor {fsecs:6.3f} s | viper-replay {rsecs:6.3f} s, "
+                      f"{trams / rsecs / 1e6:5.2f} M trams/s, peak RSS {rss / 1024:6.1f} MiB "
+                      f"({rss * 1024 / trams:5.1f} B/tram) | {rsecs / fsecs:4.1f}x floor", flush=True)
+                rows.append((what, order, trams, rsecs, rss, fsecs))
+            last = orders[-1][0]
+            print(f"  {last} / sorted speed: {speeds[last] / speeds['sorted']:.2f} (goal >= 0.5)")
+            if paje:
+                pj = subprocess.run(["sh", "-c", "command -v pj_dump"], capture_output=True, text=True).stdout.strip()
+                if pj:
+                    psecs, prss = best_of([pj, "-q", paje])
+                    rsecs = min(r[3] for r in rows if r[0] == what)
+                    worst = max(r[3] for r in rows if r[0] == what)
+                    print(f"  pj_dump -q on the same events (Pajé, links for messages): {psecs:.3f} s, "
+                          f"peak RSS {prss / 1024:.1f} MiB; viper-replay is {psecs / worst:.1f}x (slowest order) "
+                          f"to {psecs / rsecs:.1f}x (fastest) faster (goal >= 5)")
+                else:
+                    print("  pj_dump not installed (Debian package pajeng): no side-by-side figure")
+    print("\n| trace | delivery order | trams | viper-replay | trams/s | peak RSS | B/tram | x floor |")
+    print("|---|---|---|---|---|---|---|---|")
+    for what, order, trams, rsecs, rss, fsecs in rows:
+        print(f"| {what} | {order} | {trams:,} | {rsecs:.2f} s | {trams / rsecs / 1e6:.2f} M | "
+              f"{rss / 1024:.0f} MiB | {rss * 1024 / trams:.0f} | {rsecs / fsecs:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
