@@ -184,15 +184,34 @@ hit (GtkWidget *w, double x, double y, gint64 *id_out)
   return found;
 }
 
+/* A paradigm that draws this view itself says what is under the pointer
+ * (its geometry is not the generic one); NULL when it does not. */
+static char *
+custom_describe (GtkWidget *w, ViperSession *s, double x, double y, gboolean *custom)
+{
+  const ViperRenderer *r = viper_view_renderer (s->model);
+  ViperViewKind kind = viper_view_widget_kind (VIPER_VIEW_WIDGET (w));
+  *custom = r->draw_view && r->describe_at;
+  if (!*custom)
+    return NULL;
+  return r->describe_at (s->model, kind, gtk_widget_get_allocated_width (w), gtk_widget_get_allocated_height (w),
+                         x, y);
+}
+
 static gboolean
 on_query_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *tip, gpointer data)
 {
   ViperInspect *in = data;
   ViperSession *s = *in->session;
   gint64 id;
-  if (keyboard || !s || !hit (w, x, y, &id))
+  gboolean custom = FALSE;
+  char *text = !keyboard && s ? custom_describe (w, s, x, y, &custom) : NULL;
+  if (custom && !text)
     return FALSE;
-  char *text = viper_inspect_describe (in, s, id);
+  if (!text && (keyboard || !s || !hit (w, x, y, &id)))
+    return FALSE;
+  if (!text)
+    text = viper_inspect_describe (in, s, id);
   gtk_tooltip_set_text (tip, text);
   g_free (text);
   return TRUE;
@@ -204,9 +223,16 @@ on_button (GtkWidget *w, GdkEventButton *ev, gpointer data)
   ViperInspect *in = data;
   ViperSession *s = *in->session;
   gint64 id;
-  if (ev->type != GDK_BUTTON_PRESS || ev->button != 1 || !s || !hit (w, ev->x, ev->y, &id))
+  if (ev->type != GDK_BUTTON_PRESS || ev->button != 1 || !s)
     return FALSE;
-  char *text = viper_inspect_describe (in, s, id);
+  gboolean custom = FALSE;
+  char *text = custom_describe (w, s, ev->x, ev->y, &custom);
+  if (custom && !text)
+    return FALSE;
+  if (!text && !hit (w, ev->x, ev->y, &id))
+    return FALSE;
+  if (!text)
+    text = viper_inspect_describe (in, s, id);
   GtkWidget *pop = gtk_popover_new (w);
   gtk_widget_set_name (pop, "inspect");
   GdkRectangle rect = { (int) ev->x, (int) ev->y, 1, 1 };

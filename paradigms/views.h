@@ -108,6 +108,10 @@ typedef struct _ViperRenderer {
    * view is drawn.  A paradigm that uses it marks VIPER_AREA_ALL as damaged
    * for what it changes.  May be NULL. */
   gboolean (*draw_view) (cairo_t *cr, const ViperModel *m, ViperViewKind kind, int width, int height);
+  /* For a view it draws itself: what lies under (x, y) in a width x height
+   * view, as text for a tooltip or an inspection popover (newly allocated;
+   * NULL: nothing there).  May be NULL. */
+  char *(*describe_at) (const ViperModel *m, ViperViewKind kind, int width, int height, double x, double y);
   /* The view setup the model itself holds (a paradigm whose setup file is a
    * view setup file): the views use it when given no layout.  May be NULL. */
   const ViperViewSetup *(*view_setup) (const ViperModel *m);

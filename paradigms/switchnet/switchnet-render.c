@@ -635,6 +635,74 @@ r_draw_view (cairo_t *cr, const ViperModel *m, ViperViewKind kind, int w, int h)
   return TRUE;
 }
 
+static char *
+r_describe_at (const ViperModel *m, ViperViewKind kind, int w, int h, double x, double y)
+{
+  if (kind != VIPER_VIEW_ANIMATION)
+    return NULL;
+  Geo g;
+  geo_init (&g, m, w, h);
+  const SwnNet *n = g.net;
+  /* a port first (the nearest within twice its radius), then a switch's box */
+  double best = G_MAXDOUBLE;
+  gint bsw = -1, bport = -1;
+  for (guint sw = 0; sw < n->switches->len; sw++)
+    {
+      if (!switch_drawn (m, &g, sw))
+        continue;
+      for (guint p = 0; p < swn_n_ports (n); p++)
+        {
+          double px, py, r;
+          if (!port_shown (&g, p) || !port_point (&g, sw, p, &px, &py, &r))
+            continue;
+          double d = (px - x) * (px - x) + (py - y) * (py - y);
+          if (d <= 4 * r * r && d < best)
+            best = d, bsw = (gint) sw, bport = (gint) p;
+        }
+    }
+  static const char *const modes[] = { "slice", "running total", "total" };
+  if (bsw >= 0)
+    {
+      SwnPortState ps;
+      swn_model_port (m, (guint) bsw, (guint) bport, &ps);
+      char *label = swn_port_label (n, (guint) bsw, (guint) bport);
+      GString *t = g_string_new (NULL);
+      g_string_append_printf (t, "port %s, %s port", label,
+                              swn_is_net_port (n, (guint) bport) ? "network" : "processor");
+      const SwnSwitch *s = &g_array_index (n->switches, SwnSwitch, bsw);
+      if (s->peer_switch[bport] >= 0)
+        g_string_append_printf (t, ", cabled to %s.%d",
+                                g_array_index (n->switches, SwnSwitch, s->peer_switch[bport]).label,
+                                s->peer_port[bport]);
+      g_string_append_printf (t, "\nstep %" G_GINT64_FORMAT ": value %" G_GINT64_FORMAT ", running total %"
+                              G_GINT64_FORMAT ", total %" G_GINT64_FORMAT " (shown: %s %" G_GINT64_FORMAT ")",
+                              swn_model_step (m), ps.value, ps.running, ps.total, modes[n->init.mode],
+                              swn_port_shown (&n->init, &ps));
+      if ((guint) bport < n->n_proc_ports)
+        g_string_append_printf (t, "\njob %" G_GINT64_FORMAT, ps.job);
+      g_free (label);
+      return g_string_free (t, FALSE);
+    }
+  for (guint sw = 0; sw < n->switches->len; sw++)
+    {
+      double cx, cy, k;
+      if (!switch_drawn (m, &g, sw) || !switch_center (&g, sw, &cx, &cy, &k))
+        continue;
+      double hw = g.torus ? g.tside * k * 0.45 : g.side_w / 2, hh = g.torus ? hw : g.side / 2;
+      if (x >= cx - hw && x <= cx + hw && y >= cy - hh && y <= cy + hh)
+        {
+          const SwnSwitch *s = &g_array_index (n->switches, SwnSwitch, sw);
+          return g_strdup_printf ("switch %s: row %u, column %u, plane %u\nprocessor ports 0-%u: nodes %"
+                                  G_GINT64_FORMAT "-%" G_GINT64_FORMAT "; network ports %u-%u%s",
+                                  s->label, s->row, s->col, s->plane, n->n_proc_ports ? n->n_proc_ports - 1 : 0,
+                                  s->first_node, s->first_node + MAX (n->n_proc_ports, 1) - 1, n->n_proc_ports,
+                                  swn_n_ports (n) - 1,
+                                  swn_model_switch_has_data (m, sw) ? "" : "\nno data");
+        }
+    }
+  return NULL;
+}
+
 const ViperRenderer swn_renderer = {
   .modules = r_modules,
   .module_label = r_label,
@@ -645,4 +713,5 @@ const ViperRenderer swn_renderer = {
   .n_variables = r_n_variables,
   .variable = r_variable,
   .draw_view = r_draw_view,
+  .describe_at = r_describe_at,
 };

@@ -563,6 +563,32 @@ test_selected_ports (void)
   g_free (dir);
 }
 
+static void
+test_describe_at (void)
+{
+  Fx fx;
+  fx_init (&fx, "torus4.swm");
+  feed_files (&fx, "s0.12 10 20\n", NULL);
+  const ViperRenderer *r = viper_view_renderer (fx.model);
+  g_assert_nonnull (r->describe_at);
+  double x, y;
+  g_assert_true (swn_port_point (fx.model, 800, 600, 0, 12, &x, &y));
+  char *t = r->describe_at (fx.model, VIPER_VIEW_ANIMATION, 800, 600, x, y);
+  g_assert_nonnull (t);
+  g_assert_true (g_str_has_prefix (t, "port s0.12, network port, cabled to s1.14"));
+  g_assert_nonnull (strstr (t, "value 20, running total 30, total 30"));
+  g_free (t);
+  g_assert_true (swn_switch_point (fx.model, 800, 600, 0, &x, &y));
+  t = r->describe_at (fx.model, VIPER_VIEW_ANIMATION, 800, 600, x, y);
+  g_assert_nonnull (t);
+  g_assert_true (g_str_has_prefix (t, "switch s0: row 0, column 0, plane 0"));
+  g_assert_nonnull (strstr (t, "nodes 0-11"));
+  g_free (t);
+  g_assert_null (r->describe_at (fx.model, VIPER_VIEW_ANIMATION, 800, 600, 2, 300));
+  g_assert_null (r->describe_at (fx.model, VIPER_VIEW_SPACETIME, 800, 600, x, y));
+  fx_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -578,5 +604,6 @@ main (int argc, char **argv)
   g_test_add_func ("/switchnet/colors-jobs", test_colors_jobs);
   g_test_add_func ("/switchnet/torus-view", test_torus_view);
   g_test_add_func ("/switchnet/selected-ports", test_selected_ports);
+  g_test_add_func ("/switchnet/describe-at", test_describe_at);
   return g_test_run ();
 }

@@ -90,6 +90,22 @@ def main():
         n = probe(pixel, sw, "network, slice")
         gx.check(n >= 4, "network ports probed: %d" % n)
 
+        # click on a port: the inspection names it with its values (the paradigm's own hit test)
+        p0 = [p for p in sw["ports"] if p["switch"] == 0 and p["port"] == 12][0]
+        env = dict(os.environ, DISPLAY=display)
+        subprocess.run(["xdotool", "mousemove", str(p0["x"]), str(p0["y"]), "click", "1", "mousemove", "1279", "1023"],
+                       env=env, check=True, timeout=gx.TIMEOUT)
+        d = gx.poll(lambda: (lambda s: s if s and s["dumps"] > app.dumps and s["why"] == "inspect" else None)(
+            app.state()), "the inspection", proc=app.proc)
+        app.dumps = d["dumps"]
+        text = (d.get("ui") or {}).get("inspect") or ""
+        gx.check(text.startswith("port s0.12, network port, cabled to s1.14"), "click: names the port (%s)"
+                 % text.splitlines()[:1])
+        gx.check("value 60" in text, "click: its value at the last step (%s)" % text.replace("\n", " | "))
+        # a click outside the popover (on the header bar) closes it
+        subprocess.run(["xdotool", "mousemove", "600", "12", "click", "1", "mousemove", "1279", "1023"], env=env,
+                       check=True, timeout=gx.TIMEOUT)
+
         app.key("alt+r")
         d = app.wait_dump("running total")
         sw2 = d["state"]["switchnet"]
