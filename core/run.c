@@ -168,6 +168,22 @@ bucket_get (ViperRun *run, const BucketKey *key, gboolean create)
   return b;
 }
 
+/* A bucket that holds nothing (no expectation, no reply, no stalled list)
+ * leaves the table: message tags that are used once (a fresh tag per
+ * message) would otherwise keep one bucket each for the whole run. */
+static void
+bucket_drop_if_empty (ViperRun *run, Bucket *b)
+{
+  if (!b->head && !b->reply_prim && !b->stalled)
+    g_hash_table_remove (run->buckets, &b->key);
+}
+
+guint
+viper_run_n_buckets (const ViperRun *run)
+{
+  return g_hash_table_size (run->buckets);
+}
+
 /* ---- helpers --------------------------------------------------------------- */
 
 static const ViperTramType *
@@ -558,6 +574,7 @@ claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
       Prim *p = e->prim;
       guint entry = e->entry;
       expect_free (run, e);
+      bucket_drop_if_empty (run, b);
       if (p->entries[entry].filled)
         {
           /* cannot happen with well-formed profiles; keep the tram moving */
@@ -576,6 +593,7 @@ claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
       Prim *p = b->reply_prim;
       guint entry = b->reply_entry;
       b->reply_prim = NULL;
+      bucket_drop_if_empty (run, b);
       if (!p->entries[entry].filled)
         {
           p->entries[entry].list = l->proc;

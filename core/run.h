@@ -105,4 +105,8 @@ void viper_run_reset (ViperRun *run);
 /* Memory held by trams in flight (pool bytes) - for benchmarks. */
 gsize viper_run_bytes_in_flight (const ViperRun *run);
 
+/* Matching buckets held now (one per (list, class, key1, key2) with
+ * something waiting): bounded by what waits, not by the keys ever seen. */
+guint viper_run_n_buckets (const ViperRun *run);
+
 G_END_DECLS
