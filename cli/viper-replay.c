@@ -31,6 +31,7 @@
 typedef struct {
   char **listen;
   double idle_exit;
+  double stuck_after;       /* live: warn when trams pend this long with no progress (0: never) */
   gboolean stats;
   gboolean strict;
   char *paradigm;
@@ -158,7 +159,49 @@ on_signal (gpointer data)
 typedef struct {
   App *app;
   ViperStopReason why;
+  guint64 transferred;      /* at the last progress */
+  gint64 progress_t;        /* when the run last transferred a tram (or started) */
+  gboolean stuck_said;      /* this stall has been reported */
 } LiveState;
+
+/* Trams that wait while nothing moves for --stuck-after seconds are said
+ * once per stall, with what they wait for: a lost tram otherwise shows only
+ * at the end, after the memory it holds up has grown for the whole run. */
+static void
+check_stuck (LiveState *ls)
+{
+  App *app = ls->app;
+  ViperCounts c;
+  viper_run_counts (app->run, &c);
+  gint64 now = g_get_monotonic_time ();
+  if (c.transferred != ls->transferred || c.pending == 0)
+    {
+      ls->transferred = c.transferred;
+      ls->progress_t = now;
+      ls->stuck_said = FALSE;
+      return;
+    }
+  if (ls->stuck_said || app->opt.stuck_after <= 0
+      || now - ls->progress_t < (gint64) (app->opt.stuck_after * G_USEC_PER_SEC))
+    return;
+  ls->stuck_said = TRUE;
+  GArray *stuck = viper_run_stuck (app->run);
+  GString *m = g_string_new (NULL);
+  g_string_append_printf (m, "%" G_GUINT64_FORMAT " tram%s pending for %.3g s with no progress", c.pending,
+                          c.pending == 1 ? "" : "s", (double) (now - ls->progress_t) / G_USEC_PER_SEC);
+  for (guint i = 0; i < stuck->len && i < 3; i++)
+    {
+      const ViperStuck *st = &g_array_index (stuck, ViperStuck, i);
+      g_string_append_printf (m, "%s proc %" G_GINT64_FORMAT " waits for %s (%" G_GUINT64_FORMAT " tram%s)",
+                              i ? ";" : ":", st->proc, st->waiting_for, st->trams, st->trams == 1 ? "" : "s");
+    }
+  if (stuck->len > 3)
+    g_string_append_printf (m, "; and %u more", stuck->len - 3);
+  viper_stuck_array_free (stuck);
+  if (!app->opt.quiet)
+    fprintf (stderr, "viper-replay: warning: %s\n", m->str);
+  g_string_free (m, TRUE);
+}
 
 static gboolean
 live_tick (gpointer data)
@@ -174,6 +217,7 @@ live_tick (gpointer data)
       g_main_loop_quit (app->loop);
       return G_SOURCE_REMOVE;
     }
+  check_stuck (ls);
   /* waiting: decide whether the live sources are done */
   gboolean files_done = TRUE, any_listen = FALSE, listeners_done = TRUE;
   gint64 last = 0;
@@ -203,7 +247,7 @@ live_tick (gpointer data)
 static ViperStopReason
 run_live (App *app)
 {
-  LiveState ls = { app, VIPER_STOP_END };
+  LiveState ls = { app, VIPER_STOP_END, 0, g_get_monotonic_time (), FALSE };
   app->loop = g_main_loop_new (NULL, FALSE);
   viper_scheduler_attach (app->sched, NULL);
   /* processing below reading: the sources read at G_PRIORITY_HIGH */
@@ -274,6 +318,8 @@ main (int argc, char **argv)
   app.opt.idle_exit = 1.0;
   app.opt.steps = 0;
   char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL, *conn_timeout_s = NULL;
+  char *stuck_s = NULL;
+  app.opt.stuck_after = 10.0;
   ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
   app.opt.max_connections = -1;
   app.opt.max_partial = -1;
@@ -286,6 +332,8 @@ main (int argc, char **argv)
       "With --listen: finish once every sender has closed and nothing arrived for SECONDS (default 1)", "SECONDS" },
     { "max-connections", 0, 0, G_OPTION_ARG_INT, &app.opt.max_connections,
       "With --listen: connections open at once (default 1024; more are closed with a warning; 0 = no cap)", "N" },
+    { "stuck-after", 0, 0, G_OPTION_ARG_STRING, &stuck_s,
+      "With --listen: warn when trams have pended for SECONDS with no progress, saying what they wait for (default 10; 0 = never)", "SECONDS" },
     { "conn-timeout", 0, 0, G_OPTION_ARG_STRING, &conn_timeout_s,
       "With --listen: close a connection silent for SECONDS (default 3600; 0 = never)", "SECONDS" },
     { "max-partial", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_partial,
@@ -375,6 +423,12 @@ main (int argc, char **argv)
   if (idle_s && (!parse_double_arg ("--idle-exit", idle_s, &app.opt.idle_exit, &error) || app.opt.idle_exit < 0))
     {
       rc = usage_error (ctx, error ? error->message : "--idle-exit must not be negative");
+      goto out_ctx;
+    }
+  if (stuck_s && (!parse_double_arg ("--stuck-after", stuck_s, &app.opt.stuck_after, &error)
+                  || app.opt.stuck_after < 0))
+    {
+      rc = usage_error (ctx, error ? error->message : "--stuck-after must not be negative");
       goto out_ctx;
     }
   if (history_s && (!parse_double_arg ("--history", history_s, &app.opt.history, &error) || app.opt.history < 0))
@@ -719,6 +773,7 @@ out_ctx:
   g_free (decay_s);
   g_free (idle_s);
   g_free (conn_timeout_s);
+  g_free (stuck_s);
   g_free (history_s);
   g_free (clock_s);
   return rc;
