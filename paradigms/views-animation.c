@@ -148,78 +148,6 @@ arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head
 
 /* ---- animation view ------------------------------------------------------------------- */
 
-/* An arrow of a crowded view, drawn with the others that look alike. */
-typedef struct {
-  double x0, y0, x1, y1;
-  ViperColor color;
-  gboolean dashed;
-} AnArrow;
-
-static int
-cmp_look (gconstpointer a, gconstpointer b)
-{
-  const AnArrow *x = a, *y = b;
-  if (x->dashed != y->dashed)
-    return x->dashed - y->dashed;
-  if (x->color.r != y->color.r)
-    return x->color.r < y->color.r ? -1 : 1;
-  if (x->color.g != y->color.g)
-    return x->color.g < y->color.g ? -1 : 1;
-  return (x->color.b > y->color.b) - (x->color.b < y->color.b);
-}
-
-/* arrow_line for many arrows: one stroke of the shafts and one fill of the
- * heads per colour and dash, a few requests a frame instead of two per arrow. */
-static void
-an_stroke_arrows (cairo_t *cr, GArray *arrows, double head)
-{
-  g_array_sort (arrows, cmp_look);
-  double dash[] = { 5, 3 };
-  for (guint i = 0; i < arrows->len;)
-    {
-      guint j = i;
-      while (j < arrows->len && cmp_look (&g_array_index (arrows, AnArrow, i), &g_array_index (arrows, AnArrow, j)) == 0)
-        j++;
-      const AnArrow *first = &g_array_index (arrows, AnArrow, i);
-      vv_set_color (cr, first->color);
-      for (int part = 0; part < 2; part++)
-        {
-          cairo_new_path (cr);
-          if (part == 0)
-            cairo_set_dash (cr, dash, first->dashed ? 2 : 0, 0);
-          for (guint k = i; k < j; k++)
-            {
-              const AnArrow *a = &g_array_index (arrows, AnArrow, k);
-              double dx = a->x1 - a->x0, dy = a->y1 - a->y0, len = hypot (dx, dy);
-              if (len < 1)
-                continue;
-              double ux = dx / len, uy = dy / len;
-              if (part == 0)
-                {
-                  /* one stroke per shaft: a single path of a thousand
-                   * crossing lines makes cairo's tessellator find every
-                   * crossing, which costs more than the requests saved */
-                  cairo_move_to (cr, a->x0, a->y0);
-                  cairo_line_to (cr, a->x1 - ux * head * 0.8, a->y1 - uy * head * 0.8);
-                  cairo_stroke (cr);
-                }
-              else
-                {
-                  cairo_move_to (cr, a->x1, a->y1);
-                  cairo_line_to (cr, a->x1 - ux * head - uy * head * 0.45, a->y1 - uy * head + ux * head * 0.45);
-                  cairo_line_to (cr, a->x1 - ux * head + uy * head * 0.45, a->y1 - uy * head - ux * head * 0.45);
-                  cairo_close_path (cr);
-                }
-            }
-          if (part == 0)
-            cairo_set_dash (cr, NULL, 0, 0);
-          else
-            cairo_fill (cr);
-        }
-      i = j;
-    }
-}
-
 /* The discs of a grid (no view setup, no decorations): one fill per state
  * and one stroke for all outlines, for modules inside the clip. */
 static void
@@ -311,7 +239,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       double small = g->grid && g->mods->len ? g_array_index (g->mods, ModBox, 0).r : 1e9;
       double head = MIN (12.0, MAX (small * 0.7, 4.0));
       cairo_set_line_width (cr, MIN (2.5, MAX (small / 8, 0.7)));
-      GArray *batch = g_array_new (FALSE, FALSE, sizeof (AnArrow));
+      GArray *batch = g_array_new (FALSE, FALSE, sizeof (VvArrow));
       /* a crowded grid shows at most AN_MAX_ARROWS of them, spread evenly
        * over the list, and says so: past that they are a grey mass that
        * hides the discs, and every one costs the display server */
@@ -342,7 +270,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           if (g->grid)
             {
               /* hundreds of arrows: drawn below in one stroke and one fill per look */
-              AnArrow aa = { x0, y0, x1, y1, a->color, a->dashed };
+              VvArrow aa = { x0, y0, x1, y1, a->color, a->dashed };
               g_array_append_val (batch, aa);
               continue;
             }
@@ -353,7 +281,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
        * spans several times faster, and at a pixel wide they look the same */
       cairo_save (cr);
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
-      an_stroke_arrows (cr, batch, head);
+      vv_stroke_arrows (cr, batch, head, TRUE);
       cairo_restore (cr);
       g_array_unref (batch);
       g_array_unref (arrows);

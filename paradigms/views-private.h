@@ -70,6 +70,19 @@ G_GNUC_INTERNAL cairo_rectangle_int_t vv_rect_around (double x0, double y0, doub
 G_GNUC_INTERNAL cairo_rectangle_int_t vv_rect_union (cairo_rectangle_int_t a, cairo_rectangle_int_t b);
 G_GNUC_INTERNAL const ModBox *vv_find_mod (const ViperViewGeometry *g, gint64 id);
 G_GNUC_INTERNAL void vv_set_color (cairo_t *cr, ViperColor c);
+
+/* An arrow drawn with the others that look alike (colour, dashed). */
+typedef struct {
+  double x0, y0, x1, y1;
+  ViperColor color;
+  gboolean dashed;
+} VvArrow;
+/* Many arrows in a few requests: per look, the shafts, then one fill of the
+ * heads.  shaft_each strokes each shaft on its own (a crowded animation:
+ * one path of a thousand crossing lines makes cairo find every crossing);
+ * otherwise one stroke per look (space-time messages, which rarely cross).
+ * Sorts arrows. */
+G_GNUC_INTERNAL void vv_stroke_arrows (cairo_t *cr, GArray *arrows, double head, gboolean shaft_each);
 G_GNUC_INTERNAL void vv_font (cairo_t *cr, double size, gboolean bold);
 /* align: 0 left, 0.5 centre, 1 right; y is the baseline; returns the advance */
 G_GNUC_INTERNAL double vv_text (cairo_t *cr, double x, double y, double align, const char *s);

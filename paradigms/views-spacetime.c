@@ -375,73 +375,9 @@ st_arrows (const ViperViewGeometry *g, const ViperModel *m, double clock, StArro
 static gboolean
 st_arrow_collect (const StArrow *a, gpointer data)
 {
-  g_array_append_val ((GArray *) data, *a);
+  VvArrow v = { a->x0, a->y0, a->x1, a->y1, a->color, a->underway };
+  g_array_append_val ((GArray *) data, v);
   return FALSE;
-}
-
-static int
-cmp_arrow_look (gconstpointer a, gconstpointer b)
-{
-  const StArrow *x = a, *y = b;
-  if (x->underway != y->underway)
-    return x->underway - y->underway;
-  if (x->color.r != y->color.r)
-    return x->color.r < y->color.r ? -1 : 1;
-  if (x->color.g != y->color.g)
-    return x->color.g < y->color.g ? -1 : 1;
-  return (x->color.b > y->color.b) - (x->color.b < y->color.b);
-}
-
-/* The messages as arrow_line draws them, but one stroke for the shafts and
- * one fill for the heads of all the arrows that look alike (colour, dashed):
- * a handful of requests a frame however many arrows there are. */
-static void
-st_stroke_arrows (cairo_t *cr, GArray *arrows, double head)
-{
-  g_array_sort (arrows, cmp_arrow_look);
-  double dash[] = { 5, 3 };
-  for (guint i = 0; i < arrows->len;)
-    {
-      guint j = i;
-      while (j < arrows->len && cmp_arrow_look (&g_array_index (arrows, StArrow, i),
-                                                &g_array_index (arrows, StArrow, j)) == 0)
-        j++;
-      const StArrow *first = &g_array_index (arrows, StArrow, i);
-      vv_set_color (cr, first->color);
-      for (int part = 0; part < 2; part++)
-        {
-          cairo_new_path (cr);
-          for (guint k = i; k < j; k++)
-            {
-              const StArrow *a = &g_array_index (arrows, StArrow, k);
-              double dx = a->x1 - a->x0, dy = a->y1 - a->y0, len = hypot (dx, dy);
-              if (len < 1)
-                continue;
-              double ux = dx / len, uy = dy / len;
-              if (part == 0)
-                {
-                  cairo_move_to (cr, a->x0, a->y0);
-                  cairo_line_to (cr, a->x1 - ux * head * 0.8, a->y1 - uy * head * 0.8);
-                }
-              else
-                {
-                  cairo_move_to (cr, a->x1, a->y1);
-                  cairo_line_to (cr, a->x1 - ux * head - uy * head * 0.45, a->y1 - uy * head + ux * head * 0.45);
-                  cairo_line_to (cr, a->x1 - ux * head + uy * head * 0.45, a->y1 - uy * head - ux * head * 0.45);
-                  cairo_close_path (cr);
-                }
-            }
-          if (part == 0)
-            {
-              cairo_set_dash (cr, dash, first->underway ? 2 : 0, 0);
-              cairo_stroke (cr);
-              cairo_set_dash (cr, NULL, 0, 0);
-            }
-          else
-            cairo_fill (cr);
-        }
-      i = j;
-    }
 }
 
 /* The legend of the marks that are not states: a message, one underway
@@ -564,9 +500,9 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   /* messages: from the sender's row at the send to the receiver's row at the
    * arrival, row by row of their senders */
   cairo_set_line_width (cr, 1.2);
-  GArray *arrows = g_array_new (FALSE, FALSE, sizeof (StArrow));
+  GArray *arrows = g_array_new (FALSE, FALSE, sizeof (VvArrow));
   st_arrows (g, m, clock, st_arrow_collect, arrows);
-  st_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2));
+  vv_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2), FALSE);
   g_array_unref (arrows);
   cairo_restore (cr);
 

@@ -587,6 +587,72 @@ vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
 }
 
 
+static int
+cmp_arrow_look (gconstpointer a, gconstpointer b)
+{
+  const VvArrow *x = a, *y = b;
+  if (x->dashed != y->dashed)
+    return x->dashed - y->dashed;
+  if (x->color.r != y->color.r)
+    return x->color.r < y->color.r ? -1 : 1;
+  if (x->color.g != y->color.g)
+    return x->color.g < y->color.g ? -1 : 1;
+  return (x->color.b > y->color.b) - (x->color.b < y->color.b);
+}
+
+void
+vv_stroke_arrows (cairo_t *cr, GArray *arrows, double head, gboolean shaft_each)
+{
+  g_array_sort (arrows, cmp_arrow_look);
+  double dash[] = { 5, 3 };
+  for (guint i = 0; i < arrows->len;)
+    {
+      guint j = i;
+      while (j < arrows->len
+             && cmp_arrow_look (&g_array_index (arrows, VvArrow, i), &g_array_index (arrows, VvArrow, j)) == 0)
+        j++;
+      const VvArrow *first = &g_array_index (arrows, VvArrow, i);
+      vv_set_color (cr, first->color);
+      for (int part = 0; part < 2; part++)
+        {
+          cairo_new_path (cr);
+          if (part == 0)
+            cairo_set_dash (cr, dash, first->dashed ? 2 : 0, 0);
+          for (guint k = i; k < j; k++)
+            {
+              const VvArrow *a = &g_array_index (arrows, VvArrow, k);
+              double dx = a->x1 - a->x0, dy = a->y1 - a->y0, len = hypot (dx, dy);
+              if (len < 1)
+                continue;
+              double ux = dx / len, uy = dy / len;
+              if (part == 0)
+                {
+                  cairo_move_to (cr, a->x0, a->y0);
+                  cairo_line_to (cr, a->x1 - ux * head * 0.8, a->y1 - uy * head * 0.8);
+                  if (shaft_each)
+                    cairo_stroke (cr);
+                }
+              else
+                {
+                  cairo_move_to (cr, a->x1, a->y1);
+                  cairo_line_to (cr, a->x1 - ux * head - uy * head * 0.45, a->y1 - uy * head + ux * head * 0.45);
+                  cairo_line_to (cr, a->x1 - ux * head + uy * head * 0.45, a->y1 - uy * head - ux * head * 0.45);
+                  cairo_close_path (cr);
+                }
+            }
+          if (part == 0)
+            {
+              if (!shaft_each)
+                cairo_stroke (cr);
+              cairo_set_dash (cr, NULL, 0, 0);
+            }
+          else
+            cairo_fill (cr);
+        }
+      i = j;
+    }
+}
+
 void
 viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, const ViperRun *run,
                  const ViperLayout *layout, const ViperTimeWindow *window, int width, int height)
