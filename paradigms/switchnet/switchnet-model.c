@@ -58,6 +58,26 @@ swn_model_step (const ViperModel *m)
   return m->clock > 1e15 ? (gint64) 1e15 : (gint64) m->clock;
 }
 
+/* Sums of a tram's value (any 64-bit integer) over up to 1e12 steps can
+ * leave the 64-bit range: they saturate instead of overflowing. */
+static gint64
+sat_add (gint64 a, gint64 b)
+{
+  gint64 r;
+  if (__builtin_add_overflow (a, b, &r))
+    return b > 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
+static gint64
+sat_mul (gint64 a, gint64 b)
+{
+  gint64 r;
+  if (__builtin_mul_overflow (a, b, &r))
+    return (a < 0) != (b < 0) ? G_MININT64 : G_MAXINT64;
+  return r;
+}
+
 static Port *
 port_of (const SwnModel *m, guint sw, guint port)
 {
@@ -75,7 +95,7 @@ swn_model_port (const ViperModel *base, guint sw, guint port, SwnPortState *out)
   gint64 step = swn_model_step (base);
   out->has_value = p->has;
   out->value = p->value;
-  out->running = p->accum + (step >= p->since ? p->value * (step - p->since + 1) : 0);
+  out->running = sat_add (p->accum, step >= p->since ? sat_mul (p->value, step - p->since + 1) : 0);
   out->total = p->total;
   out->job = p->job;
 }
@@ -214,7 +234,7 @@ swn_apply (ViperModel *base, const ViperTram *t)
     {
     case SWN_EV_VALUE:
       if (step > p->since)
-        p->accum += p->value * (step - p->since);
+        p->accum = sat_add (p->accum, sat_mul (p->value, step - p->since));
       p->since = step;
       p->value = v;
       p->has = TRUE;
