@@ -297,6 +297,11 @@ print_stats (App *app, double seconds, GString *out)
     }
   g_string_append_printf (out, "seconds: %.3f\n", seconds);
   g_string_append_printf (out, "lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
+  /* what the tram pool holds from the system now and held at most: a burst
+   * of pending trams that drained must have given its memory back */
+  g_string_append_printf (out, "pool bytes: %" G_GSIZE_FORMAT "\n", viper_tram_pool_bytes_reserved (app->pool));
+  g_string_append_printf (out, "pool bytes peak: %" G_GSIZE_FORMAT "\n",
+                          viper_tram_pool_bytes_reserved_peak (app->pool));
   if (app->export_stats)
     g_string_append (out, app->export_stats->str);
 }

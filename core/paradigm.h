@@ -53,7 +53,8 @@ typedef struct {
   guint8 match_class;       /* SLOT: which class of slot it fills (nonzero; slots name the same class) */
   gint8 key1_field;         /* SLOT: data field that must equal the slot's key1 (the caller id) */
   gint8 key2_field;         /* SLOT: data field that must equal the slot's key2, or NO_FIELD */
-  guint8 min_ndata;         /* fewer data fields: bad input (the paradigm's own rule) */
+  guint8 min_ndata;         /* fewer data fields: bad input (the paradigm's own rule); with
+                               the paradigm's exact_ndata, any other count is */
 } ViperTramType;
 
 typedef struct {
@@ -84,9 +85,14 @@ struct _ViperParadigm {
   guint n_types;
   const ViperProfile *profiles;
   guint n_profiles;
+  /* Every known type's min_ndata is its exact NDATA, in integers: the run
+   * rejects another count ("NAME needs exactly N data fields, has M") and
+   * data that are not DTYPE 2 ("NAME needs integer data (DTYPE 2)") before
+   * validate is called, so validate sees only exact integer data. */
+  gboolean exact_ndata;
 
-  /* Optional: a paradigm rule that makes a well-formed line bad input (e.g. an
-   * exact NDATA, a state number out of range); called for known types only.  Return FALSE with a reason and the 0-based
+  /* Optional: a paradigm rule that makes a well-formed line bad input (e.g. a
+   * state number out of range); called for known types only.  Return FALSE with a reason and the 0-based
    * data field it concerns; the run rejects the tram as FILE:LINE:COLUMN: reason. */
   gboolean (*validate) (const ViperTram *t, guint *data_field, char *reason, gsize reason_size);
 

@@ -915,6 +915,14 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   if (tt && t->ndata < tt->min_ndata)
     return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
                    tt->name, tt->min_ndata, t->ndata);
+  if (tt && run->paradigm->exact_ndata)
+    {
+      if (t->ndata != tt->min_ndata)
+        return reject (run, t, data_column (t, tt->min_ndata), "%s needs exactly %u data fields, has %u", tt->name,
+                       tt->min_ndata, t->ndata);
+      if (t->ndata && t->dtype != VIPER_DTYPE_INT)
+        return reject (run, t, data_column (t, 0), "%s needs integer data (DTYPE 2)", tt->name);
+    }
   if (tt && run->paradigm->validate)
     {
       char reason[160] = "";

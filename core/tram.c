@@ -3,15 +3,32 @@
  * Pool: a tram is one block (header, int64 data, raw text), so its size
  * varies with the line.  Sizes are rounded up to 8 bytes (all a tram needs
  * for alignment), which gives 128 classes up to 1 KiB; a canonical line
- * stores no text at all, not even its NUL; each class has a LIFO free list threaded through the
- * first word of its free blocks, and carves new blocks from 64 KiB slabs
- * shared by all classes (a slab's unused tail is simply abandoned when the
- * next block does not fit: at most one block's worth per slab).  Memory of a
- * class is never returned to the system before the pool is freed; a replay
- * holds about as many trams at every point as at its peak, so this is the
- * cheap and predictable choice.  Trams bigger than 1 KiB (long lines) are
- * rare and get their own g_malloc block, with a hidden prefix that links them
- * so that viper_tram_pool_free() can free the ones still alive.
+ * stores no text at all, not even its NUL.  Each class carves its blocks
+ * from its own 64 KiB slabs.  A slab starts with a small header: its class,
+ * its count of live blocks, a LIFO free list threaded through the first word
+ * of its released blocks, and a bump offset for the part never used yet.  A
+ * tram names its slab (pool_slab, an index into the pool's slab table), so
+ * release finds the slab in O(1); the class keeps a list of its slabs that
+ * have room, most recently released-into first, and alloc takes from the
+ * head of that list, also O(1).
+ *
+ * Memory goes back: when a slab's last live block is released, the slab is
+ * returned to the system, except that each class keeps one empty slab as a
+ * spare, so alloc and release at a slab boundary do not map and unmap a
+ * slab each time.  A burst of pending trams therefore costs its memory only
+ * while it waits; once it drains the pool holds at most one slab per class
+ * it ever used (128 x 64 KiB at the very most).  A slab that still holds one
+ * live tram stays, so a few long-waiting trams scattered over many slabs
+ * keep those slabs (the engine releases trams roughly in the order it took
+ * them, which keeps this rare).  Slabs are mapped with mmap() on their own
+ * so that unmapping really returns the pages: memory from malloc() freed
+ * in the middle of the heap stays in the process.  Under AddressSanitizer
+ * they come from malloc() instead, so that the sanitizer sees them (leak
+ * scanning, use of a slab after it went back).
+ *
+ * Trams bigger than 1 KiB (long lines) are rare and get their own g_malloc
+ * block, freed on release, with a hidden prefix that links them so that
+ * viper_tram_pool_free() can free the ones still alive.
  *
  * Printing: the raw text is re-emitted field by field, so runs of blanks
  * become one space; the TIME field may be replaced by the adjusted time,
@@ -45,15 +62,39 @@
 #define UNPOISON(p, n) ((void) (p), (void) (n))
 #endif
 
+#if defined(G_OS_UNIX) && !defined(VIPER_POOL_ASAN)
+#define VIPER_POOL_MMAP 1
+#include <sys/mman.h>
+#endif
+
 #define GRAIN 8
 #define N_CLASSES 128                     /* classes 1..128: 8..1024 bytes */
-#define SLAB_SIZE (64 * 1024)
-#define BIG_CLASS 0xffffu
+#define SLAB_SIZE VIPER_TRAM_POOL_SLAB_BYTES
+#define SPARE_SLABS 1                     /* empty slabs a class keeps */
+#define BIG_SLAB G_MAXUINT32              /* pool_slab of a big tram */
 
 typedef struct _FreeBlock FreeBlock;
 struct _FreeBlock {
   FreeBlock *next;
 };
+
+/* At the start of its SLAB_SIZE bytes; blocks follow. */
+typedef struct _Slab Slab;
+struct _Slab {
+  FreeBlock *free;                        /* released blocks, LIFO */
+  Slab *prev, *next;                      /* in its class's list of slabs with room */
+  guint32 bump;                           /* offset of the first byte never handed out */
+  guint32 live;                           /* blocks in use */
+  guint32 id;                             /* index in pool->slab */
+  guint16 cls;
+  guint8 listed;                          /* in its class's list */
+  guint8 mapped;                          /* from mmap() (else g_malloc) */
+};
+
+typedef struct {
+  Slab *room;                             /* slabs with a free block or an unused tail */
+  guint32 empty;                          /* slabs with no live block (spares) */
+} SizeClass;
 
 typedef struct _BigHeader BigHeader;
 struct _BigHeader {
@@ -63,24 +104,58 @@ struct _BigHeader {
 };
 
 struct _ViperTramPool {
-  FreeBlock *free_list[N_CLASSES + 1];
-  char *bump, *bump_end;                  /* unused part of the newest slab */
-  GPtrArray *slabs;
+  SizeClass cls[N_CLASSES + 1];
+  Slab **slab;                            /* by id; NULL once returned */
+  guint32 n_slab_ids, slab_cap;
+  guint32 *free_ids;                      /* ids of returned slabs, to reuse */
+  guint32 n_free_ids, free_ids_cap;
   BigHeader *big;
   gsize bytes_in_use;
+  gsize reserved, reserved_peak;
   gsize live;
 };
 
 G_STATIC_ASSERT (sizeof (ViperTram) % sizeof (gint64) == 0);   /* data[] follows the header */
 G_STATIC_ASSERT (sizeof (ViperTram) <= 96);   /* issue 11: <= 150 B per tram in flight, all told */
 G_STATIC_ASSERT (sizeof (BigHeader) % GRAIN == 0);
+G_STATIC_ASSERT (N_CLASSES * GRAIN + sizeof (Slab) <= SLAB_SIZE);
+
+#define SLAB_FIRST ((guint32) ((sizeof (Slab) + GRAIN - 1) & ~(gsize) (GRAIN - 1)))
 
 ViperTramPool *
 viper_tram_pool_new (void)
 {
-  ViperTramPool *pool = g_new0 (ViperTramPool, 1);
-  pool->slabs = g_ptr_array_new_with_free_func (g_free);
-  return pool;
+  return g_new0 (ViperTramPool, 1);
+}
+
+static void *
+slab_memory (guint8 *mapped)
+{
+#ifdef VIPER_POOL_MMAP
+  void *p = mmap (NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (G_LIKELY (p != MAP_FAILED))
+    {
+      *mapped = 1;
+      return p;
+    }
+  /* out of mappings (vm.max_map_count) or of memory: let malloc try */
+#endif
+  *mapped = 0;
+  return g_malloc (SLAB_SIZE);
+}
+
+static void
+slab_memory_free (Slab *s)
+{
+  UNPOISON (s, SLAB_SIZE);
+#ifdef VIPER_POOL_MMAP
+  if (s->mapped)
+    {
+      munmap (s, SLAB_SIZE);
+      return;
+    }
+#endif
+  g_free (s);
 }
 
 void
@@ -88,9 +163,11 @@ viper_tram_pool_free (ViperTramPool *pool)
 {
   if (!pool)
     return;
-  for (guint i = 0; i < pool->slabs->len; i++)
-    UNPOISON (pool->slabs->pdata[i], SLAB_SIZE);
-  g_ptr_array_free (pool->slabs, TRUE);
+  for (guint32 i = 0; i < pool->n_slab_ids; i++)
+    if (pool->slab[i])
+      slab_memory_free (pool->slab[i]);
+  g_free (pool->slab);
+  g_free (pool->free_ids);
   for (BigHeader *b = pool->big, *next; b; b = next)
     {
       next = b->next;
@@ -107,6 +184,14 @@ block_size (guint32 ndata_ints, gsize text)
   return (n + GRAIN - 1) & ~(gsize) (GRAIN - 1);
 }
 
+static inline void
+reserve (ViperTramPool *pool, gsize n)
+{
+  pool->reserved += n;
+  if (pool->reserved > pool->reserved_peak)
+    pool->reserved_peak = pool->reserved;
+}
+
 G_NO_INLINE static ViperTram *
 alloc_big (ViperTramPool *pool, gsize size)
 {
@@ -117,18 +202,85 @@ alloc_big (ViperTramPool *pool, gsize size)
   if (pool->big)
     pool->big->prev = b;
   pool->big = b;
-  return (ViperTram *) (b + 1);
+  reserve (pool, sizeof (BigHeader) + size);
+  ViperTram *t = (ViperTram *) (b + 1);
+  memset (t, 0, sizeof *t);
+  t->pool_slab = BIG_SLAB;
+  return t;
 }
 
-G_NO_INLINE static void *
-carve_from_new_slab (ViperTramPool *pool, gsize size)
+static inline void
+room_link (SizeClass *c, Slab *s)
 {
-  char *slab = g_malloc (SLAB_SIZE);
-  POISON (slab + size, SLAB_SIZE - size);
-  g_ptr_array_add (pool->slabs, slab);
-  pool->bump = slab + size;
-  pool->bump_end = slab + SLAB_SIZE;
-  return slab;
+  s->prev = NULL;
+  s->next = c->room;
+  if (c->room)
+    c->room->prev = s;
+  c->room = s;
+  s->listed = 1;
+}
+
+static inline void
+room_unlink (SizeClass *c, Slab *s)
+{
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    c->room = s->next;
+  if (s->next)
+    s->next->prev = s->prev;
+  s->prev = s->next = NULL;
+  s->listed = 0;
+}
+
+/* A fresh empty slab for class cls, at the head of its list. */
+G_NO_INLINE static Slab *
+new_slab (ViperTramPool *pool, guint cls)
+{
+  guint8 mapped;
+  Slab *s = slab_memory (&mapped);
+  guint32 id;
+  if (pool->n_free_ids)
+    id = pool->free_ids[--pool->n_free_ids];
+  else
+    {
+      if (G_UNLIKELY (pool->n_slab_ids == BIG_SLAB))
+        g_error ("tram pool: %u slabs of %u bytes: out of slab ids", BIG_SLAB, SLAB_SIZE);
+      if (pool->n_slab_ids == pool->slab_cap)
+        {
+          pool->slab_cap = pool->slab_cap ? pool->slab_cap * 2 : 64;
+          pool->slab = g_renew (Slab *, pool->slab, pool->slab_cap);
+        }
+      id = pool->n_slab_ids++;
+    }
+  pool->slab[id] = s;
+  s->free = NULL;
+  s->bump = SLAB_FIRST;
+  s->live = 0;
+  s->id = id;
+  s->cls = (guint16) cls;
+  s->mapped = mapped;
+  POISON ((char *) s + SLAB_FIRST, SLAB_SIZE - SLAB_FIRST);
+  room_link (&pool->cls[cls], s);
+  pool->cls[cls].empty++;
+  reserve (pool, SLAB_SIZE);
+  return s;
+}
+
+/* The last block of s was released and the class has its spare already. */
+G_NO_INLINE static void
+return_slab (ViperTramPool *pool, Slab *s)
+{
+  room_unlink (&pool->cls[s->cls], s);
+  pool->slab[s->id] = NULL;
+  if (pool->n_free_ids == pool->free_ids_cap)
+    {
+      pool->free_ids_cap = pool->free_ids_cap ? pool->free_ids_cap * 2 : 64;
+      pool->free_ids = g_renew (guint32, pool->free_ids, pool->free_ids_cap);
+    }
+  pool->free_ids[pool->n_free_ids++] = s->id;
+  pool->reserved -= SLAB_SIZE;
+  slab_memory_free (s);
 }
 
 /* Header zeroed, body left as it was: for callers that fill the body.  The
@@ -140,36 +292,37 @@ static ViperTram *
 alloc_block (ViperTramPool *pool, gsize size)
 {
   gsize cls = size / GRAIN;
-  ViperTram *t;
 
   pool->live++;
   pool->bytes_in_use += size;
   if (G_UNLIKELY (cls > N_CLASSES))
-    {
-      t = alloc_big (pool, size);
-      memset (t, 0, sizeof *t);
-      t->size_class = BIG_CLASS;
-      return t;
-    }
+    return alloc_big (pool, size);
 
-  FreeBlock *fb = pool->free_list[cls];
+  SizeClass *c = &pool->cls[cls];
+  Slab *s = c->room;
+  if (G_UNLIKELY (!s))
+    s = new_slab (pool, (guint) cls);
+  ViperTram *t;
+  FreeBlock *fb = s->free;
   if (fb)
     {
       UNPOISON (fb, size);
-      pool->free_list[cls] = fb->next;
+      s->free = fb->next;
       t = (ViperTram *) fb;
     }
-  else if ((gsize) (pool->bump_end - pool->bump) >= size)
-    {
-      t = (ViperTram *) pool->bump;
-      UNPOISON (t, size);
-      pool->bump += size;
-    }
   else
-    t = carve_from_new_slab (pool, size);
+    {
+      t = (ViperTram *) ((char *) s + s->bump);
+      UNPOISON (t, size);
+      s->bump += (guint32) size;
+    }
+  if (s->live++ == 0)
+    c->empty--;
+  if (!s->free && s->bump + size > SLAB_SIZE)
+    room_unlink (c, s);                   /* full */
 
   memset (t, 0, sizeof *t);
-  t->size_class = (guint16) cls;
+  t->pool_slab = s->id;
   return t;
 }
 
@@ -200,11 +353,12 @@ viper_tram_pool_release (ViperTramPool *pool, ViperTram *t)
   if (!t)
     return;
   g_return_if_fail (pool->live > 0);
-  pool->live--;
-  if (G_UNLIKELY (t->size_class == BIG_CLASS))
+  if (G_UNLIKELY (t->pool_slab == BIG_SLAB))
     {
+      pool->live--;
       BigHeader *b = (BigHeader *) t - 1;
       pool->bytes_in_use -= b->size;
+      pool->reserved -= sizeof (BigHeader) + b->size;
       if (b->prev)
         b->prev->next = b->next;
       else
@@ -214,19 +368,43 @@ viper_tram_pool_release (ViperTramPool *pool, ViperTram *t)
       g_free (b);
       return;
     }
-  guint cls = t->size_class;
-  g_return_if_fail (cls >= 1 && cls <= N_CLASSES);
-  pool->bytes_in_use -= (gsize) cls * GRAIN;
+  g_return_if_fail (t->pool_slab < pool->n_slab_ids);
+  Slab *s = pool->slab[t->pool_slab];
+  pool->live--;
+  gsize size = (gsize) s->cls * GRAIN;
+  pool->bytes_in_use -= size;
   FreeBlock *fb = (FreeBlock *) t;
-  fb->next = pool->free_list[cls];
-  pool->free_list[cls] = fb;
-  POISON (fb, (gsize) cls * GRAIN);
+  fb->next = s->free;
+  s->free = fb;
+  POISON (fb, size);
+  SizeClass *c = &pool->cls[s->cls];
+  if (!s->listed)
+    room_link (c, s);
+  if (--s->live == 0)
+    {
+      if (c->empty >= SPARE_SLABS)
+        return_slab (pool, s);
+      else
+        c->empty++;
+    }
 }
 
 gsize
 viper_tram_pool_bytes_in_use (const ViperTramPool *pool)
 {
   return pool->bytes_in_use;
+}
+
+gsize
+viper_tram_pool_bytes_reserved (const ViperTramPool *pool)
+{
+  return pool->reserved;
+}
+
+gsize
+viper_tram_pool_bytes_reserved_peak (const ViperTramPool *pool)
+{
+  return pool->reserved_peak;
 }
 
 gsize
@@ -242,9 +420,9 @@ viper_tram_copy (ViperTramPool *pool, const ViperTram *t)
   guint32 text = (t->flags & VIPER_TRAM_F_CANON) ? 0 : t->raw_len;
   ViperTram *c = (t->flags & VIPER_TRAM_F_CANON) ? viper_tram_pool_alloc_canon_uninit (pool, nints)
                                                  : viper_tram_pool_alloc_uninit (pool, nints, text);
-  guint16 cls = c->size_class;
+  guint32 slab = c->pool_slab;
   memcpy (c, t, sizeof *t + (gsize) nints * sizeof (gint64) + ((t->flags & VIPER_TRAM_F_CANON) ? 0 : text + 1));
-  c->size_class = cls;
+  c->pool_slab = slab;
   /* The engine's links and states describe the original's place in the run;
    * the copy is a fresh tram with the same content and classification. */
   c->next = NULL;

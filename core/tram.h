@@ -3,7 +3,7 @@
  * A tram is one PICL 2.0 line (../shared/spec/picl.md section 1):
  *     REC EV TIME PROC PROCESS NDATA [DTYPE D1 .. Dn]
  * Trams are the unit every layer passes around, so they are allocated from a
- * ViperTramPool (size-classed slabs with free lists), never with one malloc
+ * ViperTramPool (slabs per size class, with free lists), never with one malloc
  * each.  A tram is one contiguous block: this header, then NDATA int64 data
  * fields (when DTYPE is 2), then the raw line text (NUL-terminated), which is
  * kept so that --run-out can print the line as it was read.
@@ -54,10 +54,10 @@ struct _ViperTram {
   guint32 raw_len;          /* length of the line as read, without line end */
   guint32 line;             /* line number in its channel, for diagnostics */
   guint32 channel;          /* id of the channel (file, connection) it came from */
+  guint32 pool_slab;        /* pool bookkeeping: the slab holding it */
   guint16 ndata;            /* number of data fields (a 64 KiB line holds at most 32,769) */
   guint16 data_off;         /* byte offset in the line where DTYPE starts (0 when ndata == 0) */
   guint16 type;             /* index in the paradigm's tram table, VIPER_TYPE_UNKNOWN */
-  guint16 size_class;       /* pool bookkeeping */
   guint16 slot;             /* entry index in its primitive list (engine) */
   gint8 dtype;              /* VIPER_DTYPE_INT, or VIPER_DTYPE_OTHER (data only in the text) */
   guint8 state;             /* ViperTramState */
@@ -112,6 +112,13 @@ ViperTram *viper_tram_pool_alloc (ViperTramPool *pool, guint32 ndata_ints, guint
 void viper_tram_pool_release (ViperTramPool *pool, ViperTram *t);
 /* Bytes currently held by live trams (header + data + text, rounded to size class). */
 gsize viper_tram_pool_bytes_in_use (const ViperTramPool *pool);
+/* Bytes the pool holds from the system: its slabs (full, partly used or
+ * spare) and its big trams with their headers; and the most it ever held.
+ * A slab whose blocks are all free goes back to the system, but for one
+ * spare per size class, so this falls back once a burst of trams drains. */
+#define VIPER_TRAM_POOL_SLAB_BYTES (64 * 1024)   /* one slab: the pool's unit of memory */
+gsize viper_tram_pool_bytes_reserved (const ViperTramPool *pool);
+gsize viper_tram_pool_bytes_reserved_peak (const ViperTramPool *pool);
 gsize viper_tram_pool_live (const ViperTramPool *pool);
 
 /* Copy a tram into pool (e.g. to keep it after its source releases it). */

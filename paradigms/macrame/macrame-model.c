@@ -227,7 +227,7 @@ macrame_apply (ViperModel *base, const ViperTram *t)
   gboolean changed = !dv->heard;
   dv->heard = TRUE;
   m->any = TRUE;
-  /* the paradigm's validate hook let through only exact, integer, in-range trams */
+  /* the core (exact_ndata) and the validate hook let through only exact, integer, in-range trams */
   Why why;
   why.n = 0;
   switch (t->ev)

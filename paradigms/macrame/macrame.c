@@ -7,10 +7,9 @@
  * tools about each other).
  *
  * Bad input is decided before a tram counts as transferred.  The core checks
- * a minimum NDATA (min_ndata is set to the exact count, so too few fields is
- * rejected there); the validate hook rejects the rest of what the spec calls
- * bad input for a known type: too many data fields, data that are not
- * integers (DTYPE other than 2), and a state number outside 0..5.  Rule
+ * the exact NDATA (min_ndata is the exact count, and exact_ndata is set) and
+ * integer data (DTYPE 2); the validate hook rejects the rest of what the spec
+ * calls bad input for a known type: a state number outside 0..5.  Rule
  * breaking that is not bad input (transitions, rates, a node tram from a
  * switch) is the model's business: reported, counted, applied.
  */
@@ -20,7 +19,7 @@
 
 #define NF VIPER_NO_FIELD
 
-/* min_ndata = the exact NDATA (SEQ, plus the states and rates) */
+/* min_ndata = the exact NDATA (SEQ, plus the states and rates): exact_ndata */
 static const ViperTramType macrame_types[] = {
   { MACRAME_REC, MACRAME_EV_MODULE_FOUND, "Module_found", VIPER_ROLE_FREE, 0, 0, NF, NF, 1 },
   { MACRAME_REC, MACRAME_EV_MODULE_USED, "Module_used", VIPER_ROLE_FREE, 0, 0, NF, NF, 1 },
@@ -32,18 +31,6 @@ static gboolean
 macrame_validate (const ViperTram *t, guint *field, char *reason, gsize size)
 {
   const ViperTramType *tt = &macrame_types[t->type];
-  if (t->ndata != tt->min_ndata)
-    {
-      *field = tt->min_ndata;
-      g_snprintf (reason, size, "%s needs exactly %u data fields, has %u", tt->name, tt->min_ndata, t->ndata);
-      return FALSE;
-    }
-  if (t->dtype != VIPER_DTYPE_INT)
-    {
-      *field = 0;
-      g_snprintf (reason, size, "%s needs integer data (DTYPE 2)", tt->name);
-      return FALSE;
-    }
   const gint64 *d = viper_tram_data (t);
   /* the state fields: Node_changed D2 (tx) and D4 (rx), Switch_changed D2 */
   static const guint node_fields[] = { 1, 3 };
@@ -73,6 +60,7 @@ const ViperParadigm viper_macrame_paradigm = {
   .n_types = G_N_ELEMENTS (macrame_types),
   .profiles = NULL,
   .n_profiles = 0,
+  .exact_ndata = TRUE,
   .validate = macrame_validate,
   .group_members = NULL,
   .model_new = macrame_model_new,

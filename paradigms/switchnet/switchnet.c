@@ -12,6 +12,7 @@
 
 #define NF VIPER_NO_FIELD
 
+/* min_ndata = the exact NDATA: exact_ndata */
 static const ViperTramType swn_types[] = {
   { SWN_REC, SWN_EV_VALUE, "port_value", VIPER_ROLE_FREE, 0, 0, NF, NF, 3 },
   { SWN_REC, SWN_EV_JOB, "port_job", VIPER_ROLE_FREE, 0, 0, NF, NF, 3 },
@@ -23,24 +24,8 @@ static const ViperTramType swn_types[] = {
 static gboolean
 swn_validate (const ViperTram *t, guint *field, char *reason, gsize size)
 {
-  const ViperTramType *tt = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (swn_types); i++)
-    if (swn_types[i].ev == t->ev)
-      tt = &swn_types[i];
-  if (!tt)
-    return TRUE;
-  if (t->ndata != tt->min_ndata)
-    {
-      *field = MIN (t->ndata, tt->min_ndata);
-      g_snprintf (reason, size, "%s needs exactly %u data fields, has %u", tt->name, tt->min_ndata, t->ndata);
-      return FALSE;
-    }
-  if (t->dtype != VIPER_DTYPE_INT)
-    {
-      *field = 0;
-      g_snprintf (reason, size, "%s needs integer data (DTYPE 2)", tt->name);
-      return FALSE;
-    }
+  /* the core checked the exact NDATA and the integer data (exact_ndata) */
+  const ViperTramType *tt = &swn_types[t->type];
   if (!(t->time >= 0 && t->time <= 1e12))
     {
       *field = 0;
@@ -127,6 +112,7 @@ const ViperParadigm viper_switchnet_paradigm = {
   .n_types = G_N_ELEMENTS (swn_types),
   .profiles = NULL,
   .n_profiles = 0,
+  .exact_ndata = TRUE,
   .validate = swn_validate,
   .group_members = NULL,
   .model_new = swn_model_new,

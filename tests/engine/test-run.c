@@ -449,6 +449,73 @@ test_duplicate_and_bad_seq (void)
   fix_clear (&f);
 }
 
+/* A paradigm whose types have an exact NDATA in integers says so in its
+ * description (exact_ndata), and the core rejects every other count and
+ * non-integer data, before the paradigm's validate hook, with the reason and
+ * the column of the first extra field or of the data. */
+static const ViperTramType exact_types[] = {
+  { 1, 10, "ONE", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 1 },
+  { 1, 20, "PAIR", VIPER_ROLE_FREE, 0, 0, VIPER_NO_FIELD, VIPER_NO_FIELD, 2 },
+};
+
+static guint exact_validated;
+
+static gboolean
+exact_validate (const ViperTram *t, guint *field, char *reason, gsize n)
+{
+  (void) field, (void) reason, (void) n;
+  /* only exact integer data get here */
+  g_assert_cmpuint (t->ndata, ==, exact_types[t->type].min_ndata);
+  g_assert_cmpint (t->dtype, ==, VIPER_DTYPE_INT);
+  exact_validated++;
+  return TRUE;
+}
+
+static const ViperParadigm exact_paradigm = {
+  .name = "test-exact",
+  .explicit_seq = TRUE,
+  .types = exact_types,
+  .n_types = G_N_ELEMENTS (exact_types),
+  .exact_ndata = TRUE,
+  .validate = exact_validate,
+};
+
+static void
+test_exact_ndata (void)
+{
+  Fix f;
+  fix_init (&f, &exact_paradigm, 0.5);
+  exact_validated = 0;
+  static const struct {
+    const char *line, *msg;
+  } bad[] = {
+    { "1 20 5 1 0 3 2 1 7 9", "test.trc:1:20: PAIR needs exactly 2 data fields, has 3" },
+    { "1 20 5 2 0 2 \"%d\" 1 7", "test.trc:2:19: PAIR needs integer data (DTYPE 2)" },
+    { "1 20 5 3 0 1 2 1", "test.trc:3:17: PAIR needs at least 2 data fields, has 1" },
+    { "1 10 5 4 0 2 2 1 1", "test.trc:4:18: ONE needs exactly 1 data fields, has 2" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      ViperLineKind kind;
+      ViperParseError err;
+      ViperTram *t = viper_tram_parse (f.pool, f.fields, bad[i].line, strlen (bad[i].line), &kind, &err);
+      g_assert_nonnull (t);
+      t->line = ++f.inserted;
+      g_assert_false (viper_run_insert (f.run, t));
+      g_assert_cmpuint (f.bad->len, ==, i + 1);
+      g_assert_cmpstr (f.bad->pdata[i], ==, bad[i].msg);
+    }
+  g_assert_cmpuint (exact_validated, ==, 0);
+  feed (&f, "1 10 5 0 0 1 2 1");
+  feed (&f, "1 20 6 0 0 2 2 2 4");
+  g_assert_cmpuint (exact_validated, ==, 2);
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.rejected, ==, G_N_ELEMENTS (bad));
+  g_assert_cmpuint (c.transferred, ==, 2);
+  fix_clear (&f);
+}
+
 /* A missing sequence number stalls exactly its dependants. */
 static void
 test_gap_stalls_dependants (void)
@@ -745,6 +812,7 @@ main (int argc, char **argv)
   g_test_add_func ("/run/inrglb/late-member", test_inrglb_late_member);
   g_test_add_func ("/run/inrglb/reply-matching", test_inrglb_reply_matching);
   g_test_add_func ("/run/bad/duplicate-and-seq", test_duplicate_and_bad_seq);
+  g_test_add_func ("/run/bad/exact-ndata", test_exact_ndata);
   g_test_add_func ("/run/inrglb/big-group", test_big_group);
   g_test_add_func ("/run/stuck/gap", test_gap_stalls_dependants);
   g_test_add_func ("/run/stuck/unmatched-partner", test_unmatched_partner);

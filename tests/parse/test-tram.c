@@ -24,7 +24,7 @@ static void
 assert_zeroed (const ViperTram *t, gsize body)
 {
   ViperTram h = *t;
-  h.size_class = 0;
+  h.pool_slab = 0;
   const guint8 *bytes = (const guint8 *) &h;
   for (gsize i = 0; i < sizeof h; i++)
     g_assert_cmpuint (bytes[i], ==, 0);
