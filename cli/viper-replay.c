@@ -23,6 +23,7 @@
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "paradigms/export.h"
+#include "seek-test.h"
 
 #define EXIT_IO 1
 #define EXIT_USAGE 2
@@ -324,6 +325,7 @@ main (int argc, char **argv)
   app.opt.max_connections = -1;
   app.opt.max_partial = -1;
   gint64 max_pending = VIPER_RUN_DEFAULT_MAX_PENDING, max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
+  gint seek_test = 0, seek_bench = 0;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
@@ -358,6 +360,9 @@ main (int argc, char **argv)
     { "export", 0, 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.exports,
       "Write the run as FORMAT (paragraph, paje, chrome) to FILE ('-' = stdout); repeatable", "FORMAT:FILE" },
     { "render-size", 0, 0, G_OPTION_ARG_STRING, &app.opt.render_size, "Size of rendered views (default 1024x768)", "WxH" },
+    { "seek-test", 0, 0, G_OPTION_ARG_INT, &seek_test,
+      "Replay to the end, then seek (as the GUI does) to N points and compare each state with a replay from the start; exit 1 on a difference", "N" },
+    { "seek-bench", 0, 0, G_OPTION_ARG_INT, &seek_bench, "Replay to the end, then time N seeks to random points", "N" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &app.opt.quiet, "Do not print warnings (bad lines are still reported)", NULL },
@@ -547,6 +552,12 @@ main (int argc, char **argv)
         }
     }
 
+  if (seek_test < 0 || seek_bench < 0 || ((seek_test || seek_bench) && (app.opt.listen || !app.opt.traces)))
+    {
+      rc = usage_error (ctx, "--seek-test and --seek-bench take a count and trace files (not --listen)");
+      goto out_ctx;
+    }
+
   app.pool = viper_tram_pool_new ();
   app.channels = viper_channels_new ();
   app.line = g_string_new (NULL);
@@ -580,6 +591,13 @@ main (int argc, char **argv)
       app.clock_seconds = (double) (g_get_monotonic_time () - c0) / G_USEC_PER_SEC;
     }
 
+  if (seek_test || seek_bench)
+    {
+      ViperSeekConf sc = { app.paradigm, app.setup, app.opt.traces, app.opt.decay, history_s ? app.opt.history : -1,
+                           app.clock_sync, (guint64) max_pending, (guint64) max_procs, 0 };
+      rc = viper_seek_test (&sc, (guint) (seek_test ? seek_test : seek_bench), seek_test > 0);
+      goto out;
+    }
   for (char **t = app.opt.traces; t && *t; t++)
     {
       ViperTramSource *src = viper_file_source_new (*t, app.pool, &app.diag, app.channels, &error);

@@ -332,3 +332,152 @@ viper_model_history_at (const ViperModel *m, guint64 pos)
     return NULL;
   return &g_array_index (m->history, ViperHistoryEntry, (guint) (pos - m->history_dropped));
 }
+
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+struct _ViperModelCkpt {
+  const ViperModelClass *klass;
+  gpointer snap;
+  gsize bytes;
+  double clock;
+  guint64 applied, changes, inconsistent;
+  guint64 history_total;    /* history_dropped + history->len */
+  guint history_dropped;
+  GArray *open;             /* guint64 positions of the arrows underway */
+};
+
+gboolean
+viper_model_can_checkpoint (const ViperModel *m)
+{
+  return m->klass->snapshot && m->klass->restore && m->klass->snapshot_free;
+}
+
+ViperModelCkpt *
+viper_model_checkpoint (const ViperModel *m)
+{
+  if (!viper_model_can_checkpoint (m))
+    return NULL;
+  ViperModelCkpt *c = g_new0 (ViperModelCkpt, 1);
+  c->klass = m->klass;
+  c->snap = m->klass->snapshot (m, &c->bytes);
+  c->clock = m->clock;
+  c->applied = m->applied;
+  c->changes = m->changes;
+  c->inconsistent = m->inconsistent;
+  c->history_dropped = m->history_dropped;
+  c->history_total = (guint64) m->history_dropped + m->history->len;
+  c->open = g_array_new (FALSE, FALSE, sizeof (guint64));
+  /* every arrow underway is in its module's open list (which may also hold
+   * arrived ones until the next sweep) */
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, m->history_index->mods);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      const ViperHistoryModule *h = v;
+      for (guint i = 0; i < h->open->len; i++)
+        {
+          guint64 pos = g_array_index (h->open, guint64, i);
+          const ViperHistoryEntry *e = viper_model_history_at (m, pos);
+          if (e && isnan (e->t1))
+            g_array_append_val (c->open, pos);
+        }
+    }
+  c->bytes += sizeof *c + c->open->len * sizeof (guint64);
+  return c;
+}
+
+void
+viper_model_ckpt_free (ViperModelCkpt *c)
+{
+  if (!c)
+    return;
+  if (c->snap)
+    c->klass->snapshot_free (c->snap);
+  g_array_unref (c->open);
+  g_free (c);
+}
+
+gsize
+viper_model_ckpt_bytes (const ViperModelCkpt *c)
+{
+  return c ? c->bytes : 0;
+}
+
+/* refs are in position order: drop those at or after pos */
+static void
+refs_truncate (GArray *refs, guint64 pos)
+{
+  guint lo = 0, hi = refs->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (refs, ViperHistoryRef, mid).pos < pos)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  g_array_set_size (refs, lo);
+}
+
+gboolean
+viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
+{
+  if (!c || c->klass != m->klass)
+    return FALSE;
+  guint64 total = (guint64) m->history_dropped + m->history->len;
+  if (m->history_interval >= 0 && (m->history_dropped != c->history_dropped || total < c->history_total))
+    return FALSE;           /* the history it had is no longer all here */
+  m->klass->restore (m, c->snap);
+  m->clock = c->clock;
+  m->applied = c->applied;
+  m->changes = c->changes;
+  m->inconsistent = c->inconsistent;
+  if (m->history_interval >= 0)
+    {
+      g_array_set_size (m->history, (guint) (c->history_total - m->history_dropped));
+      GHashTableIter it;
+      gpointer v;
+      g_hash_table_iter_init (&it, m->history_index->mods);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        {
+          ViperHistoryModule *h = v;
+          refs_truncate (h->states, c->history_total);
+          refs_truncate (h->arrows, c->history_total);
+          guint k = 0;
+          for (guint i = 0; i < h->open->len; i++)
+            {
+              guint64 pos = g_array_index (h->open, guint64, i);
+              if (pos < c->history_total)
+                g_array_index (h->open, guint64, k++) = pos;
+            }
+          g_array_set_size (h->open, k);
+        }
+      /* the arrows underway then: arrived since, they are underway again */
+      GHashTable *seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      g_hash_table_iter_init (&it, m->history_index->mods);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        {
+          ViperHistoryModule *h = v;
+          for (guint i = 0; i < h->open->len; i++)
+            g_hash_table_add (seen, g_memdup2 (&g_array_index (h->open, guint64, i), sizeof (guint64)));
+        }
+      for (guint i = 0; i < c->open->len; i++)
+        {
+          guint64 pos = g_array_index (c->open, guint64, i);
+          ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (m, pos);
+          if (!e)
+            continue;
+          e->t1 = NAN;
+          if (!g_hash_table_contains (seen, &pos))
+            g_array_append_val (index_module (m->history_index, e->module)->open, pos);
+        }
+      g_hash_table_destroy (seen);
+      g_hash_table_iter_init (&it, m->history_index->mods);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        ((ViperHistoryModule *) v)->open_kept = ((ViperHistoryModule *) v)->open->len;
+    }
+  viper_damage_clear (m->damage);
+  viper_damage_add (m->damage, VIPER_AREA_ALL, 0, 0);
+  return TRUE;
+}
