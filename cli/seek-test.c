@@ -105,19 +105,64 @@ typedef struct {
   guint64 steps;            /* 0: none */
 } Target;
 
+/* The history the space-time view draws, and its index by module, as text
+ * (a checksum of the entries, the refs per module), when one is kept. */
+static void
+history_digest (const ViperModel *m, GString *out)
+{
+  if (!m || m->history_interval < 0)
+    return;
+  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA1);
+  for (guint i = 0; i < m->history->len; i++)
+    {
+      ViperHistoryEntry e = g_array_index (m->history, ViperHistoryEntry, i);
+      if (isnan (e.t1))
+        e.t1 = NAN;           /* one NaN */
+      g_checksum_update (ck, (const guchar *) &e, sizeof e);
+    }
+  g_string_append_printf (out, "history: %u entries, %u dropped, %s\n", m->history->len, m->history_dropped,
+                          g_checksum_get_string (ck));
+  g_checksum_free (ck);
+  gint64 last = -2;
+  for (guint i = 0; i < m->history->len; i++)
+    {
+      gint64 mod = g_array_index (m->history, ViperHistoryEntry, i).module;
+      if (mod == last)
+        continue;
+      last = mod;
+      const ViperHistoryModule *h = viper_model_history_module (m, mod);
+      ck = g_checksum_new (G_CHECKSUM_SHA1);
+      g_checksum_update (ck, (const guchar *) h->states->data, h->states->len * sizeof (ViperHistoryRef));
+      g_checksum_update (ck, (const guchar *) h->arrows->data, h->arrows->len * sizeof (ViperHistoryRef));
+      g_string_append_printf (out, "module %" G_GINT64_FORMAT ": %u states, %u arrows, %s\n", mod, h->states->len,
+                              h->arrows->len, g_checksum_get_string (ck));
+      g_checksum_free (ck);
+    }
+}
+
+static char *
+state_text (Pipe *p)
+{
+  char *json = viper_state_to_json (p->run, p->model, TRUE);
+  GString *g = g_string_new (json);
+  g_free (json);
+  history_digest (p->model, g);
+  return g_string_free (g, FALSE);
+}
+
 static char *
 straight (const ViperSeekConf *conf, const Target *t)
 {
-  Pipe *p = pipe_new (conf, -1, NULL);
+  Pipe *p = pipe_new (conf, conf->history, NULL);
   if (!p)
     return g_strdup ("(cannot open)");
   viper_scheduler_set_breakpoint (p->sched, t->clock);
   viper_scheduler_set_step_limit (p->sched, t->steps);
   if (!isnan (t->clock) || t->steps)
     viper_scheduler_run (p->sched);
-  char *json = viper_state_to_json (p->run, p->model, TRUE);
+  char *text = state_text (p);
   pipe_free (p);
-  return json;
+  return text;
 }
 
 static void
@@ -172,6 +217,8 @@ viper_seek_test (const ViperSeekConf *conf, guint n, gboolean check)
       return 1;
     }
   viper_scheduler_enable_trail (p->sched, conf->trail_bytes);
+  if (conf->every)
+    viper_trail_set_first_every (viper_scheduler_get_trail (p->sched), conf->every);
   viper_scheduler_set_stuck_func (p->sched, stuck_at, (gpointer) conf);
   gint64 t0 = g_get_monotonic_time ();
   viper_scheduler_run (p->sched);
@@ -226,7 +273,7 @@ viper_seek_test (const ViperSeekConf *conf, guint n, gboolean check)
       ms[i] = (double) (g_get_monotonic_time () - a) / 1e3;
       if (!check)
         continue;
-      char *got = viper_state_to_json (p->run, p->model, TRUE);
+      char *got = state_text (p);
       char *want = straight (conf, t);
       if (!g_str_equal (got, want))
         {

@@ -13,6 +13,7 @@ typedef struct {
   ViperClockSync *clock_sync;
   guint64 max_pending, max_procs;
   gsize trail_bytes;        /* 0: the default bound */
+  guint64 every;            /* first checkpoint spacing, 0: the default */
 } ViperSeekConf;
 
 /* n seeks; check: compare each state with a replay from the start.  Prints

@@ -326,6 +326,7 @@ main (int argc, char **argv)
   app.opt.max_partial = -1;
   gint64 max_pending = VIPER_RUN_DEFAULT_MAX_PENDING, max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
   gint seek_test = 0, seek_bench = 0;
+  gint64 seek_every = 0;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
@@ -363,6 +364,8 @@ main (int argc, char **argv)
     { "seek-test", 0, 0, G_OPTION_ARG_INT, &seek_test,
       "Replay to the end, then seek (as the GUI does) to N points and compare each state with a replay from the start; exit 1 on a difference", "N" },
     { "seek-bench", 0, 0, G_OPTION_ARG_INT, &seek_bench, "Replay to the end, then time N seeks to random points", "N" },
+    { "seek-every", 0, 0, G_OPTION_ARG_INT64, &seek_every,
+      "With --seek-test/--seek-bench: a model checkpoint every N trams at first (default 4096; the spacing doubles as 64 fill up)", "N" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &app.opt.quiet, "Do not print warnings (bad lines are still reported)", NULL },
@@ -552,7 +555,7 @@ main (int argc, char **argv)
         }
     }
 
-  if (seek_test < 0 || seek_bench < 0 || ((seek_test || seek_bench) && (app.opt.listen || !app.opt.traces)))
+  if (seek_test < 0 || seek_bench < 0 || seek_every < 0 || ((seek_test || seek_bench) && (app.opt.listen || !app.opt.traces)))
     {
       rc = usage_error (ctx, "--seek-test and --seek-bench take a count and trace files (not --listen)");
       goto out_ctx;
@@ -594,7 +597,8 @@ main (int argc, char **argv)
   if (seek_test || seek_bench)
     {
       ViperSeekConf sc = { app.paradigm, app.setup, app.opt.traces, app.opt.decay, history_s ? app.opt.history : -1,
-                           app.clock_sync, (guint64) max_pending, (guint64) max_procs, 0 };
+                           app.clock_sync, (guint64) max_pending, (guint64) max_procs, 0,
+                           (guint64) seek_every };
       rc = viper_seek_test (&sc, (guint) (seek_test ? seek_test : seek_bench), seek_test > 0);
       goto out;
     }

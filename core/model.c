@@ -28,6 +28,19 @@ typedef struct {
   gint64 id;
 } IndexModule;
 
+typedef struct {
+  gint64 id;
+  GArray *states, *arrows;  /* ViperHistoryRef */
+  double state_disorder, arrow_disorder, arrow_span;
+} StashModule;
+
+struct _ViperHistoryStash {
+  GArray *history;
+  guint dropped;
+  guint64 applied;
+  GArray *mods;             /* of StashModule */
+};
+
 static void
 index_module_free (gpointer p)
 {
@@ -147,9 +160,14 @@ viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadi
   m->history_index = index_new ();
 }
 
+static void stash_free (struct _ViperHistoryStash *st);
+static void reset_all (ViperModel *m);
+
 void
 viper_model_finish (ViperModel *m)
 {
+  stash_free (m->stash);
+  m->stash = NULL;
   viper_damage_free (m->damage);
   m->damage = NULL;
   if (m->history)
@@ -220,11 +238,30 @@ viper_model_apply (ViperModel *m, const ViperTram *t)
 void
 viper_model_reset (ViperModel *m)
 {
+  stash_free (m->stash);
+  m->stash = NULL;
+  reset_all (m);
+}
+
+static void stash_take (ViperModel *m);
+
+void
+viper_model_rewind_start (ViperModel *m)
+{
+  if (m->history_interval >= 0 && m->applied && (!m->stash || m->applied > m->stash->applied))
+    stash_take (m);
+  reset_all (m);
+}
+
+static void
+reset_all (ViperModel *m)
+{
   m->clock = -INFINITY;
   m->applied = m->changes = m->inconsistent = 0;
   g_array_set_size (m->history, 0);
   m->history_dropped = 0;
   index_clear (m->history_index);
+  /* the stash stays (viper_model_reset drops it): the same run starts again */
   viper_damage_clear (m->damage);
   if (m->klass->reset)
     m->klass->reset (m);
@@ -255,6 +292,8 @@ viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ..
 void
 viper_model_set_history (ViperModel *m, double interval)
 {
+  stash_free (m->stash);
+  m->stash = NULL;
   m->history_interval = interval;
   if (interval < 0)
     {
@@ -404,9 +443,52 @@ viper_model_ckpt_bytes (const ViperModelCkpt *c)
   return c ? c->bytes : 0;
 }
 
-/* refs are in position order: drop those at or after pos */
+/* The furthest history the model has had: restoring copies a prefix of it,
+ * so a checkpoint ahead of the model (a forward seek) restores as well as
+ * one behind.  Taken again whenever the model has gone further.  Its entries
+ * are a later version of every checkpoint's: they differ only by arrivals
+ * written in place since, which the checkpoint lists (its open arrows). */
 static void
-refs_truncate (GArray *refs, guint64 pos)
+stash_free (struct _ViperHistoryStash *st)
+{
+  if (!st)
+    return;
+  g_array_unref (st->history);
+  for (guint i = 0; i < st->mods->len; i++)
+    {
+      StashModule *x = &g_array_index (st->mods, StashModule, i);
+      g_array_unref (x->states);
+      g_array_unref (x->arrows);
+    }
+  g_array_unref (st->mods);
+  g_free (st);
+}
+
+static void
+stash_take (ViperModel *m)
+{
+  stash_free (m->stash);
+  struct _ViperHistoryStash *st = g_new0 (struct _ViperHistoryStash, 1);
+  st->history = g_array_copy (m->history);
+  st->dropped = m->history_dropped;
+  st->applied = m->applied;
+  st->mods = g_array_new (FALSE, FALSE, sizeof (StashModule));
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, m->history_index->mods);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      const IndexModule *im = v;
+      StashModule x = { im->id, g_array_copy (im->pub.states), g_array_copy (im->pub.arrows),
+                        im->pub.state_disorder, im->pub.arrow_disorder, im->pub.arrow_span };
+      g_array_append_val (st->mods, x);
+    }
+  m->stash = st;
+}
+
+/* the length of the prefix of refs below pos */
+static guint
+refs_below (const GArray *refs, guint64 pos)
 {
   guint lo = 0, hi = refs->len;
   while (lo < hi)
@@ -417,7 +499,7 @@ refs_truncate (GArray *refs, guint64 pos)
       else
         hi = mid;
     }
-  g_array_set_size (refs, lo);
+  return lo;
 }
 
 gboolean
@@ -425,43 +507,44 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
 {
   if (!c || c->klass != m->klass)
     return FALSE;
-  guint64 total = (guint64) m->history_dropped + m->history->len;
-  if (m->history_interval >= 0 && (m->history_dropped != c->history_dropped || total < c->history_total))
-    return FALSE;           /* the history it had is no longer all here */
+  gboolean hist = m->history_interval >= 0;
+  if (hist)
+    {
+      if (!m->stash || m->applied >= m->stash->applied || m->stash->dropped != m->history_dropped)
+        stash_take (m);
+      const struct _ViperHistoryStash *st = m->stash;
+      if (st->applied < c->applied || st->dropped != c->history_dropped
+          || (guint64) st->dropped + st->history->len < c->history_total)
+        return FALSE;         /* trimming dropped entries the checkpoint still had */
+    }
   m->klass->restore (m, c->snap);
   m->clock = c->clock;
   m->applied = c->applied;
   m->changes = c->changes;
   m->inconsistent = c->inconsistent;
-  if (m->history_interval >= 0)
+  if (hist)
     {
-      g_array_set_size (m->history, (guint) (c->history_total - m->history_dropped));
-      GHashTableIter it;
-      gpointer v;
-      g_hash_table_iter_init (&it, m->history_index->mods);
-      while (g_hash_table_iter_next (&it, NULL, &v))
+      const struct _ViperHistoryStash *st = m->stash;
+      guint n = (guint) (c->history_total - st->dropped);
+      g_array_set_size (m->history, 0);
+      g_array_append_vals (m->history, st->history->data, n);
+      m->history_dropped = st->dropped;
+      index_clear (m->history_index);
+      for (guint i = 0; i < st->mods->len; i++)
         {
-          ViperHistoryModule *h = v;
-          refs_truncate (h->states, c->history_total);
-          refs_truncate (h->arrows, c->history_total);
-          guint k = 0;
-          for (guint i = 0; i < h->open->len; i++)
-            {
-              guint64 pos = g_array_index (h->open, guint64, i);
-              if (pos < c->history_total)
-                g_array_index (h->open, guint64, k++) = pos;
-            }
-          g_array_set_size (h->open, k);
+          const StashModule *x = &g_array_index (st->mods, StashModule, i);
+          guint ns = refs_below (x->states, c->history_total), na = refs_below (x->arrows, c->history_total);
+          if (!ns && !na)
+            continue;
+          ViperHistoryModule *h = index_module (m->history_index, x->id);
+          g_array_append_vals (h->states, x->states->data, ns);
+          g_array_append_vals (h->arrows, x->arrows->data, na);
+          /* bounds for scans: the later ones are as true (only looser) */
+          h->state_disorder = x->state_disorder;
+          h->arrow_disorder = x->arrow_disorder;
+          h->arrow_span = x->arrow_span;
         }
-      /* the arrows underway then: arrived since, they are underway again */
-      GHashTable *seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-      g_hash_table_iter_init (&it, m->history_index->mods);
-      while (g_hash_table_iter_next (&it, NULL, &v))
-        {
-          ViperHistoryModule *h = v;
-          for (guint i = 0; i < h->open->len; i++)
-            g_hash_table_add (seen, g_memdup2 (&g_array_index (h->open, guint64, i), sizeof (guint64)));
-        }
+      /* the arrows underway then (arrived in the stash since) */
       for (guint i = 0; i < c->open->len; i++)
         {
           guint64 pos = g_array_index (c->open, guint64, i);
@@ -469,13 +552,10 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
           if (!e)
             continue;
           e->t1 = NAN;
-          if (!g_hash_table_contains (seen, &pos))
-            g_array_append_val (index_module (m->history_index, e->module)->open, pos);
+          ViperHistoryModule *h = index_module (m->history_index, e->module);
+          g_array_append_val (h->open, pos);
+          h->open_kept = h->open->len;
         }
-      g_hash_table_destroy (seen);
-      g_hash_table_iter_init (&it, m->history_index->mods);
-      while (g_hash_table_iter_next (&it, NULL, &v))
-        ((ViperHistoryModule *) v)->open_kept = ((ViperHistoryModule *) v)->open->len;
     }
   viper_damage_clear (m->damage);
   viper_damage_add (m->damage, VIPER_AREA_ALL, 0, 0);

@@ -65,6 +65,7 @@ struct _ViperModel {
   GArray *history;                  /* of ViperHistoryEntry, time ordered by t0 */
   guint history_dropped;            /* entries dropped from the front so far */
   ViperHistoryIndex *history_index; /* per-module refs into history (viper_model_history_module) */
+  struct _ViperHistoryStash *stash; /* checkpoints: the furthest history seen (model.c) */
 };
 
 void viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadigm *p,
@@ -75,6 +76,9 @@ void viper_model_free (ViperModel *m);
 /* Apply through the class, maintaining clock, counts and history trimming. */
 gboolean viper_model_apply (ViperModel *m, const ViperTram *t);
 void viper_model_reset (ViperModel *m);
+/* A reset for a seek to the start of the same run: keeps what checkpoints
+ * restore from (the furthest history, see viper_model_restore). */
+void viper_model_rewind_start (ViperModel *m);
 const char *viper_model_program_state (const ViperModel *m);
 
 /* Report an inconsistency (a tram that broke a paradigm rule): counted, warned. */

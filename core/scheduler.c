@@ -729,7 +729,7 @@ viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
     }
   if (here_ok)
     return TRUE;
-  viper_model_reset (s->model);
+  viper_model_rewind_start (s->model);
   viper_trail_pos_clear (&s->play);
   viper_trail_pos_init (&s->play);
   s->steps_done = 0;

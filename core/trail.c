@@ -28,7 +28,7 @@ struct _ViperTrail {
   ViperTrailPos end;        /* the position after the last entry (offsets maintained) */
   GArray *ckpts;            /* of ViperTrailCkpt, in position order */
   gsize ckpt_bytes;
-  guint64 every;
+  guint64 every, first_every;
   gboolean failed;
   gboolean have_final;
   guint64 final_read, final_rejected;
@@ -109,7 +109,7 @@ viper_trail_new (gsize max_bytes, double decay)
   tr->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
   tr->ckpts = g_array_new (FALSE, FALSE, sizeof (ViperTrailCkpt));
   viper_trail_pos_init (&tr->end);
-  tr->every = VIPER_TRAIL_FIRST_EVERY;
+  tr->every = tr->first_every = VIPER_TRAIL_FIRST_EVERY;
   return tr;
 }
 
@@ -129,9 +129,17 @@ drop_all (ViperTrail *tr)
   memset (&tr->end, 0, sizeof tr->end);
   tr->end.clock = -INFINITY;
   tr->end.offsets = o;
-  tr->every = VIPER_TRAIL_FIRST_EVERY;
+  tr->every = tr->first_every;
   tr->have_final = FALSE;
   tr->peeked = NULL;
+}
+
+void
+viper_trail_set_first_every (ViperTrail *tr, guint64 every)
+{
+  tr->first_every = MAX (every, 1);
+  if (!tr->end.index)
+    tr->every = tr->first_every;
 }
 
 void

@@ -55,6 +55,9 @@ typedef struct {
 
 ViperTrail *viper_trail_new (gsize max_bytes, double decay);
 void viper_trail_free (ViperTrail *tr);
+/* The spacing of the first checkpoints (default VIPER_TRAIL_FIRST_EVERY);
+ * it doubles whenever VIPER_TRAIL_MAX_CKPTS are kept.  Tests use small ones. */
+void viper_trail_set_first_every (ViperTrail *tr, guint64 every);
 /* Drop everything (a reset); a trail that hit its bound records again. */
 void viper_trail_clear (ViperTrail *tr);
 
