@@ -517,7 +517,6 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
           || (guint64) st->dropped + st->history->len < c->history_total)
         return FALSE;         /* trimming dropped entries the checkpoint still had */
     }
-  m->klass->restore (m, c->snap);
   m->clock = c->clock;
   m->applied = c->applied;
   m->changes = c->changes;
@@ -557,6 +556,8 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
           h->open_kept = h->open->len;
         }
     }
+  /* last: a paradigm may put back history entries it edits in place */
+  m->klass->restore (m, c->snap);
   viper_damage_clear (m->damage);
   viper_damage_add (m->damage, VIPER_AREA_ALL, 0, 0);
   return TRUE;

@@ -35,7 +35,9 @@ typedef struct {
   guint (*group_members) (const ViperModel *m, gint64 group, gint64 *out, guint max);
   /* Checkpoints (seek, core/trail.h): a copy of the paradigm's own state
    * (not the base's) and its size in bytes; restore puts a copy back, so one
-   * snapshot serves any number of restores.  All three or none: a paradigm
+   * snapshot serves any number of restores.  restore runs after the base has
+   * put back the history, so that a paradigm that edits entries in place
+   * after appending them can write them back as they were.  All three or none: a paradigm
    * without them seeks by replaying the trail from the start. */
   gpointer (*snapshot) (const ViperModel *m, gsize *bytes);
   void (*restore) (ViperModel *m, gconstpointer snap);
