@@ -67,6 +67,7 @@ struct _ViperPlayback {
   double drag_t;            /* NAN: not dragging */
   gboolean seeking;
   char *last_dump;
+  gint64 ckpt_every;        /* --checkpoint-every (0: the trail's default) */
 };
 
 /* ---- speed ---------------------------------------------------------------------- */
@@ -696,8 +697,11 @@ viper_playback_option_group (ViperPlayback *pb)
   static GOptionEntry entries[] = {
     { "speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_speed,
       "Replay speed: trace time per second (1-2-5 steps), or max (default: the whole run in about 30 s)", "X" },
+    { "checkpoint-every", 0, 0, G_OPTION_ARG_INT64, NULL,
+      "Seeking: a model checkpoint every N trams at first (default 4096; the spacing doubles as 64 fill up)", "N" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  entries[1].arg_data = &pb->ckpt_every;
   GOptionGroup *g = g_option_group_new ("playback", "Playback options", "Show playback options", pb, NULL);
   g_option_group_add_entries (g, entries);
   return g;
@@ -795,6 +799,8 @@ viper_playback_set_session (ViperPlayback *pb, ViperSession *s)
   if (!is_live (pb) && s->traces && s->traces[0])
     {
       viper_scheduler_enable_trail (s->sched, 0);
+      if (pb->ckpt_every > 0)
+        viper_trail_set_first_every (viper_scheduler_get_trail (s->sched), (guint64) pb->ckpt_every);
       viper_scheduler_set_stuck_func (s->sched, stuck_at, pb);
     }
   apply_speed (pb);
