@@ -510,13 +510,14 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
   gboolean hist = m->history_interval >= 0;
   if (hist)
     {
-      if (!m->stash || m->applied >= m->stash->applied || m->stash->dropped != m->history_dropped)
+      if (!m->stash || m->applied > m->stash->applied || m->stash->dropped != m->history_dropped)
         stash_take (m);
       const struct _ViperHistoryStash *st = m->stash;
       if (st->applied < c->applied || st->dropped != c->history_dropped
           || (guint64) st->dropped + st->history->len < c->history_total)
         return FALSE;         /* trimming dropped entries the checkpoint still had */
     }
+  guint64 applied_then = m->applied;
   m->clock = c->clock;
   m->applied = c->applied;
   m->changes = c->changes;
@@ -524,26 +525,65 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
   if (hist)
     {
       const struct _ViperHistoryStash *st = m->stash;
-      guint n = (guint) (c->history_total - st->dropped);
-      g_array_set_size (m->history, 0);
-      g_array_append_vals (m->history, st->history->data, n);
-      m->history_dropped = st->dropped;
-      index_clear (m->history_index);
-      for (guint i = 0; i < st->mods->len; i++)
+      guint64 total = (guint64) m->history_dropped + m->history->len;
+      GHashTableIter it;
+      gpointer v;
+      GHashTable *open_now = NULL;
+      if (applied_then >= c->applied && m->history_dropped == c->history_dropped && total >= c->history_total)
         {
-          const StashModule *x = &g_array_index (st->mods, StashModule, i);
-          guint ns = refs_below (x->states, c->history_total), na = refs_below (x->arrows, c->history_total);
-          if (!ns && !na)
-            continue;
-          ViperHistoryModule *h = index_module (m->history_index, x->id);
-          g_array_append_vals (h->states, x->states->data, ns);
-          g_array_append_vals (h->arrows, x->arrows->data, na);
-          /* bounds for scans: the later ones are as true (only looser) */
-          h->state_disorder = x->state_disorder;
-          h->arrow_disorder = x->arrow_disorder;
-          h->arrow_span = x->arrow_span;
+          /* the model's own history is a later version: truncate it */
+          g_array_set_size (m->history, (guint) (c->history_total - m->history_dropped));
+          open_now = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+          g_hash_table_iter_init (&it, m->history_index->mods);
+          while (g_hash_table_iter_next (&it, NULL, &v))
+            {
+              ViperHistoryModule *h = v;
+              g_array_set_size (h->states, refs_below (h->states, c->history_total));
+              g_array_set_size (h->arrows, refs_below (h->arrows, c->history_total));
+              guint k = 0;
+              for (guint i = 0; i < h->open->len; i++)
+                {
+                  guint64 pos = g_array_index (h->open, guint64, i);
+                  if (pos < c->history_total)
+                    {
+                      g_array_index (h->open, guint64, k++) = pos;
+                      g_hash_table_add (open_now, g_memdup2 (&pos, sizeof pos));
+                    }
+                }
+              g_array_set_size (h->open, k);
+            }
         }
-      /* the arrows underway then (arrived in the stash since) */
+      else
+        {
+          /* ahead: a prefix of the stash (the index's arrays keep their room) */
+          guint n = (guint) (c->history_total - st->dropped);
+          g_array_set_size (m->history, 0);
+          g_array_append_vals (m->history, st->history->data, n);
+          m->history_dropped = st->dropped;
+          g_hash_table_iter_init (&it, m->history_index->mods);
+          while (g_hash_table_iter_next (&it, NULL, &v))
+            {
+              ViperHistoryModule *h = v;
+              g_array_set_size (h->states, 0);
+              g_array_set_size (h->arrows, 0);
+              g_array_set_size (h->open, 0);
+            }
+          for (guint i = 0; i < st->mods->len; i++)
+            {
+              const StashModule *x = &g_array_index (st->mods, StashModule, i);
+              guint ns = refs_below (x->states, c->history_total), na = refs_below (x->arrows, c->history_total);
+              if (!ns && !na)
+                continue;
+              ViperHistoryModule *h = index_module (m->history_index, x->id);
+              g_array_append_vals (h->states, x->states->data, ns);
+              g_array_append_vals (h->arrows, x->arrows->data, na);
+              /* bounds for scans: the later ones are as true (only looser) */
+              h->state_disorder = x->state_disorder;
+              h->arrow_disorder = x->arrow_disorder;
+              h->arrow_span = x->arrow_span;
+            }
+        }
+      /* the arrows underway then (arrived since) */
       for (guint i = 0; i < c->open->len; i++)
         {
           guint64 pos = g_array_index (c->open, guint64, i);
@@ -551,10 +591,14 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
           if (!e)
             continue;
           e->t1 = NAN;
-          ViperHistoryModule *h = index_module (m->history_index, e->module);
-          g_array_append_val (h->open, pos);
-          h->open_kept = h->open->len;
+          if (!open_now || !g_hash_table_contains (open_now, &pos))
+            g_array_append_val (index_module (m->history_index, e->module)->open, pos);
         }
+      if (open_now)
+        g_hash_table_destroy (open_now);
+      g_hash_table_iter_init (&it, m->history_index->mods);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        ((ViperHistoryModule *) v)->open_kept = ((ViperHistoryModule *) v)->open->len;
     }
   /* last: a paradigm may put back history entries it edits in place */
   m->klass->restore (m, c->snap);
