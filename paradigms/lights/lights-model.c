@@ -20,63 +20,7 @@
  * for the space-time view.  Freezing copies what the views draw so that the
  * picture stands still while the replay goes on.
  */
-#include <math.h>
-#include <string.h>
-#include "lights.h"
-#include "core/run.h"
-
-#define DENSE_LIMIT (1 << 20)
-#define N_MESSAGES 64
-#define HISTORY_LINK_LIMIT 512
-
-typedef struct {
-  guint peer;               /* node index */
-  double bw;                /* bytes per second, last sample */
-  double nbw;               /* being summed from the tram at hand */
-  guint64 total;
-  guint64 pending;          /* bytes of the tram at hand */
-} Out;
-
-typedef struct {
-  LightsNode n;
-  gint32 topo;              /* index in the view setup's topology, -1 */
-  gboolean heard;
-  gint hstate;              /* state code last put in the history, -1 */
-  GArray *out;              /* Out */
-  GHashTable *out_idx;      /* peer index + 1 -> position + 1 */
-} Node;
-
-typedef struct _LightsModel {
-  ViperModel base;
-  const ViperViewSetup *vs;
-  LightsTopo *topo;
-  GArray *nodes;            /* Node */
-  guint32 *dense;
-  guint dense_cap;
-  GHashTable *sparse;
-  guint n_links;
-  double *link_bw;
-  guint64 *link_bytes;
-  gint8 *link_class;
-  guint8 *link_shade;       /* the arrow colour last damaged for, in 66 steps */
-  guint64 unrouted;
-  LightsRange range;
-  gboolean frozen;
-  GArray *frozen_load;      /* gint32 per node index */
-  GArray *frozen_state;     /* guint8 per node index */
-  double *frozen_bw;
-  guint n_frozen_bw;
-  double latency;
-  char *msgs[N_MESSAGES];
-  guint msg_first, n_msgs;
-  guint *route;             /* scratch: link indexes of one route */
-  guint route_cap;
-  double *link_dbw;         /* rate changes of the tram at hand, per link */
-  guint *touched;           /* links with a change pending */
-  guint n_touched;
-  gboolean *is_touched;
-  gboolean any;
-} LightsModel;
+#include "lights-model-priv.h"
 
 static const ViperModelClass lights_class;
 
@@ -129,12 +73,6 @@ node_get (LightsModel *m, gint64 id)
   else
     g_hash_table_insert (m->sparse, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (idx));
   return idx - 1;
-}
-
-static Node *
-node_at (const LightsModel *m, guint i)
-{
-  return &g_array_index (m->nodes, Node, i);
 }
 
 static void
@@ -549,140 +487,6 @@ lights_destroy (ViperModel *base)
   g_free (m);
 }
 
-/* ---- checkpoints (core/model.h): nodes with their pairs, the links' rates
- * and bytes, the messages; the freeze and the colour range stay as the user
- * set them, and a view setup swapped since rebuilds the links from the pairs */
-
-typedef struct {
-  GArray *nodes;            /* Node, out and out_idx copied */
-  guint32 *dense;
-  guint dense_cap;
-  GHashTable *sparse;
-  const ViperViewSetup *vs;
-  guint n_links;
-  double *link_bw;
-  guint64 *link_bytes, unrouted;
-  double latency;
-  char *msgs[N_MESSAGES];
-  guint msg_first, n_msgs;
-  gboolean any;
-} LightsSnap;
-
-static GArray *
-nodes_copy (const GArray *src)
-{
-  GArray *dst = g_array_copy ((GArray *) src);
-  for (guint i = 0; i < dst->len; i++)
-    {
-      Node *n = &g_array_index (dst, Node, i);
-      n->out = g_array_copy (n->out);
-      GHashTable *idx = g_hash_table_new (g_direct_hash, g_direct_equal);
-      GHashTableIter it;
-      gpointer k, v;
-      g_hash_table_iter_init (&it, n->out_idx);
-      while (g_hash_table_iter_next (&it, &k, &v))
-        g_hash_table_insert (idx, k, v);
-      n->out_idx = idx;
-    }
-  return dst;
-}
-
-static GHashTable *
-sparse_copy (GHashTable *src)
-{
-  GHashTable *dst = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, src);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_hash_table_insert (dst, g_memdup2 (k, sizeof (gint64)), v);
-  return dst;
-}
-
-static gpointer
-lights_snapshot (const ViperModel *base, gsize *bytes)
-{
-  const LightsModel *m = (const LightsModel *) base;
-  LightsSnap *s = g_new0 (LightsSnap, 1);
-  s->nodes = nodes_copy (m->nodes);
-  s->dense = m->dense ? g_memdup2 (m->dense, m->dense_cap * sizeof (guint32)) : NULL;
-  s->dense_cap = m->dense_cap;
-  s->sparse = sparse_copy (m->sparse);
-  s->vs = m->vs;
-  s->n_links = m->n_links;
-  s->link_bw = g_memdup2 (m->link_bw, MAX (m->n_links, 1u) * sizeof (double));
-  s->link_bytes = g_memdup2 (m->link_bytes, MAX (m->n_links, 1u) * sizeof (guint64));
-  s->unrouted = m->unrouted;
-  s->latency = m->latency;
-  for (guint i = 0; i < m->n_msgs; i++)
-    s->msgs[(m->msg_first + i) % N_MESSAGES] = g_strdup (m->msgs[(m->msg_first + i) % N_MESSAGES]);
-  s->msg_first = m->msg_first;
-  s->n_msgs = m->n_msgs;
-  s->any = m->any;
-  gsize b = sizeof *s + m->dense_cap * sizeof (guint32) + m->n_links * 16;
-  for (guint i = 0; i < m->nodes->len; i++)
-    b += sizeof (Node) + node_at (m, i)->out->len * (sizeof (Out) + 32);
-  *bytes = b;
-  return s;
-}
-
-static void
-lights_restore (ViperModel *base, gconstpointer snap)
-{
-  LightsModel *m = (LightsModel *) base;
-  const LightsSnap *s = snap;
-  nodes_clear (m);
-  g_array_unref (m->nodes);
-  m->nodes = nodes_copy (s->nodes);
-  g_free (m->dense);
-  m->dense = s->dense ? g_memdup2 (s->dense, s->dense_cap * sizeof (guint32)) : NULL;
-  m->dense_cap = s->dense_cap;
-  g_hash_table_destroy (m->sparse);
-  m->sparse = sparse_copy (s->sparse);
-  free_messages (m);
-  for (guint i = 0; i < N_MESSAGES; i++)
-    m->msgs[i] = NULL;
-  for (guint i = 0; i < s->n_msgs; i++)
-    m->msgs[(s->msg_first + i) % N_MESSAGES] = g_strdup (s->msgs[(s->msg_first + i) % N_MESSAGES]);
-  m->msg_first = s->msg_first;
-  m->n_msgs = s->n_msgs;
-  m->latency = s->latency;
-  m->any = s->any;
-  if (s->vs != m->vs || s->n_links != m->n_links)
-    {
-      adopt_setup (m, m->vs);
-      return;
-    }
-  memcpy (m->link_bw, s->link_bw, MAX (m->n_links, 1u) * sizeof (double));
-  memcpy (m->link_bytes, s->link_bytes, MAX (m->n_links, 1u) * sizeof (guint64));
-  m->unrouted = s->unrouted;
-  for (guint i = 0; i < m->n_links; i++)
-    {
-      m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
-      m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
-    }
-}
-
-static void
-lights_snapshot_free (gpointer snap)
-{
-  LightsSnap *s = snap;
-  for (guint i = 0; i < s->nodes->len; i++)
-    {
-      Node *n = &g_array_index (s->nodes, Node, i);
-      g_array_unref (n->out);
-      g_hash_table_destroy (n->out_idx);
-    }
-  g_array_unref (s->nodes);
-  g_free (s->dense);
-  g_hash_table_destroy (s->sparse);
-  g_free (s->link_bw);
-  g_free (s->link_bytes);
-  for (guint i = 0; i < N_MESSAGES; i++)
-    g_free (s->msgs[i]);
-  g_free (s);
-}
-
 static const char *
 lights_program_state (const ViperModel *base)
 {
@@ -1072,3 +876,11 @@ lights_model_shown_link_bw (const ViperModel *base, guint i)
     return i < m->n_frozen_bw ? m->frozen_bw[i] : 0;
   return i < m->n_links ? m->link_bw[i] : 0;
 }
+
+/* ---- for lights-snapshot.c ------------------------------------------------ */
+
+void lights_priv_nodes_clear (LightsModel *m) { nodes_clear (m); }
+void lights_priv_free_messages (LightsModel *m) { free_messages (m); }
+void lights_priv_adopt_setup (LightsModel *m, const ViperViewSetup *vs) { adopt_setup (m, vs); }
+gint8 lights_priv_bw_class (const LightsRange *r, double bw) { return bw_class (r, bw); }
+guint8 lights_priv_bw_shade (const LightsRange *r, double bw) { return bw_shade (r, bw); }
