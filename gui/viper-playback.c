@@ -562,9 +562,17 @@ timeline_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *t
   ViperPlayback *pb = data;
   if (keyboard || !pb->s)
     return FALSE;
-  char tb[32], buf[96];
-  g_snprintf (buf, sizeof buf, "click or drag to go to clock %s",
-              viper_view_format_clock (timeline_t (pb, x, gtk_widget_get_allocated_width (w)), 0, tb, sizeof tb));
+  char tb[32], buf[256];
+  int n = g_snprintf (buf, sizeof buf, "click or drag to go to clock %s",
+                      viper_view_format_clock (timeline_t (pb, x, gtk_widget_get_allocated_width (w)), 0, tb,
+                                               sizeof tb));
+  /* what seeking holds, against its bound */
+  ViperTrail *tr = viper_scheduler_get_trail (pb->s->sched);
+  if (tr && n > 0 && (gsize) n < sizeof buf)
+    g_snprintf (buf + n, sizeof buf - (gsize) n, "\nseek log: %" G_GUINT64_FORMAT " trams, %.1f of %" G_GSIZE_FORMAT
+                " MiB, %u checkpoints %" G_GUINT64_FORMAT " trams apart", viper_trail_length (tr),
+                viper_trail_bytes (tr) / 1048576.0, viper_trail_max_bytes (tr) >> 20, viper_trail_n_ckpts (tr),
+                viper_trail_every (tr));
   gtk_tooltip_set_text (tip, buf);
   return TRUE;
 }
