@@ -315,6 +315,8 @@ main (int argc, char **argv)
 {
   App app;
   memset (&app, 0, sizeof app);
+  gint seek_test = 0, seek_bench = 0;     /* --seek-test, --seek-bench (seek-test.c) */
+  gint64 seek_every = 0;
   app.opt.decay = 0.5;
   app.opt.idle_exit = 1.0;
   app.opt.steps = 0;
@@ -325,8 +327,6 @@ main (int argc, char **argv)
   app.opt.max_connections = -1;
   app.opt.max_partial = -1;
   gint64 max_pending = VIPER_RUN_DEFAULT_MAX_PENDING, max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
-  gint seek_test = 0, seek_bench = 0;
-  gint64 seek_every = 0;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
@@ -594,14 +594,6 @@ main (int argc, char **argv)
       app.clock_seconds = (double) (g_get_monotonic_time () - c0) / G_USEC_PER_SEC;
     }
 
-  if (seek_test || seek_bench)
-    {
-      ViperSeekConf sc = { app.paradigm, app.setup, app.opt.traces, app.opt.decay, history_s ? app.opt.history : -1,
-                           app.clock_sync, (guint64) max_pending, (guint64) max_procs, 0,
-                           (guint64) seek_every };
-      rc = viper_seek_test (&sc, (guint) (seek_test ? seek_test : seek_bench), seek_test > 0);
-      goto out;
-    }
   for (char **t = app.opt.traces; t && *t; t++)
     {
       ViperTramSource *src = viper_file_source_new (*t, app.pool, &app.diag, app.channels, &error);
@@ -626,6 +618,14 @@ main (int argc, char **argv)
       if (!app.opt.quiet)
         fprintf (stderr, "viper-replay: listening on %s\n", viper_listen_source_address (src));
       viper_scheduler_add_source (app.sched, src);
+    }
+  if (seek_test || seek_bench)
+    {
+      ViperSeekConf sc = { app.paradigm, app.setup, app.opt.traces, app.opt.decay, history_s ? app.opt.history : -1,
+                           app.clock_sync, (guint64) max_pending, (guint64) max_procs, 0,
+                           (guint64) seek_every };
+      rc = viper_seek_test (&sc, (guint) (seek_test ? seek_test : seek_bench), seek_test > 0);
+      goto out;
     }
   if (app.opt.run_out)
     {
