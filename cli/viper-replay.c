@@ -23,6 +23,7 @@
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "paradigms/export.h"
+#include "seek-test.h"
 
 #define EXIT_IO 1
 #define EXIT_USAGE 2
@@ -319,6 +320,8 @@ main (int argc, char **argv)
 {
   App app;
   memset (&app, 0, sizeof app);
+  gint seek_test = 0, seek_bench = 0;     /* --seek-test, --seek-bench (seek-test.c) */
+  gint64 seek_every = 0;
   app.opt.decay = 0.5;
   app.opt.idle_exit = 1.0;
   app.opt.steps = 0;
@@ -363,6 +366,11 @@ main (int argc, char **argv)
     { "export", 0, 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.exports,
       "Write the run as FORMAT (paragraph, paje, chrome) to FILE ('-' = stdout); repeatable", "FORMAT:FILE" },
     { "render-size", 0, 0, G_OPTION_ARG_STRING, &app.opt.render_size, "Size of rendered views (default 1024x768)", "WxH" },
+    { "seek-test", 0, 0, G_OPTION_ARG_INT, &seek_test,
+      "Replay to the end, then seek (as the GUI does) to N points and compare each state with a replay from the start; exit 1 on a difference", "N" },
+    { "seek-bench", 0, 0, G_OPTION_ARG_INT, &seek_bench, "Replay to the end, then time N seeks to random points", "N" },
+    { "seek-every", 0, 0, G_OPTION_ARG_INT64, &seek_every,
+      "With --seek-test/--seek-bench: a model checkpoint every N trams at first (default 4096; the spacing doubles as 64 fill up)", "N" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &app.opt.quiet, "Do not print warnings (bad lines are still reported)", NULL },
@@ -552,6 +560,12 @@ main (int argc, char **argv)
         }
     }
 
+  if (seek_test < 0 || seek_bench < 0 || seek_every < 0 || ((seek_test || seek_bench) && (app.opt.listen || !app.opt.traces)))
+    {
+      rc = usage_error (ctx, "--seek-test and --seek-bench take a count and trace files (not --listen)");
+      goto out_ctx;
+    }
+
   app.pool = viper_tram_pool_new ();
   app.channels = viper_channels_new ();
   app.line = g_string_new (NULL);
@@ -609,6 +623,14 @@ main (int argc, char **argv)
       if (!app.opt.quiet)
         fprintf (stderr, "viper-replay: listening on %s\n", viper_listen_source_address (src));
       viper_scheduler_add_source (app.sched, src);
+    }
+  if (seek_test || seek_bench)
+    {
+      ViperSeekConf sc = { app.paradigm, app.setup, app.opt.traces, app.opt.decay, history_s ? app.opt.history : -1,
+                           app.clock_sync, (guint64) max_pending, (guint64) max_procs, 0,
+                           (guint64) seek_every };
+      rc = viper_seek_test (&sc, (guint) (seek_test ? seek_test : seek_bench), seek_test > 0);
+      goto out;
     }
   if (app.opt.run_out)
     {

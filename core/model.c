@@ -28,6 +28,19 @@ typedef struct {
   gint64 id;
 } IndexModule;
 
+typedef struct {
+  gint64 id;
+  GArray *states, *arrows;  /* ViperHistoryRef */
+  double state_disorder, arrow_disorder, arrow_span;
+} StashModule;
+
+struct _ViperHistoryStash {
+  GArray *history;
+  guint dropped;
+  guint64 applied;
+  GArray *mods;             /* of StashModule */
+};
+
 static void
 index_module_free (gpointer p)
 {
@@ -147,9 +160,14 @@ viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadi
   m->history_index = index_new ();
 }
 
+static void stash_free (struct _ViperHistoryStash *st);
+static void reset_all (ViperModel *m);
+
 void
 viper_model_finish (ViperModel *m)
 {
+  stash_free (m->stash);
+  m->stash = NULL;
   viper_damage_free (m->damage);
   m->damage = NULL;
   if (m->history)
@@ -220,11 +238,30 @@ viper_model_apply (ViperModel *m, const ViperTram *t)
 void
 viper_model_reset (ViperModel *m)
 {
+  stash_free (m->stash);
+  m->stash = NULL;
+  reset_all (m);
+}
+
+static void stash_take (ViperModel *m);
+
+void
+viper_model_rewind_start (ViperModel *m)
+{
+  if (m->history_interval >= 0 && m->applied && (!m->stash || m->applied > m->stash->applied))
+    stash_take (m);
+  reset_all (m);
+}
+
+static void
+reset_all (ViperModel *m)
+{
   m->clock = -INFINITY;
   m->applied = m->changes = m->inconsistent = 0;
   g_array_set_size (m->history, 0);
   m->history_dropped = 0;
   index_clear (m->history_index);
+  /* the stash stays (viper_model_reset drops it): the same run starts again */
   viper_damage_clear (m->damage);
   if (m->klass->reset)
     m->klass->reset (m);
@@ -255,6 +292,8 @@ viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ..
 void
 viper_model_set_history (ViperModel *m, double interval)
 {
+  stash_free (m->stash);
+  m->stash = NULL;
   m->history_interval = interval;
   if (interval < 0)
     {
@@ -331,4 +370,239 @@ viper_model_history_at (const ViperModel *m, guint64 pos)
   if (pos < m->history_dropped || pos - m->history_dropped >= m->history->len)
     return NULL;
   return &g_array_index (m->history, ViperHistoryEntry, (guint) (pos - m->history_dropped));
+}
+
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+struct _ViperModelCkpt {
+  const ViperModelClass *klass;
+  gpointer snap;
+  gsize bytes;
+  double clock;
+  guint64 applied, changes, inconsistent;
+  guint64 history_total;    /* history_dropped + history->len */
+  guint history_dropped;
+  GArray *open;             /* guint64 positions of the arrows underway */
+};
+
+gboolean
+viper_model_can_checkpoint (const ViperModel *m)
+{
+  return m->klass->snapshot && m->klass->restore && m->klass->snapshot_free;
+}
+
+ViperModelCkpt *
+viper_model_checkpoint (const ViperModel *m)
+{
+  if (!viper_model_can_checkpoint (m))
+    return NULL;
+  ViperModelCkpt *c = g_new0 (ViperModelCkpt, 1);
+  c->klass = m->klass;
+  c->snap = m->klass->snapshot (m, &c->bytes);
+  c->clock = m->clock;
+  c->applied = m->applied;
+  c->changes = m->changes;
+  c->inconsistent = m->inconsistent;
+  c->history_dropped = m->history_dropped;
+  c->history_total = (guint64) m->history_dropped + m->history->len;
+  c->open = g_array_new (FALSE, FALSE, sizeof (guint64));
+  /* every arrow underway is in its module's open list (which may also hold
+   * arrived ones until the next sweep) */
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, m->history_index->mods);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      const ViperHistoryModule *h = v;
+      for (guint i = 0; i < h->open->len; i++)
+        {
+          guint64 pos = g_array_index (h->open, guint64, i);
+          const ViperHistoryEntry *e = viper_model_history_at (m, pos);
+          if (e && isnan (e->t1))
+            g_array_append_val (c->open, pos);
+        }
+    }
+  c->bytes += sizeof *c + c->open->len * sizeof (guint64);
+  return c;
+}
+
+void
+viper_model_ckpt_free (ViperModelCkpt *c)
+{
+  if (!c)
+    return;
+  if (c->snap)
+    c->klass->snapshot_free (c->snap);
+  g_array_unref (c->open);
+  g_free (c);
+}
+
+gsize
+viper_model_ckpt_bytes (const ViperModelCkpt *c)
+{
+  return c ? c->bytes : 0;
+}
+
+/* The furthest history the model has had: restoring copies a prefix of it,
+ * so a checkpoint ahead of the model (a forward seek) restores as well as
+ * one behind.  Taken again whenever the model has gone further.  Its entries
+ * are a later version of every checkpoint's: they differ only by arrivals
+ * written in place since, which the checkpoint lists (its open arrows). */
+static void
+stash_free (struct _ViperHistoryStash *st)
+{
+  if (!st)
+    return;
+  g_array_unref (st->history);
+  for (guint i = 0; i < st->mods->len; i++)
+    {
+      StashModule *x = &g_array_index (st->mods, StashModule, i);
+      g_array_unref (x->states);
+      g_array_unref (x->arrows);
+    }
+  g_array_unref (st->mods);
+  g_free (st);
+}
+
+static void
+stash_take (ViperModel *m)
+{
+  stash_free (m->stash);
+  struct _ViperHistoryStash *st = g_new0 (struct _ViperHistoryStash, 1);
+  st->history = g_array_copy (m->history);
+  st->dropped = m->history_dropped;
+  st->applied = m->applied;
+  st->mods = g_array_new (FALSE, FALSE, sizeof (StashModule));
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, m->history_index->mods);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      const IndexModule *im = v;
+      StashModule x = { im->id, g_array_copy (im->pub.states), g_array_copy (im->pub.arrows),
+                        im->pub.state_disorder, im->pub.arrow_disorder, im->pub.arrow_span };
+      g_array_append_val (st->mods, x);
+    }
+  m->stash = st;
+}
+
+/* the length of the prefix of refs below pos */
+static guint
+refs_below (const GArray *refs, guint64 pos)
+{
+  guint lo = 0, hi = refs->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (refs, ViperHistoryRef, mid).pos < pos)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+gboolean
+viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
+{
+  if (!c || c->klass != m->klass)
+    return FALSE;
+  gboolean hist = m->history_interval >= 0;
+  if (hist)
+    {
+      if (!m->stash || m->applied > m->stash->applied || m->stash->dropped != m->history_dropped)
+        stash_take (m);
+      const struct _ViperHistoryStash *st = m->stash;
+      if (st->applied < c->applied || st->dropped != c->history_dropped
+          || (guint64) st->dropped + st->history->len < c->history_total)
+        return FALSE;         /* trimming dropped entries the checkpoint still had */
+    }
+  guint64 applied_then = m->applied;
+  m->clock = c->clock;
+  m->applied = c->applied;
+  m->changes = c->changes;
+  m->inconsistent = c->inconsistent;
+  if (hist)
+    {
+      const struct _ViperHistoryStash *st = m->stash;
+      guint64 total = (guint64) m->history_dropped + m->history->len;
+      GHashTableIter it;
+      gpointer v;
+      GHashTable *open_now = NULL;
+      if (applied_then >= c->applied && m->history_dropped == c->history_dropped && total >= c->history_total)
+        {
+          /* the model's own history is a later version: truncate it */
+          g_array_set_size (m->history, (guint) (c->history_total - m->history_dropped));
+          open_now = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+          g_hash_table_iter_init (&it, m->history_index->mods);
+          while (g_hash_table_iter_next (&it, NULL, &v))
+            {
+              ViperHistoryModule *h = v;
+              g_array_set_size (h->states, refs_below (h->states, c->history_total));
+              g_array_set_size (h->arrows, refs_below (h->arrows, c->history_total));
+              guint k = 0;
+              for (guint i = 0; i < h->open->len; i++)
+                {
+                  guint64 pos = g_array_index (h->open, guint64, i);
+                  if (pos < c->history_total)
+                    {
+                      g_array_index (h->open, guint64, k++) = pos;
+                      g_hash_table_add (open_now, g_memdup2 (&pos, sizeof pos));
+                    }
+                }
+              g_array_set_size (h->open, k);
+            }
+        }
+      else
+        {
+          /* ahead: a prefix of the stash (the index's arrays keep their room) */
+          guint n = (guint) (c->history_total - st->dropped);
+          g_array_set_size (m->history, 0);
+          g_array_append_vals (m->history, st->history->data, n);
+          m->history_dropped = st->dropped;
+          g_hash_table_iter_init (&it, m->history_index->mods);
+          while (g_hash_table_iter_next (&it, NULL, &v))
+            {
+              ViperHistoryModule *h = v;
+              g_array_set_size (h->states, 0);
+              g_array_set_size (h->arrows, 0);
+              g_array_set_size (h->open, 0);
+            }
+          for (guint i = 0; i < st->mods->len; i++)
+            {
+              const StashModule *x = &g_array_index (st->mods, StashModule, i);
+              guint ns = refs_below (x->states, c->history_total), na = refs_below (x->arrows, c->history_total);
+              if (!ns && !na)
+                continue;
+              ViperHistoryModule *h = index_module (m->history_index, x->id);
+              g_array_append_vals (h->states, x->states->data, ns);
+              g_array_append_vals (h->arrows, x->arrows->data, na);
+              /* bounds for scans: the later ones are as true (only looser) */
+              h->state_disorder = x->state_disorder;
+              h->arrow_disorder = x->arrow_disorder;
+              h->arrow_span = x->arrow_span;
+            }
+        }
+      /* the arrows underway then (arrived since) */
+      for (guint i = 0; i < c->open->len; i++)
+        {
+          guint64 pos = g_array_index (c->open, guint64, i);
+          ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (m, pos);
+          if (!e)
+            continue;
+          e->t1 = NAN;
+          if (!open_now || !g_hash_table_contains (open_now, &pos))
+            g_array_append_val (index_module (m->history_index, e->module)->open, pos);
+        }
+      if (open_now)
+        g_hash_table_destroy (open_now);
+      g_hash_table_iter_init (&it, m->history_index->mods);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        ((ViperHistoryModule *) v)->open_kept = ((ViperHistoryModule *) v)->open->len;
+    }
+  /* last: a paradigm may put back history entries it edits in place */
+  m->klass->restore (m, c->snap);
+  viper_damage_clear (m->damage);
+  viper_damage_add (m->damage, VIPER_AREA_ALL, 0, 0);
+  return TRUE;
 }

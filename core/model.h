@@ -33,6 +33,15 @@ typedef struct {
   void (*write_modules) (const ViperModel *m, const ViperRun *run, ViperJson *j);
   /* Members of a group (core's VIPER_FROM_EACH_MEMBER); NULL = a module is its own group. */
   guint (*group_members) (const ViperModel *m, gint64 group, gint64 *out, guint max);
+  /* Checkpoints (seek, core/trail.h): a copy of the paradigm's own state
+   * (not the base's) and its size in bytes; restore puts a copy back, so one
+   * snapshot serves any number of restores.  restore runs after the base has
+   * put back the history, so that a paradigm that edits entries in place
+   * after appending them can write them back as they were.  All three or none: a paradigm
+   * without them seeks by replaying the trail from the start. */
+  gpointer (*snapshot) (const ViperModel *m, gsize *bytes);
+  void (*restore) (ViperModel *m, gconstpointer snap);
+  void (*snapshot_free) (gpointer snap);
 } ViperModelClass;
 
 /* A state change or an arrow kept for the space-time view. */
@@ -58,6 +67,7 @@ struct _ViperModel {
   GArray *history;                  /* of ViperHistoryEntry, time ordered by t0 */
   guint history_dropped;            /* entries dropped from the front so far */
   ViperHistoryIndex *history_index; /* per-module refs into history (viper_model_history_module) */
+  struct _ViperHistoryStash *stash; /* checkpoints: the furthest history seen (model.c) */
 };
 
 void viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadigm *p,
@@ -68,6 +78,9 @@ void viper_model_free (ViperModel *m);
 /* Apply through the class, maintaining clock, counts and history trimming. */
 gboolean viper_model_apply (ViperModel *m, const ViperTram *t);
 void viper_model_reset (ViperModel *m);
+/* A reset for a seek to the start of the same run: keeps what checkpoints
+ * restore from (the furthest history, see viper_model_restore). */
+void viper_model_rewind_start (ViperModel *m);
 const char *viper_model_program_state (const ViperModel *m);
 
 /* Report an inconsistency (a tram that broke a paradigm rule): counted, warned. */
@@ -81,6 +94,21 @@ void viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e);
  * true.  Appending arrows at their start keeps each module's arrows in its
  * own order, whatever the order of the arrivals.  No-op once trimmed. */
 void viper_model_history_arrow_arrived (ViperModel *m, guint64 pos, double t1);
+
+/* ---- checkpoints -------------------------------------------------------------
+ * A checkpoint holds the base's counters, the paradigm's snapshot and, for
+ * the history, only its length and the arrows underway: the history is
+ * append-only in run order (arrows complete in place), so restoring
+ * truncates it and re-opens those arrows instead of copying it.  Restoring
+ * fails (FALSE, nothing changed) when the class has no hook or when history
+ * trimming has since dropped entries the checkpoint still had; the caller
+ * then replays from the start. */
+typedef struct _ViperModelCkpt ViperModelCkpt;
+gboolean viper_model_can_checkpoint (const ViperModel *m);
+ViperModelCkpt *viper_model_checkpoint (const ViperModel *m);     /* NULL without the hook */
+gboolean viper_model_restore (ViperModel *m, const ViperModelCkpt *c);
+void viper_model_ckpt_free (ViperModelCkpt *c);
+gsize viper_model_ckpt_bytes (const ViperModelCkpt *c);
 
 /* ---- the history by module --------------------------------------------------
  * A view that shows a slice of time (the space-time view) must not walk the

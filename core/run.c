@@ -133,6 +133,9 @@ struct _ViperRun {
   guint64 max_pending;      /* bound on trams in flight (viper_run_set_max_pending) */
   guint64 max_procs;        /* bound on modules (sequence lists) */
 
+  const ViperRunView *view; /* viper_run_set_view: figures from elsewhere (seek) */
+  gpointer view_data;
+
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
 };
@@ -1103,15 +1106,26 @@ viper_run_last_cause (const ViperRun *run, gint64 *proc, gint64 *seq, double *ti
   return TRUE;
 }
 
+void
+viper_run_set_view (ViperRun *run, const ViperRunView *view, gpointer data)
+{
+  run->view = view;
+  run->view_data = data;
+}
+
 double
 viper_run_clock (const ViperRun *run)
 {
+  if (run->view)
+    return run->view->clock (run->view_data);
   return run->clock;
 }
 
 double
 viper_run_offset (const ViperRun *run, gint64 proc)
 {
+  if (run->view)
+    return run->view->offset (run->view_data, proc);
   ViperSeqList *l = g_hash_table_lookup (run->lists, &proc);
   return l ? l->offset : 0.0;
 }
@@ -1131,6 +1145,11 @@ viper_run_paradigm (const ViperRun *run)
 void
 viper_run_counts (const ViperRun *run, ViperCounts *out)
 {
+  if (run->view)
+    {
+      run->view->counts (run->view_data, out);
+      return;
+    }
   *out = run->counts;
   out->pending = run->counts.read - run->counts.transferred - run->counts.rejected;
 }
@@ -1260,6 +1279,8 @@ explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h
 GArray *
 viper_run_stuck (const ViperRun *run)
 {
+  if (run->view)
+    return run->view->stuck (run->view_data);
   GArray *out = g_array_new (FALSE, TRUE, sizeof (ViperStuck));
   GArray *procs = viper_run_procs (run);
   for (guint i = 0; i < procs->len; i++)

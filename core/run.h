@@ -99,6 +99,18 @@ guint64 viper_run_proc_count (const ViperRun *run, gint64 proc);
 GArray *viper_run_stuck (const ViperRun *run);          /* of ViperStuck; free with viper_stuck_array_free */
 void viper_stuck_array_free (GArray *stuck);
 
+/* A stand-in for the run's own figures: while set, viper_run_clock,
+ * viper_run_offset, viper_run_counts and viper_run_stuck answer from it.
+ * The scheduler sets one while it replays the trail (core/trail.h) behind
+ * the engine's own position.  NULL: the run's own. */
+typedef struct {
+  double (*clock) (gpointer data);
+  double (*offset) (gpointer data, gint64 proc);
+  void (*counts) (gpointer data, ViperCounts *out);
+  GArray *(*stuck) (gpointer data);
+} ViperRunView;
+void viper_run_set_view (ViperRun *run, const ViperRunView *view, gpointer data);
+
 /* Forget everything (trams, lists, offsets, clock, counts). */
 void viper_run_reset (ViperRun *run);
 

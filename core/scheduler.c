@@ -6,7 +6,9 @@
  * exact at every stop.
  */
 #include <math.h>
+#include <string.h>
 #include "scheduler.h"
+#include "trail.h"
 
 typedef struct {
   ViperTransferHook fn;
@@ -53,6 +55,18 @@ struct _ViperScheduler {
   GMainContext *ctx;
   GSource *idle;
   guint slice_us;           /* processing per idle dispatch */
+
+  /* seek (core/trail.h): the trail, and playback behind the engine */
+  ViperTrail *trail;
+  gboolean trail_warned;
+  gboolean replaying;
+  ViperTrailPos play;
+  guint64 view_read, view_rejected;
+  ViperStuckFunc stuck_fn;
+  gpointer stuck_data;
+  guint64 transferred;      /* by the engine since the reset */
+  guint64 transfer_limit;
+  gboolean transfer_limit_peek;
 };
 
 ViperScheduler *
@@ -69,6 +83,8 @@ viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, 
   s->state = VIPER_SCHED_IDLE;
   s->slice_us = 8000;
   s->pace_clock0 = NAN;
+  s->transfer_limit = G_MAXUINT64;
+  viper_trail_pos_init (&s->play);
   return s;
 }
 
@@ -91,6 +107,10 @@ viper_scheduler_free (ViperScheduler *s)
     viper_tram_source_free (g_array_index (s->sources, SourceSlot, i).src);
   g_array_unref (s->sources);
   g_array_unref (s->hooks);
+  if (s->replaying)
+    viper_run_set_view (s->run, NULL, NULL);
+  viper_trail_free (s->trail);
+  viper_trail_pos_clear (&s->play);
   g_free (s);
 }
 
@@ -224,6 +244,13 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
   gboolean ok = TRUE;
   s->state = VIPER_SCHED_IDLE;
   s->pace_clock0 = NAN;
+  if (s->replaying)
+    viper_run_set_view (s->run, NULL, NULL);
+  s->replaying = FALSE;
+  if (s->trail)
+    viper_trail_clear (s->trail);
+  s->trail_warned = FALSE;
+  s->transferred = 0;
   viper_run_reset (s->run);
   if (s->model)
     viper_model_reset (s->model);
@@ -300,6 +327,101 @@ read_one (ViperScheduler *s, gboolean *all_at_end)
   return FALSE;
 }
 
+/* The pace holds `next` back: how long to wait is in pace_wait_us. */
+static gboolean
+pace_holds (ViperScheduler *s, const ViperTram *next)
+{
+  if (!(s->pacing && s->speed > 0 && s->state == VIPER_SCHED_RUNNING && isnan (s->breakpoint)))
+    return FALSE;
+  gint64 now = g_get_monotonic_time ();
+  if (isnan (s->pace_clock0))
+    {
+      double clock = viper_run_clock (s->run);
+      s->pace_clock0 = isfinite (clock) ? clock : next->adjusted;
+      s->pace_t0 = now;
+    }
+  double horizon = s->pace_clock0 + s->speed * (double) (now - s->pace_t0) / 1e6;
+  if (next->adjusted > horizon)
+    {
+      s->pace_wait_us = (gint64) ceil ((next->adjusted - horizon) / s->speed * 1e6);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Apply a transferred tram (from the engine or the trail); a stop reason
+ * when it ends the pump, else NONE. */
+static ViperStopReason
+deliver (ViperScheduler *s, const ViperTram *t)
+{
+  gboolean changed = s->model ? viper_model_apply (s->model, t) : TRUE;
+  for (guint i = 0; i < s->hooks->len; i++)
+    {
+      Hook *h = &g_array_index (s->hooks, Hook, i);
+      h->fn (t, changed, h->data);
+    }
+  if (changed)
+    {
+      s->steps_done++;
+      if (s->state == VIPER_SCHED_STEPPING)
+        {
+          set_stopped (s, VIPER_STOP_STEP);
+          return VIPER_STOP_STEP;
+        }
+      if (s->step_limit && --s->step_limit == 0)
+        {
+          set_stopped (s, VIPER_STOP_STEP);
+          return VIPER_STOP_STEP;
+        }
+    }
+  return VIPER_STOP_NONE;
+}
+
+static void
+trail_record (ViperScheduler *s, const ViperTram *t)
+{
+  if (!s->trail || viper_trail_failed (s->trail))
+    return;
+  ViperCounts c;
+  viper_run_counts (s->run, &c);
+  if (!viper_trail_append (s->trail, t, c.read, c.rejected))
+    {
+      if (!s->trail_warned && s->diag)
+        viper_diag_event (s->diag, VIPER_DIAG_WARNING,
+                          "seek: the trail passed its bound of %" G_GSIZE_FORMAT " MiB at tram %" G_GUINT64_FORMAT
+                          "; seeking back replays from the start", viper_trail_max_bytes (s->trail) >> 20,
+                          s->transferred);
+      s->trail_warned = TRUE;
+      return;
+    }
+  if (viper_trail_ckpt_due (s->trail))
+    viper_trail_add_ckpt (s->trail, s->steps_done, s->model ? viper_model_checkpoint (s->model) : NULL);
+}
+
+static void leave_replay (ViperScheduler *s);
+
+/* One step of playback behind the engine; VIPER_STOP_NONE to go on. */
+static ViperStopReason
+replay_one (ViperScheduler *s)
+{
+  guint64 rd, rj;
+  const ViperTram *t = viper_trail_peek (s->trail, &s->play, &rd, &rj);
+  if (!isnan (s->breakpoint) && t->adjusted > s->breakpoint)
+    {
+      /* the engine would have read on until this tram was ready */
+      s->view_read = rd;
+      s->view_rejected = rj;
+      set_stopped (s, VIPER_STOP_BREAKPOINT);
+      return VIPER_STOP_BREAKPOINT;
+    }
+  if (pace_holds (s, t))
+    return VIPER_STOP_PACE;
+  viper_trail_advance (s->trail, &s->play);
+  s->view_read = rd;
+  s->view_rejected = rj;
+  return deliver (s, t);
+}
+
 ViperStopReason
 viper_scheduler_pump (ViperScheduler *s, guint budget)
 {
@@ -310,6 +432,22 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
           set_stopped (s, VIPER_STOP_STRICT);
           return VIPER_STOP_STRICT;
         }
+      if (s->replaying)
+        {
+          if (s->play.index < viper_trail_length (s->trail))
+            {
+              ViperStopReason r = replay_one (s);
+              if (r != VIPER_STOP_NONE)
+                return r;
+              continue;
+            }
+          leave_replay (s);     /* back where the engine is */
+        }
+      if (s->transfer_limit != G_MAXUINT64 && s->transferred >= s->transfer_limit && !s->transfer_limit_peek)
+        {
+          set_stopped (s, VIPER_STOP_STEP);
+          return VIPER_STOP_STEP;
+        }
       const ViperTram *next = viper_run_peek (s->run);
       if (next)
         {
@@ -318,43 +456,19 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
               set_stopped (s, VIPER_STOP_BREAKPOINT);
               return VIPER_STOP_BREAKPOINT;
             }
-          if (s->pacing && s->speed > 0 && s->state == VIPER_SCHED_RUNNING && isnan (s->breakpoint))
+          if (s->transfer_limit != G_MAXUINT64 && s->transferred >= s->transfer_limit)
             {
-              gint64 now = g_get_monotonic_time ();
-              if (isnan (s->pace_clock0))
-                {
-                  double clock = viper_run_clock (s->run);
-                  s->pace_clock0 = isfinite (clock) ? clock : next->adjusted;
-                  s->pace_t0 = now;
-                }
-              double horizon = s->pace_clock0 + s->speed * (double) (now - s->pace_t0) / 1e6;
-              if (next->adjusted > horizon)
-                {
-                  s->pace_wait_us = (gint64) ceil ((next->adjusted - horizon) / s->speed * 1e6);
-                  return VIPER_STOP_PACE;
-                }
+              set_stopped (s, VIPER_STOP_STEP);
+              return VIPER_STOP_STEP;
             }
+          if (pace_holds (s, next))
+            return VIPER_STOP_PACE;
           const ViperTram *t = viper_run_transfer_next (s->run);
-          gboolean changed = s->model ? viper_model_apply (s->model, t) : TRUE;
-          for (guint i = 0; i < s->hooks->len; i++)
-            {
-              Hook *h = &g_array_index (s->hooks, Hook, i);
-              h->fn (t, changed, h->data);
-            }
-          if (changed)
-            {
-              s->steps_done++;
-              if (s->state == VIPER_SCHED_STEPPING)
-                {
-                  set_stopped (s, VIPER_STOP_STEP);
-                  return VIPER_STOP_STEP;
-                }
-              if (s->step_limit && --s->step_limit == 0)
-                {
-                  set_stopped (s, VIPER_STOP_STEP);
-                  return VIPER_STOP_STEP;
-                }
-            }
+          s->transferred++;
+          ViperStopReason r = deliver (s, t);
+          trail_record (s, t);
+          if (r != VIPER_STOP_NONE)
+            return r;
           continue;
         }
       gboolean all_at_end;
@@ -364,6 +478,12 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
         continue;             /* a bad last line under --strict: stop as such, not as the end */
       if (all_at_end)
         {
+          if (s->trail)
+            {
+              ViperCounts c;
+              viper_run_counts (s->run, &c);
+              viper_trail_set_final (s->trail, c.read, c.rejected);
+            }
           set_stopped (s, VIPER_STOP_END);
           return VIPER_STOP_END;
         }
@@ -487,5 +607,139 @@ viper_scheduler_last_read (const ViperScheduler *s, double *time, gint64 *proc)
     *time = s->last_read_time;
   if (proc)
     *proc = s->last_read_proc;
+  return TRUE;
+}
+
+/* ---- seek by checkpoints ---------------------------------------------------------- */
+
+static double
+view_clock (gpointer data)
+{
+  return ((ViperScheduler *) data)->play.clock;
+}
+
+static double
+view_offset (gpointer data, gint64 proc)
+{
+  const double *o = g_hash_table_lookup (((ViperScheduler *) data)->play.offsets, &proc);
+  return o ? *o : 0.0;
+}
+
+static void
+view_counts (gpointer data, ViperCounts *out)
+{
+  ViperScheduler *s = data;
+  memset (out, 0, sizeof *out);
+  out->read = s->view_read;
+  out->rejected = s->view_rejected;
+  out->transferred = s->play.index;
+  out->ignored = s->play.ignored;
+  out->pending = out->read - out->transferred - out->rejected;
+}
+
+static GArray *
+view_stuck (gpointer data)
+{
+  ViperScheduler *s = data;
+  if (s->stuck_fn && s->view_read > s->play.index + s->view_rejected)
+    {
+      GArray *a = s->stuck_fn (s->stuck_data, s->play.index, s->last_stop == VIPER_STOP_BREAKPOINT);
+      if (a)
+        return a;
+    }
+  return g_array_new (FALSE, TRUE, sizeof (ViperStuck));
+}
+
+static const ViperRunView trail_view = { view_clock, view_offset, view_counts, view_stuck };
+
+static void
+leave_replay (ViperScheduler *s)
+{
+  s->replaying = FALSE;
+  viper_run_set_view (s->run, NULL, NULL);
+}
+
+void
+viper_scheduler_enable_trail (ViperScheduler *s, gsize max_bytes)
+{
+  if (s->trail)
+    return;
+  s->trail = viper_trail_new (max_bytes, viper_run_decay (s->run));
+}
+
+ViperTrail *
+viper_scheduler_get_trail (const ViperScheduler *s)
+{
+  return s->trail && !viper_trail_failed (s->trail) ? s->trail : NULL;
+}
+
+gboolean
+viper_scheduler_replaying (const ViperScheduler *s)
+{
+  return s->replaying;
+}
+
+void
+viper_scheduler_set_stuck_func (ViperScheduler *s, ViperStuckFunc fn, gpointer data)
+{
+  s->stuck_fn = fn;
+  s->stuck_data = data;
+}
+
+void
+viper_scheduler_set_transfer_limit (ViperScheduler *s, guint64 transferred, gboolean peek)
+{
+  s->transfer_limit = transferred;
+  s->transfer_limit_peek = peek;
+}
+
+/* A replay forward from a position with this clock and this many state
+ * changes stops where a replay from the start does. */
+static gboolean
+reaches (double clock, guint64 steps, double at_clock, guint64 at_steps)
+{
+  if (isnan (clock) && !steps)
+    return at_steps == 0 && !isfinite (at_clock);   /* the start */
+  return (isnan (clock) || !(at_clock > clock)) && (!steps || at_steps < steps);
+}
+
+gboolean
+viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
+{
+  if (!s->trail || viper_trail_failed (s->trail) || !s->model)
+    return FALSE;
+  guint64 len = viper_trail_length (s->trail);
+  if (!s->replaying && s->model->applied != len)
+    return FALSE;             /* the trail does not describe this run (enabled late) */
+  guint64 here = s->replaying ? s->play.index : len;
+  gboolean here_ok = reaches (clock, steps, viper_run_clock (s->run), s->steps_done);
+  /* the latest checkpoint that reaches the target and can be restored */
+  for (guint i = viper_trail_n_ckpts (s->trail); i-- > 0;)
+    {
+      const ViperTrailCkpt *c = viper_trail_ckpt (s->trail, i);
+      if (!reaches (clock, steps, c->pos.clock, c->steps) || !c->model)
+        continue;
+      if (here_ok && here >= c->pos.index)
+        return TRUE;          /* going on from here is as short */
+      if (!viper_model_restore (s->model, c->model))
+        continue;
+      viper_trail_pos_copy (&s->play, &c->pos);
+      s->steps_done = c->steps;
+      goto replay;
+    }
+  if (here_ok)
+    return TRUE;
+  viper_model_rewind_start (s->model);
+  viper_trail_pos_clear (&s->play);
+  viper_trail_pos_init (&s->play);
+  s->steps_done = 0;
+replay:
+  s->view_read = s->play.read;
+  s->view_rejected = s->play.rejected;
+  s->replaying = TRUE;
+  s->state = VIPER_SCHED_IDLE;
+  s->last_stop = VIPER_STOP_NONE;
+  s->pace_clock0 = NAN;
+  viper_run_set_view (s->run, &trail_view, s);
   return TRUE;
 }

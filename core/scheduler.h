@@ -84,6 +84,38 @@ void viper_scheduler_attach (ViperScheduler *s, GMainContext *ctx);
  * least half of the time however slow drawing gets. */
 void viper_scheduler_set_slice (ViperScheduler *s, guint usec);
 
+/* ---- seek by checkpoints (core/trail.h) ------------------------------------
+ * Files only (a live session cannot replay).  With a trail enabled, every
+ * tram the engine transfers is logged, with model checkpoints every so many
+ * trams.  viper_scheduler_rewind() then puts the model at the latest
+ * checkpoint from which a replay forward reaches the target - the stop a
+ * breakpoint at `clock` makes (NAN: none) and/or the `steps`-th state change
+ * (0: none; both unset: the start) - and the scheduler replays the logged
+ * trams from there, with no engine work, until it is back where the engine
+ * is, where the engine takes over again.  Behind the engine the run's
+ * figures (clock, counts, offsets, pending reasons) are the ones of the
+ * replayed position (viper_run_set_view).  The caller then arms the same
+ * breakpoint, and a step limit of steps - viper_scheduler_steps_done(), and
+ * runs.  The state reached is the one a replay from the start reaches.
+ * max_bytes: the trail's bound (0 = VIPER_TRAIL_DEFAULT_MAX_BYTES). */
+typedef struct _ViperTrail ViperTrail;
+void viper_scheduler_enable_trail (ViperScheduler *s, gsize max_bytes);
+ViperTrail *viper_scheduler_get_trail (const ViperScheduler *s);   /* NULL when off */
+/* FALSE when there is no usable trail (the caller resets and replays). */
+gboolean viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps);
+/* TRUE while the scheduler replays the trail behind the engine. */
+gboolean viper_scheduler_replaying (const ViperScheduler *s);
+/* Pending reasons behind the engine are not in the engine any more: this
+ * function works them out (a fresh pipeline run to `transferred` trams;
+ * `peek`: then on until the next tram is ready, as a breakpoint stop
+ * leaves it).  Without one, the list there is empty. */
+typedef GArray *(*ViperStuckFunc) (gpointer data, guint64 transferred, gboolean peek);
+void viper_scheduler_set_stuck_func (ViperScheduler *s, ViperStuckFunc fn, gpointer data);
+/* Stop (as STEP) once `transferred` trams have been transferred since the
+ * reset: right after the last one, or with `peek` once the next is ready.
+ * G_MAXUINT64 = no limit (the default). */
+void viper_scheduler_set_transfer_limit (ViperScheduler *s, guint64 transferred, gboolean peek);
+
 ViperRun *viper_scheduler_get_run (const ViperScheduler *s);
 ViperModel *viper_scheduler_get_model (const ViperScheduler *s);
 /* The last tram read from a source (its time stamp and module); FALSE before any. */

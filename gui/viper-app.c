@@ -854,6 +854,27 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
   request_dump (a, "reset");
 }
 
+/* The playback went back by a checkpoint (gui/viper-playback.c): the engine
+ * kept its place, so nothing is reset or read again; what is shown of the
+ * state it left is forgotten, as Reset does. */
+static void
+act_seeked (GSimpleAction *action, GVariant *param, gpointer data)
+{
+  (void) action, (void) param;
+  App *a = data;
+  if (!a->s)
+    return;
+  a->have_applied = FALSE;
+  a->pending_reasons_at = 0;
+  if (a->infobar)
+    viper_infobar_clear (a->infobar);
+  if (a->inspect)
+    viper_inspect_clear (a->inspect);
+  flush (a);
+  update_controls (a);
+  request_dump (a, "seek");
+}
+
 static void
 apply_breakpoint (App *a, double bp)
 {
@@ -1230,6 +1251,7 @@ static const GActionEntry actions[] = {
   { "go", act_go, NULL, NULL, NULL, { 0 } },
   { "step", act_step, NULL, NULL, NULL, { 0 } },
   { "reset", act_reset, NULL, NULL, NULL, { 0 } },
+  { "seeked", act_seeked, NULL, NULL, NULL, { 0 } },
   { "breakpoint", act_breakpoint, NULL, NULL, NULL, { 0 } },
   { "open", act_open, NULL, NULL, NULL, { 0 } },
   { "listen", act_listen, NULL, NULL, NULL, { 0 } },

@@ -17,17 +17,24 @@
  * change with k doubling when they fill up, so memory stays bounded
  * (INDEX_SAMPLES doubles) whatever the length of the trace.
  *
- * Seek.  Going to a clock ahead replays forward to it with a temporary
- * breakpoint; going back resets the pipeline and replays from the start to
- * it - the same transfers in the same order as a fresh replay, so the state
- * is identical by construction.  Step back is a seek to one state change
- * fewer (a step limit after a reset).  The replay runs synchronously:
- * roughly a second per million trams on this machine (bench/bench-seek).
+ * Seek.  A file session logs its run order as the engine replays it
+ * (core/trail.h: every transferred tram, compactly, with a model checkpoint
+ * every so many trams).  Going to a clock or a step count restores the
+ * latest checkpoint from which a replay forward reaches it and replays the
+ * logged trams from there - no parsing, no run construction - until the
+ * stop; once the replay is back where the engine is, the engine goes on.
+ * The state is the one a replay from the start reaches (viper-replay
+ * --seek-test checks it at many points).  Only what the engine has reached
+ * is logged: the first visit past it replays with the engine, as before.
+ * Without a usable trail (live sessions, the trail's memory bound passed)
+ * going back resets and replays from the start.  Step back is a seek to
+ * one state change fewer.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "viper-playback.h"
+#include "core/trail.h"
 #include "paradigms/views.h"
 
 #define INDEX_SAMPLES 65536
@@ -60,6 +67,7 @@ struct _ViperPlayback {
   double drag_t;            /* NAN: not dragging */
   gboolean seeking;
   char *last_dump;
+  gint64 ckpt_every;        /* --checkpoint-every (0: the trail's default) */
 };
 
 /* ---- speed ---------------------------------------------------------------------- */
@@ -261,22 +269,30 @@ can_seek (ViperPlayback *pb)
 }
 
 /* Replay synchronously until the stop the caller armed; the user's breakpoint
- * is put back afterwards. */
+ * is put back afterwards.  back: the target may lie behind (Back, a seek to
+ * an earlier clock), so without a trail the pipeline must start over. */
 static void
-replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean rewind)
+replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
 {
   ViperScheduler *sc = pb->s->sched;
   double user_bp = viper_scheduler_breakpoint (sc);
   pb->seeking = TRUE;
   if (viper_scheduler_state (sc) != VIPER_SCHED_IDLE)
     viper_scheduler_stop (sc);
-  if (rewind)
+  guint64 was = pb->s->model->applied;
+  if (viper_scheduler_rewind (sc, clock, steps))
+    {
+      if (pb->s->model->applied != was || viper_scheduler_replaying (sc))
+        g_action_group_activate_action (G_ACTION_GROUP (pb->gapp), "seeked", NULL);
+    }
+  else if (back)
     /* the app's own reset: it clears what it shows of the old state too */
     g_action_group_activate_action (G_ACTION_GROUP (pb->gapp), "reset", NULL);
   if (!isnan (clock) || steps)
     {
+      guint64 done = viper_scheduler_steps_done (sc);
       viper_scheduler_set_breakpoint (sc, clock);
-      viper_scheduler_set_step_limit (sc, steps);
+      viper_scheduler_set_step_limit (sc, steps ? steps - MIN (done, steps - 1) : 0);
       viper_scheduler_run (sc);
       viper_scheduler_set_step_limit (sc, 0);
     }
@@ -284,6 +300,30 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean rewind)
   pb->seeking = FALSE;
   gtk_widget_queue_draw (pb->timeline);
   write_dump (pb);
+}
+
+/* Pending reasons behind the engine (core/scheduler.h): a pipeline of its
+ * own replays to the same point.  Only asked for when they are shown (the
+ * diagnostics, the tests' state dump), never by a seek itself. */
+static GArray *
+stuck_at (gpointer data, guint64 transferred, gboolean peek)
+{
+  ViperPlayback *pb = data;
+  if (!pb->s)
+    return NULL;
+  GError *error = NULL;
+  ViperSession *t = viper_session_new (pb->s->paradigm->name, pb->s->setup_path, (const char *const *) pb->s->traces,
+                                       NULL, pb->s->decay, -1, NULL, NULL, &error);
+  if (!t)
+    {
+      g_error_free (error);
+      return NULL;
+    }
+  viper_scheduler_set_transfer_limit (t->sched, transferred, peek);
+  viper_scheduler_run (t->sched);
+  GArray *a = viper_run_stuck (t->run);
+  viper_session_free (t);
+  return a;
 }
 
 static void
@@ -310,7 +350,7 @@ act_back (GSimpleAction *action, GVariant *param, gpointer data)
   guint64 k = viper_scheduler_steps_done (pb->s->sched);
   if (k == 0)
     return;
-  /* reset, then forward to one state change fewer */
+  /* back to a checkpoint (or the start), then forward to one state change fewer */
   replay_to (pb, NAN, k - 1, TRUE);
 }
 
@@ -522,14 +562,37 @@ timeline_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *t
   ViperPlayback *pb = data;
   if (keyboard || !pb->s)
     return FALSE;
-  char tb[32], buf[96];
-  g_snprintf (buf, sizeof buf, "click or drag to go to clock %s",
-              viper_view_format_clock (timeline_t (pb, x, gtk_widget_get_allocated_width (w)), 0, tb, sizeof tb));
+  char tb[32], buf[256];
+  int n = g_snprintf (buf, sizeof buf, "click or drag to go to clock %s",
+                      viper_view_format_clock (timeline_t (pb, x, gtk_widget_get_allocated_width (w)), 0, tb,
+                                               sizeof tb));
+  /* what seeking holds, against its bound */
+  ViperTrail *tr = viper_scheduler_get_trail (pb->s->sched);
+  if (tr && n > 0 && (gsize) n < sizeof buf)
+    g_snprintf (buf + n, sizeof buf - (gsize) n, "\nseek log: %" G_GUINT64_FORMAT " trams, %.1f of %" G_GSIZE_FORMAT
+                " MiB, %u checkpoints %" G_GUINT64_FORMAT " trams apart", viper_trail_length (tr),
+                viper_trail_bytes (tr) / 1048576.0, viper_trail_max_bytes (tr) >> 20, viper_trail_n_ckpts (tr),
+                viper_trail_every (tr));
   gtk_tooltip_set_text (tip, buf);
   return TRUE;
 }
 
 /* ---- debug dump (tests) --------------------------------------------------------- */
+
+/* What seeking holds: the trail's trams, its bytes against its bound, the
+ * checkpoints and their spacing; null without one. */
+static char *
+trail_json (ViperPlayback *pb)
+{
+  ViperTrail *tr = pb->s ? viper_scheduler_get_trail (pb->s->sched) : NULL;
+  if (!tr)
+    return g_strdup ("null");
+  return g_strdup_printf ("{\"trams\": %" G_GUINT64_FORMAT ", \"bytes\": %" G_GSIZE_FORMAT ", \"bound\": %" G_GSIZE_FORMAT
+                          ", \"checkpoints\": %u, \"every\": %" G_GUINT64_FORMAT ", \"replaying\": %s}",
+                          viper_trail_length (tr), viper_trail_bytes (tr), viper_trail_max_bytes (tr),
+                          viper_trail_n_ckpts (tr), viper_trail_every (tr),
+                          viper_scheduler_replaying (pb->s->sched) ? "true" : "false");
+}
 
 static void
 write_dump (ViperPlayback *pb)
@@ -552,15 +615,18 @@ write_dump (ViperPlayback *pb)
     }
   double t0, t1;
   timeline_range (pb, &t0, &t1);
+  char *trail = trail_json (pb);
   int tw = pb->timeline ? gtk_widget_get_allocated_width (pb->timeline) : 0;
   char *doc = g_strdup_printf (
     "{\"speed\": %s, \"live\": %s, \"index_done\": %s, \"trams\": %" G_GUINT64_FORMAT ", \"run\": [%s, %s], "
-    "\"clock\": %s, \"timeline\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, \"x0\": %d, \"x1\": %d}}\n",
+    "\"clock\": %s, \"timeline\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, \"x0\": %d, \"x1\": %d}, "
+    "\"trail\": %s}\n",
     pb->speed_i < 0 ? "null" : viper_format_double (ladder (pb->speed_i), sp), is_live (pb) ? "true" : "false",
     pb->index_done ? "true" : "false", pb->index_trams, viper_format_double (t0, a), viper_format_double (t1, b),
     pb->s && isfinite (viper_run_clock (pb->s->run)) ? viper_format_double (viper_run_clock (pb->s->run), c) : "null",
     ox, oy, tw, pb->timeline ? gtk_widget_get_allocated_height (pb->timeline) : 0, ox + (int) TL_PAD,
-    ox + tw - (int) TL_PAD);
+    ox + tw - (int) TL_PAD, trail);
+  g_free (trail);
   if (g_strcmp0 (doc, pb->last_dump) == 0)
     {
       g_free (doc);
@@ -639,8 +705,11 @@ viper_playback_option_group (ViperPlayback *pb)
   static GOptionEntry entries[] = {
     { "speed", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_speed,
       "Replay speed: trace time per second (1-2-5 steps), or max (default: the whole run in about 30 s)", "X" },
+    { "checkpoint-every", 0, 0, G_OPTION_ARG_INT64, NULL,
+      "Seeking: a model checkpoint every N trams at first (default 4096; the spacing doubles as 64 fill up)", "N" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  entries[1].arg_data = &pb->ckpt_every;
   GOptionGroup *g = g_option_group_new ("playback", "Playback options", "Show playback options", pb, NULL);
   g_option_group_add_entries (g, entries);
   return g;
@@ -735,6 +804,13 @@ viper_playback_set_session (ViperPlayback *pb, ViperSession *s)
   index_start (pb);
   if (!s)
     return;
+  if (!is_live (pb) && s->traces && s->traces[0])
+    {
+      viper_scheduler_enable_trail (s->sched, 0);
+      if (pb->ckpt_every > 0)
+        viper_trail_set_first_every (viper_scheduler_get_trail (s->sched), (guint64) pb->ckpt_every);
+      viper_scheduler_set_stuck_func (s->sched, stuck_at, pb);
+    }
   apply_speed (pb);
   if (pb->timeline)
     gtk_widget_queue_draw (pb->timeline);

@@ -20,63 +20,7 @@
  * for the space-time view.  Freezing copies what the views draw so that the
  * picture stands still while the replay goes on.
  */
-#include <math.h>
-#include <string.h>
-#include "lights.h"
-#include "core/run.h"
-
-#define DENSE_LIMIT (1 << 20)
-#define N_MESSAGES 64
-#define HISTORY_LINK_LIMIT 512
-
-typedef struct {
-  guint peer;               /* node index */
-  double bw;                /* bytes per second, last sample */
-  double nbw;               /* being summed from the tram at hand */
-  guint64 total;
-  guint64 pending;          /* bytes of the tram at hand */
-} Out;
-
-typedef struct {
-  LightsNode n;
-  gint32 topo;              /* index in the view setup's topology, -1 */
-  gboolean heard;
-  gint hstate;              /* state code last put in the history, -1 */
-  GArray *out;              /* Out */
-  GHashTable *out_idx;      /* peer index + 1 -> position + 1 */
-} Node;
-
-typedef struct _LightsModel {
-  ViperModel base;
-  const ViperViewSetup *vs;
-  LightsTopo *topo;
-  GArray *nodes;            /* Node */
-  guint32 *dense;
-  guint dense_cap;
-  GHashTable *sparse;
-  guint n_links;
-  double *link_bw;
-  guint64 *link_bytes;
-  gint8 *link_class;
-  guint8 *link_shade;       /* the arrow colour last damaged for, in 66 steps */
-  guint64 unrouted;
-  LightsRange range;
-  gboolean frozen;
-  GArray *frozen_load;      /* gint32 per node index */
-  GArray *frozen_state;     /* guint8 per node index */
-  double *frozen_bw;
-  guint n_frozen_bw;
-  double latency;
-  char *msgs[N_MESSAGES];
-  guint msg_first, n_msgs;
-  guint *route;             /* scratch: link indexes of one route */
-  guint route_cap;
-  double *link_dbw;         /* rate changes of the tram at hand, per link */
-  guint *touched;           /* links with a change pending */
-  guint n_touched;
-  gboolean *is_touched;
-  gboolean any;
-} LightsModel;
+#include "lights-model-priv.h"
 
 static const ViperModelClass lights_class;
 
@@ -129,12 +73,6 @@ node_get (LightsModel *m, gint64 id)
   else
     g_hash_table_insert (m->sparse, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (idx));
   return idx - 1;
-}
-
-static Node *
-node_at (const LightsModel *m, guint i)
-{
-  return &g_array_index (m->nodes, Node, i);
 }
 
 static void
@@ -671,6 +609,9 @@ static const ViperModelClass lights_class = {
   .write_top = lights_write_top,
   .write_modules = lights_write_modules,
   .group_members = NULL,
+  .snapshot = lights_snapshot,
+  .restore = lights_restore,
+  .snapshot_free = lights_snapshot_free,
 };
 
 ViperModel *
@@ -935,3 +876,11 @@ lights_model_shown_link_bw (const ViperModel *base, guint i)
     return i < m->n_frozen_bw ? m->frozen_bw[i] : 0;
   return i < m->n_links ? m->link_bw[i] : 0;
 }
+
+/* ---- for lights-snapshot.c ------------------------------------------------ */
+
+void lights_priv_nodes_clear (LightsModel *m) { nodes_clear (m); }
+void lights_priv_free_messages (LightsModel *m) { free_messages (m); }
+void lights_priv_adopt_setup (LightsModel *m, const ViperViewSetup *vs) { adopt_setup (m, vs); }
+gint8 lights_priv_bw_class (const LightsRange *r, double bw) { return bw_class (r, bw); }
+guint8 lights_priv_bw_shade (const LightsRange *r, double bw) { return bw_shade (r, bw); }

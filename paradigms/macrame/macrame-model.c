@@ -279,6 +279,71 @@ macrame_destroy (ViperModel *base)
   g_free (m);
 }
 
+/* ---- checkpoints (core/model.h): the device table, copied whole; the kinds
+ * are derived again from the view setup in use when restoring, since the
+ * user may have replaced it since ---- */
+
+typedef struct {
+  GArray *devs;
+  guint32 *dense;
+  guint dense_cap;
+  GHashTable *sparse;
+  gboolean any;
+} MacrameSnap;
+
+static GHashTable *
+sparse_copy (GHashTable *src)
+{
+  GHashTable *dst = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, src);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_hash_table_insert (dst, g_memdup2 (k, sizeof (gint64)), v);
+  return dst;
+}
+
+static gpointer
+macrame_snapshot (const ViperModel *base, gsize *bytes)
+{
+  const MacrameModel *m = (const MacrameModel *) base;
+  MacrameSnap *s = g_new0 (MacrameSnap, 1);
+  s->devs = g_array_copy (m->devs);
+  s->dense = m->dense ? g_memdup2 (m->dense, m->dense_cap * sizeof (guint32)) : NULL;
+  s->dense_cap = m->dense_cap;
+  s->sparse = sparse_copy (m->sparse);
+  s->any = m->any;
+  *bytes = sizeof *s + m->devs->len * sizeof (Dev) + m->dense_cap * sizeof (guint32)
+           + g_hash_table_size (m->sparse) * 48;
+  return s;
+}
+
+static void
+macrame_restore (ViperModel *base, gconstpointer snap)
+{
+  MacrameModel *m = (MacrameModel *) base;
+  const MacrameSnap *s = snap;
+  g_array_set_size (m->devs, 0);
+  g_array_append_vals (m->devs, s->devs->data, s->devs->len);
+  g_free (m->dense);
+  m->dense = s->dense ? g_memdup2 (s->dense, s->dense_cap * sizeof (guint32)) : NULL;
+  m->dense_cap = s->dense_cap;
+  g_hash_table_destroy (m->sparse);
+  m->sparse = sparse_copy (s->sparse);
+  m->any = s->any;
+  adopt_setup (m, m->vs);
+}
+
+static void
+macrame_snapshot_free (gpointer snap)
+{
+  MacrameSnap *s = snap;
+  g_array_unref (s->devs);
+  g_free (s->dense);
+  g_hash_table_destroy (s->sparse);
+  g_free (s);
+}
+
 static const char *
 macrame_program_state (const ViperModel *base)
 {
@@ -346,6 +411,9 @@ static const ViperModelClass macrame_class = {
   .write_top = NULL,
   .write_modules = macrame_write_modules,
   .group_members = NULL,
+  .snapshot = macrame_snapshot,
+  .restore = macrame_restore,
+  .snapshot_free = macrame_snapshot_free,
 };
 
 ViperModel *

@@ -115,3 +115,8 @@ gboolean picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t);
 /* Latest adjusted time among the begins the end of member `me` depends on;
  * *missing counts those not applied. */
 double picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing);
+
+/* picl-snapshot.c: checkpoints (core/model.h) */
+gpointer picl_snapshot (const ViperModel *base, gsize *bytes);
+void picl_restore (ViperModel *base, gconstpointer snap);
+void picl_snapshot_free (gpointer snap);

@@ -706,6 +706,9 @@ static const ViperModelClass picl_class = {
   .write_top = picl_write_top,
   .write_modules = picl_write_modules,
   .group_members = NULL,
+  .snapshot = picl_snapshot,
+  .restore = picl_restore,
+  .snapshot_free = picl_snapshot_free,
 };
 
 ViperModel *

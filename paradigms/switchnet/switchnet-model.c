@@ -313,6 +313,56 @@ swn_destroy (ViperModel *base)
   g_free (m);
 }
 
+/* ---- checkpoints (core/model.h): the per-switch arrays, fixed in size by
+ * the network, copied whole ---- */
+
+typedef struct {
+  Port *ports;
+  guint8 *has_data;
+  gint *klass;
+  guint n_ended;
+  gboolean any, any_data;
+} SwnSnap;
+
+static gpointer
+swn_snapshot (const ViperModel *base, gsize *bytes)
+{
+  const SwnModel *m = (const SwnModel *) base;
+  gsize np = sizeof (Port) * m->n_switches * SWN_MAX_PORTS;
+  SwnSnap *s = g_new0 (SwnSnap, 1);
+  s->ports = g_memdup2 (m->ports, np);
+  s->has_data = g_memdup2 (m->has_data, m->n_switches);
+  s->klass = g_memdup2 (m->klass, m->n_switches * sizeof (gint));
+  s->n_ended = m->n_ended;
+  s->any = m->any;
+  s->any_data = m->any_data;
+  *bytes = sizeof *s + np + m->n_switches * (1 + sizeof (gint));
+  return s;
+}
+
+static void
+swn_restore (ViperModel *base, gconstpointer snap)
+{
+  SwnModel *m = (SwnModel *) base;
+  const SwnSnap *s = snap;
+  memcpy (m->ports, s->ports, sizeof (Port) * m->n_switches * SWN_MAX_PORTS);
+  memcpy (m->has_data, s->has_data, m->n_switches);
+  memcpy (m->klass, s->klass, m->n_switches * sizeof (gint));
+  m->n_ended = s->n_ended;
+  m->any = s->any;
+  m->any_data = s->any_data;
+}
+
+static void
+swn_snapshot_free (gpointer snap)
+{
+  SwnSnap *s = snap;
+  g_free (s->ports);
+  g_free (s->has_data);
+  g_free (s->klass);
+  g_free (s);
+}
+
 static const char *
 swn_program_state (const ViperModel *base)
 {
@@ -400,6 +450,9 @@ static const ViperModelClass swn_class = {
   .program_state = swn_program_state,
   .write_top = swn_write_top,
   .write_modules = swn_write_modules,
+  .snapshot = swn_snapshot,
+  .restore = swn_restore,
+  .snapshot_free = swn_snapshot_free,
 };
 
 ViperModel *

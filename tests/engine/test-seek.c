@@ -1,0 +1,204 @@
+/* test-seek.c - seeking through the scheduler's API, in process (issue 13):
+ * after a replay to the end with the trail on, viper_scheduler_rewind() and
+ * a replay forward reach the state document a fresh pipeline reaches with
+ * the same stop, by clock and by step count, forward and backward, with the
+ * run's figures (counts, offsets, pending reasons) of that point; and a
+ * trail that passes its bound is dropped, said once, and seeking then
+ * reports that it cannot (the caller replays from the start). */
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include "core/scheduler.h"
+#include "core/stateout.h"
+#include "core/trail.h"
+#include "paradigms/paradigms.h"
+#include "paradigms/picl/picl-gen-lib.h"
+
+typedef struct {
+  ViperTramPool *pool;
+  ViperChannels *ch;
+  ViperDiag diag;
+  ViperModel *m;
+  ViperRun *run;
+  ViperScheduler *s;
+  GPtrArray *warnings;
+} Pipe;
+
+static void
+sink (ViperDiagKind kind, const char *message, gpointer data)
+{
+  if (kind == VIPER_DIAG_WARNING && g_str_has_prefix (message, "seek:"))
+    g_ptr_array_add (data, g_strdup (message));
+}
+
+static Pipe *
+pipe_new (const char *path, double history)
+{
+  const ViperParadigm *p = viper_paradigm_lookup ("picl");
+  Pipe *x = g_new0 (Pipe, 1);
+  x->warnings = g_ptr_array_new_with_free_func (g_free);
+  x->pool = viper_tram_pool_new ();
+  x->ch = viper_channels_new ();
+  viper_diag_init (&x->diag, sink, x->warnings);
+  x->m = p->model_new (p, NULL);
+  viper_model_set_history (x->m, history);
+  x->run = viper_run_new (p, x->m, x->pool, x->ch, &x->diag, 0.5);
+  x->s = viper_scheduler_new (x->run, x->m, x->ch, &x->diag);
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, x->pool, &x->diag, x->ch, &error);
+  g_assert_no_error (error);
+  viper_scheduler_add_source (x->s, src);
+  return x;
+}
+
+static void
+pipe_free (Pipe *x)
+{
+  viper_scheduler_free (x->s);
+  viper_run_free (x->run);
+  viper_model_free (x->m);
+  viper_channels_free (x->ch);
+  viper_diag_clear (&x->diag);
+  viper_tram_pool_free (x->pool);
+  g_ptr_array_unref (x->warnings);
+  g_free (x);
+}
+
+static const char *trace_path;
+
+static GArray *
+stuck_at (gpointer data, guint64 transferred, gboolean peek)
+{
+  (void) data;
+  Pipe *x = pipe_new (trace_path, -1);
+  viper_scheduler_set_transfer_limit (x->s, transferred, peek);
+  viper_scheduler_run (x->s);
+  GArray *a = viper_run_stuck (x->run);
+  pipe_free (x);
+  return a;
+}
+
+static char *
+straight (double clock, guint64 steps)
+{
+  Pipe *x = pipe_new (trace_path, -1);
+  viper_scheduler_set_breakpoint (x->s, clock);
+  viper_scheduler_set_step_limit (x->s, steps);
+  viper_scheduler_run (x->s);
+  char *j = viper_state_to_json (x->run, x->m, TRUE);
+  pipe_free (x);
+  return j;
+}
+
+static char *
+write_trace (guint messages)
+{
+  ViperPiclGenOptions o;
+  viper_picl_gen_options_init (&o);
+  o.procs = 5;
+  o.messages = messages;
+  o.seed = 11;
+  o.barriers = 2;
+  o.collectives = 2;
+  GError *error = NULL;
+  ViperPiclGenTrace *t = viper_picl_gen (&o, &error);
+  g_assert_no_error (error);
+  GString *s = g_string_new (NULL);
+  viper_picl_gen_write (t, s);
+  viper_picl_gen_free (t);
+  char *path = NULL;
+  int fd = g_file_open_tmp ("viper-seek-XXXXXX.trc", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  g_string_free (s, TRUE);
+  return path;
+}
+
+static void
+test_seek (void)
+{
+  char *path = write_trace (200);
+  trace_path = path;
+  Pipe *x = pipe_new (path, 0);
+  viper_scheduler_enable_trail (x->s, 0);
+  viper_trail_set_first_every (viper_scheduler_get_trail (x->s), 9);
+  viper_scheduler_set_stuck_func (x->s, stuck_at, NULL);
+  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
+  guint64 steps = viper_scheduler_steps_done (x->s);
+  double t1 = viper_run_clock (x->run);
+  g_assert_cmpuint (viper_trail_n_ckpts (viper_scheduler_get_trail (x->s)), >, 10);
+  /* forward and backward, by clock and by steps, ending behind the engine */
+  struct { double f; guint64 k; } targets[] = {
+    { 0.8, 0 }, { 0.1, 0 }, { NAN, 7 }, { 0.5, 0 }, { NAN, 0 }, { NAN, 0 }, { 0.95, 0 }, { 0.3, 0 },
+  };
+  targets[4].k = steps / 2;
+  targets[5].k = steps - 1;
+  gboolean any_pending = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (targets); i++)
+    {
+      double clock = isnan (targets[i].f) ? NAN : targets[i].f * t1;
+      guint64 k = targets[i].k;
+      g_assert_true (viper_scheduler_rewind (x->s, clock, k));
+      guint64 done = viper_scheduler_steps_done (x->s);
+      g_assert_true (!k || done < k);
+      viper_scheduler_set_breakpoint (x->s, clock);
+      viper_scheduler_set_step_limit (x->s, k ? k - done : 0);
+      viper_scheduler_run (x->s);
+      viper_scheduler_set_step_limit (x->s, 0);
+      viper_scheduler_set_breakpoint (x->s, NAN);
+      g_assert_true (viper_scheduler_replaying (x->s));
+      ViperCounts c;
+      viper_run_counts (x->run, &c);
+      any_pending |= c.pending > 0;
+      char *got = viper_state_to_json (x->run, x->m, TRUE);
+      char *want = straight (clock, k);
+      g_assert_cmpstr (got, ==, want);
+      g_free (got);
+      g_free (want);
+    }
+  /* the pending trams and their reasons came from the stuck function */
+  g_assert_true (any_pending);
+  /* back to the start, then forward to the end: the engine takes over */
+  g_assert_true (viper_scheduler_rewind (x->s, NAN, 0));
+  g_assert_cmpuint (x->m->applied, ==, 0);
+  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
+  g_assert_false (viper_scheduler_replaying (x->s));
+  g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, steps);
+  pipe_free (x);
+  g_unlink (path);
+  g_free (path);
+}
+
+static void
+test_bound (void)
+{
+  /* about 40 bytes a tram: 60,000 messages pass a 1 MiB bound */
+  char *path = write_trace (60000);
+  Pipe *x = pipe_new (path, -1);
+  viper_scheduler_enable_trail (x->s, (gsize) 1 << 20);
+  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
+  g_assert_null (viper_scheduler_get_trail (x->s));
+  g_assert_cmpuint (x->warnings->len, ==, 1);
+  g_assert_true (strstr (x->warnings->pdata[0], "the trail passed its bound of 1 MiB at tram") != NULL);
+  g_assert_false (viper_scheduler_rewind (x->s, 0.0, 0));
+  /* a reset records again (and says so again when it passes the bound) */
+  g_assert_true (viper_scheduler_reset (x->s, NULL));
+  viper_scheduler_set_transfer_limit (x->s, 100, FALSE);
+  viper_scheduler_run (x->s);
+  g_assert_nonnull (viper_scheduler_get_trail (x->s));
+  g_assert_cmpuint (viper_trail_length (viper_scheduler_get_trail (x->s)), ==, 100);
+  pipe_free (x);
+  g_unlink (path);
+  g_free (path);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  viper_paradigms_register_all ();
+  g_test_add_func ("/seek/rewind-equals-fresh-replay", test_seek);
+  g_test_add_func ("/seek/trail-bound", test_bound);
+  return g_test_run ();
+}
