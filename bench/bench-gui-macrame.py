@@ -44,12 +44,9 @@ def main():
                 if d["why"] != "end":
                     print(f"viper stopped on {d['why']} after {d['applied']} trams")
                     return 1
-                secs = d["seconds"]
-                fr = d.get("run_frames", d["frames"])
-                r = (d["applied"] / secs, fr["animation"] / secs, secs, d["applied"])
+                r = bg.figures(d)
                 results.append(r)
-                print(f"run {run + 1}: {r[3]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
-                      f"animation {r[1]:.1f} frames/s")
+                print(f"run {run + 1}: {r[5]} (load average {bg.load():.1f})")
         finally:
             xvfb.terminate()
             xvfb.wait()

@@ -64,6 +64,21 @@ def play(viper, display, trace, setup, tmp, run, paradigm="monalisa"):
     env.pop("G_DEBUG", None)
     proc = subprocess.Popen([viper, trace, "--setup=" + setup, "--paradigm=" + paradigm,
                              "--update-interval=40", "--breakpoint=1e300"], env=env)
+    return wait_end(proc, ddir)
+
+
+def cpu_seconds(pid):
+    """user + system CPU seconds of a running process so far (Linux /proc)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def wait_end(proc, ddir):
+    """Wait for the app's dump of the end of the replay; add its CPU time to it."""
     path = os.path.join(ddir, "state.json")
     end = time.monotonic() + TIMEOUT
     delay = 0.05
@@ -71,6 +86,7 @@ def play(viper, display, trace, setup, tmp, run, paradigm="monalisa"):
         while True:
             d = read_json(path)
             if d and d.get("why") in ("end", "bad input"):
+                d["cpu"] = cpu_seconds(proc.pid)
                 return d
             if proc.poll() is not None:
                 raise SystemExit("viper exited (%s) before the end of the trace" % proc.returncode)
@@ -86,6 +102,30 @@ def play(viper, display, trace, setup, tmp, run, paradigm="monalisa"):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def figures(d):
+    """(trams/s, animation frames/s, space-time frames/s, seconds, trams, text) of one run's dump."""
+    secs = d["seconds"]
+    # builds before the dump counted paints since Go give paints since start-up
+    fr = d.get("run_frames", d["frames"])
+    r = (d["applied"] / secs, fr["animation"] / secs, fr["spacetime"] / secs, secs, d["applied"])
+    text = (f"{r[4]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
+            f"animation {r[1]:.1f} frames/s, space-time {r[2]:.1f} frames/s")
+    draw = d.get("draw")
+    if draw:
+        # each view's mean CPU ms per paint (the app's own thread time), and
+        # the process's CPU: on a loaded machine frames/s falls with the share
+        # of a core the app gets, the ms do not
+        text += "; CPU ms per paint: " + ", ".join(
+            f"{k} {v['ms']:.1f}" for k, v in draw.items() if v.get("frames"))
+    if d.get("cpu") == d.get("cpu"):
+        text += f"; process CPU {d['cpu']:.2f} s ({100 * d['cpu'] / secs:.0f}% of a core)"
+    return r + (text,)
+
+
+def load():
+    return os.getloadavg()[0]
 
 
 def main():
@@ -109,13 +149,9 @@ def main():
                 if d["why"] != "end":
                     print(f"viper stopped on {d['why']} after {d['applied']} trams")
                     return 1
-                secs = d["seconds"]
-                # builds before the dump counted paints since Go give paints since start-up
-                fr = d.get("run_frames", d["frames"])
-                r = (d["applied"] / secs, fr["animation"] / secs, fr["spacetime"] / secs, secs, d["applied"])
+                r = figures(d)
                 results.append(r)
-                print(f"run {run + 1}: {r[4]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
-                      f"animation {r[1]:.1f} frames/s, space-time {r[2]:.1f} frames/s")
+                print(f"run {run + 1}: {r[5]} (load average {load():.1f})")
         finally:
             xvfb.terminate()
             xvfb.wait()

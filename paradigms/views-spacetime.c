@@ -335,12 +335,14 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
   while (i < refs->len && ref_t0_max (refs, i) <= stop)
     {
       const ViperHistoryEntry *e = ref_entry (m, refs, i++);
-      if (!e || isnan (e->t1) || !st_arrow_place (g, m, row, e, clock, &a))
+      if (!e || isnan (e->t1))
         continue;
-      double col = floor (a.x0);
+      /* a column another message took shows that one: this one is not
+       * placed at all (most columns are taken after the first rows) */
+      double col = floor (vv_st_x (g, e->t0));
       double c = col - floor (g->plot_x);
       gboolean in_plot = c >= 0 && c <= g->plot_w;
-      if (!in_plot || !taken[(guint) c])
+      if ((!in_plot || !taken[(guint) c]) && st_arrow_place (g, m, row, e, clock, &a))
         {
           if (visit (&a, data))
             return TRUE;
@@ -502,7 +504,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   cairo_set_line_width (cr, 1.2);
   GArray *arrows = g_array_new (FALSE, FALSE, sizeof (VvArrow));
   st_arrows (g, m, clock, st_arrow_collect, arrows);
-  vv_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2), FALSE);
+  vv_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2), TRUE);
   g_array_unref (arrows);
   cairo_restore (cr);
 
