@@ -405,9 +405,9 @@ flush (App *a)
     return;
   g_array_set_size (a->areas, 0);
   viper_damage_take (a->s->model->damage, a->areas);
+  /* hidden views too: they drop the damage but know their cached frame is stale */
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
-    if (gtk_widget_get_visible (a->frames[k]))
-      viper_view_widget_damage (VIPER_VIEW_WIDGET (a->views[k]), a->areas);
+    viper_view_widget_damage (VIPER_VIEW_WIDGET (a->views[k]), a->areas);
 }
 
 static gboolean

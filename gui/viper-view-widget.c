@@ -706,6 +706,9 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
       else if (areas->len)
         self->synced_since = FALSE;
     }
+  if (areas->len && self->cache && !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    /* a hidden view drops the damage: its frame is stale when it shows again */
+    viper_view_cache_invalidate (self->cache);
   if (!areas->len || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return 0;
 
