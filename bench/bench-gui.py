@@ -33,7 +33,11 @@ import time
 TIMEOUT = 300.0
 
 
+XVFB_PID = None   # the X server's process: its CPU time is drawing time too
+
+
 def start_xvfb():
+    global XVFB_PID
     r, w = os.pipe()
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
                             pass_fds=[w], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -45,6 +49,7 @@ def start_xvfb():
             raise SystemExit("Xvfb did not start")
         num += c
     os.close(r)
+    XVFB_PID = xvfb.pid
     return xvfb, ":" + num.decode().strip()
 
 
@@ -82,11 +87,13 @@ def wait_end(proc, ddir):
     path = os.path.join(ddir, "state.json")
     end = time.monotonic() + TIMEOUT
     delay = 0.05
+    x0 = cpu_seconds(XVFB_PID) if XVFB_PID else float("nan")
     try:
         while True:
             d = read_json(path)
             if d and d.get("why") in ("end", "bad input"):
                 d["cpu"] = cpu_seconds(proc.pid)
+                d["xcpu"] = cpu_seconds(XVFB_PID) - x0 if XVFB_PID else float("nan")
                 return d
             if proc.poll() is not None:
                 raise SystemExit("viper exited (%s) before the end of the trace" % proc.returncode)
@@ -119,8 +126,16 @@ def figures(d):
         # of a core the app gets, the ms do not
         text += "; CPU ms per paint: " + ", ".join(
             f"{k} {v['ms']:.1f}" for k, v in draw.items() if v.get("frames"))
-    if d.get("cpu") == d.get("cpu"):
-        text += f"; process CPU {d['cpu']:.2f} s ({100 * d['cpu'] / secs:.0f}% of a core)"
+    cpu, xcpu = d.get("cpu", float("nan")), d.get("xcpu", float("nan"))
+    if cpu == cpu:
+        text += f"; CPU: viper {cpu:.2f} s ({100 * cpu / secs:.0f}% of a core)"
+        if xcpu == xcpu:
+            # app and X server CPU per frame of the busier view: what a frame
+            # costs whatever share of the machine the app got
+            frames = max(fr["animation"], fr["spacetime"])
+            text += f", X server {xcpu:.2f} s"
+            if frames:
+                text += f", {1000 * (cpu + xcpu) / frames:.0f} ms per frame"
     return r + (text,)
 
 

@@ -427,7 +427,19 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
           if (in_plot)
             taken[(guint) c] = 1;
         }
-      guint k = refs_seek_from (refs, i, st_t (g, col + 1));
+      double next = col + 1;
+      if (in_plot && h->arrow_disorder == 0)
+        {
+          /* in time order, every message up to the next free column lands
+           * in a taken one: jump there (rows scrolled out of view, whose
+           * messages mostly find their columns taken, cost a few jumps) */
+          gsize ncols = (gsize) floor (g->plot_w) + 1, from = (gsize) c + 1;
+          const guint8 *free_col = from < ncols ? memchr (taken + from, 0, ncols - from) : NULL;
+          if (!free_col)
+            break;
+          next = floor (g->plot_x) + (double) (free_col - taken);
+        }
+      guint k = refs_seek_from (refs, i, st_t (g, next));
       i = MAX (i, k);
     }
   for (guint o = 0; o < h->open->len; o++)
