@@ -4,9 +4,9 @@
 Generates the trace with viper-macrame-sim (8x8 mesh, shuffled delivery,
 skewed clocks), starts `viper` on it with setup/mesh8x8.view (the 1088-device
 animation view among the four shown) at a 40 ms update interval, plays it to
-the end, and prints trams/s and frames/s from the app's own debug dump
-(VIPER_DEBUG_DIR: seconds since Go, trams applied, paints per view), like
-bench-gui.py.  Target (issue 6): 300,000 trams/s at 20 frames/s or more.
+the end, and prints trams/s, frames/s, each view's CPU ms per paint and the
+CPU per frame from the app's own debug dump (VIPER_DEBUG_DIR: seconds since
+Go, trams applied, paints per view), like bench-gui.py.  Target (issue 6): 300,000 trams/s at 20 frames/s or more.
 A benchmark: prints figures, asserts nothing beyond a complete replay.
 Usage: bench-gui-macrame.py VIPER VIPER_MACRAME_SIM SOURCE_ROOT [TRAMS] [RUNS]
 """

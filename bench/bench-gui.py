@@ -12,9 +12,14 @@ The figures come from the app itself: with VIPER_DEBUG_DIR it writes
 state.json after the frame that shows a stop, with the seconds since Go, the
 trams applied and how many times each view was painted since Go.  So the
 script waits on that file (polling, not sleeping as synchronisation) and
-prints trams/s and frames/s of the animation and space-time views.  Three
-runs; the best trams/s is reported with its frame rate, and every run is
-listed so the spread is visible.
+prints trams/s and frames/s of the animation and space-time views, each
+view's mean CPU ms per paint (the app's own thread time, in the dump's
+"draw" object), and the app's and the X server's CPU time and their sum per
+frame: frames/s fall with the share of a core a loaded machine gives the
+app, the CPU figures much less.  Three runs; the best trams/s is reported
+with its frame rate, and every run is listed so the spread is visible.
+The dump itself (VIPER_DEBUG_DIR: layout.json after every frame) costs the
+app about a tenth of its CPU at 1,024 modules.
 
 A benchmark: prints figures against the target (500,000 trams/s at 20
 frames/s), asserts nothing beyond a complete replay.  Exit 77 when Xvfb is
