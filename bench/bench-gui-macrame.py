@@ -4,9 +4,9 @@
 Generates the trace with viper-macrame-sim (8x8 mesh, shuffled delivery,
 skewed clocks), starts `viper` on it with setup/mesh8x8.view (the 1088-device
 animation view among the four shown) at a 40 ms update interval, plays it to
-the end, and prints trams/s and frames/s from the app's own debug dump
-(VIPER_DEBUG_DIR: seconds since Go, trams applied, paints per view), like
-bench-gui.py.  Target (issue 6): 300,000 trams/s at 20 frames/s or more.
+the end, and prints trams/s, frames/s, each view's CPU ms per paint and the
+CPU per frame from the app's own debug dump (VIPER_DEBUG_DIR: seconds since
+Go, trams applied, paints per view), like bench-gui.py.  Target (issue 6): 300,000 trams/s at 20 frames/s or more.
 A benchmark: prints figures, asserts nothing beyond a complete replay.
 Usage: bench-gui-macrame.py VIPER VIPER_MACRAME_SIM SOURCE_ROOT [TRAMS] [RUNS]
 """
@@ -44,12 +44,9 @@ def main():
                 if d["why"] != "end":
                     print(f"viper stopped on {d['why']} after {d['applied']} trams")
                     return 1
-                secs = d["seconds"]
-                fr = d.get("run_frames", d["frames"])
-                r = (d["applied"] / secs, fr["animation"] / secs, secs, d["applied"])
+                r = bg.figures(d)
                 results.append(r)
-                print(f"run {run + 1}: {r[3]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
-                      f"animation {r[1]:.1f} frames/s")
+                print(f"run {run + 1}: {r[5]} (load average {bg.load():.1f})")
         finally:
             xvfb.terminate()
             xvfb.wait()

@@ -12,9 +12,14 @@ The figures come from the app itself: with VIPER_DEBUG_DIR it writes
 state.json after the frame that shows a stop, with the seconds since Go, the
 trams applied and how many times each view was painted since Go.  So the
 script waits on that file (polling, not sleeping as synchronisation) and
-prints trams/s and frames/s of the animation and space-time views.  Three
-runs; the best trams/s is reported with its frame rate, and every run is
-listed so the spread is visible.
+prints trams/s and frames/s of the animation and space-time views, each
+view's mean CPU ms per paint (the app's own thread time, in the dump's
+"draw" object), and the app's and the X server's CPU time and their sum per
+frame: frames/s fall with the share of a core a loaded machine gives the
+app, the CPU figures much less.  Three runs; the best trams/s is reported
+with its frame rate, and every run is listed so the spread is visible.
+The dump itself (VIPER_DEBUG_DIR: layout.json after every frame) costs the
+app about a tenth of its CPU at 1,024 modules.
 
 A benchmark: prints figures against the target (500,000 trams/s at 20
 frames/s), asserts nothing beyond a complete replay.  Exit 77 when Xvfb is
@@ -33,7 +38,11 @@ import time
 TIMEOUT = 300.0
 
 
+XVFB_PID = None   # the X server's process: its CPU time is drawing time too
+
+
 def start_xvfb():
+    global XVFB_PID
     r, w = os.pipe()
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
                             pass_fds=[w], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -45,6 +54,7 @@ def start_xvfb():
             raise SystemExit("Xvfb did not start")
         num += c
     os.close(r)
+    XVFB_PID = xvfb.pid
     return xvfb, ":" + num.decode().strip()
 
 
@@ -64,13 +74,31 @@ def play(viper, display, trace, setup, tmp, run, paradigm="monalisa"):
     env.pop("G_DEBUG", None)
     proc = subprocess.Popen([viper, trace, "--setup=" + setup, "--paradigm=" + paradigm,
                              "--update-interval=40", "--breakpoint=1e300"], env=env)
+    return wait_end(proc, ddir)
+
+
+def cpu_seconds(pid):
+    """user + system CPU seconds of a running process so far (Linux /proc)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def wait_end(proc, ddir):
+    """Wait for the app's dump of the end of the replay; add its CPU time to it."""
     path = os.path.join(ddir, "state.json")
     end = time.monotonic() + TIMEOUT
     delay = 0.05
+    x0 = cpu_seconds(XVFB_PID) if XVFB_PID else float("nan")
     try:
         while True:
             d = read_json(path)
             if d and d.get("why") in ("end", "bad input"):
+                d["cpu"] = cpu_seconds(proc.pid)
+                d["xcpu"] = cpu_seconds(XVFB_PID) - x0 if XVFB_PID else float("nan")
                 return d
             if proc.poll() is not None:
                 raise SystemExit("viper exited (%s) before the end of the trace" % proc.returncode)
@@ -86,6 +114,38 @@ def play(viper, display, trace, setup, tmp, run, paradigm="monalisa"):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def figures(d):
+    """(trams/s, animation frames/s, space-time frames/s, seconds, trams, text) of one run's dump."""
+    secs = d["seconds"]
+    # builds before the dump counted paints since Go give paints since start-up
+    fr = d.get("run_frames", d["frames"])
+    r = (d["applied"] / secs, fr["animation"] / secs, fr["spacetime"] / secs, secs, d["applied"])
+    text = (f"{r[4]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
+            f"animation {r[1]:.1f} frames/s, space-time {r[2]:.1f} frames/s")
+    draw = d.get("draw")
+    if draw:
+        # each view's mean CPU ms per paint (the app's own thread time), and
+        # the process's CPU: on a loaded machine frames/s falls with the share
+        # of a core the app gets, the ms do not
+        text += "; CPU ms per paint: " + ", ".join(
+            f"{k} {v['ms']:.1f}" for k, v in draw.items() if v.get("frames"))
+    cpu, xcpu = d.get("cpu", float("nan")), d.get("xcpu", float("nan"))
+    if cpu == cpu:
+        text += f"; CPU: viper {cpu:.2f} s ({100 * cpu / secs:.0f}% of a core)"
+        if xcpu == xcpu:
+            # app and X server CPU per frame of the busier view: what a frame
+            # costs whatever share of the machine the app got
+            frames = max(fr["animation"], fr["spacetime"])
+            text += f", X server {xcpu:.2f} s"
+            if frames:
+                text += f", {1000 * (cpu + xcpu) / frames:.0f} ms per frame"
+    return r + (text,)
+
+
+def load():
+    return os.getloadavg()[0]
 
 
 def main():
@@ -109,13 +169,9 @@ def main():
                 if d["why"] != "end":
                     print(f"viper stopped on {d['why']} after {d['applied']} trams")
                     return 1
-                secs = d["seconds"]
-                # builds before the dump counted paints since Go give paints since start-up
-                fr = d.get("run_frames", d["frames"])
-                r = (d["applied"] / secs, fr["animation"] / secs, fr["spacetime"] / secs, secs, d["applied"])
+                r = figures(d)
                 results.append(r)
-                print(f"run {run + 1}: {r[4]} trams in {secs:.2f} s: {r[0]:,.0f} trams/s, "
-                      f"animation {r[1]:.1f} frames/s, space-time {r[2]:.1f} frames/s")
+                print(f"run {run + 1}: {r[5]} (load average {load():.1f})")
         finally:
             xvfb.terminate()
             xvfb.wait()

@@ -108,6 +108,7 @@ struct _ViperRun {
   double decay;
 
   GHashTable *lists;        /* proc -> ViperSeqList* */
+  GArray *procs_sorted;     /* viper_run_procs' answer until a list is added or cleared; NULL: none */
   ViperSeqList *last_list;  /* lookup cache */
   ViperSeqList *direct[DIRECT_LISTS];  /* procs -1 .. DIRECT_LISTS-2 without hashing */
   GHashTable *buckets;      /* BucketKey* -> Bucket* */
@@ -222,6 +223,7 @@ list_get (ViperRun *run, gint64 proc, gboolean create)
       l = g_new (ViperSeqList, 1);
       viper_seqlist_init (l, proc);
       g_hash_table_insert (run->lists, &l->proc, l);
+      g_clear_pointer (&run->procs_sorted, g_array_unref);
       if (small)
         run->direct[proc + 1] = l;
       if (run->join)
@@ -704,6 +706,7 @@ clear_all (ViperRun *run)
       g_free (v);
     }
   g_hash_table_remove_all (run->lists);
+  g_clear_pointer (&run->procs_sorted, g_array_unref);
   run->last_list = NULL;
   memset (run->direct, 0, sizeof run->direct);
   g_hash_table_iter_init (&it, run->buckets);
@@ -747,6 +750,7 @@ viper_run_free (ViperRun *run)
   clear_all (run);
   viper_join_free (run->join);
   g_hash_table_destroy (run->lists);
+  g_clear_pointer (&run->procs_sorted, g_array_unref);
   g_hash_table_destroy (run->buckets);
   g_hash_table_destroy (run->rejected_at);
   g_ptr_array_free (run->heap, TRUE);
@@ -1164,14 +1168,24 @@ cmp_i64 (gconstpointer a, gconstpointer b)
 GArray *
 viper_run_procs (const ViperRun *run)
 {
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (gint64));
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, run->lists);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_array_append_val (a, ((ViperSeqList *) v)->proc);
-  g_array_sort (a, cmp_i64);
-  return a;
+  /* every view's layout asks, several times a frame: walking and sorting
+   * 1,024 lists each time showed in the GUI's profile, so the sorted list
+   * is kept until a list is added or the run cleared */
+  ViperRun *mut = (ViperRun *) run;
+  if (!mut->procs_sorted)
+    {
+      GArray *a = g_array_sized_new (FALSE, FALSE, sizeof (gint64), g_hash_table_size (run->lists));
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, run->lists);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        g_array_append_val (a, ((ViperSeqList *) v)->proc);
+      g_array_sort (a, cmp_i64);
+      mut->procs_sorted = a;
+    }
+  GArray *copy = g_array_sized_new (FALSE, FALSE, sizeof (gint64), mut->procs_sorted->len);
+  g_array_append_vals (copy, mut->procs_sorted->data, mut->procs_sorted->len);
+  return copy;
 }
 
 guint64

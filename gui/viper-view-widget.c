@@ -28,6 +28,7 @@
  * where the plot is on the screen, for the tests.
  */
 #include <math.h>
+#include <time.h>
 #include "viper-view-widget.h"
 
 struct _ViperViewWidget {
@@ -52,6 +53,11 @@ struct _ViperViewWidget {
    * by (aox, aoy) pixels; az = 1 fits the panel */
   double az, aox, aoy;
   double adrag_x, adrag_y, adrag_ox, adrag_oy;   /* a pan drag (adrag_x NAN: none) */
+  /* the last frame as an image (paradigms/views-cache.c), redrawn where
+   * damaged; NULL when the paradigm draws the view itself (its panels
+   * change the picture without damage) or VIPER_VIEW_CACHE=0 */
+  ViperViewCache *cache;
+  gint64 draw_us;           /* CPU time spent drawing so far (thread time) */
 };
 
 /* Damage repaints as a region of at most this many rectangles, else as their
@@ -78,6 +84,29 @@ geometry (ViperViewWidget *self)
   return viper_view_geometry_new (self->kind, self->model, self->run, self->layout, &self->window, w, h);
 }
 
+/* The picture changed other than by the model's damage (zoom, pan, time
+ * window, layout, model): the whole frame is stale. */
+static void
+redraw (ViperViewWidget *self)
+{
+  if (self->cache)
+    viper_view_cache_invalidate (self->cache);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* The animation's shift, in whole pixels: the cache and the damage agree on it. */
+static int
+shift_x (ViperViewWidget *self)
+{
+  return self->kind == VIPER_VIEW_ANIMATION ? (int) floor (self->aox) : 0;
+}
+
+static int
+shift_y (ViperViewWidget *self)
+{
+  return self->kind == VIPER_VIEW_ANIMATION ? (int) floor (self->aoy) : 0;
+}
+
 /* ---- animation zoom and pan ----------------------------------------------------------- */
 
 static void
@@ -100,7 +129,7 @@ an_zoom_at (ViperViewWidget *self, double f, double x, double y)
   self->aoy = (self->aoy + y) * k - y;
   self->az = z;
   an_clamp (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  redraw (self);
 }
 
 
@@ -149,7 +178,7 @@ static void
 changed (ViperViewWidget *self)
 {
   clamp_window (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  redraw (self);
   sync_scrollbars (self);
   dump_window (self);
 }
@@ -335,13 +364,35 @@ viper_view_widget_draw (GtkWidget *w, cairo_t *cr)
 {
   ViperViewWidget *self = VIPER_VIEW_WIDGET (w);
   self->frames++;
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_paint (cr);
+  struct timespec c0, c1;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &c0);
   int vw, vh;
   view_size (self, &vw, &vh);
-  if (self->kind == VIPER_VIEW_ANIMATION)
-    cairo_translate (cr, -self->aox, -self->aoy);
-  viper_view_draw (self->kind, cr, self->model, self->run, self->layout, &self->window, vw, vh);
+  const ViperRenderer *r = self->model ? viper_view_renderer (self->model) : NULL;
+  if (self->cache && !(r && r->draw_view))
+    {
+      /* drawn into the cached frame where stale (client side, cairo's image
+       * backend), then shown as one image: the display server rasterises
+       * nothing, and an expose costs a copy */
+      cairo_surface_t *img = viper_view_cache_update (self->cache, self->kind, self->model, self->run, self->layout,
+                                                      &self->window, vw, vh, shift_x (self), shift_y (self),
+                                                      gtk_widget_get_allocated_width (w),
+                                                      gtk_widget_get_allocated_height (w),
+                                                      gtk_widget_get_scale_factor (w));
+      cairo_set_source_surface (cr, img, 0, 0);
+      cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
+      cairo_paint (cr);
+    }
+  else
+    {
+      cairo_set_source_rgb (cr, 1, 1, 1);
+      cairo_paint (cr);
+      if (self->kind == VIPER_VIEW_ANIMATION)
+        cairo_translate (cr, -shift_x (self), -shift_y (self));
+      viper_view_draw (self->kind, cr, self->model, self->run, self->layout, &self->window, vw, vh);
+    }
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &c1);
+  self->draw_us += (c1.tv_sec - c0.tv_sec) * G_USEC_PER_SEC + (c1.tv_nsec - c0.tv_nsec) / 1000;
   return TRUE;
 }
 
@@ -378,7 +429,7 @@ viper_view_widget_scroll (GtkWidget *w, GdkEventScroll *ev)
       self->aox += dx * 60;
       self->aoy += dy * 60;
       an_clamp (self);
-      gtk_widget_queue_draw (w);
+      redraw (self);
       return TRUE;
     }
   if ((ev->state & GDK_CONTROL_MASK) && (ev->state & GDK_SHIFT_MASK))
@@ -422,7 +473,7 @@ viper_view_widget_button_press (GtkWidget *w, GdkEventButton *ev)
           self->adrag_x = NAN;
           self->az = 1;
           self->aox = self->aoy = 0;
-          gtk_widget_queue_draw (w);
+          redraw (self);
           return TRUE;
         }
       if (ev->button == 1 && ev->type == GDK_BUTTON_PRESS && self->az > 1)
@@ -465,7 +516,7 @@ viper_view_widget_motion (GtkWidget *w, GdkEventMotion *ev)
       self->aox = self->adrag_ox - (ev->x - self->adrag_x);
       self->aoy = self->adrag_oy - (ev->y - self->adrag_y);
       an_clamp (self);
-      gtk_widget_queue_draw (w);
+      redraw (self);
       return TRUE;
     }
   if (isnan (self->drag_x) || !self->model)
@@ -557,6 +608,9 @@ viper_view_widget_init (ViperViewWidget *self)
   self->drag_x = NAN;
   self->adrag_x = NAN;
   self->az = 1;
+  const char *c = g_getenv ("VIPER_VIEW_CACHE");
+  if (!c || !g_str_equal (c, "0"))
+    self->cache = viper_view_cache_new ();
 }
 
 static void
@@ -566,6 +620,7 @@ viper_view_widget_finalize (GObject *o)
   g_clear_object (&self->hadj);
   g_clear_object (&self->vadj);
   g_free (self->last_dump);
+  viper_view_cache_free (self->cache);
   G_OBJECT_CLASS (viper_view_widget_parent_class)->finalize (o);
 }
 
@@ -599,6 +654,7 @@ viper_view_widget_new (ViperViewKind kind)
 ViperViewKind viper_view_widget_kind (ViperViewWidget *self) { return self->kind; }
 guint64 viper_view_widget_invalidations (ViperViewWidget *self) { return self->invalidations; }
 guint64 viper_view_widget_frames (ViperViewWidget *self) { return self->frames; }
+gint64 viper_view_widget_draw_us (ViperViewWidget *self) { return self->draw_us; }
 const ViperTimeWindow *viper_view_widget_time_window (ViperViewWidget *self) { return &self->window; }
 
 void
@@ -612,14 +668,14 @@ viper_view_widget_set_model (ViperViewWidget *self, const ViperModel *model, con
   self->window.breakpoint = bp;
   self->az = 1;
   self->aox = self->aoy = 0;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  redraw (self);
 }
 
 void
 viper_view_widget_set_layout (ViperViewWidget *self, const ViperLayout *layout)
 {
   self->layout = layout;
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  redraw (self);
 }
 
 void
@@ -627,7 +683,7 @@ viper_view_widget_set_breakpoint (ViperViewWidget *self, double clock)
 {
   self->window.breakpoint = clock;
   if (self->kind == VIPER_VIEW_SPACETIME)
-    gtk_widget_queue_draw (GTK_WIDGET (self));
+    redraw (self);
 }
 
 guint
@@ -650,6 +706,9 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
       else if (areas->len)
         self->synced_since = FALSE;
     }
+  if (areas->len && self->cache && !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    /* a hidden view drops the damage: its frame is stale when it shows again */
+    viper_view_cache_invalidate (self->cache);
   if (!areas->len || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return 0;
 
@@ -659,7 +718,7 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
     {
       self->last_n_modules = nm;
       viper_view_geometry_free (g);
-      gtk_widget_queue_draw (GTK_WIDGET (self));
+      redraw (self);
       self->invalidations++;
       return 1;
     }
@@ -669,13 +728,11 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
   for (guint i = 0; i < rects->len; i++)
     {
       cairo_rectangle_int_t r = g_array_index (rects, cairo_rectangle_int_t, i);
-      if (self->kind == VIPER_VIEW_ANIMATION)
-        {
-          /* a zoomed animation: the widget shows the view shifted */
-          r.x -= (int) floor (self->aox);
-          r.y -= (int) floor (self->aoy);
-          r.width += 1, r.height += 1;
-        }
+      /* a zoomed animation: the widget shows the view shifted */
+      r.x -= shift_x (self);
+      r.y -= shift_y (self);
+      if (self->cache)
+        viper_view_cache_damage (self->cache, &r);
       cairo_region_union_rectangle (region, &r);
     }
   if (cairo_region_num_rectangles (region) > VIPER_VIEW_WIDGET_MAX_CLIP_RECTS)
@@ -690,7 +747,12 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
       cairo_region_destroy (region);
       region = cairo_region_create_rectangle (&ext);
     }
-  gtk_widget_queue_draw_region (GTK_WIDGET (self), region);
+  if (self->cache && !viper_view_cache_is_valid (self->cache))
+    /* the cache redraws the whole frame (the space-time view does for any
+     * change): all of it goes to the screen */
+    gtk_widget_queue_draw (GTK_WIDGET (self));
+  else
+    gtk_widget_queue_draw_region (GTK_WIDGET (self), region);
   cairo_region_destroy (region);
   self->invalidations += n;
   g_array_unref (rects);

@@ -22,8 +22,9 @@ const ViperTimeWindow *viper_view_widget_time_window (ViperViewWidget *self);
 guint viper_view_widget_damage (ViperViewWidget *self, const GArray *areas);
 /* Regions invalidated by damage so far (tests, statistics). */
 guint64 viper_view_widget_invalidations (ViperViewWidget *self);
-/* Frames drawn so far. */
+/* Frames drawn so far, and the CPU time (thread, microseconds) they took. */
 guint64 viper_view_widget_frames (ViperViewWidget *self);
+gint64 viper_view_widget_draw_us (ViperViewWidget *self);
 
 /* The geometry the next paint would use (free with viper_view_geometry_free).
  * Building it lays out every module, so a caller asking about many modules

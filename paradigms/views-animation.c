@@ -146,12 +146,120 @@ arrow_line (cairo_t *cr, double x0, double y0, double x1, double y1, double head
   cairo_fill (cr);
 }
 
+/* ---- disc sprites ---------------------------------------------------------------------- */
+
+/* A thousand discs are a thousand arcs to tessellate and rasterise, and
+ * their outlines one stroke of a thousand circles; on an image surface a
+ * disc of a given colour, radius and outline is drawn once into a small
+ * image and then copied to each module's place.  The centres sit on pixel
+ * centres and the copies on whole pixels, so each copy covers its pixels as
+ * the disc drawn there would (its centre stays the exact state colour).
+ * Vector outputs (SVG, PDF) and transformed contexts keep the paths. */
+#define AN_SPRITES 24
+
+typedef struct {
+  ViperColor color;
+  double r, lw;
+  int half;                 /* the image is 2 * half + 1 pixels square, centred on (half + 0.5, half + 0.5) */
+  cairo_surface_t *img;
+} DiscSprite;
+
+typedef struct {
+  gboolean usable;
+  double sx, sy;            /* the target's device scale */
+  guint n;
+  DiscSprite s[AN_SPRITES];
+} Sprites;
+
+static void
+sprites_init (Sprites *sp, cairo_t *cr)
+{
+  memset (sp, 0, sizeof *sp);
+  cairo_surface_t *t = cairo_get_target (cr);
+  cairo_matrix_t mx;
+  cairo_get_matrix (cr, &mx);
+  sp->usable = cairo_surface_get_type (t) == CAIRO_SURFACE_TYPE_IMAGE && mx.xx == 1 && mx.yy == 1 && mx.xy == 0
+               && mx.yx == 0 && mx.x0 == floor (mx.x0) && mx.y0 == floor (mx.y0);
+  cairo_surface_get_device_scale (t, &sp->sx, &sp->sy);
+}
+
+static void
+sprites_clear (Sprites *sp)
+{
+  for (guint i = 0; i < sp->n; i++)
+    cairo_surface_destroy (sp->s[i].img);
+  sp->n = 0;
+}
+
+/* The disc (fill, then the outline over it) as the path code draws it. */
+static void
+disc_path_draw (cairo_t *cr, double x, double y, double r, double lw, ViperColor c)
+{
+  cairo_new_path (cr);
+  cairo_arc (cr, x, y, r, 0, 2 * G_PI);
+  vv_set_color (cr, c);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
+  cairo_set_line_width (cr, lw);
+  cairo_stroke (cr);
+}
+
+static const DiscSprite *
+sprite_get (Sprites *sp, ViperColor c, double r, double lw)
+{
+  for (guint i = 0; i < sp->n; i++)
+    {
+      const DiscSprite *d = &sp->s[i];
+      if (d->r == r && d->lw == lw && d->color.r == c.r && d->color.g == c.g && d->color.b == c.b)
+        return d;
+    }
+  if (sp->n == AN_SPRITES)
+    return NULL;
+  DiscSprite *d = &sp->s[sp->n];
+  d->color = c, d->r = r, d->lw = lw;
+  d->half = (int) ceil (r + lw / 2 + 1);
+  int side = 2 * d->half + 1;
+  d->img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) ceil (side * sp->sx), (int) ceil (side * sp->sy));
+  cairo_surface_set_device_scale (d->img, sp->sx, sp->sy);
+  cairo_t *c2 = cairo_create (d->img);
+  disc_path_draw (c2, d->half + 0.5, d->half + 0.5, r, lw, c);
+  cairo_destroy (c2);
+  if (cairo_surface_status (d->img) != CAIRO_STATUS_SUCCESS)
+    {
+      cairo_surface_destroy (d->img);
+      return NULL;
+    }
+  sp->n++;
+  return d;
+}
+
+/* A module's disc: copied from a sprite when it can be, else drawn. */
+static void
+draw_disc (Sprites *sp, cairo_t *cr, double x, double y, double r, double lw, ViperColor c)
+{
+  const DiscSprite *d = NULL;
+  if (sp->usable && x - floor (x) == 0.5 && y - floor (y) == 0.5)
+    d = sprite_get (sp, c, r, lw);
+  if (!d)
+    {
+      disc_path_draw (cr, x, y, r, lw, c);
+      return;
+    }
+  double x0 = floor (x) - d->half, y0 = floor (y) - d->half;
+  int side = 2 * d->half + 1;
+  cairo_new_path (cr);
+  cairo_set_source_surface (cr, d->img, x0, y0);
+  cairo_rectangle (cr, x0, y0, side, side);
+  cairo_fill (cr);
+}
+
 /* ---- animation view ------------------------------------------------------------------- */
 
-/* The discs of a grid (no view setup, no decorations): one fill per state
- * and one stroke for all outlines, for modules inside the clip. */
+/* The discs of a grid (no view setup, no decorations), for modules inside
+ * the clip: sprites on an image, else one fill per state and one stroke
+ * for all outlines. */
 static void
-an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
+an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, Sprites *sp)
 {
   const ViperRenderer *r = g->r;
   double cx0, cy0, cx1, cy1;
@@ -162,6 +270,17 @@ an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
       gboolean in = b->box.x < cx1 && b->box.y < cy1 && b->box.x + b->box.width > cx0 && b->box.y + b->box.height > cy0;
       state[i] = in ? r->module_state (m, b->id) : -1;
+    }
+  if (sp->usable)
+    {
+      for (guint i = 0; i < g->mods->len; i++)
+        if (state[i] >= 0)
+          {
+            const ModBox *b = &g_array_index (g->mods, ModBox, i);
+            draw_disc (sp, cr, b->x, b->y, b->r, MIN (1.5, MAX (b->r / 6, 0.6)), r->state_color (state[i]));
+          }
+      g_free (state);
+      return;
     }
   for (guint s = 0; s < MAX (r->n_states, 1u); s++)
     {
@@ -287,9 +406,11 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       g_array_unref (arrows);
     }
 
+  Sprites sp;
+  sprites_init (&sp, cr);
   gboolean batched = g->grid && !g->setup && !r->decorate_module;
   if (batched)
-    an_grid_discs (cr, g, m);
+    an_grid_discs (cr, g, m, &sp);
   for (guint i = 0; i < g->mods->len; i++)
     {
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
@@ -323,14 +444,9 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           goto label;
         }
       gint s = r->module_state (m, b->id);
-      /* text leaves a current point; an arc would draw a line from it */
-      cairo_new_path (cr);
-      cairo_arc (cr, b->x, b->y, b->r, 0, 2 * G_PI);
-      vv_set_color (cr, r->state_color (s));
-      cairo_fill_preserve (cr);
-      cairo_set_source_rgb (cr, 0.2, 0.2, 0.2);
-      cairo_set_line_width (cr, MIN (1.5, MAX (b->r / 6, 0.6)));
-      cairo_stroke (cr);
+      /* (the path code starts a new path: text leaves a current point, and
+       * an arc would draw a line from it) */
+      draw_disc (&sp, cr, b->x, b->y, b->r, MIN (1.5, MAX (b->r / 6, 0.6)), r->state_color (s));
       if (r->decorate_module)
         {
           cairo_save (cr);
@@ -371,6 +487,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           g_free (act);
         }
     }
+  sprites_clear (&sp);
   vv_draw_legend (cr, r, 8, g->height - 8);
 }
 

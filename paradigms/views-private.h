@@ -33,6 +33,8 @@ struct _ViperViewGeometry {
   const ViperRenderer *r;
   GArray *mods;             /* ModBox, display order */
   GHashTable *index;        /* gint64 id (pointing into mods) -> ModBox */
+  gint32 *dense;            /* ids 0 .. n_dense-1 (when they are that dense): index in mods, -1 none */
+  gint64 n_dense;
   GArray *vars;             /* VarBox (variables view) */
   cairo_rectangle_int_t clock_box;
   /* space-time */

@@ -55,6 +55,9 @@ vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWi
 
 /* ---- space-time view ------------------------------------------------------------------ */
 
+/* More messages than this in a frame are drawn without antialiasing. */
+#define ST_AA_ARROWS 64
+
 typedef struct {
   double last_t;
   gint last_state;
@@ -126,9 +129,84 @@ cmp_bar_state (gconstpointer a, gconstpointer b)
   return (x->state > y->state) - (x->state < y->state);
 }
 
+/* An opaque colour as cairo's image backend stores it (x8r8g8b8). */
+static guint32
+st_pixel (ViperColor c)
+{
+  guint32 r = (guint32) (c.r * 65535.0 + 0.5) >> 8, g = (guint32) (c.g * 65535.0 + 0.5) >> 8;
+  guint32 b = (guint32) (c.b * 65535.0 + 0.5) >> 8;
+  return 0xff000000u | MIN (r, 255u) << 16 | MIN (g, 255u) << 8 | MIN (b, 255u);
+}
+
+/* The bars written straight into an image target: tens of thousands of
+ * rectangles of a few pixels each cost cairo a path and a fill each, and
+ * cost this a few stores.  Bars have whole-pixel edges and opaque colours,
+ * so the pixels are the ones cairo_fill would write (where two bars of a row
+ * share a pixel, the later one shows it rather than the higher state's
+ * colour).  FALSE (nothing
+ * written) unless the target is an RGB24/ARGB32 image, the transformation a
+ * whole-pixel shift and the clip one rectangle. */
+static gboolean
+st_store_bars (cairo_t *cr, const ViperRenderer *r, const GArray *bars)
+{
+  cairo_surface_t *t = cairo_get_target (cr);
+  if (cairo_surface_get_type (t) != CAIRO_SURFACE_TYPE_IMAGE)
+    return FALSE;
+  cairo_format_t fmt = cairo_image_surface_get_format (t);
+  double sx, sy;
+  cairo_surface_get_device_scale (t, &sx, &sy);
+  cairo_matrix_t mx;
+  cairo_get_matrix (cr, &mx);
+  if ((fmt != CAIRO_FORMAT_RGB24 && fmt != CAIRO_FORMAT_ARGB32) || sx != 1 || sy != 1 || mx.xx != 1 || mx.yy != 1
+      || mx.xy != 0 || mx.yx != 0 || mx.x0 != floor (mx.x0) || mx.y0 != floor (mx.y0)
+      || cairo_get_operator (cr) != CAIRO_OPERATOR_OVER)
+    return FALSE;
+  cairo_rectangle_list_t *clips = cairo_copy_clip_rectangle_list (cr);
+  gboolean ok = clips->status == CAIRO_STATUS_SUCCESS && clips->num_rectangles <= 1;
+  /* the clip in device pixels (an empty list: nothing is drawn) */
+  int cx0 = 0, cy0 = 0, cx1 = 0, cy1 = 0;
+  if (ok && clips->num_rectangles == 1)
+    {
+      const cairo_rectangle_t *c = &clips->rectangles[0];
+      double a = c->x + mx.x0, b = c->y + mx.y0;
+      ok = a == floor (a) && b == floor (b) && c->width == floor (c->width) && c->height == floor (c->height);
+      cx0 = (int) a, cy0 = (int) b, cx1 = (int) (a + c->width), cy1 = (int) (b + c->height);
+    }
+  cairo_rectangle_list_destroy (clips);
+  if (!ok)
+    return FALSE;
+  int w = cairo_image_surface_get_width (t), h = cairo_image_surface_get_height (t);
+  cx0 = MAX (cx0, 0), cy0 = MAX (cy0, 0), cx1 = MIN (cx1, w), cy1 = MIN (cy1, h);
+  cairo_surface_flush (t);
+  guint8 *data = cairo_image_surface_get_data (t);
+  int stride = cairo_image_surface_get_stride (t);
+  gint last_state = G_MININT;
+  guint32 px = 0;
+  for (guint i = 0; i < bars->len; i++)
+    {
+      const StBar *b = &g_array_index (bars, StBar, i);
+      int x0 = MAX ((int) b->x0 + (int) mx.x0, cx0), x1 = MIN ((int) b->x1 + (int) mx.x0, cx1);
+      int y0 = MAX ((int) b->y0 + (int) mx.y0, cy0), y1 = MIN ((int) b->y1 + (int) mx.y0, cy1);
+      if (x0 >= x1 || y0 >= y1)
+        continue;
+      if (b->state != last_state)
+        last_state = b->state, px = st_pixel (r->state_color (b->state));
+      for (int y = y0; y < y1; y++)
+        {
+          guint32 *row = (guint32 *) (data + (gsize) y * (gsize) stride);
+          for (int x = x0; x < x1; x++)
+            row[x] = px;
+        }
+    }
+  cairo_surface_mark_dirty_rectangle (t, cx0, cy0, MAX (cx1 - cx0, 0), MAX (cy1 - cy0, 0));
+  return TRUE;
+}
+
 static void
 st_fill_bars (cairo_t *cr, const ViperRenderer *r, GArray *bars)
 {
+  if (st_store_bars (cr, r, bars))
+    return;
   g_array_sort (bars, cmp_bar_state);
   for (guint i = 0; i < bars->len;)
     {
@@ -335,19 +413,33 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
   while (i < refs->len && ref_t0_max (refs, i) <= stop)
     {
       const ViperHistoryEntry *e = ref_entry (m, refs, i++);
-      if (!e || isnan (e->t1) || !st_arrow_place (g, m, row, e, clock, &a))
+      if (!e || isnan (e->t1))
         continue;
-      double col = floor (a.x0);
+      /* a column another message took shows that one: this one is not
+       * placed at all (most columns are taken after the first rows) */
+      double col = floor (vv_st_x (g, e->t0));
       double c = col - floor (g->plot_x);
       gboolean in_plot = c >= 0 && c <= g->plot_w;
-      if (!in_plot || !taken[(guint) c])
+      if ((!in_plot || !taken[(guint) c]) && st_arrow_place (g, m, row, e, clock, &a))
         {
           if (visit (&a, data))
             return TRUE;
           if (in_plot)
             taken[(guint) c] = 1;
         }
-      guint k = refs_seek_from (refs, i, st_t (g, col + 1));
+      double next = col + 1;
+      if (in_plot && h->arrow_disorder == 0)
+        {
+          /* in time order, every message up to the next free column lands
+           * in a taken one: jump there (rows scrolled out of view, whose
+           * messages mostly find their columns taken, cost a few jumps) */
+          gsize ncols = (gsize) floor (g->plot_w) + 1, from = (gsize) c + 1;
+          const guint8 *free_col = from < ncols ? memchr (taken + from, 0, ncols - from) : NULL;
+          if (!free_col)
+            break;
+          next = floor (g->plot_x) + (double) (free_col - taken);
+        }
+      guint k = refs_seek_from (refs, i, st_t (g, next));
       i = MAX (i, k);
     }
   for (guint o = 0; o < h->open->len; o++)
@@ -502,7 +594,14 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   cairo_set_line_width (cr, 1.2);
   GArray *arrows = g_array_new (FALSE, FALSE, sizeof (VvArrow));
   st_arrows (g, m, clock, st_arrow_collect, arrows);
-  vv_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2), FALSE);
+  /* hundreds of messages (one per pixel column): each shaft stroked on its
+   * own - one path of hundreds of crossing lines makes cairo find every
+   * crossing - and, past a few dozen, without antialiasing, which pixman
+   * fills several times faster and which a 1-pixel line hardly shows */
+  if (arrows->len > ST_AA_ARROWS)
+    cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+  vv_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2), TRUE);
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
   g_array_unref (arrows);
   cairo_restore (cr);
 

@@ -70,6 +70,17 @@ vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
         }
       else if (b->box.y + VAR_HEAD + 18 <= cy0)
         continue;
+      /* the block's text stays in the block: a long activity line ran into
+       * the margin, where no damage of the block reaches to repaint it */
+      cairo_save (cr);
+      int bottom = b->box.y + b->box.height;
+      if (b->n_vars)
+        {
+          const VarBox *last = &g_array_index (g->vars, VarBox, b->first_var + b->n_vars - 1);
+          bottom = last->box.y + last->box.height;
+        }
+      cairo_rectangle (cr, b->box.x, b->box.y, b->box.width, bottom - b->box.y);
+      cairo_clip (cr);
       cairo_set_source_rgb (cr, 0.93, 0.94, 0.96);
       cairo_rectangle (cr, b->box.x + 1, b->box.y + 1, b->box.width - 2, b->box.height - 2);
       cairo_fill (cr);
@@ -113,5 +124,6 @@ vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
           vv_text (cr, vb->box.x + vb->box.width - 8, base, 1, var.state ? var.state : "");
           vv_font (cr, 11, FALSE);
         }
+      cairo_restore (cr);
     }
 }

@@ -311,10 +311,25 @@ viper_view_geometry_new (ViperViewKind kind, const ViperModel *m, const ViperRun
   g_array_unref (ids);
   /* the array is not resized after this, so keys may point into it */
   g->index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gint64 lo = 0, hi = -1;
   for (guint i = 0; i < g->mods->len; i++)
     {
       ModBox *b = &g_array_index (g->mods, ModBox, i);
       g_hash_table_insert (g->index, &b->id, b);
+      lo = MIN (lo, b->id), hi = MAX (hi, b->id);
+    }
+  /* ids 0 .. n (PICL's processors, most setups): an array finds them, the
+   * hash is for the others - the space-time view looks up a row per message */
+  if (lo >= 0 && hi >= 0 && hi < 4 * (gint64) g->mods->len + 64)
+    {
+      g->n_dense = hi + 1;
+      g->dense = g_new (gint32, g->n_dense);
+      memset (g->dense, 0xff, sizeof (gint32) * (gsize) g->n_dense);
+      for (guint i = 0; i < g->mods->len; i++)
+        {
+          /* a repeated id: the last, as the hash keeps it */
+          g->dense[g_array_index (g->mods, ModBox, i).id] = (gint32) i;
+        }
     }
   switch (kind)
     {
@@ -333,6 +348,7 @@ viper_view_geometry_free (ViperViewGeometry *g)
   if (!g)
     return;
   g_hash_table_destroy (g->index);
+  g_free (g->dense);
   g_array_unref (g->mods);
   g_array_unref (g->vars);
   g_free (g);
@@ -350,6 +366,8 @@ viper_view_geometry_module (const ViperViewGeometry *g, guint i)
 const ModBox *
 vv_find_mod (const ViperViewGeometry *g, gint64 id)
 {
+  if (g->dense && id >= 0 && id < g->n_dense)
+    return g->dense[id] < 0 ? NULL : &g_array_index (g->mods, ModBox, g->dense[id]);
   return g_hash_table_lookup (g->index, &id);
 }
 

@@ -245,4 +245,35 @@ gboolean viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *m
                                          const ViperLayout *layout, const ViperTimeWindow *window,
                                          const char *path, int width, int height, GError **error);
 
+/* ---- frame cache (views-cache.c) ---------------------------------------------- */
+
+/* A view's last frame kept as an image and redrawn only where stale: the
+ * rectangles given to viper_view_cache_damage, or all of it when the key
+ * (kind, image size, layout size, offset, scale) changed or after
+ * viper_view_cache_invalidate.  The GUI paints its views through one each. */
+typedef struct _ViperViewCache ViperViewCache;
+
+ViperViewCache *viper_view_cache_new (void);
+void viper_view_cache_free (ViperViewCache *c);
+/* Everything stale: what the picture shows changed other than by the
+ * model's damage (time window, layout, another model, a reset). */
+void viper_view_cache_invalidate (ViperViewCache *c);
+/* A rectangle of the image (its coordinates) is stale. */
+void viper_view_cache_damage (ViperViewCache *c, const cairo_rectangle_int_t *r);
+gboolean viper_view_cache_is_valid (const ViperViewCache *c);
+/* Frames redrawn whole and in part so far. */
+void viper_view_cache_counts (const ViperViewCache *c, guint64 *full, guint64 *partial);
+/* The image (w x h logical pixels, `scale` device pixels each; owned by the
+ * cache) of the view laid out at vw x vh and shown from (ox, oy), brought up
+ * to date. */
+cairo_surface_t *viper_view_cache_update (ViperViewCache *c, ViperViewKind kind, const ViperModel *m,
+                                          const ViperRun *run, const ViperLayout *layout,
+                                          const ViperTimeWindow *window, int vw, int vh, int ox, int oy, int w,
+                                          int h, int scale);
+/* Headless use (tests, benchmarks): mark the damaged areas (NULL: none) of
+ * a width x height view stale, update and paint the image onto cr at (0, 0). */
+void viper_view_cache_paint (ViperViewCache *c, cairo_t *cr, ViperViewKind kind, const ViperModel *m,
+                             const ViperRun *run, const ViperLayout *layout, const ViperTimeWindow *window,
+                             int width, int height, const GArray *areas);
+
 G_END_DECLS
