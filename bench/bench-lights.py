@@ -15,9 +15,14 @@ Then the agent: viper-lights-agent at the default 500 ms interval, writing
 to /dev/null, for 20 samples; its CPU share is printed (Lilith measured
 4-7 % for its Java agents).
 
+First, headless (bench-lights-frame, the drawing code the GUI and
+`viper-replay --render` share, on image surfaces of the sizes the GUI's
+views have): CPU per sample applied and per frame of each view, for the
+same 1,024-node all-to-all cluster.
+
 A benchmark: prints figures, asserts only that every tram arrived.  Exit 77
 when Xvfb is missing.
-Usage: bench-lights.py VIPER VIPER_LIGHTS_SIM VIPER_LIGHTS_AGENT [SAMPLES]
+Usage: bench-lights.py VIPER VIPER_LIGHTS_SIM VIPER_LIGHTS_AGENT [BENCH_LIGHTS_FRAME] [SAMPLES]
 """
 import json
 import os
@@ -99,6 +104,7 @@ def gui(viper, sim, samples, tmp):
     try:
         poll(lambda: read_json(os.path.join(ddir, "layout.json")), "the window", app)
         cpu0, t0 = cpu_seconds(app.pid), time.monotonic()
+        xcpu0 = cpu_seconds(xvfb.pid)
         sent = NODES * 2 * samples + NODES + 1   # load + traffic per sample, joins, one message
         simp = subprocess.Popen([sim, "-n", str(NODES), "--samples", str(samples), "--pattern", "all", "--vary",
                                  "--bytes", "20000", "--connect", "tcp:127.0.0.1:%d" % port])
@@ -109,6 +115,7 @@ def gui(viper, sim, samples, tmp):
         last = poll(lambda: (lambda d: d if d and d["applied"] >= sent else None)(
             read_json(os.path.join(ddir, "state.json"))), "every tram applied", app)
         t1, cpu1 = time.monotonic(), cpu_seconds(app.pid)
+        xcpu1 = cpu_seconds(xvfb.pid)
         frames = last["frames"]["animation"] - first["frames"]["animation"]
         secs = last["seconds"] - first["seconds"]
         print("GUI, %d nodes (32 x 32 mesh, %d links), all-to-all, 2 samples/s for %d samples, 50 ms updates:"
@@ -119,6 +126,8 @@ def gui(viper, sim, samples, tmp):
                                                                            secs))
         print("  viewer CPU: %.0f %% of one core over %.1f s, %.2f s per sample (load average %.1f)"
               % (100 * (cpu1 - cpu0) / (t1 - t0), t1 - t0, (cpu1 - cpu0) / samples, os.getloadavg()[0]))
+        print("  X server (Xvfb) CPU: %.0f %% of one core, %.2f s per sample"
+              % (100 * (xcpu1 - xcpu0) / (t1 - t0), (xcpu1 - xcpu0) / samples))
         return last["applied"] == sent
     finally:
         app.send_signal(signal.SIGTERM)
@@ -147,14 +156,30 @@ def agent(agent_bin, tmp, samples):
           % (samples, NODES, 100 * cpu / wall, cpu, wall))
 
 
+def headless(frame_bin, sim, samples, tmp):
+    view = os.path.join(tmp, "mesh32.view")
+    trace = os.path.join(tmp, "all.trc")
+    subprocess.run([sim, "--view", "-n", str(NODES), "-o", view], check=True)
+    subprocess.run([sim, "-n", str(NODES), "--samples", str(samples), "--pattern", "all", "--vary", "--bytes", "20000",
+                    "-o", trace], check=True)
+    r = subprocess.run([frame_bin, view, trace, "50"], check=True, stdout=subprocess.PIPE, text=True)
+    sys.stdout.write(r.stdout)
+    print("  (load average %.1f)" % os.getloadavg()[0])
+    os.unlink(trace)
+
+
 def main():
     if len(sys.argv) < 4:
         raise SystemExit(__doc__)
     viper, sim, agent_bin = sys.argv[1:4]
-    samples = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+    rest = sys.argv[4:]
+    frame_bin = rest.pop(0) if rest and not rest[0].isdigit() else None
+    samples = int(rest[0]) if rest else 20
     tmp = tempfile.mkdtemp(prefix="viper-bench-lights-")
     try:
         ok = True
+        if frame_bin:
+            headless(frame_bin, sim, samples, tmp)
         if shutil.which("Xvfb"):
             ok = gui(viper, sim, samples, tmp)
         else:

@@ -42,6 +42,7 @@ typedef struct {
   gint32 topo;              /* index in the view setup's topology, -1 */
   gboolean heard;
   gint hstate;              /* state code last put in the history, -1 */
+  guint64 rx_gen, tx_gen;   /* damage generation + 1 its received / sent rows were marked in */
   GArray *out;              /* Out */
   GHashTable *out_idx;      /* peer index + 1 -> position + 1 */
 } Node;
@@ -76,7 +77,26 @@ typedef struct _LightsModel {
   guint n_touched;
   gboolean *is_touched;
   gboolean any;
+  guint64 *link_dgen;       /* damage generation + 1 the link's arrow was marked in */
+  double *acc_bw;           /* per topology node: a source tree's sums being pushed up */
+  guint64 *acc_bytes;
+  GArray *changed;          /* Changed: the pairs of the tram at hand that moved */
 } LightsModel;
+
+typedef struct {
+  guint peer;               /* node index */
+  double dbw;
+  guint64 bytes;
+} Changed;
+
+/* A source with this many moved pairs or more sums them up its route tree
+ * (lights-route.c) when that is cheaper than walking each route. */
+#define TREE_FROM_PAIRS 8
+
+/* The variables view's rows of a node (lights-render.c) */
+#define ROW_SENT 2
+#define ROW_RECEIVED 3
+#define ROW_FIRST_LINK 4
 
 static const ViperModelClass lights_class;
 
@@ -188,14 +208,64 @@ bw_shade (const LightsRange *r, double bw)
   return (guint8) (1 + MIN ((int) ((bw - r->min) / (r->max - r->min) * 64), 63));
 }
 
+/* The space-time view's classes: 0 below, 1..8 through the range, 9 above -
+ * every eighth step (8 divides 64, so a class never changes without a step). */
 static gint8
-bw_class (const LightsRange *r, double bw)
+shade_class (guint8 shade)
 {
-  if (bw < r->min)
-    return 0;
-  if (bw > r->max)
-    return 9;
-  return (gint8) (1 + MIN ((int) ((bw - r->min) / (r->max - r->min) * 8), 7));
+  return shade == 0 ? 0 : shade == 65 ? 9 : (gint8) (1 + (shade - 1) / 8);
+}
+
+/* TRUE the first time an area is marked since the damage set was last
+ * taken: a sample of a thousand nodes marks each peer a thousand times. */
+static inline gboolean
+mark_once (LightsModel *m, guint64 *stamp)
+{
+  guint64 gen = viper_damage_generation (m->base.damage) + 1;
+  if (*stamp == gen)
+    return FALSE;
+  *stamp = gen;
+  return TRUE;
+}
+
+/* A link's rate moved by d: damage when its colour step changes, history
+ * when its class does. */
+static void
+link_moved (LightsModel *m, guint li, double d, const ViperTram *t, gboolean hist)
+{
+  double bw = m->link_bw[li] + d;
+  /* sums of doubles: what should be zero may come out a hair below */
+  if (bw < 1e-6)
+    bw = MAX (bw, 0.0);
+  m->link_bw[li] = bw;
+  guint8 shade = bw_shade (&m->range, bw);
+  if (shade == m->link_shade[li])
+    return;
+  m->link_shade[li] = shade;
+  gint64 from, to;
+  lights_topo_link (m->topo, li, &from, &to);
+  if (mark_once (m, &m->link_dgen[li]))
+    {
+      viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
+      /* its row in the variables view, under its source node */
+      guint from_idx = lights_topo_link_from (m->topo, li), deg = lights_topo_out_degree (m->topo, (gint) from_idx);
+      for (guint k = 0; k < deg; k++)
+        if (lights_topo_out_link (m->topo, (gint) from_idx, k) == li)
+          viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, from, ROW_FIRST_LINK + k);
+    }
+  gint8 c = shade_class (shade);
+  if (hist && c != m->link_class[li])
+    {
+      ViperHistoryEntry e = { t->adjusted, t->adjusted, (gint32) from, (gint32) to, c, 0 };
+      viper_model_history_add (&m->base, &e);
+    }
+  m->link_class[li] = c;
+}
+
+static gboolean
+want_history (const LightsModel *m, const ViperTram *t)
+{
+  return t && m->n_links <= HISTORY_LINK_LIMIT && m->base.history_interval >= 0;
 }
 
 /* Move a pair's rate difference and bytes onto its route: the bytes at
@@ -231,35 +301,74 @@ route_add (LightsModel *m, guint si, guint pi, double dbw, guint64 bytes)
 static void
 links_flush (LightsModel *m, const ViperTram *t)
 {
-  gboolean hist = t && m->n_links <= HISTORY_LINK_LIMIT && m->base.history_interval >= 0;
+  gboolean hist = want_history (m, t);
   for (guint i = 0; i < m->n_touched; i++)
     {
       guint li = m->touched[i];
       double d = m->link_dbw[li];
       m->link_dbw[li] = 0;
       m->is_touched[li] = FALSE;
-      if (d == 0)
-        continue;
-      m->link_bw[li] += d;
-      /* sums of doubles: what should be zero may come out a hair below */
-      if (m->link_bw[li] < 1e-6)
-        m->link_bw[li] = MAX (m->link_bw[li], 0.0);
-      guint8 shade = bw_shade (&m->range, m->link_bw[li]);
-      gint8 c = bw_class (&m->range, m->link_bw[li]);
-      if (shade == m->link_shade[li] && c == m->link_class[li])
-        continue;
-      m->link_shade[li] = shade;
-      gint64 from, to;
-      lights_topo_link (m->topo, li, &from, &to);
-      viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
-      if (hist && c != m->link_class[li])
-        {
-          ViperHistoryEntry e = { t->adjusted, t->adjusted, (gint32) from, (gint32) to, c, 0 };
-          viper_model_history_add (&m->base, &e);
-        }
-      m->link_class[li] = c;
+      if (d != 0)
+        link_moved (m, li, d, t, hist);
     }
   m->n_touched = 0;
+}
+
+/* The moved pairs of sender si (m->changed) onto the links.  Many pairs:
+ * each destination's difference is put at its node of the sender's route
+ * tree and the sums are pushed up the tree, deepest node first, so each
+ * link gets the sum of the nodes below it once - a pass over the nodes
+ * instead of a walk per pair.  A few pairs, or no tree: each route is
+ * walked. */
+static void
+pairs_to_links (LightsModel *m, guint si, const ViperTram *t)
+{
+  gint32 a = node_at (m, si)->topo;
+  guint n = m->changed->len;
+  const LightsTree *tree = a >= 0 && n >= TREE_FROM_PAIRS ? lights_topo_tree (m->topo, (guint) a) : NULL;
+  if (tree && (guint64) n * tree->hops < (guint64) tree->n_order * MAX (tree->n_order, 1u))
+    tree = NULL;            /* walking n routes of hops / n_order links is less than a pass over the tree */
+  if (!tree)
+    {
+      for (guint k = 0; k < n; k++)
+        {
+          const Changed *c = &g_array_index (m->changed, Changed, k);
+          route_add (m, si, c->peer, c->dbw, c->bytes);
+        }
+      links_flush (m, t);
+      return;
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      const Changed *c = &g_array_index (m->changed, Changed, k);
+      gint32 b = node_at (m, c->peer)->topo;
+      if (b < 0 || !tree->up[b])
+        {
+          m->unrouted += c->bytes;
+          continue;
+        }
+      m->acc_bw[b] += c->dbw;
+      m->acc_bytes[b] += c->bytes;
+    }
+  gboolean hist = want_history (m, t);
+  for (guint k = tree->n_order; k-- > 0;)
+    {
+      guint v = tree->order[k];
+      double x = m->acc_bw[v];
+      guint64 y = m->acc_bytes[v];
+      if (x == 0 && y == 0)
+        continue;
+      m->acc_bw[v] = 0;
+      m->acc_bytes[v] = 0;
+      guint li = tree->up[v] - 1, p = lights_topo_link_from (m->topo, li);
+      m->acc_bw[p] += x;
+      m->acc_bytes[p] += y;
+      m->link_bytes[li] += y;
+      if (x != 0)
+        link_moved (m, li, x, t, hist);
+    }
+  m->acc_bw[a] = 0;
+  m->acc_bytes[a] = 0;
 }
 
 /* Every link from the pairs' rates and totals (a new view setup). */
@@ -274,6 +383,13 @@ links_rebuild (LightsModel *m)
   g_free (m->link_dbw);
   g_free (m->touched);
   g_free (m->is_touched);
+  g_free (m->link_dgen);
+  g_free (m->acc_bw);
+  g_free (m->acc_bytes);
+  guint nn = lights_topo_n_nodes (m->topo) + 1;
+  m->acc_bw = g_new0 (double, nn);
+  m->acc_bytes = g_new0 (guint64, nn);
+  m->link_dgen = g_new0 (guint64, MAX (m->n_links, 1u));
   m->link_shade = g_new0 (guint8, MAX (m->n_links, 1u));
   m->link_dbw = g_new0 (double, MAX (m->n_links, 1u));
   m->touched = g_new0 (guint, MAX (m->n_links, 1u));
@@ -286,17 +402,19 @@ links_rebuild (LightsModel *m)
   for (guint i = 0; i < m->nodes->len; i++)
     {
       Node *nd = node_at (m, i);
+      g_array_set_size (m->changed, 0);
       for (guint k = 0; k < nd->out->len; k++)
         {
           Out *o = &g_array_index (nd->out, Out, k);
-          route_add (m, i, o->peer, nd->n.state == LIGHTS_NODE_LOST ? 0 : o->bw, o->total);
+          Changed c = { o->peer, nd->n.state == LIGHTS_NODE_LOST ? 0 : o->bw, o->total };
+          g_array_append_val (m->changed, c);
         }
+      pairs_to_links (m, i, NULL);
     }
-  links_flush (m, NULL);
   for (guint i = 0; i < m->n_links; i++)
     {
-      m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
       m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
+      m->link_class[i] = shade_class (m->link_shade[i]);
     }
 }
 
@@ -333,7 +451,7 @@ adopt_setup (LightsModel *m, const ViperViewSetup *vs)
 static gboolean
 apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
 {
-  double interval = (double) d[1] / 1000.0;
+  double per_s = 1000.0 / (double) d[1];   /* 1 / the interval in seconds */
   Node *s = node_at (m, si);
   for (guint k = 0; k < s->out->len; k++)
     g_array_index (s->out, Out, k).nbw = 0;
@@ -343,8 +461,12 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
         continue;           /* validate rejected it; never count a loop */
       guint pi = node_get (m, d[i]);
       s = node_at (m, si);  /* the array may have moved */
-      guint pos = GPOINTER_TO_UINT (g_hash_table_lookup (s->out_idx, GUINT_TO_POINTER (pi + 1)));
-      if (!pos)
+      /* a collector lists its peers in the same order every sample: try
+       * the pair's place in the last one before the hash */
+      guint j = (i - 2) / 2, pos;
+      if (j < s->out->len && g_array_index (s->out, Out, j).peer == pi)
+        pos = j + 1;
+      else if (!(pos = GPOINTER_TO_UINT (g_hash_table_lookup (s->out_idx, GUINT_TO_POINTER (pi + 1)))))
         {
           Out o = { .peer = pi };
           g_array_append_val (s->out, o);
@@ -353,11 +475,15 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
         }
       Out *o = &g_array_index (s->out, Out, pos - 1);
       guint64 b = (guint64) d[i + 1];
-      o->nbw += (double) b / interval;
+      o->nbw += (double) b * per_s;
       o->pending += b;
     }
   gboolean lost = s->n.state == LIGHTS_NODE_LOST;
   double out_bw = 0;
+  g_array_set_size (m->changed, s->out->len);
+  Changed *ch = (Changed *) (void *) m->changed->data;
+  guint nch = 0;
+  guint64 gen = viper_damage_generation (m->base.damage) + 1;
   for (guint k = 0; k < s->out->len; k++)
     {
       Out *o = &g_array_index (s->out, Out, k);
@@ -369,17 +495,23 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
       p->n.bw_in = MAX (p->n.bw_in + (nbw - o->bw), 0.0);
       s->n.bytes_out += o->pending;
       o->total += o->pending;
-      gint64 pid = p->n.id;
-      route_add (m, si, o->peer, nbw - o->bw, o->pending);
+      ch[nch++] = (Changed) { o->peer, nbw - o->bw, o->pending };
       o->bw = nbw;
       o->pending = 0;
-      viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, pid, 0);
+      if (p->rx_gen != gen)
+        {
+          p->rx_gen = gen;
+          viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, p->n.id, ROW_RECEIVED);
+        }
     }
-  links_flush (m, t);
+  g_array_set_size (m->changed, nch);
+  pairs_to_links (m, si, t);
+  s = node_at (m, si);
   for (guint k = 0; k < s->out->len; k++)
     out_bw += g_array_index (s->out, Out, k).bw;
   s->n.bw_out = out_bw;
-  viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, s->n.id, 0);
+  if (mark_once (m, &s->tx_gen))
+    viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, s->n.id, ROW_SENT);
   return TRUE;
 }
 
@@ -388,6 +520,7 @@ static void
 silence (LightsModel *m, guint si, const ViperTram *t)
 {
   Node *s = node_at (m, si);
+  g_array_set_size (m->changed, 0);
   for (guint k = 0; k < s->out->len; k++)
     {
       Out *o = &g_array_index (s->out, Out, k);
@@ -397,9 +530,12 @@ silence (LightsModel *m, guint si, const ViperTram *t)
       o->bw = 0;
       Node *p = node_at (m, o->peer);
       p->n.bw_in = MAX (p->n.bw_in - old, 0.0);
-      route_add (m, si, o->peer, -old, 0);
+      if (mark_once (m, &p->rx_gen))
+        viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, p->n.id, ROW_RECEIVED);
+      Changed c = { o->peer, -old, 0 };
+      g_array_append_val (m->changed, c);
     }
-  links_flush (m, t);
+  pairs_to_links (m, si, t);
   s->n.bw_out = 0;
 }
 
@@ -545,6 +681,10 @@ lights_destroy (ViperModel *base)
   g_free (m->link_dbw);
   g_free (m->touched);
   g_free (m->is_touched);
+  g_free (m->link_dgen);
+  g_free (m->acc_bw);
+  g_free (m->acc_bytes);
+  g_array_unref (m->changed);
   viper_model_finish (base);
   g_free (m);
 }
@@ -679,6 +819,7 @@ lights_model_new (const ViperParadigm *p, ViperSetup *setup)
   LightsModel *m = g_new0 (LightsModel, 1);
   viper_model_init (&m->base, &lights_class, p, setup);
   m->nodes = g_array_new (FALSE, FALSE, sizeof (Node));
+  m->changed = g_array_new (FALSE, FALSE, sizeof (Changed));
   m->sparse = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   m->frozen_load = g_array_new (FALSE, FALSE, sizeof (gint32));
   m->frozen_state = g_array_new (FALSE, FALSE, sizeof (guint8));
@@ -868,8 +1009,8 @@ lights_model_set_range (ViperModel *base, const LightsRange *r)
   m->range = *r;
   for (guint i = 0; i < m->n_links; i++)
     {
-      m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
       m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
+      m->link_class[i] = shade_class (m->link_shade[i]);
     }
   viper_damage_add (base->damage, VIPER_AREA_ALL, 0, 0);
 }

@@ -100,6 +100,24 @@ gint lights_topo_index (const LightsTopo *t, gint64 id);
 guint lights_topo_out_degree (const LightsTopo *t, gint idx);
 guint lights_topo_out_link (const LightsTopo *t, gint idx, guint k);
 guint lights_topo_route_idx (LightsTopo *t, guint a, guint b, guint *buf, guint cap);
+guint lights_topo_n_nodes (const LightsTopo *t);
+guint lights_topo_link_from (const LightsTopo *t, guint link);
+
+/* The routes from one source as a tree (lights-route.c): up[v] is the last
+ * link of the route to node index v, plus one (0: the source itself, or
+ * unroutable); order lists the routable nodes nearest first, so walking it
+ * backwards meets every node before the node its route passes last. */
+typedef struct {
+  guint32 *up;
+  guint32 *order;
+  guint n_order;
+  guint64 hops;             /* the routes' lengths summed */
+} LightsTree;
+/* Memory for source trees per topology; past it routes are walked. */
+#define LIGHTS_TREE_BYTES (64u << 20)
+/* The tree of source a, made on first use; NULL when its routes are not
+ * prefix-closed or the bound is reached. */
+const LightsTree *lights_topo_tree (LightsTopo *t, guint a);
 
 /* ---- the model (lights-model.c) --------------------------------------------- */
 
