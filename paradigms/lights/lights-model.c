@@ -81,6 +81,7 @@ typedef struct _LightsModel {
   double *acc_bw;           /* per topology node: a source tree's sums being pushed up */
   guint64 *acc_bytes;
   GArray *changed;          /* Changed: the pairs of the tram at hand that moved */
+  guint64 view_serial;      /* new for every setup adopted (lights_model_view_serial) */
 } LightsModel;
 
 typedef struct {
@@ -421,6 +422,8 @@ links_rebuild (LightsModel *m)
 static void
 adopt_setup (LightsModel *m, const ViperViewSetup *vs)
 {
+  static gsize serials;
+  m->view_serial = (guint64) g_atomic_pointer_add (&serials, 1) + 1;
   m->vs = vs;
   lights_topo_free (m->topo);
   GError *error = NULL;
@@ -1075,4 +1078,10 @@ lights_model_shown_link_bw (const ViperModel *base, guint i)
   if (m->frozen)
     return i < m->n_frozen_bw ? m->frozen_bw[i] : 0;
   return i < m->n_links ? m->link_bw[i] : 0;
+}
+
+guint64
+lights_model_view_serial (const ViperModel *base)
+{
+  return lm (base)->view_serial;
 }

@@ -146,6 +146,9 @@ void lights_model_counts (const ViperModel *m, guint *up, guint *lost, guint *un
 
 void lights_model_set_view_setup (ViperModel *m, const ViperViewSetup *vs);
 const ViperViewSetup *lights_model_view_setup (const ViperModel *m);
+/* Different for every model and every view setup it adopted (a reload, a
+ * reset): what a drawing cache of the views is keyed by. */
+guint64 lights_model_view_serial (const ViperModel *m);
 void lights_model_range (const ViperModel *m, LightsRange *out);
 void lights_model_set_range (ViperModel *m, const LightsRange *r);
 /* Freeze: the views show the loads and link rates as they were when frozen
