@@ -107,6 +107,8 @@ typedef struct {
   ViperLiveState live_dumped;        /* the live state the last dump described */
   guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
   gboolean closing;                  /* the window is going: no more updates */
+  int go_shows_running;              /* what the Go button shows: -1 not set yet, 0 go, 1 stop */
+  gboolean no_layout_dump;           /* VIPER_DEBUG_LAYOUT=0: state dumps only (benchmarks) */
   guint64 live_progress_at;          /* applied count of the last live-progress dump */
   gint64 live_progress_t;
 } App;
@@ -183,11 +185,17 @@ update_controls (App *a)
   if (a->closing)
     return;
   gboolean running = a->s && viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE;
-  gtk_button_set_image (GTK_BUTTON (a->go_button),
-                        gtk_image_new_from_icon_name (running ? "media-playback-pause-symbolic"
-                                                              : "media-playback-start-symbolic",
-                                                      GTK_ICON_SIZE_BUTTON));
-  gtk_widget_set_tooltip_text (a->go_button, running ? "Stop (Space)" : "Go (Space)");
+  /* live sessions come here at every tick: a new image each time relaid the
+   * header bar out and asked the X server about the icon */
+  if (a->go_shows_running != running)
+    {
+      a->go_shows_running = running;
+      gtk_button_set_image (GTK_BUTTON (a->go_button),
+                            gtk_image_new_from_icon_name (running ? "media-playback-pause-symbolic"
+                                                                  : "media-playback-start-symbolic",
+                                                          GTK_ICON_SIZE_BUTTON));
+      gtk_widget_set_tooltip_text (a->go_button, running ? "Stop (Space)" : "Go (Space)");
+    }
   char sub[160], tb[32];
   if (!a->s)
     g_strlcpy (sub, "no trace", sizeof sub);
@@ -736,7 +744,10 @@ after_paint (GdkFrameClock *clock, gpointer data)
     {
       /* the server has the pixels before the files say they are there */
       gdk_display_sync (gtk_widget_get_display (a->window));
-      write_layout (a);
+      /* every module of every view after every frame: for a thousand nodes
+       * that cost more than painting them, so a benchmark can do without */
+      if (!a->no_layout_dump)
+        write_layout (a);
       if (a->progress_dump_pending)
         write_progress (a);
       if (a->dump_pending)
@@ -1678,6 +1689,8 @@ main (int argc, char **argv)
     a->paradigm = g_strdup ("monalisa");
   const char *dbg = g_getenv ("VIPER_DEBUG_DIR");
   a->debug_dir = dbg && *dbg ? g_strdup (dbg) : NULL;
+  a->no_layout_dump = g_strcmp0 (g_getenv ("VIPER_DEBUG_LAYOUT"), "0") == 0;
+  a->go_shows_running = -1;
   a->areas = g_array_new (FALSE, FALSE, sizeof (ViperArea));
   a->settings = viper_settings_load ();
   if (interval < 0)

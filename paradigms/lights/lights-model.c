@@ -82,6 +82,7 @@ typedef struct _LightsModel {
   guint64 *acc_bytes;
   GArray *changed;          /* Changed: the pairs of the tram at hand that moved */
   guint64 view_serial;      /* new for every setup adopted (lights_model_view_serial) */
+  GArray *ids;              /* lights_model_ids(), NULL when a node outside the setup was heard since */
 } LightsModel;
 
 typedef struct {
@@ -167,6 +168,7 @@ nodes_clear (LightsModel *m)
       g_hash_table_destroy (node_at (m, i)->out_idx);
     }
   g_array_set_size (m->nodes, 0);
+  g_clear_pointer (&m->ids, g_array_unref);
   if (m->dense)
     memset (m->dense, 0, m->dense_cap * sizeof (guint32));
   g_hash_table_remove_all (m->sparse);
@@ -424,6 +426,7 @@ adopt_setup (LightsModel *m, const ViperViewSetup *vs)
 {
   static gsize serials;
   m->view_serial = (guint64) g_atomic_pointer_add (&serials, 1) + 1;
+  g_clear_pointer (&m->ids, g_array_unref);
   m->vs = vs;
   lights_topo_free (m->topo);
   GError *error = NULL;
@@ -569,6 +572,8 @@ lights_apply (ViperModel *base, const ViperTram *t)
   if (!s->heard)
     {
       s->heard = TRUE;
+      if (s->topo < 0)
+        g_clear_pointer (&m->ids, g_array_unref);   /* shown after the file's nodes */
       changed = TRUE;
       if (s->n.state == LIGHTS_NODE_UNKNOWN)
         s->n.state = LIGHTS_NODE_UP;
@@ -856,7 +861,10 @@ cmp_id (gconstpointer a, gconstpointer b)
 GArray *
 lights_model_ids (const ViperModel *base)
 {
-  const LightsModel *m = lm (base);
+  LightsModel *m = (LightsModel *) lm (base);
+  /* every view asks at every frame: kept until the nodes shown change */
+  if (m->ids)
+    return g_array_ref (m->ids);
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *rest = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint i = 0; m->vs && i < m->vs->modules->len; i++)
@@ -870,6 +878,7 @@ lights_model_ids (const ViperModel *base)
   g_array_sort (rest, cmp_id);
   g_array_append_vals (ids, rest->data, rest->len);
   g_array_unref (rest);
+  m->ids = g_array_ref (ids);
   return ids;
 }
 
