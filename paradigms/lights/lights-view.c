@@ -421,6 +421,13 @@ overlay_layer (cairo_t *cr, const Cache *c, const ViperModel *m, const Clip *cli
   draw_overlay (cr, c, clip);
 }
 
+void
+lights_view_forget (void)
+{
+  cache_clear (&cache);
+  cache.serial = 0;
+}
+
 gboolean
 lights_draw_animation (cairo_t *cr, const ViperModel *m, int w, int h)
 {
