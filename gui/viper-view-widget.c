@@ -666,6 +666,11 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
   GArray *rects = g_array_new (FALSE, FALSE, sizeof (cairo_rectangle_int_t));
   guint n = viper_view_damage_rects (g, areas, rects);
   cairo_region_t *region = cairo_region_create ();
+  /* thousands of areas (every link of a cluster): their union, built
+   * rectangle by rectangle, cost as much as painting them - past a few
+   * hundred the one rectangle around them is what the paint gets anyway */
+  gboolean many = rects->len > 16 * VIPER_VIEW_WIDGET_MAX_CLIP_RECTS;
+  cairo_rectangle_int_t around = { 0, 0, 0, 0 };
   for (guint i = 0; i < rects->len; i++)
     {
       cairo_rectangle_int_t r = g_array_index (rects, cairo_rectangle_int_t, i);
@@ -676,8 +681,19 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
           r.y -= (int) floor (self->aoy);
           r.width += 1, r.height += 1;
         }
-      cairo_region_union_rectangle (region, &r);
+      if (!many)
+        cairo_region_union_rectangle (region, &r);
+      else if (i == 0)
+        around = r;
+      else
+        {
+          int x1 = MAX (around.x + around.width, r.x + r.width), y1 = MAX (around.y + around.height, r.y + r.height);
+          around.x = MIN (around.x, r.x), around.y = MIN (around.y, r.y);
+          around.width = x1 - around.x, around.height = y1 - around.y;
+        }
     }
+  if (many)
+    cairo_region_union_rectangle (region, &around);
   if (cairo_region_num_rectangles (region) > VIPER_VIEW_WIDGET_MAX_CLIP_RECTS)
     {
       /* a paint clipped to a region of a thousand boxes makes cairo test
