@@ -3,7 +3,8 @@
 
 viper-lights-sim writes the view setup of a 32 x 32 mesh and then, with
 --connect, sends every 500 ms each node's load and its traffic to all 1,023
-others (bytes varying by pair and sample, so every link's rate moves) to a
+others (bytes varying by pair and sample, so every link's rate moves; node k
+at k/1024 of the interval, as agents out of phase send - --spread) to a
 `viper --paradigm=lights --listen` under Xvfb, with a 50 ms update interval
 (the 20 frames/s target).  The app's VIPER_DEBUG_DIR dumps (written when the
 live source goes idle, after the frame that shows it) give the frames each
@@ -99,8 +100,9 @@ def gui(viper, sim, samples, tmp):
     port = free_port()
     # state dumps only: the per-frame layout dump of every module the Xvfb tests read costs more than painting
     # a thousand nodes, and a user's viewer never writes it
-    env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=ddir, VIPER_DEBUG_LAYOUT="0", GDK_BACKEND="x11",
-               NO_AT_BRIDGE="1")
+    # (BENCH_LIGHTS_LAYOUT=1 keeps it, to compare with a viewer that always wrote it)
+    env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=ddir, GDK_BACKEND="x11", NO_AT_BRIDGE="1",
+               VIPER_DEBUG_LAYOUT="1" if os.environ.get("BENCH_LIGHTS_LAYOUT") == "1" else "0")
     env.pop("G_DEBUG", None)
     app = subprocess.Popen([viper, "--paradigm=lights", "--setup=" + view, "--listen=tcp:127.0.0.1:%d" % port,
                             "--update-interval=50"], env=env, stderr=subprocess.DEVNULL)
@@ -110,7 +112,7 @@ def gui(viper, sim, samples, tmp):
         xcpu0 = cpu_seconds(xvfb.pid)
         sent = NODES * 2 * samples + NODES + 1   # load + traffic per sample, joins, one message
         simp = subprocess.Popen([sim, "-n", str(NODES), "--samples", str(samples), "--pattern", "all", "--vary",
-                                 "--bytes", "20000", "--connect", "tcp:127.0.0.1:%d" % port])
+                                 "--spread", "--bytes", "20000", "--connect", "tcp:127.0.0.1:%d" % port])
         first = poll(lambda: (lambda d: d if d and d["applied"] > 0 else None)(
             read_json(os.path.join(ddir, "state.json"))), "the first samples", app)
         simp.wait(timeout=TIMEOUT)
@@ -121,8 +123,8 @@ def gui(viper, sim, samples, tmp):
         xcpu1 = cpu_seconds(xvfb.pid)
         frames = last["frames"]["animation"] - first["frames"]["animation"]
         secs = last["seconds"] - first["seconds"]
-        print("GUI, %d nodes (32 x 32 mesh, %d links), all-to-all, 2 samples/s for %d samples, 50 ms updates:"
-              % (NODES, 4 * 32 * 31, samples))
+        print("GUI, %d nodes (32 x 32 mesh, %d links), all-to-all, 2 samples/s for %d samples (nodes spread over "
+              "the interval), 50 ms updates:" % (NODES, 4 * 32 * 31, samples))
         print("  trams applied %d of %d sent; caught up %.2f s after the last sample"
               % (last["applied"], sent, t1 - t_sent))
         print("  animation view: %.1f frames/s (%d frames in %.1f s)" % (frames / secs if secs > 0 else 0, frames,
@@ -163,8 +165,8 @@ def headless(frame_bin, sim, samples, tmp):
     view = os.path.join(tmp, "mesh32.view")
     trace = os.path.join(tmp, "all.trc")
     subprocess.run([sim, "--view", "-n", str(NODES), "-o", view], check=True)
-    subprocess.run([sim, "-n", str(NODES), "--samples", str(samples), "--pattern", "all", "--vary", "--bytes", "20000",
-                    "-o", trace], check=True)
+    subprocess.run([sim, "-n", str(NODES), "--samples", str(samples), "--pattern", "all", "--vary", "--spread",
+                    "--bytes", "20000", "-o", trace], check=True)
     r = subprocess.run([frame_bin, view, trace, "50"], check=True, stdout=subprocess.PIPE, text=True)
     sys.stdout.write(r.stdout)
     print("  (load average %.1f)" % os.getloadavg()[0])
