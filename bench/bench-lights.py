@@ -34,6 +34,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 NODES = 1024
@@ -113,9 +114,26 @@ def gui(viper, sim, samples, tmp):
         sent = NODES * 2 * samples + NODES + 1   # load + traffic per sample, joins, one message
         simp = subprocess.Popen([sim, "-n", str(NODES), "--samples", str(samples), "--pattern", "all", "--vary",
                                  "--spread", "--bytes", "20000", "--connect", "tcp:127.0.0.1:%d" % port])
+        # how often the viewer was runnable (state R: running or waiting for a core): a viewer that is
+        # runnable nearly always but gets a small share of a core is starved by the machine, not idle
+        states = {"R": 0, "all": 0}
+
+        def sample_states():
+            while simp.poll() is None:
+                try:
+                    with open("/proc/%d/stat" % app.pid) as f:
+                        st = f.read().rsplit(")", 1)[1].split()[0]
+                    states["all"] += 1
+                    states["R"] += st == "R"
+                except OSError:
+                    return
+                time.sleep(0.02)   # sampling interval, not synchronisation
+        sampler = threading.Thread(target=sample_states)
+        sampler.start()
         first = poll(lambda: (lambda d: d if d and d["applied"] > 0 else None)(
             read_json(os.path.join(ddir, "state.json"))), "the first samples", app)
         simp.wait(timeout=TIMEOUT)
+        sampler.join()
         t_sent = time.monotonic()
         last = poll(lambda: (lambda d: d if d and d["applied"] >= sent else None)(
             read_json(os.path.join(ddir, "state.json"))), "every tram applied", app)
@@ -133,6 +151,9 @@ def gui(viper, sim, samples, tmp):
               % (100 * (cpu1 - cpu0) / (t1 - t0), t1 - t0, (cpu1 - cpu0) / samples, os.getloadavg()[0]))
         print("  X server (Xvfb) CPU: %.0f %% of one core, %.2f s per sample"
               % (100 * (xcpu1 - xcpu0) / (t1 - t0), (xcpu1 - xcpu0) / samples))
+        if states["all"]:
+            print("  while the simulator sent, the viewer was runnable %.0f %% of the time"
+                  % (100.0 * states["R"] / states["all"]))
         return last["applied"] == sent
     finally:
         app.send_signal(signal.SIGTERM)
