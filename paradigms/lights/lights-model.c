@@ -6,8 +6,9 @@
  *
  * A traffic tram replaces the sender's previous sample: every pair of the
  * sender gets its new rate (zero for a peer the tram does not list), and
- * only pairs whose rate changed, or that carried bytes, walk their route
- * (lights-route.c) to move their difference onto the links.  A link's rate
+ * only pairs whose rate changed, or that carried bytes, move their
+ * difference onto the links of their routes (lights-links.c: route by
+ * route, or summed up the sender's route tree).  A link's rate
  * is therefore always the sum of the latest rates of the pairs routed over
  * it, however the nodes' samples interleave.  Nothing per pair is kept but
  * its last rate and its total, so a view setup swapped mid-run (another
@@ -22,83 +23,9 @@
  */
 #include <math.h>
 #include <string.h>
-#include "lights.h"
 #include "core/run.h"
 
-#define DENSE_LIMIT (1 << 20)
-#define N_MESSAGES 64
-#define HISTORY_LINK_LIMIT 512
-
-typedef struct {
-  guint peer;               /* node index */
-  double bw;                /* bytes per second, last sample */
-  double nbw;               /* being summed from the tram at hand */
-  guint64 total;
-  guint64 pending;          /* bytes of the tram at hand */
-} Out;
-
-typedef struct {
-  LightsNode n;
-  gint32 topo;              /* index in the view setup's topology, -1 */
-  gboolean heard;
-  gint hstate;              /* state code last put in the history, -1 */
-  guint64 rx_gen, tx_gen;   /* damage generation + 1 its received / sent rows were marked in */
-  GArray *out;              /* Out */
-  GHashTable *out_idx;      /* peer index + 1 -> position + 1 */
-} Node;
-
-typedef struct _LightsModel {
-  ViperModel base;
-  const ViperViewSetup *vs;
-  LightsTopo *topo;
-  GArray *nodes;            /* Node */
-  guint32 *dense;
-  guint dense_cap;
-  GHashTable *sparse;
-  guint n_links;
-  double *link_bw;
-  guint64 *link_bytes;
-  gint8 *link_class;
-  guint8 *link_shade;       /* the arrow colour last damaged for, in 66 steps */
-  guint64 unrouted;
-  LightsRange range;
-  gboolean frozen;
-  GArray *frozen_load;      /* gint32 per node index */
-  GArray *frozen_state;     /* guint8 per node index */
-  double *frozen_bw;
-  guint n_frozen_bw;
-  double latency;
-  char *msgs[N_MESSAGES];
-  guint msg_first, n_msgs;
-  guint *route;             /* scratch: link indexes of one route */
-  guint route_cap;
-  double *link_dbw;         /* rate changes of the tram at hand, per link */
-  guint *touched;           /* links with a change pending */
-  guint n_touched;
-  gboolean *is_touched;
-  gboolean any;
-  guint64 *link_dgen;       /* damage generation + 1 the link's arrow was marked in */
-  double *acc_bw;           /* per topology node: a source tree's sums being pushed up */
-  guint64 *acc_bytes;
-  GArray *changed;          /* Changed: the pairs of the tram at hand that moved */
-  guint64 view_serial;      /* new for every setup adopted (lights_model_view_serial) */
-  GArray *ids;              /* lights_model_ids(), NULL when a node outside the setup was heard since */
-} LightsModel;
-
-typedef struct {
-  guint peer;               /* node index */
-  double dbw;
-  guint64 bytes;
-} Changed;
-
-/* A source with this many moved pairs or more sums them up its route tree
- * (lights-route.c) when that is cheaper than walking each route. */
-#define TREE_FROM_PAIRS 8
-
-/* The variables view's rows of a node (lights-render.c) */
-#define ROW_SENT 2
-#define ROW_RECEIVED 3
-#define ROW_FIRST_LINK 4
+#include "lights-model-private.h"
 
 static const ViperModelClass lights_class;
 
@@ -153,12 +80,6 @@ node_get (LightsModel *m, gint64 id)
   return idx - 1;
 }
 
-static Node *
-node_at (const LightsModel *m, guint i)
-{
-  return &g_array_index (m->nodes, Node, i);
-}
-
 static void
 nodes_clear (LightsModel *m)
 {
@@ -195,232 +116,6 @@ node_history (LightsModel *m, Node *nd, double t)
   viper_model_history_add (&m->base, &e);
 }
 
-/* ---- links ------------------------------------------------------------------ */
-
-/* The arrow's colour in steps: 0 below the range, 1..64 through it, 65
- * above.  A link is repainted when its step changes, not at every tram that
- * moves its rate a little: a sample of a thousand nodes all-to-all touches
- * every link a thousand times. */
-static guint8
-bw_shade (const LightsRange *r, double bw)
-{
-  if (bw < r->min)
-    return 0;
-  if (bw > r->max)
-    return 65;
-  return (guint8) (1 + MIN ((int) ((bw - r->min) / (r->max - r->min) * 64), 63));
-}
-
-/* The space-time view's classes: 0 below, 1..8 through the range, 9 above -
- * every eighth step (8 divides 64, so a class never changes without a step). */
-static gint8
-shade_class (guint8 shade)
-{
-  return shade == 0 ? 0 : shade == 65 ? 9 : (gint8) (1 + (shade - 1) / 8);
-}
-
-/* TRUE the first time an area is marked since the damage set was last
- * taken: a sample of a thousand nodes marks each peer a thousand times. */
-static inline gboolean
-mark_once (LightsModel *m, guint64 *stamp)
-{
-  guint64 gen = viper_damage_generation (m->base.damage) + 1;
-  if (*stamp == gen)
-    return FALSE;
-  *stamp = gen;
-  return TRUE;
-}
-
-/* A link's rate moved by d: damage when its colour step changes, history
- * when its class does. */
-static void
-link_moved (LightsModel *m, guint li, double d, const ViperTram *t, gboolean hist)
-{
-  double bw = m->link_bw[li] + d;
-  /* sums of doubles: what should be zero may come out a hair below */
-  if (bw < 1e-6)
-    bw = MAX (bw, 0.0);
-  m->link_bw[li] = bw;
-  guint8 shade = bw_shade (&m->range, bw);
-  if (shade == m->link_shade[li])
-    return;
-  m->link_shade[li] = shade;
-  gint64 from, to;
-  lights_topo_link (m->topo, li, &from, &to);
-  if (mark_once (m, &m->link_dgen[li]))
-    {
-      viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
-      /* its row in the variables view, under its source node */
-      guint from_idx = lights_topo_link_from (m->topo, li), deg = lights_topo_out_degree (m->topo, (gint) from_idx);
-      for (guint k = 0; k < deg; k++)
-        if (lights_topo_out_link (m->topo, (gint) from_idx, k) == li)
-          viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, from, ROW_FIRST_LINK + k);
-    }
-  gint8 c = shade_class (shade);
-  if (hist && c != m->link_class[li])
-    {
-      ViperHistoryEntry e = { t->adjusted, t->adjusted, (gint32) from, (gint32) to, c, 0 };
-      viper_model_history_add (&m->base, &e);
-    }
-  m->link_class[li] = c;
-}
-
-static gboolean
-want_history (const LightsModel *m, const ViperTram *t)
-{
-  return t && m->n_links <= HISTORY_LINK_LIMIT && m->base.history_interval >= 0;
-}
-
-/* Move a pair's rate difference and bytes onto its route: the bytes at
- * once, the rate into link_dbw, which links_flush() applies once per link
- * when the tram is done (a sample of a thousand pairs crosses each link
- * many times: its damage and history are decided once). */
-static void
-route_add (LightsModel *m, guint si, guint pi, double dbw, guint64 bytes)
-{
-  gint32 a = node_at (m, si)->topo, b = node_at (m, pi)->topo;
-  guint n = a < 0 || b < 0 ? G_MAXUINT
-                           : lights_topo_route_idx (m->topo, (guint) a, (guint) b, m->route, m->route_cap);
-  if (n == G_MAXUINT)
-    {
-      m->unrouted += bytes;
-      return;
-    }
-  for (guint k = 0; k < n; k++)
-    {
-      guint li = m->route[k];
-      m->link_bytes[li] += bytes;
-      if (dbw == 0)
-        continue;
-      m->link_dbw[li] += dbw;
-      if (!m->is_touched[li])
-        {
-          m->is_touched[li] = TRUE;
-          m->touched[m->n_touched++] = li;
-        }
-    }
-}
-
-static void
-links_flush (LightsModel *m, const ViperTram *t)
-{
-  gboolean hist = want_history (m, t);
-  for (guint i = 0; i < m->n_touched; i++)
-    {
-      guint li = m->touched[i];
-      double d = m->link_dbw[li];
-      m->link_dbw[li] = 0;
-      m->is_touched[li] = FALSE;
-      if (d != 0)
-        link_moved (m, li, d, t, hist);
-    }
-  m->n_touched = 0;
-}
-
-/* The moved pairs of sender si (m->changed) onto the links.  Many pairs:
- * each destination's difference is put at its node of the sender's route
- * tree and the sums are pushed up the tree, deepest node first, so each
- * link gets the sum of the nodes below it once - a pass over the nodes
- * instead of a walk per pair.  A few pairs, or no tree: each route is
- * walked. */
-static void
-pairs_to_links (LightsModel *m, guint si, const ViperTram *t)
-{
-  gint32 a = node_at (m, si)->topo;
-  guint n = m->changed->len;
-  const LightsTree *tree = a >= 0 && n >= TREE_FROM_PAIRS ? lights_topo_tree (m->topo, (guint) a) : NULL;
-  if (tree && (guint64) n * tree->hops < (guint64) tree->n_order * MAX (tree->n_order, 1u))
-    tree = NULL;            /* walking n routes of hops / n_order links is less than a pass over the tree */
-  if (!tree)
-    {
-      for (guint k = 0; k < n; k++)
-        {
-          const Changed *c = &g_array_index (m->changed, Changed, k);
-          route_add (m, si, c->peer, c->dbw, c->bytes);
-        }
-      links_flush (m, t);
-      return;
-    }
-  for (guint k = 0; k < n; k++)
-    {
-      const Changed *c = &g_array_index (m->changed, Changed, k);
-      gint32 b = node_at (m, c->peer)->topo;
-      if (b < 0 || !tree->up[b])
-        {
-          m->unrouted += c->bytes;
-          continue;
-        }
-      m->acc_bw[b] += c->dbw;
-      m->acc_bytes[b] += c->bytes;
-    }
-  gboolean hist = want_history (m, t);
-  for (guint k = tree->n_order; k-- > 0;)
-    {
-      guint v = tree->order[k];
-      double x = m->acc_bw[v];
-      guint64 y = m->acc_bytes[v];
-      if (x == 0 && y == 0)
-        continue;
-      m->acc_bw[v] = 0;
-      m->acc_bytes[v] = 0;
-      guint li = tree->up[v] - 1, p = lights_topo_link_from (m->topo, li);
-      m->acc_bw[p] += x;
-      m->acc_bytes[p] += y;
-      m->link_bytes[li] += y;
-      if (x != 0)
-        link_moved (m, li, x, t, hist);
-    }
-  m->acc_bw[a] = 0;
-  m->acc_bytes[a] = 0;
-}
-
-/* Every link from the pairs' rates and totals (a new view setup). */
-static void
-links_rebuild (LightsModel *m)
-{
-  m->n_links = lights_topo_n_links (m->topo);
-  g_free (m->link_bw);
-  g_free (m->link_bytes);
-  g_free (m->link_class);
-  g_free (m->link_shade);
-  g_free (m->link_dbw);
-  g_free (m->touched);
-  g_free (m->is_touched);
-  g_free (m->link_dgen);
-  g_free (m->acc_bw);
-  g_free (m->acc_bytes);
-  guint nn = lights_topo_n_nodes (m->topo) + 1;
-  m->acc_bw = g_new0 (double, nn);
-  m->acc_bytes = g_new0 (guint64, nn);
-  m->link_dgen = g_new0 (guint64, MAX (m->n_links, 1u));
-  m->link_shade = g_new0 (guint8, MAX (m->n_links, 1u));
-  m->link_dbw = g_new0 (double, MAX (m->n_links, 1u));
-  m->touched = g_new0 (guint, MAX (m->n_links, 1u));
-  m->is_touched = g_new0 (gboolean, MAX (m->n_links, 1u));
-  m->n_touched = 0;
-  m->link_bw = g_new0 (double, MAX (m->n_links, 1u));
-  m->link_bytes = g_new0 (guint64, MAX (m->n_links, 1u));
-  m->link_class = g_new0 (gint8, MAX (m->n_links, 1u));
-  m->unrouted = 0;
-  for (guint i = 0; i < m->nodes->len; i++)
-    {
-      Node *nd = node_at (m, i);
-      g_array_set_size (m->changed, 0);
-      for (guint k = 0; k < nd->out->len; k++)
-        {
-          Out *o = &g_array_index (nd->out, Out, k);
-          Changed c = { o->peer, nd->n.state == LIGHTS_NODE_LOST ? 0 : o->bw, o->total };
-          g_array_append_val (m->changed, c);
-        }
-      pairs_to_links (m, i, NULL);
-    }
-  for (guint i = 0; i < m->n_links; i++)
-    {
-      m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
-      m->link_class[i] = shade_class (m->link_shade[i]);
-    }
-}
-
 static void
 adopt_setup (LightsModel *m, const ViperViewSetup *vs)
 {
@@ -449,7 +144,7 @@ adopt_setup (LightsModel *m, const ViperViewSetup *vs)
   m->range.above = cl && cl->has_above ? cl->above : (ViperViewRgb) { 1, 0, 0 };
   for (guint i = 0; vs && i < vs->modules->len; i++)
     node_get (m, g_array_index (vs->modules, ViperViewModule, i).id);
-  links_rebuild (m);
+  lights_links_rebuild (m);
 }
 
 /* ---- apply ------------------------------------------------------------------- */
@@ -511,7 +206,7 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
         }
     }
   g_array_set_size (m->changed, nch);
-  pairs_to_links (m, si, t);
+  lights_pairs_to_links (m, si, t);
   s = node_at (m, si);
   for (guint k = 0; k < s->out->len; k++)
     out_bw += g_array_index (s->out, Out, k).bw;
@@ -541,7 +236,7 @@ silence (LightsModel *m, guint si, const ViperTram *t)
       Changed c = { o->peer, -old, 0 };
       g_array_append_val (m->changed, c);
     }
-  pairs_to_links (m, si, t);
+  lights_pairs_to_links (m, si, t);
   s->n.bw_out = 0;
 }
 
@@ -1021,8 +716,8 @@ lights_model_set_range (ViperModel *base, const LightsRange *r)
   m->range = *r;
   for (guint i = 0; i < m->n_links; i++)
     {
-      m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
-      m->link_class[i] = shade_class (m->link_shade[i]);
+      m->link_shade[i] = lights_bw_shade (&m->range, m->link_bw[i]);
+      m->link_class[i] = lights_shade_class (m->link_shade[i]);
     }
   viper_damage_add (base->damage, VIPER_AREA_ALL, 0, 0);
 }
