@@ -11,6 +11,7 @@ struct _ViperDamage {
   GArray *areas;            /* of ViperArea */
   GHashTable *index;        /* ViperArea* (into a private copy) -> 1 */
   guint64 marks;
+  guint64 generation;
   gboolean disabled;
 };
 
@@ -68,6 +69,8 @@ viper_damage_set_enabled (ViperDamage *d, gboolean enabled)
   d->disabled = !enabled;
   if (!enabled)
     viper_damage_clear (d);
+  else
+    d->generation++;        /* marks skipped while disabled must be made again */
 }
 
 gboolean
@@ -101,10 +104,17 @@ viper_damage_clear (ViperDamage *d)
 {
   g_array_set_size (d->areas, 0);
   g_hash_table_remove_all (d->index);
+  d->generation++;
 }
 
 guint64
 viper_damage_marks (const ViperDamage *d)
 {
   return d->marks;
+}
+
+guint64
+viper_damage_generation (const ViperDamage *d)
+{
+  return d->generation;
 }

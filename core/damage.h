@@ -40,5 +40,9 @@ void viper_damage_take (ViperDamage *d, GArray *out);
 void viper_damage_clear (ViperDamage *d);
 /* Total marks ever added (before collapsing) - for tests and statistics. */
 guint64 viper_damage_marks (const ViperDamage *d);
+/* How many times the set was emptied (take, clear): a model that marks the
+ * same area at every tram can remember the generation it marked it in and
+ * skip the hash probe until the set has been taken. */
+guint64 viper_damage_generation (const ViperDamage *d);
 
 G_END_DECLS

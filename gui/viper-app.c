@@ -111,6 +111,7 @@ typedef struct {
   ViperLiveState live_dumped;        /* the live state the last dump described */
   guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
   gboolean closing;                  /* the window is going: no more updates */
+  gboolean no_layout_dump;           /* VIPER_DEBUG_LAYOUT=0: state dumps only (benchmarks) */
   guint64 live_progress_at;          /* applied count of the last live-progress dump */
   gint64 live_progress_t;
 } App;
@@ -778,7 +779,10 @@ after_paint (GdkFrameClock *clock, gpointer data)
     {
       /* the server has the pixels before the files say they are there */
       gdk_display_sync (gtk_widget_get_display (a->window));
-      write_layout (a);
+      /* every module of every view after every frame: for a thousand nodes
+       * that cost more than painting them, so a benchmark can do without */
+      if (!a->no_layout_dump)
+        write_layout (a);
       if (a->progress_dump_pending)
         write_progress (a);
       if (a->dump_pending)
@@ -1742,6 +1746,7 @@ main (int argc, char **argv)
     a->paradigm = g_strdup ("monalisa");
   const char *dbg = g_getenv ("VIPER_DEBUG_DIR");
   a->debug_dir = dbg && *dbg ? g_strdup (dbg) : NULL;
+  a->no_layout_dump = g_strcmp0 (g_getenv ("VIPER_DEBUG_LAYOUT"), "0") == 0;
   a->areas = g_array_new (FALSE, FALSE, sizeof (ViperArea));
   a->settings = viper_settings_load ();
   if (interval < 0)

@@ -725,15 +725,42 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
   GArray *rects = g_array_new (FALSE, FALSE, sizeof (cairo_rectangle_int_t));
   guint n = viper_view_damage_rects (g, areas, rects);
   cairo_region_t *region = cairo_region_create ();
+  /* thousands of areas (every link of a cluster): their union, built
+   * rectangle by rectangle, cost as much as painting them - past a few
+   * hundred the one rectangle around them is what the paint gets anyway */
+  gboolean many = rects->len > 16 * VIPER_VIEW_WIDGET_MAX_CLIP_RECTS;
+  cairo_rectangle_int_t around = { 0, 0, 0, 0 };
   for (guint i = 0; i < rects->len; i++)
     {
       cairo_rectangle_int_t r = g_array_index (rects, cairo_rectangle_int_t, i);
-      /* a zoomed animation: the widget shows the view shifted */
-      r.x -= shift_x (self);
-      r.y -= shift_y (self);
+      /* a zoomed animation: the widget shows the view shifted (by a
+       * fraction of a pixel too: one more pixel covers it) */
+      if (self->kind == VIPER_VIEW_ANIMATION)
+        {
+          r.x -= shift_x (self);
+          r.y -= shift_y (self);
+          r.width += 1, r.height += 1;
+        }
+      if (!many)
+        {
+          if (self->cache)
+            viper_view_cache_damage (self->cache, &r);
+          cairo_region_union_rectangle (region, &r);
+        }
+      else if (i == 0)
+        around = r;
+      else
+        {
+          int x1 = MAX (around.x + around.width, r.x + r.width), y1 = MAX (around.y + around.height, r.y + r.height);
+          around.x = MIN (around.x, r.x), around.y = MIN (around.y, r.y);
+          around.width = x1 - around.x, around.height = y1 - around.y;
+        }
+    }
+  if (many)
+    {
       if (self->cache)
-        viper_view_cache_damage (self->cache, &r);
-      cairo_region_union_rectangle (region, &r);
+        viper_view_cache_damage (self->cache, &around);
+      cairo_region_union_rectangle (region, &around);
     }
   if (cairo_region_num_rectangles (region) > VIPER_VIEW_WIDGET_MAX_CLIP_RECTS)
     {

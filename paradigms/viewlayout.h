@@ -32,6 +32,10 @@ gboolean viper_view_layout_box (const ViperViewSetup *vs, const ViperViewTransfo
  * space-time view the `spacetime` line's, in its order, when it has one. */
 void viper_view_layout_select (const ViperViewSetup *vs, ViperViewKind kind, GArray *ids);
 
+/* An animation view laid out by a view setup file: its transform (for a
+ * paradigm that draws that view itself on the same geometry); FALSE otherwise. */
+gboolean viper_view_geometry_transform (const ViperViewGeometry *g, ViperViewTransform *out);
+
 /* The layout-only elements (lines, rectangles, text) in file order. */
 void viper_view_layout_draw_elements (cairo_t *cr, const ViperViewSetup *vs, const ViperViewTransform *t);
 

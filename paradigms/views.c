@@ -402,6 +402,15 @@ viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, double *x
 }
 
 gboolean
+viper_view_geometry_transform (const ViperViewGeometry *g, ViperViewTransform *out)
+{
+  if (g->kind != VIPER_VIEW_ANIMATION || !g->setup)
+    return FALSE;
+  *out = g->xf;
+  return TRUE;
+}
+
+gboolean
 viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x)
 {
   if (g->kind != VIPER_VIEW_SPACETIME)

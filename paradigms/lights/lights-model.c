@@ -6,8 +6,9 @@
  *
  * A traffic tram replaces the sender's previous sample: every pair of the
  * sender gets its new rate (zero for a peer the tram does not list), and
- * only pairs whose rate changed, or that carried bytes, walk their route
- * (lights-route.c) to move their difference onto the links.  A link's rate
+ * only pairs whose rate changed, or that carried bytes, move their
+ * difference onto the links of their routes (lights-links.c: route by
+ * route, or summed up the sender's route tree).  A link's rate
  * is therefore always the sum of the latest rates of the pairs routed over
  * it, however the nodes' samples interleave.  Nothing per pair is kept but
  * its last rate and its total, so a view setup swapped mid-run (another
@@ -20,7 +21,11 @@
  * for the space-time view.  Freezing copies what the views draw so that the
  * picture stands still while the replay goes on.
  */
-#include "lights-model-priv.h"
+#include <math.h>
+#include <string.h>
+#include "core/run.h"
+
+#include "lights-model-private.h"
 
 static const ViperModelClass lights_class;
 
@@ -84,6 +89,7 @@ nodes_clear (LightsModel *m)
       g_hash_table_destroy (node_at (m, i)->out_idx);
     }
   g_array_set_size (m->nodes, 0);
+  g_clear_pointer (&m->ids, g_array_unref);
   if (m->dense)
     memset (m->dense, 0, m->dense_cap * sizeof (guint32));
   g_hash_table_remove_all (m->sparse);
@@ -110,137 +116,12 @@ node_history (LightsModel *m, Node *nd, double t)
   viper_model_history_add (&m->base, &e);
 }
 
-/* ---- links ------------------------------------------------------------------ */
-
-/* The arrow's colour in steps: 0 below the range, 1..64 through it, 65
- * above.  A link is repainted when its step changes, not at every tram that
- * moves its rate a little: a sample of a thousand nodes all-to-all touches
- * every link a thousand times. */
-static guint8
-bw_shade (const LightsRange *r, double bw)
-{
-  if (bw < r->min)
-    return 0;
-  if (bw > r->max)
-    return 65;
-  return (guint8) (1 + MIN ((int) ((bw - r->min) / (r->max - r->min) * 64), 63));
-}
-
-static gint8
-bw_class (const LightsRange *r, double bw)
-{
-  if (bw < r->min)
-    return 0;
-  if (bw > r->max)
-    return 9;
-  return (gint8) (1 + MIN ((int) ((bw - r->min) / (r->max - r->min) * 8), 7));
-}
-
-/* Move a pair's rate difference and bytes onto its route: the bytes at
- * once, the rate into link_dbw, which links_flush() applies once per link
- * when the tram is done (a sample of a thousand pairs crosses each link
- * many times: its damage and history are decided once). */
-static void
-route_add (LightsModel *m, guint si, guint pi, double dbw, guint64 bytes)
-{
-  gint32 a = node_at (m, si)->topo, b = node_at (m, pi)->topo;
-  guint n = a < 0 || b < 0 ? G_MAXUINT
-                           : lights_topo_route_idx (m->topo, (guint) a, (guint) b, m->route, m->route_cap);
-  if (n == G_MAXUINT)
-    {
-      m->unrouted += bytes;
-      return;
-    }
-  for (guint k = 0; k < n; k++)
-    {
-      guint li = m->route[k];
-      m->link_bytes[li] += bytes;
-      if (dbw == 0)
-        continue;
-      m->link_dbw[li] += dbw;
-      if (!m->is_touched[li])
-        {
-          m->is_touched[li] = TRUE;
-          m->touched[m->n_touched++] = li;
-        }
-    }
-}
-
-static void
-links_flush (LightsModel *m, const ViperTram *t)
-{
-  gboolean hist = t && m->n_links <= HISTORY_LINK_LIMIT && m->base.history_interval >= 0;
-  for (guint i = 0; i < m->n_touched; i++)
-    {
-      guint li = m->touched[i];
-      double d = m->link_dbw[li];
-      m->link_dbw[li] = 0;
-      m->is_touched[li] = FALSE;
-      if (d == 0)
-        continue;
-      m->link_bw[li] += d;
-      /* sums of doubles: what should be zero may come out a hair below */
-      if (m->link_bw[li] < 1e-6)
-        m->link_bw[li] = MAX (m->link_bw[li], 0.0);
-      guint8 shade = bw_shade (&m->range, m->link_bw[li]);
-      gint8 c = bw_class (&m->range, m->link_bw[li]);
-      if (shade == m->link_shade[li] && c == m->link_class[li])
-        continue;
-      m->link_shade[li] = shade;
-      gint64 from, to;
-      lights_topo_link (m->topo, li, &from, &to);
-      viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
-      if (hist && c != m->link_class[li])
-        {
-          ViperHistoryEntry e = { t->adjusted, t->adjusted, (gint32) from, (gint32) to, c, 0 };
-          viper_model_history_add (&m->base, &e);
-        }
-      m->link_class[li] = c;
-    }
-  m->n_touched = 0;
-}
-
-/* Every link from the pairs' rates and totals (a new view setup). */
-static void
-links_rebuild (LightsModel *m)
-{
-  m->n_links = lights_topo_n_links (m->topo);
-  g_free (m->link_bw);
-  g_free (m->link_bytes);
-  g_free (m->link_class);
-  g_free (m->link_shade);
-  g_free (m->link_dbw);
-  g_free (m->touched);
-  g_free (m->is_touched);
-  m->link_shade = g_new0 (guint8, MAX (m->n_links, 1u));
-  m->link_dbw = g_new0 (double, MAX (m->n_links, 1u));
-  m->touched = g_new0 (guint, MAX (m->n_links, 1u));
-  m->is_touched = g_new0 (gboolean, MAX (m->n_links, 1u));
-  m->n_touched = 0;
-  m->link_bw = g_new0 (double, MAX (m->n_links, 1u));
-  m->link_bytes = g_new0 (guint64, MAX (m->n_links, 1u));
-  m->link_class = g_new0 (gint8, MAX (m->n_links, 1u));
-  m->unrouted = 0;
-  for (guint i = 0; i < m->nodes->len; i++)
-    {
-      Node *nd = node_at (m, i);
-      for (guint k = 0; k < nd->out->len; k++)
-        {
-          Out *o = &g_array_index (nd->out, Out, k);
-          route_add (m, i, o->peer, nd->n.state == LIGHTS_NODE_LOST ? 0 : o->bw, o->total);
-        }
-    }
-  links_flush (m, NULL);
-  for (guint i = 0; i < m->n_links; i++)
-    {
-      m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
-      m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
-    }
-}
-
 static void
 adopt_setup (LightsModel *m, const ViperViewSetup *vs)
 {
+  static gsize serials;
+  m->view_serial = (guint64) g_atomic_pointer_add (&serials, 1) + 1;
+  g_clear_pointer (&m->ids, g_array_unref);
   m->vs = vs;
   lights_topo_free (m->topo);
   GError *error = NULL;
@@ -263,7 +144,7 @@ adopt_setup (LightsModel *m, const ViperViewSetup *vs)
   m->range.above = cl && cl->has_above ? cl->above : (ViperViewRgb) { 1, 0, 0 };
   for (guint i = 0; vs && i < vs->modules->len; i++)
     node_get (m, g_array_index (vs->modules, ViperViewModule, i).id);
-  links_rebuild (m);
+  lights_links_rebuild (m);
 }
 
 /* ---- apply ------------------------------------------------------------------- */
@@ -271,7 +152,7 @@ adopt_setup (LightsModel *m, const ViperViewSetup *vs)
 static gboolean
 apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
 {
-  double interval = (double) d[1] / 1000.0;
+  double per_s = 1000.0 / (double) d[1];   /* 1 / the interval in seconds */
   Node *s = node_at (m, si);
   for (guint k = 0; k < s->out->len; k++)
     g_array_index (s->out, Out, k).nbw = 0;
@@ -281,8 +162,12 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
         continue;           /* validate rejected it; never count a loop */
       guint pi = node_get (m, d[i]);
       s = node_at (m, si);  /* the array may have moved */
-      guint pos = GPOINTER_TO_UINT (g_hash_table_lookup (s->out_idx, GUINT_TO_POINTER (pi + 1)));
-      if (!pos)
+      /* a collector lists its peers in the same order every sample: try
+       * the pair's place in the last one before the hash */
+      guint j = (i - 2) / 2, pos;
+      if (j < s->out->len && g_array_index (s->out, Out, j).peer == pi)
+        pos = j + 1;
+      else if (!(pos = GPOINTER_TO_UINT (g_hash_table_lookup (s->out_idx, GUINT_TO_POINTER (pi + 1)))))
         {
           Out o = { .peer = pi };
           g_array_append_val (s->out, o);
@@ -291,11 +176,15 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
         }
       Out *o = &g_array_index (s->out, Out, pos - 1);
       guint64 b = (guint64) d[i + 1];
-      o->nbw += (double) b / interval;
+      o->nbw += (double) b * per_s;
       o->pending += b;
     }
   gboolean lost = s->n.state == LIGHTS_NODE_LOST;
   double out_bw = 0;
+  g_array_set_size (m->changed, s->out->len);
+  Changed *ch = (Changed *) (void *) m->changed->data;
+  guint nch = 0;
+  guint64 gen = viper_damage_generation (m->base.damage) + 1;
   for (guint k = 0; k < s->out->len; k++)
     {
       Out *o = &g_array_index (s->out, Out, k);
@@ -307,17 +196,23 @@ apply_traffic (LightsModel *m, guint si, const ViperTram *t, const gint64 *d)
       p->n.bw_in = MAX (p->n.bw_in + (nbw - o->bw), 0.0);
       s->n.bytes_out += o->pending;
       o->total += o->pending;
-      gint64 pid = p->n.id;
-      route_add (m, si, o->peer, nbw - o->bw, o->pending);
+      ch[nch++] = (Changed) { o->peer, nbw - o->bw, o->pending };
       o->bw = nbw;
       o->pending = 0;
-      viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, pid, 0);
+      if (p->rx_gen != gen)
+        {
+          p->rx_gen = gen;
+          viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, p->n.id, ROW_RECEIVED);
+        }
     }
-  links_flush (m, t);
+  g_array_set_size (m->changed, nch);
+  lights_pairs_to_links (m, si, t);
+  s = node_at (m, si);
   for (guint k = 0; k < s->out->len; k++)
     out_bw += g_array_index (s->out, Out, k).bw;
   s->n.bw_out = out_bw;
-  viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, s->n.id, 0);
+  if (mark_once (m, &s->tx_gen))
+    viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, s->n.id, ROW_SENT);
   return TRUE;
 }
 
@@ -326,6 +221,7 @@ static void
 silence (LightsModel *m, guint si, const ViperTram *t)
 {
   Node *s = node_at (m, si);
+  g_array_set_size (m->changed, 0);
   for (guint k = 0; k < s->out->len; k++)
     {
       Out *o = &g_array_index (s->out, Out, k);
@@ -335,9 +231,12 @@ silence (LightsModel *m, guint si, const ViperTram *t)
       o->bw = 0;
       Node *p = node_at (m, o->peer);
       p->n.bw_in = MAX (p->n.bw_in - old, 0.0);
-      route_add (m, si, o->peer, -old, 0);
+      if (mark_once (m, &p->rx_gen))
+        viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, p->n.id, ROW_RECEIVED);
+      Changed c = { o->peer, -old, 0 };
+      g_array_append_val (m->changed, c);
     }
-  links_flush (m, t);
+  lights_pairs_to_links (m, si, t);
   s->n.bw_out = 0;
 }
 
@@ -368,6 +267,8 @@ lights_apply (ViperModel *base, const ViperTram *t)
   if (!s->heard)
     {
       s->heard = TRUE;
+      if (s->topo < 0)
+        g_clear_pointer (&m->ids, g_array_unref);   /* shown after the file's nodes */
       changed = TRUE;
       if (s->n.state == LIGHTS_NODE_UNKNOWN)
         s->n.state = LIGHTS_NODE_UP;
@@ -483,6 +384,10 @@ lights_destroy (ViperModel *base)
   g_free (m->link_dbw);
   g_free (m->touched);
   g_free (m->is_touched);
+  g_free (m->link_dgen);
+  g_free (m->acc_bw);
+  g_free (m->acc_bytes);
+  g_array_unref (m->changed);
   viper_model_finish (base);
   g_free (m);
 }
@@ -620,6 +525,7 @@ lights_model_new (const ViperParadigm *p, ViperSetup *setup)
   LightsModel *m = g_new0 (LightsModel, 1);
   viper_model_init (&m->base, &lights_class, p, setup);
   m->nodes = g_array_new (FALSE, FALSE, sizeof (Node));
+  m->changed = g_array_new (FALSE, FALSE, sizeof (Changed));
   m->sparse = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   m->frozen_load = g_array_new (FALSE, FALSE, sizeof (gint32));
   m->frozen_state = g_array_new (FALSE, FALSE, sizeof (guint8));
@@ -653,7 +559,10 @@ cmp_id (gconstpointer a, gconstpointer b)
 GArray *
 lights_model_ids (const ViperModel *base)
 {
-  const LightsModel *m = lm (base);
+  LightsModel *m = (LightsModel *) lm (base);
+  /* every view asks at every frame: kept until the nodes shown change */
+  if (m->ids)
+    return g_array_ref (m->ids);
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *rest = g_array_new (FALSE, FALSE, sizeof (gint64));
   for (guint i = 0; m->vs && i < m->vs->modules->len; i++)
@@ -667,6 +576,7 @@ lights_model_ids (const ViperModel *base)
   g_array_sort (rest, cmp_id);
   g_array_append_vals (ids, rest->data, rest->len);
   g_array_unref (rest);
+  m->ids = g_array_ref (ids);
   return ids;
 }
 
@@ -809,8 +719,8 @@ lights_model_set_range (ViperModel *base, const LightsRange *r)
   m->range = *r;
   for (guint i = 0; i < m->n_links; i++)
     {
-      m->link_class[i] = bw_class (&m->range, m->link_bw[i]);
-      m->link_shade[i] = bw_shade (&m->range, m->link_bw[i]);
+      m->link_shade[i] = lights_bw_shade (&m->range, m->link_bw[i]);
+      m->link_class[i] = lights_shade_class (m->link_shade[i]);
     }
   viper_damage_add (base->damage, VIPER_AREA_ALL, 0, 0);
 }
@@ -877,10 +787,14 @@ lights_model_shown_link_bw (const ViperModel *base, guint i)
   return i < m->n_links ? m->link_bw[i] : 0;
 }
 
+guint64
+lights_model_view_serial (const ViperModel *base)
+{
+  return lm (base)->view_serial;
+}
+
 /* ---- for lights-snapshot.c ------------------------------------------------ */
 
 void lights_priv_nodes_clear (LightsModel *m) { nodes_clear (m); }
 void lights_priv_free_messages (LightsModel *m) { free_messages (m); }
 void lights_priv_adopt_setup (LightsModel *m, const ViperViewSetup *vs) { adopt_setup (m, vs); }
-gint8 lights_priv_bw_class (const LightsRange *r, double bw) { return bw_class (r, bw); }
-guint8 lights_priv_bw_shade (const LightsRange *r, double bw) { return bw_shade (r, bw); }

@@ -334,6 +334,12 @@ r_draw_module (cairo_t *cr, const ViperModel *m, gint64 id, const char *repr, do
   return TRUE;
 }
 
+static gboolean
+r_draw_view (cairo_t *cr, const ViperModel *m, ViperViewKind kind, int w, int h)
+{
+  return kind == VIPER_VIEW_ANIMATION && lights_draw_animation (cr, m, w, h);
+}
+
 static const ViperViewSetup *
 r_view_setup (const ViperModel *m)
 {
@@ -373,6 +379,7 @@ const ViperRenderer lights_renderer = {
   .program_reported = NULL,
   .module_activity = r_activity,
   .draw_module = r_draw_module,
+  .draw_view = r_draw_view,
   .view_setup = r_view_setup,
   .program_detail = r_program_detail,
 };

@@ -29,6 +29,13 @@ void lights_bar_geometry (double x, double y, double w, double h, double *bx, do
 void lights_draw_bar (cairo_t *cr, const ViperModel *m, gint64 id, double x, double y, double w, double h,
                       const char *label);
 
+/* The animation view of a model with a view setup (lights-view.c): FALSE
+ * without one (the generic view draws it). */
+gboolean lights_draw_animation (cairo_t *cr, const ViperModel *m, int width, int height);
+/* Drop what the animation view keeps between frames (tests: a picture
+ * drawn from nothing to compare a cached one with). */
+void lights_view_forget (void);
+
 /* "12.3 MB/s", "512 B/s" */
 void lights_format_rate (double bw, char *buf, gsize len);
 void lights_format_bytes (guint64 b, char *buf, gsize len);

@@ -22,6 +22,19 @@
  * Each hop must be a link; a hop that is not (the file listed links that
  * miss the topology's routing) makes the pair unroutable.  Hops are bounded
  * by the number of nodes, so a bad routing can never loop.
+ *
+ * Source trees.  A node sending to every other (Lilith's all-to-all) would
+ * walk a thousand routes of ~20 hops per sample.  When the routes from a
+ * source are prefix-closed - the route to v is the route to the node before
+ * v plus one link, as dimension order and ring routing always are - they
+ * form a tree rooted at the source, and what each link carries is the sum
+ * over the nodes below it: one pass over the nodes, deepest first, instead
+ * of one walk per pair (lights-model.c).  The tree of a source is made the
+ * first time it is asked for (walking each route once and checking that
+ * every link on it is the tree link of its head), kept until the topology
+ * goes (a view setup reloaded makes a new one), and bounded in memory: past
+ * LIGHTS_TREE_BYTES the routes are walked.  A source whose routes are not
+ * prefix-closed (listed routes that disagree with each other) has none.
  */
 #include <string.h>
 #include "lights.h"
@@ -46,7 +59,12 @@ struct _LightsTopo {
   gint32 *dir;              /* mesh, torus, ring: dir[4 k + d] = the link from node k one step in
                                direction d (0 +column, 1 -column, 2 +row, 3 -row; ring: 0 up, 1 down), -1 */
   guint *link_to;           /* link -> the node index it leads to */
+  guint *link_from;         /* link -> the node index it leaves */
+  LightsTree **trees;       /* per source node index, lazily; &no_tree: routes not prefix-closed */
+  gsize tree_bytes;
 };
+
+static LightsTree no_tree;
 
 const char *
 lights_topology_name (ViperViewTopology topo)
@@ -129,8 +147,12 @@ static void
 build_steps (LightsTopo *t)
 {
   t->link_to = g_new0 (guint, MAX (t->links->len, 1u));
+  t->link_from = g_new0 (guint, MAX (t->links->len, 1u));
   for (guint i = 0; i < t->links->len; i++)
-    t->link_to[i] = (guint) idx_of (t, g_array_index (t->links, ViperViewLink, i).to);
+    {
+      t->link_to[i] = (guint) idx_of (t, g_array_index (t->links, ViperViewLink, i).to);
+      t->link_from[i] = (guint) idx_of (t, g_array_index (t->links, ViperViewLink, i).from);
+    }
   gboolean grid = t->topo == VIPER_VIEW_TOPO_MESH || t->topo == VIPER_VIEW_TOPO_TORUS;
   if (!grid && t->topo != VIPER_VIEW_TOPO_RING)
     return;
@@ -254,9 +276,18 @@ lights_topo_free (LightsTopo *t)
       if (t->radj)
         g_array_unref (t->radj[i]);
     }
+  for (guint i = 0; t->trees && i < t->n; i++)
+    if (t->trees[i] && t->trees[i] != &no_tree)
+      {
+        g_free (t->trees[i]->up);
+        g_free (t->trees[i]->order);
+        g_free (t->trees[i]);
+      }
+  g_free (t->trees);
   g_free (t->radj);
   g_free (t->dir);
   g_free (t->link_to);
+  g_free (t->link_from);
   g_free (t->next);
   g_free (t->adj);
   g_free (t->ids);
@@ -444,4 +475,94 @@ lights_topo_route (LightsTopo *t, gint64 src, gint64 dst, GArray *out)
   guint n = lights_topo_route_idx (t, (guint) a, (guint) b, &g_array_index (out, guint, len0), t->n + 1);
   g_array_set_size (out, n == G_MAXUINT ? len0 : len0 + n);
   return n != G_MAXUINT;
+}
+
+guint
+lights_topo_n_nodes (const LightsTopo *t)
+{
+  return t ? t->n : 0;
+}
+
+guint
+lights_topo_link_from (const LightsTopo *t, guint link)
+{
+  return t->link_from[link];
+}
+
+const LightsTree *
+lights_topo_tree (LightsTopo *t, guint a)
+{
+  if (!t || a >= t->n || t->n < 2)
+    return NULL;
+  if (!t->trees)
+    t->trees = g_new0 (LightsTree *, t->n);
+  if (t->trees[a])
+    return t->trees[a] == &no_tree ? NULL : t->trees[a];
+  gsize bytes = sizeof (LightsTree) + 2 * (gsize) t->n * sizeof (guint32);
+  if (t->tree_bytes + bytes > LIGHTS_TREE_BYTES)
+    return NULL;            /* not marked: a bound, not a property of the routes */
+  LightsTree *tr = g_new0 (LightsTree, 1);
+  tr->up = g_new0 (guint32, t->n);
+  tr->order = g_new (guint32, t->n);
+  guint32 *depth = g_new0 (guint32, t->n);
+  guint32 *count = g_new0 (guint32, t->n + 1);
+  GArray *paths = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint32 *start = g_new0 (guint32, t->n);
+  guint *buf = g_new (guint, t->n + 1);
+  gboolean closed = TRUE;
+  for (guint v = 0; v < t->n; v++)
+    {
+      guint n = v == a ? G_MAXUINT : lights_topo_route_idx (t, a, v, buf, t->n + 1);
+      start[v] = paths->len;
+      if (n == G_MAXUINT || n == 0)
+        continue;
+      tr->up[v] = buf[n - 1] + 1;
+      depth[v] = n;
+      count[n]++;
+      g_array_append_vals (paths, buf, n);
+    }
+  /* prefix-closed: every link on every route is the tree link of its head */
+  for (guint v = 0; closed && v < t->n; v++)
+    for (guint k = 0; k < depth[v]; k++)
+      {
+        guint li = g_array_index (paths, guint, start[v] + k);
+        if (tr->up[t->link_to[li]] != li + 1 || (k == 0 && t->link_from[li] != a))
+          {
+            closed = FALSE;
+            break;
+          }
+      }
+  if (closed)
+    {
+      /* nearest first (counting sort by depth): a node's tree parent comes before it */
+      guint32 pos = 0;
+      for (guint d = 0; d <= t->n; d++)
+        {
+          guint32 c = count[d];
+          count[d] = pos;
+          pos += c;
+        }
+      for (guint v = 0; v < t->n; v++)
+        if (depth[v])
+          tr->order[count[depth[v]]++] = v;
+      tr->n_order = pos;
+      for (guint v = 0; v < t->n; v++)
+        tr->hops += depth[v];
+    }
+  g_free (depth);
+  g_free (count);
+  g_free (start);
+  g_free (buf);
+  g_array_unref (paths);
+  if (!closed)
+    {
+      g_free (tr->up);
+      g_free (tr->order);
+      g_free (tr);
+      t->trees[a] = &no_tree;
+      return NULL;
+    }
+  t->tree_bytes += bytes;
+  t->trees[a] = tr;
+  return tr;
 }

@@ -14,7 +14,9 @@
  * (node 0) report K lost.  --view writes the matching view setup file
  * instead (mesh, torus, ring, none or physical topology).  --connect sends
  * to a listening Viper in real time (time stamps are Unix times), paced at
- * the interval, for the GUI benchmark.
+ * the interval, for the GUI benchmark.  --spread sends node k of N at k / N
+ * of each interval (time stamps too), as independent agents whose timers
+ * are out of phase do, instead of every node at the interval's start.
  */
 #include <errno.h>
 #include <math.h>
@@ -33,6 +35,8 @@ typedef struct {
   char *pattern, *topology;
   int lose_node, lose_after;
   gboolean vary;            /* bytes vary by +-50 % per pair and sample */
+  gboolean spread;          /* node k at k / nodes of the interval */
+  gboolean live;            /* --connect: paced in real time */
   FILE *out;
   gint64 *seq;
   double t0;
@@ -112,8 +116,29 @@ lost (const Sim *s, int k, int sample)
   return s->lose_node >= 0 && k == s->lose_node && sample > s->lose_after;
 }
 
+/* " A B" without printf: a thousand nodes all-to-all are two million pairs
+ * a sample, and the simulator must outrun the viewer it loads. */
 static void
-write_sample (Sim *s, int sample, double t)
+append_pair (GString *g, gint64 a, gint64 b)
+{
+  char buf[48], *e = buf + sizeof buf, *p = e;
+  for (int i = 0; i < 2; i++)
+    {
+      gint64 v = i ? a : b;
+      guint64 u = v < 0 ? (guint64) 0 - (guint64) v : (guint64) v;
+      do
+        *--p = (char) ('0' + u % 10);
+      while (u /= 10);
+      if (v < 0)
+        *--p = '-';
+      *--p = ' ';
+    }
+  g_string_append_len (g, p, e - p);
+}
+
+/* start: the monotonic time the sample is due (live) */
+static void
+write_sample (Sim *s, int sample, double t, gint64 start)
 {
   GArray *peers = g_array_new (FALSE, FALSE, sizeof (int));
   GString *tr = g_string_new (NULL);
@@ -122,6 +147,22 @@ write_sample (Sim *s, int sample, double t)
       if (lost (s, k, sample))
         continue;
       double tk = t + 0.0001 * (k % 7);
+      if (s->spread)
+        {
+          double phase = (double) k / s->nodes * s->interval_ms;   /* ms into the interval */
+          tk = t + phase / 1000.0;
+          if (s->live)
+            {
+              gint64 due = start + (gint64) (phase * 1000), now = g_get_monotonic_time ();
+              if (due - now > 2000)
+                {
+                  /* what is due goes out before the wait */
+                  fflush (s->out);
+                  g_usleep ((gulong) (due - now));
+                }
+              tk = g_get_real_time () / 1e6;
+            }
+        }
       emit (s, tk, k, 40, "%d %d", load_of (s, k, sample), s->interval_ms);
       g_array_set_size (peers, 0);
       peers_of (s, k, peers);
@@ -134,7 +175,7 @@ write_sample (Sim *s, int sample, double t)
           int j = g_array_index (peers, int, i);
           gint64 b = s->vary ? (gint64) llround (s->bytes * (1 + 0.5 * sin (0.37 * k + 0.23 * j + 0.5 * sample)))
                              : s->bytes;
-          g_string_append_printf (tr, " %d %" G_GINT64_FORMAT, j, b);
+          append_pair (tr, j, b);
         }
       emit (s, tk, k, 41, "%s", tr->str);
     }
@@ -240,6 +281,8 @@ main (int argc, char **argv)
     { "pattern", 'p', 0, G_OPTION_ARG_STRING, &pattern,
       "Traffic: all, ring, neighbours, none, or S-D,S-D,... (default neighbours)", "P" },
     { "vary", 0, 0, G_OPTION_ARG_NONE, &s.vary, "Bytes vary by up to 50 % per pair and sample", NULL },
+    { "spread", 0, 0, G_OPTION_ARG_NONE, &s.spread,
+      "Node k sends at k/N of each interval (agents out of phase), not all at its start", NULL },
     { "lose", 0, 0, G_OPTION_ARG_STRING, &lose, "Node K falls silent after sample S, reported lost by node 0", "K@S" },
     { "view", 0, 0, G_OPTION_ARG_NONE, &view, "Write the view setup file instead of a trace", NULL },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology,
@@ -322,13 +365,14 @@ main (int argc, char **argv)
       char *hello = g_strdup_printf ("cluster of %d nodes, pattern %s", s.nodes, s.pattern);
       write_message (&s, t, 0, hello);
       g_free (hello);
+      s.live = connect_addr != NULL;
       for (int i = 1; i <= s.samples; i++)
         {
+          gint64 due = start + (gint64) i * s.interval_ms * 1000;
           if (connect_addr)
             {
               /* real time: one sample per interval, stamped with the wall clock */
               fflush (s.out);
-              gint64 due = start + (gint64) i * s.interval_ms * 1000;
               gint64 now = g_get_monotonic_time ();
               if (due > now)
                 g_usleep ((gulong) (due - now));
@@ -336,7 +380,7 @@ main (int argc, char **argv)
             }
           else
             t = 1000.0 + i * s.interval_ms / 1000.0;
-          write_sample (&s, i, t);
+          write_sample (&s, i, t, due);
         }
     }
   gboolean bad = ferror (s.out) != 0;

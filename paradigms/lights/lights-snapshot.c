@@ -3,7 +3,9 @@
  * freeze and the colour range stay as the user set them (the classes are
  * derived again from the rates), and a view setup swapped since rebuilds
  * the links from the pairs. */
-#include "lights-model-priv.h"
+#include <string.h>
+
+#include "lights-model-private.h"
 
 typedef struct {
   GArray *nodes;            /* Node, out and out_idx copied */
@@ -86,6 +88,8 @@ lights_restore (ViperModel *base, gconstpointer snap)
   lights_priv_nodes_clear (m);
   g_array_unref (m->nodes);
   m->nodes = nodes_copy (s->nodes);
+  for (guint i = 0; i < m->nodes->len; i++)
+    node_at (m, i)->rx_gen = node_at (m, i)->tx_gen = 0;
   g_free (m->dense);
   m->dense = s->dense ? g_memdup2 (s->dense, s->dense_cap * sizeof (guint32)) : NULL;
   m->dense_cap = s->dense_cap;
@@ -110,8 +114,9 @@ lights_restore (ViperModel *base, gconstpointer snap)
   m->unrouted = s->unrouted;
   for (guint i = 0; i < m->n_links; i++)
     {
-      m->link_class[i] = lights_priv_bw_class (&m->range, m->link_bw[i]);
-      m->link_shade[i] = lights_priv_bw_shade (&m->range, m->link_bw[i]);
+      m->link_shade[i] = lights_bw_shade (&m->range, m->link_bw[i]);
+      m->link_class[i] = lights_shade_class (m->link_shade[i]);
+      m->link_dgen[i] = 0;   /* damage marks of the restored state: none yet */
     }
 }
 

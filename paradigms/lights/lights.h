@@ -100,6 +100,24 @@ gint lights_topo_index (const LightsTopo *t, gint64 id);
 guint lights_topo_out_degree (const LightsTopo *t, gint idx);
 guint lights_topo_out_link (const LightsTopo *t, gint idx, guint k);
 guint lights_topo_route_idx (LightsTopo *t, guint a, guint b, guint *buf, guint cap);
+guint lights_topo_n_nodes (const LightsTopo *t);
+guint lights_topo_link_from (const LightsTopo *t, guint link);
+
+/* The routes from one source as a tree (lights-route.c): up[v] is the last
+ * link of the route to node index v, plus one (0: the source itself, or
+ * unroutable); order lists the routable nodes nearest first, so walking it
+ * backwards meets every node before the node its route passes last. */
+typedef struct {
+  guint32 *up;
+  guint32 *order;
+  guint n_order;
+  guint64 hops;             /* the routes' lengths summed */
+} LightsTree;
+/* Memory for source trees per topology; past it routes are walked. */
+#define LIGHTS_TREE_BYTES (64u << 20)
+/* The tree of source a, made on first use; NULL when its routes are not
+ * prefix-closed or the bound is reached. */
+const LightsTree *lights_topo_tree (LightsTopo *t, guint a);
 
 /* ---- the model (lights-model.c) --------------------------------------------- */
 
@@ -128,6 +146,9 @@ void lights_model_counts (const ViperModel *m, guint *up, guint *lost, guint *un
 
 void lights_model_set_view_setup (ViperModel *m, const ViperViewSetup *vs);
 const ViperViewSetup *lights_model_view_setup (const ViperModel *m);
+/* Different for every model and every view setup it adopted (a reload, a
+ * reset): what a drawing cache of the views is keyed by. */
+guint64 lights_model_view_serial (const ViperModel *m);
 void lights_model_range (const ViperModel *m, LightsRange *out);
 void lights_model_set_range (ViperModel *m, const LightsRange *r);
 /* Freeze: the views show the loads and link rates as they were when frozen

@@ -6,6 +6,7 @@
  * range of interest recolouring them, and freeze.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/run.h"
 #include "core/tramparse.h"
@@ -552,6 +553,243 @@ test_render (void)
   fx_clear (&fx);
 }
 
+/* ---- incremental aggregates against fresh ones ------------------------------- */
+
+/* A rows x cols cluster (mesh or torus), boxes on a grid, plus extra lines. */
+static char *
+grid_setup (const char *topo, guint rows, guint cols, const char *extra)
+{
+  GString *g = g_string_new ("paradigm lights\n");
+  g_string_append_printf (g, "size %u %u\ntopology %s %u %u\n", cols * 100, rows * 100, topo, rows, cols);
+  for (guint k = 0; k < rows * cols; k++)
+    g_string_append_printf (g, "module %u bar %u %u 50 50 n%u\n", k, (k % cols) * 100 + 25, (k / cols) * 100 + 25, k);
+  g_string_append (g, extra);
+  return g_string_free (g, FALSE);
+}
+
+/* Every link's rate and bytes summed afresh from the pairs over a topology
+ * made from the model's view setup now, route by route (never the model's
+ * source trees or its running sums); they must equal the model's. */
+static void
+check_links_fresh (Fx *fx, const char *when)
+{
+  const ViperViewSetup *vs = lights_model_view_setup (fx->model);
+  GError *error = NULL;
+  LightsTopo *t = lights_topo_new (vs, &error);
+  g_assert_no_error (error);
+  guint nl = lights_topo_n_links (t);
+  g_assert_cmpuint (nl, ==, lights_model_n_links (fx->model));
+  double *bw = g_new0 (double, nl);
+  guint64 *bytes = g_new0 (guint64, nl), unrouted = 0;
+  GArray *ids = lights_model_ids (fx->model), *r = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < ids->len; i++)
+    for (guint j = 0; j < ids->len; j++)
+      {
+        gint64 s = g_array_index (ids, gint64, i), d = g_array_index (ids, gint64, j);
+        guint64 b = lights_model_pair_bytes (fx->model, s, d);
+        double w = lights_model_pair_bw (fx->model, s, d);
+        if (s == d || (!b && w == 0))
+          continue;
+        g_array_set_size (r, 0);
+        if (!lights_topo_route (t, s, d, r))
+          {
+            unrouted += b;
+            continue;
+          }
+        for (guint k = 0; k < r->len; k++)
+          {
+            bw[g_array_index (r, guint, k)] += w;
+            bytes[g_array_index (r, guint, k)] += b;
+          }
+      }
+  for (guint li = 0; li < nl; li++)
+    {
+      LightsLink l;
+      gint64 from, to;
+      lights_model_link (fx->model, li, &l);
+      lights_topo_link (t, li, &from, &to);
+      if (l.from != from || l.to != to || fabs (l.bw - bw[li]) > 1e-6 * MAX (1.0, bw[li]) || l.bytes != bytes[li])
+        g_error ("%s: link %u (%" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT "): model %.3f B/s %" G_GUINT64_FORMAT
+                 " B, fresh %.3f B/s %" G_GUINT64_FORMAT " B", when, li, l.from, l.to, l.bw, l.bytes, bw[li],
+                 bytes[li]);
+    }
+  g_assert_cmpuint (lights_model_unrouted (fx->model), ==, unrouted);
+  g_array_unref (r);
+  g_array_unref (ids);
+  g_free (bw);
+  g_free (bytes);
+  lights_topo_free (t);
+}
+
+typedef struct {
+  GPtrArray *lines;         /* everything fed, for a fresh model */
+  guint seq[64];
+  double time;
+} Gen;
+
+static void
+gen_feed (Fx *fx, Gen *gen, char *line)
+{
+  g_assert_true (feed (fx, line));
+  g_ptr_array_add (gen->lines, line);
+}
+
+/* One sample: every node's load, and its traffic to every other node (some
+ * nodes to all, some to a few: both ways of moving pairs onto links). */
+static void
+gen_sample (Fx *fx, Gen *gen, GRand *rng, guint n)
+{
+  gen->time += 0.5;
+  for (guint k = 0; k < n; k++)
+    {
+      gen_feed (fx, gen, g_strdup_printf ("4 40 %.3f %u 0 3 2 %u %d 500", gen->time, k, ++gen->seq[k],
+                                          g_rand_int_range (rng, 0, 1001)));
+      GString *g = g_string_new (NULL);
+      guint pairs = 0;
+      gboolean few = g_rand_int_range (rng, 0, 4) == 0;
+      for (guint d = 0; d < n; d++)
+        if (d != k && (!few || g_rand_int_range (rng, 0, 8) == 0))
+          {
+            /* zero bytes now and then: a pair that falls idle */
+            g_string_append_printf (g, " %u %d", d, g_rand_int_range (rng, 0, 5) ? g_rand_int_range (rng, 1, 200000) : 0);
+            pairs++;
+          }
+      gen_feed (fx, gen, g_strdup_printf ("4 41 %.3f %u 0 %u 2 %u 500%s", gen->time, k, 2 + 2 * pairs,
+                                          ++gen->seq[k], g->str));
+      g_string_free (g, TRUE);
+    }
+}
+
+static ViperViewSetup *
+setup_of (const char *text)
+{
+  GError *error = NULL;
+  ViperViewSetup *vs = parse (text, &error);
+  g_assert_no_error (error);
+  return vs;
+}
+
+static guint
+count_differing (cairo_surface_t *a, cairo_surface_t *b)
+{
+  int w = cairo_image_surface_get_width (a), h = cairo_image_surface_get_height (a);
+  int sa = cairo_image_surface_get_stride (a), sb = cairo_image_surface_get_stride (b);
+  const guint8 *da = cairo_image_surface_get_data (a), *db = cairo_image_surface_get_data (b);
+  guint n = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w * 4; x++)
+      n += abs ((int) da[y * sa + x] - (int) db[y * sb + x]) > 2;
+  return n;
+}
+
+/* The link sums are kept incrementally (source trees, running rates) and
+ * the animation view may cache what it drew: after samples, a range
+ * change, a view setup reloaded mid-run (mesh -> torus -> mesh with a
+ * listed route that makes some sources' routes not prefix-closed), lost
+ * nodes and a rejoin, every link equals a sum made afresh from the pairs,
+ * and the model and its picture equal those of a fresh model fed the same
+ * trams under the final setup. */
+static void
+test_aggregate_fresh (void)
+{
+  const guint rows = 5, cols = 6, n = rows * cols;
+  /* 0 -> 7 column first: the XY routes from 0 through 1 -> 7 are no longer prefix-closed */
+  char *mesh = grid_setup ("mesh", rows, cols, "range 10k 4M\nroute 0 6 7\n");
+  char *torus = grid_setup ("torus", rows, cols, "");
+  ViperViewSetup *vs0 = setup_of (mesh);
+  LightsTopo *t0 = lights_topo_new (vs0, NULL);
+  g_assert_null (lights_topo_tree (t0, 0));        /* its routes disagree: walked */
+  const LightsTree *tree = lights_topo_tree (t0, 1);
+  g_assert_nonnull (tree);
+  g_assert_cmpuint (tree->n_order, ==, n - 1);
+  lights_topo_free (t0);
+  viper_view_setup_free (vs0);
+  Fx fx;
+  fx_init (&fx, mesh);
+  Gen gen = { g_ptr_array_new_with_free_func (g_free), { 0 }, 0 };
+  GRand *rng = g_rand_new_with_seed (16);
+  for (int i = 0; i < 3; i++)
+    gen_sample (&fx, &gen, rng, n);
+  check_links_fresh (&fx, "mesh, 3 samples");
+  ViperViewGeometry *g;
+  cairo_surface_destroy (draw (&fx, VIPER_VIEW_ANIMATION, 700, 600, &g));   /* whatever it caches, now */
+  viper_view_geometry_free (g);
+
+  LightsRange r = { 50e3, 2e6, { 0, 0, 1 }, { 1, 0, 1 } };
+  lights_model_set_range (fx.model, &r);
+  check_links_fresh (&fx, "range changed");
+
+  ViperViewSetup *vt = setup_of (torus);
+  lights_model_set_view_setup (fx.model, vt);
+  check_links_fresh (&fx, "reloaded as a torus");
+  cairo_surface_destroy (draw (&fx, VIPER_VIEW_ANIMATION, 700, 600, &g));
+  viper_view_geometry_free (g);
+  for (int i = 0; i < 2; i++)
+    gen_sample (&fx, &gen, rng, n);
+  check_links_fresh (&fx, "torus, 2 more samples");
+
+  gen_feed (&fx, &gen, g_strdup_printf ("4 43 %.3f 0 0 3 2 %u 7 12", gen.time + 0.1, ++gen.seq[0]));
+  check_links_fresh (&fx, "nodes 7 and 12 lost");
+  gen_sample (&fx, &gen, rng, n);   /* their late samples count bytes, no rate */
+  check_links_fresh (&fx, "a sample after the loss");
+  g_assert_cmpfloat (lights_model_pair_bw (fx.model, 7, 8), ==, 0);
+  gen_feed (&fx, &gen, g_strdup_printf ("4 42 %.3f 7 0 2 2 %u 3", gen.time + 0.1, ++gen.seq[7]));
+  gen_sample (&fx, &gen, rng, n);
+  check_links_fresh (&fx, "node 7 rejoined");
+
+  cairo_surface_destroy (draw (&fx, VIPER_VIEW_ANIMATION, 700, 600, &g));   /* the torus's arrows, cached */
+  viper_view_geometry_free (g);
+  ViperViewSetup *vm = setup_of (mesh);
+  lights_model_set_view_setup (fx.model, vm);
+  lights_model_set_range (fx.model, &r);
+  check_links_fresh (&fx, "reloaded as the mesh");
+  gen_sample (&fx, &gen, rng, n);
+  check_links_fresh (&fx, "mesh again, a sample");
+
+  /* a fresh model fed the same trams under the final setup */
+  Fx fresh;
+  fx_init (&fresh, mesh);
+  lights_model_set_range (fresh.model, &r);
+  for (guint i = 0; i < gen.lines->len; i++)
+    g_assert_true (feed (&fresh, g_ptr_array_index (gen.lines, i)));
+  g_assert_cmpuint (lights_model_n_links (fresh.model), ==, lights_model_n_links (fx.model));
+  for (guint li = 0; li < lights_model_n_links (fx.model); li++)
+    {
+      LightsLink a, b;
+      lights_model_link (fx.model, li, &a);
+      lights_model_link (fresh.model, li, &b);
+      g_assert_cmpuint (a.bytes, ==, b.bytes);
+      g_assert_cmpfloat_with_epsilon (a.bw, b.bw, 1e-6 * MAX (1.0, b.bw));
+    }
+  g_assert_cmpuint (lights_model_unrouted (fx.model), ==, lights_model_unrouted (fresh.model));
+  /* the kept model's picture as the view keeps it between frames, against
+   * the fresh model's drawn from nothing */
+  ViperViewGeometry *g2;
+  cairo_surface_t *s1 = draw (&fx, VIPER_VIEW_ANIMATION, 700, 600, &g);
+  lights_view_forget ();
+  cairo_surface_t *s2 = draw (&fresh, VIPER_VIEW_ANIMATION, 700, 600, &g2);
+  guint diff = count_differing (s1, s2);
+  if (diff)
+    {
+      cairo_surface_write_to_png (s1, "lights-aggregate-kept.png");
+      cairo_surface_write_to_png (s2, "lights-aggregate-fresh.png");
+    }
+  g_assert_cmpuint (diff, ==, 0);
+  cairo_surface_destroy (s1);
+  cairo_surface_destroy (s2);
+  viper_view_geometry_free (g);
+  viper_view_geometry_free (g2);
+
+  fx_clear (&fresh);
+  fx_clear (&fx);
+  viper_view_setup_free (vt);
+  viper_view_setup_free (vm);
+  g_ptr_array_unref (gen.lines);
+  g_rand_free (rng);
+  g_free (mesh);
+  g_free (torus);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -564,5 +802,6 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/model/bad-input", test_model_bad_input);
   g_test_add_func ("/lights/model/reload", test_model_reload);
   g_test_add_func ("/lights/render", test_render);
+  g_test_add_func ("/lights/model/aggregate-fresh", test_aggregate_fresh);
   return g_test_run ();
 }
