@@ -65,12 +65,19 @@ rejected_lines_free (gpointer p)
 
 /* ---- primitives ------------------------------------------------------------ */
 
+/* What an entry needs before its tram leaves (the tram, who waits for it)
+ * and after (its TIME and sequence number, for viper_run_last_cause) share
+ * their memory: 40 bytes an entry, not 56. */
 typedef struct {
-  ViperTram *tram;          /* while filled and not transferred */
-  ViperTram *waiters;       /* trams whose cross-dependency is this entry (linked by waiter_next) */
+  union {
+    ViperTram *tram;        /* while filled and not transferred */
+    gint64 seq;             /* its sequence number, once transferred */
+  };
+  union {
+    ViperTram *waiters;     /* trams whose cross-dependency is this entry (linked by waiter_next), until transferred */
+    double time;            /* its TIME as read, once transferred */
+  };
   double adjusted;
-  double time;              /* its TIME as read, once transferred (for viper_run_last_cause) */
-  gint64 seq;               /* its sequence number, once transferred */
   gint64 list;              /* the sequence list this entry is expected from */
   guint8 slot;              /* profile slot */
   guint8 filled;
@@ -1069,13 +1076,11 @@ viper_run_transfer_next (ViperRun *run)
               run->cause_time = dep->time;
             }
         }
+      waiters = pe->waiters;  /* before time and seq take its place */
       pe->transferred = 1;
       pe->adjusted = t->adjusted;
       pe->time = t->time;
       pe->seq = t->seq;
-      pe->tram = NULL;
-      waiters = pe->waiters;
-      pe->waiters = NULL;
       t->prim = NULL;
       prim_unref (run, p);
     }
@@ -1252,7 +1257,7 @@ explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h
       const PrimEntry *dep = &p->entries[p->slot_entry[s->after]];
       const ViperSlot *ds = &p->profile->slots[dep->slot];
       *from = dep->list;
-      if (dep->filled && dep->tram)
+      if (dep->filled && !dep->transferred && dep->tram)
         return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
                                 type_name (run, dep->tram->type, b1, sizeof b1), dep->tram->seq, dep->tram->proc,
                                 p->profile->name, p->caller);
