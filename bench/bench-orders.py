@@ -13,15 +13,22 @@ Delivery orders:
   interleaved  each processor's lines in their order, processors interleaved
                in random runs of 1-6 lines (each processor advances at the
                same relative pace)
-  shuffled     a full random permutation of the whole file (Farm, Macrame);
+  shuffled     a full random permutation of the whole file (Farm, Macrame),
+               except that the program manager's lines (PROC -1: the Farm's
+               S_EXIT verdict) stay last, as in the simulator's delivery
+               orders: a verdict delivered before the modules' lines ends
+               them early, so the replay would be a different (inconsistent)
+               run, not the same run in another order;
                native PICL has no sequence numbers - a processor's line order
                *is* its sequence - so its third order is instead "grouped":
                every line of processor 0, then of processor 1, ... (the
                furthest any valid delivery can be from time order)
 
 For each: the floor (bench/floor.c: read the file, turn every field into a
-number) and viper-replay --quiet, best of 3, with the replay's peak RSS from
-wait4(); then the ratios the issue sets as goals.  A benchmark: it prints
+number) and viper-replay --quiet, best of 3: the least wall time (with that
+run's peak RSS from wait4()) and the least CPU time (user + sys, both
+threads); then the ratios the issue sets as goals, in wall and in CPU time
+(on a shared machine CPU time is the steadier figure).  A benchmark: it prints
 figures and asserts nothing beyond clean replays.
 Usage: bench-orders.py BUILD_DIR SOURCE_ROOT [farm|macrame|picl ...]
 """
@@ -39,19 +46,22 @@ def timed(argv, out=subprocess.DEVNULL):
     t0 = time.monotonic()
     p = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
-    return time.monotonic() - t0, status, ru.ru_maxrss
+    return time.monotonic() - t0, status, ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 
 
 def best_of(argv, ok=(0,)):
-    best, rss = None, 0
+    """Best of RUNS: (least wall time, peak RSS in KiB of that run, least CPU time)."""
+    best, rss, cpu = None, 0, None
     for _ in range(RUNS):
-        secs, status, maxrss = timed(argv)
+        secs, status, maxrss, used = timed(argv)
         code = os.waitstatus_to_exitcode(status)
         if code not in ok:
             raise SystemExit(f"{argv[0]} failed with status {code}: {' '.join(argv)}")
         if best is None or secs < best:
             best, rss = secs, maxrss
-    return best, rss
+        if cpu is None or used < cpu:
+            cpu = used
+    return best, rss, cpu
 
 
 def split_lines(path):
@@ -129,8 +139,10 @@ def write_orders(kind, sorted_trc, tmp):
         write(os.path.join(tmp, kind + "-grouped.trc"), head, grouped(body))
     else:
         third = "shuffled"
-        rng.shuffle(body)
-        write(os.path.join(tmp, kind + "-shuffled.trc"), head, body)
+        manager = [line for line in body if proc_of(line) == "-1"]
+        modules = [line for line in body if proc_of(line) != "-1"]
+        rng.shuffle(modules)
+        write(os.path.join(tmp, kind + "-shuffled.trc"), head, modules + manager)
     print(len(body), "interleaved", third)
     return 0
 
@@ -155,34 +167,43 @@ def main():
                                  check=True, capture_output=True, text=True).stdout.split()
             trams = int(out[0])
             orders = [("sorted", sorted_trc)] + [(o, os.path.join(tmp, f"{kind}-{o}.trc")) for o in out[1:]]
-            print(f"{what}: {trams} trams")
-            speeds = {}
+            print(f"{what}: {trams} trams (load average {os.getloadavg()[0]:.2f})")
+            speeds, cpus = {}, {}
             for order, path in orders:
-                fsecs, _ = best_of([floor, path])
-                rsecs, rss = best_of([replay] + opts + ["--quiet", path], ok=(0,))
+                fsecs, _, fcpu = best_of([floor, path])
+                rsecs, rss, rcpu = best_of([replay] + opts + ["--quiet", path], ok=(0,))
                 speeds[order] = trams / rsecs
-                print(f"  {order:12s} floor {fsecs:6.3f} s | viper-replay {rsecs:6.3f} s, "
-                      f"{trams / rsecs / 1e6:5.2f} M trams/s, peak RSS {rss / 1024:6.1f} MiB "
-                      f"({rss * 1024 / trams:5.1f} B/tram) | {rsecs / fsecs:4.1f}x floor", flush=True)
-                rows.append((what, order, trams, rsecs, rss, fsecs))
+                cpus[order] = rcpu
+                print(f"  {order:12s} floor {fsecs:6.3f} s ({fcpu:5.3f} CPU) | viper-replay {rsecs:6.3f} s "
+                      f"({rcpu:5.3f} CPU), {trams / rsecs / 1e6:5.2f} M trams/s, peak RSS {rss / 1024:6.1f} MiB "
+                      f"({rss * 1024 / trams:5.1f} B/tram) | {rsecs / fsecs:4.1f}x floor "
+                      f"({rcpu / max(fcpu, 1e-3):4.1f}x in CPU)", flush=True)
+                rows.append((what, order, trams, rsecs, rss, fsecs, rcpu, fcpu))
             last = orders[-1][0]
-            print(f"  {last} / sorted speed: {speeds[last] / speeds['sorted']:.2f} (goal >= 0.5)")
+            print(f"  {last} / sorted speed: {speeds[last] / speeds['sorted']:.2f} in wall time, "
+                  f"{cpus['sorted'] / cpus[last]:.2f} in CPU time (goal >= 0.5)")
             if paje:
                 pj = subprocess.run(["sh", "-c", "command -v pj_dump"], capture_output=True, text=True).stdout.strip()
                 if pj:
-                    psecs, prss = best_of([pj, "-q", paje])
+                    psecs, prss, pcpu = best_of([pj, "-q", paje])
                     rsecs = min(r[3] for r in rows if r[0] == what)
                     worst = max(r[3] for r in rows if r[0] == what)
-                    print(f"  pj_dump -q on the same events (Pajé, links for messages): {psecs:.3f} s, "
-                          f"peak RSS {prss / 1024:.1f} MiB; viper-replay is {psecs / worst:.1f}x (slowest order) "
-                          f"to {psecs / rsecs:.1f}x (fastest) faster (goal >= 5)")
+                    rcpu = min(r[6] for r in rows if r[0] == what)
+                    wcpu = max(r[6] for r in rows if r[0] == what)
+                    print(f"  pj_dump -q on the same events (Pajé, links for messages): {psecs:.3f} s "
+                          f"({pcpu:.3f} CPU), peak RSS {prss / 1024:.1f} MiB; viper-replay is {psecs / worst:.1f}x "
+                          f"(slowest order) to {psecs / rsecs:.1f}x (fastest) faster in wall time, "
+                          f"{pcpu / wcpu:.1f}x to {pcpu / rcpu:.1f}x in CPU time (goal >= 5)")
                 else:
                     print("  pj_dump not installed (Debian package pajeng): no side-by-side figure")
-    print("\n| trace | delivery order | trams | viper-replay | trams/s | peak RSS | B/tram | x floor |")
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("\n| trace | delivery order | trams | viper-replay wall (CPU) | trams/s wall (CPU) | peak RSS | B/tram "
+          "| x floor wall (CPU) |")
     print("|---|---|---|---|---|---|---|---|")
-    for what, order, trams, rsecs, rss, fsecs in rows:
-        print(f"| {what} | {order} | {trams:,} | {rsecs:.2f} s | {trams / rsecs / 1e6:.2f} M | "
-              f"{rss / 1024:.0f} MiB | {rss * 1024 / trams:.0f} | {rsecs / fsecs:.1f} |")
+    for what, order, trams, rsecs, rss, fsecs, rcpu, fcpu in rows:
+        print(f"| {what} | {order} | {trams:,} | {rsecs:.2f} s ({rcpu:.2f} s) | {trams / rsecs / 1e6:.2f} M "
+              f"({trams / rcpu / 1e6:.2f} M) | {rss / 1024:.0f} MiB | {rss * 1024 / trams:.0f} | "
+              f"{rsecs / fsecs:.1f} ({rcpu / max(fcpu, 1e-3):.1f}) |")
     return 0
 
 

@@ -30,10 +30,24 @@
 #include "heap.h"
 #include "model.h"
 #include "join.h"
+#include "buckets.h"
 
 #define MEMBERS_ON_STACK 256
 #define MAX_ENTRIES 65535u      /* PrimEntry indices are 16-bit (ViperTram.slot) */
 #define DIRECT_LISTS 4096
+#define PRIM_FREE_SIZES 9       /* primitives of up to 8 entries are recycled */
+/* at most this many kept per size; none under AddressSanitizer, so that a
+ * primitive used after its release is still caught there */
+#if defined(__SANITIZE_ADDRESS__)
+#define PRIM_FREE_KEEP 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PRIM_FREE_KEEP 0
+#endif
+#endif
+#ifndef PRIM_FREE_KEEP
+#define PRIM_FREE_KEEP 1024
+#endif
 
 /* Rejected lines of one proc (the first few named). */
 typedef struct {
@@ -51,12 +65,19 @@ rejected_lines_free (gpointer p)
 
 /* ---- primitives ------------------------------------------------------------ */
 
+/* What an entry needs before its tram leaves (the tram, who waits for it)
+ * and after (its TIME and sequence number, for viper_run_last_cause) share
+ * their memory: 40 bytes an entry, not 56. */
 typedef struct {
-  ViperTram *tram;          /* while filled and not transferred */
-  ViperTram *waiters;       /* trams whose cross-dependency is this entry (linked by waiter_next) */
+  union {
+    ViperTram *tram;        /* while filled and not transferred */
+    gint64 seq;             /* its sequence number, once transferred */
+  };
+  union {
+    ViperTram *waiters;     /* trams whose cross-dependency is this entry (linked by waiter_next), until transferred */
+    double time;            /* its TIME as read, once transferred */
+  };
   double adjusted;
-  double time;              /* its TIME as read, once transferred (for viper_run_last_cause) */
-  gint64 seq;               /* its sequence number, once transferred */
   gint64 list;              /* the sequence list this entry is expected from */
   guint8 slot;              /* profile slot */
   guint8 filled;
@@ -85,19 +106,9 @@ struct _Expect {
 };
 
 /* All that is known under one key: expectations (FIFO), the latest reply
- * expectation, and the list whose claim cursor waits here. */
-typedef struct {
-  gint64 list, k1, k2;
-  guint32 cls;
-} BucketKey;
-
-typedef struct {
-  BucketKey key;
-  Expect *head, *tail;
-  Prim *reply_prim;         /* VIPER_FROM_REPLY: latest wins */
-  guint16 reply_entry;
-  ViperSeqList *stalled;
-} Bucket;
+ * expectation, and the list whose claim cursor waits here (core/buckets.h). */
+typedef ViperBucketKey BucketKey;
+typedef ViperBucket Bucket;
 
 struct _ViperRun {
   const ViperParadigm *paradigm;
@@ -111,9 +122,11 @@ struct _ViperRun {
   GArray *procs_sorted;     /* viper_run_procs' answer until a list is added or cleared; NULL: none */
   ViperSeqList *last_list;  /* lookup cache */
   ViperSeqList *direct[DIRECT_LISTS];  /* procs -1 .. DIRECT_LISTS-2 without hashing */
-  GHashTable *buckets;      /* BucketKey* -> Bucket* */
+  ViperBuckets buckets;     /* BucketKey -> Bucket, entries in the table */
   Prim *prims;              /* live primitives */
   Expect *free_expects;
+  Prim *free_prims[PRIM_FREE_SIZES];  /* released primitives by n_entries (linked by next) */
+  guint n_free_prims[PRIM_FREE_SIZES];
 
   GPtrArray *heap;          /* ready trams, min on (adjusted, proc, seq) */
   GPtrArray *resume;        /* lists whose claim cursor can move again */
@@ -141,35 +154,10 @@ struct _ViperRun {
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
 };
 
-static guint
-bucket_hash (gconstpointer p)
-{
-  const BucketKey *k = p;
-  guint64 h = (guint64) k->list * 0x9E3779B97F4A7C15ull;
-  h ^= (guint64) k->k1 * 0xC2B2AE3D27D4EB4Full + (h >> 29);
-  h ^= (guint64) k->k2 * 0x165667B19E3779F9ull + (h >> 31);
-  h ^= (guint64) k->cls * 0x27D4EB2F165667C5ull;
-  return (guint) (h ^ (h >> 32));
-}
-
-static gboolean
-bucket_equal (gconstpointer a, gconstpointer b)
-{
-  const BucketKey *x = a, *y = b;
-  return x->list == y->list && x->k1 == y->k1 && x->k2 == y->k2 && x->cls == y->cls;
-}
-
 static Bucket *
 bucket_get (ViperRun *run, const BucketKey *key, gboolean create)
 {
-  Bucket *b = g_hash_table_lookup (run->buckets, key);
-  if (!b && create)
-    {
-      b = g_new0 (Bucket, 1);
-      b->key = *key;
-      g_hash_table_insert (run->buckets, &b->key, b);
-    }
-  return b;
+  return create ? viper_buckets_get (&run->buckets, key) : viper_buckets_lookup (&run->buckets, key);
 }
 
 /* A bucket that holds nothing (no expectation, no reply, no stalled list)
@@ -179,13 +167,13 @@ static void
 bucket_drop_if_empty (ViperRun *run, Bucket *b)
 {
   if (!b->head && !b->reply_prim && !b->stalled)
-    g_hash_table_remove (run->buckets, &b->key);
+    viper_buckets_remove (&run->buckets, b);
 }
 
 guint
 viper_run_n_buckets (const ViperRun *run)
 {
-  return g_hash_table_size (run->buckets);
+  return run->buckets.n;
 }
 
 /* ---- helpers --------------------------------------------------------------- */
@@ -338,6 +326,48 @@ expect_free (ViperRun *run, Expect *e)
   run->free_expects = e;
 }
 
+static Prim *
+prim_alloc (ViperRun *run, guint n)
+{
+  gsize size = sizeof (Prim) + n * sizeof (PrimEntry);
+  Prim *p = n < PRIM_FREE_SIZES ? run->free_prims[n] : NULL;
+  if (!p)
+    return g_malloc0 (size);
+  run->free_prims[n] = p->next;
+  run->n_free_prims[n]--;
+  memset (p, 0, size);
+  return p;
+}
+
+static void
+prim_free (ViperRun *run, Prim *p)
+{
+  guint n = p->n_entries;
+  if (n < PRIM_FREE_SIZES && run->n_free_prims[n] + 1 <= PRIM_FREE_KEEP)
+    {
+      p->next = run->free_prims[n];
+      run->free_prims[n] = p;
+      run->n_free_prims[n]++;
+    }
+  else
+    g_free (p);
+}
+
+static void
+prim_free_all (ViperRun *run)
+{
+  for (guint n = 0; n < PRIM_FREE_SIZES; n++)
+    {
+      while (run->free_prims[n])
+        {
+          Prim *next = run->free_prims[n]->next;
+          g_free (run->free_prims[n]);
+          run->free_prims[n] = next;
+        }
+      run->n_free_prims[n] = 0;
+    }
+}
+
 static void
 prim_unref (ViperRun *run, Prim *p)
 {
@@ -349,7 +379,7 @@ prim_unref (ViperRun *run, Prim *p)
     run->prims = p->next;
   if (p->next)
     p->next->prev = p->prev;
-  g_free (p);
+  prim_free (run, p);
 }
 
 /* Put the tram t into entry e of primitive p. */
@@ -399,7 +429,7 @@ post_expect (ViperRun *run, const BucketKey *key, Prim *p, guint entry, gboolean
     {
       Expect *e = expect_new (run, p, entry);
       if (b->tail)
-        b->tail->next = e;
+        ((Expect *) b->tail)->next = e;
       else
         b->head = e;
       b->tail = e;
@@ -476,7 +506,7 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
       return;
     }
 
-  Prim *p = g_malloc0 (sizeof (Prim) + n * sizeof (PrimEntry));
+  Prim *p = prim_alloc (run, n);
   p->profile = prof;
   p->caller = start->proc;
   p->caller_seq = start->seq;
@@ -678,7 +708,7 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->diag = diag;
   run->decay = CLAMP (decay, 0.0, 1.0);
   run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
-  run->buckets = g_hash_table_new_full (bucket_hash, bucket_equal, NULL, g_free);
+  viper_buckets_init (&run->buckets);
   run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
   run->heap = g_ptr_array_new ();
   run->resume = g_ptr_array_new ();
@@ -709,18 +739,14 @@ clear_all (ViperRun *run)
   g_clear_pointer (&run->procs_sorted, g_array_unref);
   run->last_list = NULL;
   memset (run->direct, 0, sizeof run->direct);
-  g_hash_table_iter_init (&it, run->buckets);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    {
-      Bucket *b = v;
-      for (Expect *e = b->head; e;)
-        {
-          Expect *n = e->next;
-          g_free (e);
-          e = n;
-        }
-    }
-  g_hash_table_remove_all (run->buckets);
+  for (guint i = 0; i < run->buckets.cap; i++)
+    for (Expect *e = run->buckets.slots[i].head; e;)
+      {
+        Expect *n = e->next;
+        g_free (e);
+        e = n;
+      }
+  viper_buckets_clear (&run->buckets);
   while (run->free_expects)
     {
       Expect *n = run->free_expects->next;
@@ -733,6 +759,7 @@ clear_all (ViperRun *run)
       g_free (run->prims);
       run->prims = n;
     }
+  prim_free_all (run);
   g_ptr_array_set_size (run->heap, 0);
   g_ptr_array_set_size (run->resume, 0);
   g_hash_table_remove_all (run->rejected_at);
@@ -751,7 +778,6 @@ viper_run_free (ViperRun *run)
   viper_join_free (run->join);
   g_hash_table_destroy (run->lists);
   g_clear_pointer (&run->procs_sorted, g_array_unref);
-  g_hash_table_destroy (run->buckets);
   g_hash_table_destroy (run->rejected_at);
   g_ptr_array_free (run->heap, TRUE);
   g_ptr_array_free (run->resume, TRUE);
@@ -1065,13 +1091,11 @@ viper_run_transfer_next (ViperRun *run)
               run->cause_time = dep->time;
             }
         }
+      waiters = pe->waiters;  /* before time and seq take its place */
       pe->transferred = 1;
       pe->adjusted = t->adjusted;
       pe->time = t->time;
       pe->seq = t->seq;
-      pe->tram = NULL;
-      waiters = pe->waiters;
-      pe->waiters = NULL;
       t->prim = NULL;
       prim_unref (run, p);
     }
@@ -1274,7 +1298,7 @@ explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h
       const PrimEntry *dep = &p->entries[p->slot_entry[s->after]];
       const ViperSlot *ds = &p->profile->slots[dep->slot];
       *from = dep->list;
-      if (dep->filled && dep->tram)
+      if (dep->filled && !dep->transferred && dep->tram)
         return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
                                 type_name (run, dep->tram->type, b1, sizeof b1), dep->tram->seq, dep->tram->proc,
                                 p->profile->name, p->caller);

@@ -70,13 +70,15 @@ proc_get (PiclModel *m, gint64 id)
   return &g_array_index (m->procs, Proc, m->procs->len - 1);
 }
 
-/* The up to four counter keys of a message (src, dest, tag), without repeats. */
+/* The counter keys of a message (src, dest, tag), without repeats: the
+ * wildcard ones.  The exact key (src, dest, tag) has no counter when src and
+ * tag are both concrete: its channel (m->channels) holds its sends. */
 static guint
 count_keys (gint64 src, gint64 dest, gint64 tag, gint64 keys[4][3])
 {
   gint64 cand[4][3] = { { src, dest, tag }, { -1, dest, tag }, { src, dest, -1 }, { -1, dest, -1 } };
   guint n = 0;
-  for (guint i = 0; i < 4; i++)
+  for (guint i = src != -1 && tag != -1 ? 1 : 0; i < 4; i++)
     {
       gboolean seen = FALSE;
       for (guint j = 0; j < n; j++)
@@ -108,6 +110,8 @@ count_add (PiclModel *m, gint64 src, gint64 dest, gint64 tag, gint64 delta)
 static gboolean
 message_available (const PiclModel *m, gint64 src, gint64 dest, gint64 tag)
 {
+  if (src != -1 && tag != -1)
+    return map_lookup (&m->channels, src, dest, tag) != NULL;   /* a drained channel leaves the table */
   const MapSlot *s = map_lookup (&m->counts, src, dest, tag);
   return s && s->v0 > 0;
 }
@@ -252,22 +256,25 @@ static void
 group_close (PiclModel *m, Proc *p)
 {
   GArray *spans = p->spans;
-  GArray *cuts = g_array_sized_new (FALSE, FALSE, sizeof (double), spans->len * 3);
+  /* a group is a call or a few: its cuts fit on the stack */
+  double cuts_stack[32];
+  guint n_cuts = spans->len * 2;
+  double *cuts = n_cuts <= G_N_ELEMENTS (cuts_stack) ? cuts_stack : g_new (double, n_cuts);
   double end = p->group_begin;
   for (guint i = 0; i < spans->len; i++)
     {
       const Span *s = &g_array_index (spans, Span, i);
-      g_array_append_val (cuts, s->b);
-      g_array_append_val (cuts, s->w);
+      cuts[2 * i] = s->b;
+      cuts[2 * i + 1] = s->w;
       end = MAX (end, s->e);
     }
-  g_array_sort (cuts, cmp_double);
+  qsort (cuts, n_cuts, sizeof (double), cmp_double);
   ViperPiclState last = VIPER_PICL_BUSY;
   gboolean first = TRUE;
-  for (guint i = 0; i < cuts->len; i++)
+  for (guint i = 0; i < n_cuts; i++)
     {
-      double t = g_array_index (cuts, double, i);
-      if (t >= end || (i > 0 && t == g_array_index (cuts, double, i - 1)))
+      double t = cuts[i];
+      if (t >= end || (i > 0 && t == cuts[i - 1]))
         continue;
       ViperPiclState s = span_state (spans, t);
       if (first)
@@ -296,7 +303,8 @@ group_close (PiclModel *m, Proc *p)
     }
   history_state (m, p->id, end, VIPER_PICL_BUSY);
   decide (m, p->id, end, VIPER_PICL_BUSY);
-  g_array_unref (cuts);
+  if (cuts != cuts_stack)
+    g_free (cuts);
   g_array_set_size (spans, 0);
   m->n_open_groups--;
 }
