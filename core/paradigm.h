@@ -91,6 +91,12 @@ struct _ViperParadigm {
    * validate is called, so validate sees only exact integer data. */
   gboolean exact_ndata;
 
+  /* The trams watch a system that runs on (a cluster's load and traffic),
+   * not a program that ends: modules never finish, so a live session whose
+   * connections all closed cleanly with nothing pending has ended; it has
+   * not lost an unfinished program. */
+  gboolean monitor;
+
   /* Optional: a paradigm rule that makes a well-formed line bad input (e.g. a
    * state number out of range); called for known types only.  Return FALSE with a reason and the 0-based
    * data field it concerns; the run rejects the tram as FILE:LINE:COLUMN: reason. */

@@ -216,7 +216,7 @@ update_controls (App *a)
           g_snprintf (livebuf, sizeof livebuf, "%u connected", open);
           what = livebuf;
           break;
-        case VIPER_LIVE_ENDED: what = "program ended"; break;
+        case VIPER_LIVE_ENDED: what = a->s->paradigm->monitor ? "collection ended" : "program ended"; break;
         case VIPER_LIVE_LOST: what = "connection lost"; break;
         case VIPER_LIVE_NONE:
         default: break;

@@ -205,7 +205,8 @@ viper_infobar_update (ViperInfobar *ib, ViperSession *s)
       if (live == VIPER_LIVE_LOST)
         {
           guint total = 0;
-          GPtrArray *mods = viper_session_unfinished_modules (s, 4, &total);
+          /* a watched system's nodes never finish: name none */
+          GPtrArray *mods = s->paradigm->monitor ? g_ptr_array_new () : viper_session_unfinished_modules (s, 4, &total);
           g_ptr_array_add (mods, NULL);
           char *names = g_strjoinv (", ", (char **) mods->pdata);
           g_ptr_array_unref (mods);
@@ -214,7 +215,7 @@ viper_infobar_update (ViperInfobar *ib, ViperSession *s)
             g_string_append_printf (g, "%u %s never finished (%s%s)", total, plural (total, "module", "modules"),
                                     names, total > 4 ? ", \u2026" : "");
           else
-            g_string_append (g, "the program stopped sending");
+            g_string_append (g, s->paradigm->monitor ? "the collectors stopped sending" : "the program stopped sending");
           if (viper_session_lost_connections (s))
             g_string_append_printf (g, "; %u %s cut off", viper_session_lost_connections (s),
                                     plural (viper_session_lost_connections (s), "connection", "connections"));

@@ -278,7 +278,9 @@ viper_session_live_state (const ViperSession *s, guint *open_out)
   if (!settled)   /* still replaying what arrived: pending trams are not stuck yet */
     return viper_session_lost_connections (s) > 0 ? VIPER_LIVE_LOST : VIPER_LIVE_ENDED;
   const char *ps = viper_model_program_state (s->model);
-  if (viper_session_lost_connections (s) > 0 || c.pending > 0 || g_strcmp0 (ps, "running") == 0)
+  /* a watched system (s->paradigm->monitor) "runs" for ever: its collectors closing is the end */
+  gboolean unfinished = g_strcmp0 (ps, "running") == 0 && !s->paradigm->monitor;
+  if (viper_session_lost_connections (s) > 0 || c.pending > 0 || unfinished)
     return VIPER_LIVE_LOST;
   return VIPER_LIVE_ENDED;
 }

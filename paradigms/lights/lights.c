@@ -93,6 +93,7 @@ lights_validate (const ViperTram *t, guint *field, char *reason, gsize size)
 
 const ViperParadigm viper_lights_paradigm = {
   .name = "lights",
+  .monitor = TRUE,
   .description = "Cluster lights (Lilith Lights): node load and link traffic over a virtual topology",
   .explicit_seq = TRUE,
   .types = lights_types,

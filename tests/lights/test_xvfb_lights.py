@@ -20,6 +20,7 @@ import json
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -208,6 +209,30 @@ def main():
                 "the arrows in the popover's range", proc=app.proc)
         print("# screenshot " + shot)
         gx.check(True, "the Range popover recolours the arrows")
+        app.close()
+
+        # live: collectors that send their samples and close have ended a collection; the
+        # nodes never "finish", so nothing is lost and no node is called unfinished
+        sock = os.path.join(tmp, "lights.sock")
+        app = gx.App(args, display, ["--paradigm=lights", "--setup=" + view, "--listen=unix:" + sock], tmp, "live")
+        gx.poll(lambda: os.path.exists(sock), "the listening socket", proc=app.proc)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c, open(trace, "rb") as f:
+            c.connect(sock)
+            c.sendall(f.read())
+        d = gx.poll(lambda: (lambda s: s if s and s["ui"]["connections"]["total"] >= 1
+                             and s["ui"]["connections"]["open"] == 0 and s["ui"]["live"] in ("ended", "lost")
+                             and s["state"]["counts"]["transferred"] == final["counts"]["transferred"]
+                             else None)(app.state()), "the collection's end", proc=app.proc)
+        gx.check(d["ui"]["live"] == "ended", "live: every collector closed: the session ended (%s)" % d["ui"]["live"])
+        gx.check("collection ended" in (d["ui"]["subtitle"] or ""),
+                 "live: the subtitle says the collection ended (%s)" % d["ui"]["subtitle"])
+        ib = d["ui"]["infobar"]
+        gx.check(not (ib["visible"] and ib["type"] == "error") and "never finished" not in (ib["text"] or ""),
+                 "live: no error, no node called unfinished (%s)" % ib)
+        gx.check(d["state"]["modules"] == final["modules"], "live: every node = the file replay's")
+        shot = os.path.join(shots, "lights-live-ended.png")
+        gx.screenshot(display, shot)
+        print("# screenshot " + shot)
     finally:
         if app:
             app.close()
