@@ -43,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 #include "clocksync.h"
+#include "clockkeep.h"
 #include "scheduler.h"
 #include "stateout.h"
 
@@ -95,6 +96,10 @@ struct _ViperClockSync {
   /* time-map cache */
   gint64 last_proc;
   ProcData *last_pd;
+  guint *map_direct;                    /* proc + 1 -> index + 1 (pass 2) */
+  /* the trams of pass 1, kept for pass 2 (core/clockkeep.c) */
+  ViperClockKeep *keep;
+  char **paths;
 };
 
 /* ---- names ----------------------------------------------------------------- */
@@ -248,12 +253,12 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
     }
 }
 
+/* Nothing is reported in pass 1 (the replay reports), but what the file
+ * sources said is kept with their trams. */
 static void
-quiet_sink (ViperDiagKind kind, const char *message, gpointer data)
+keep_sink (ViperDiagKind kind, const char *message, gpointer data)
 {
-  (void) kind;
-  (void) message;
-  (void) data;
+  viper_clock_keep_diag (data, kind, message);
 }
 
 static gboolean
@@ -264,7 +269,7 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
   ViperTramPool *pool = viper_tram_pool_new ();
   ViperChannels *channels = viper_channels_new ();
   ViperDiag diag;
-  viper_diag_init (&diag, quiet_sink, NULL);
+  viper_diag_init (&diag, keep_sink, cs->keep);
   ViperModel *model = paradigm->model_new ? paradigm->model_new (paradigm, setup) : NULL;
   ViperRun *run = viper_run_new (paradigm, model, pool, channels, &diag, 0.5);
   ViperScheduler *sched = viper_scheduler_new (run, NULL, channels, &diag);
@@ -285,7 +290,7 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
           ok = FALSE;
           goto out;
         }
-      viper_scheduler_add_source (sched, src);
+      viper_scheduler_add_source (sched, viper_clock_keep_wrap (cs->keep, src));
     }
   viper_scheduler_add_hook (sched, pass1_hook, &p1);
   GMainContext *ctx = g_main_context_new ();
@@ -727,8 +732,17 @@ ViperClockSync *
 viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
                           const char *const *paths, GError **error)
 {
+  return viper_clock_sync_analyse_keep (mode, paradigm, setup, paths, VIPER_CLOCK_KEEP_DEFAULT, error);
+}
+
+ViperClockSync *
+viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
+                               const char *const *paths, gsize keep_limit, GError **error)
+{
   ViperClockSync *cs = g_new0 (ViperClockSync, 1);
   cs->mode = mode;
+  cs->keep = viper_clock_keep_new (keep_limit);
+  cs->paths = g_strdupv ((char **) paths);
   cs->procs = g_array_new (FALSE, FALSE, sizeof (ProcData));
   cs->index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   cs->pairs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, pair_free);
@@ -755,6 +769,13 @@ viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, Vi
   g_array_set_size (cs->order, 0);
   g_array_set_size (cs->cause_pairs, 0);
   cs->last_proc = G_MININT64;
+  cs->map_direct = g_new0 (guint, DIRECT_PROCS);
+  for (guint i = 0; i < cs->procs->len; i++)
+    {
+      gint64 proc = g_array_index (cs->procs, ProcData, i).proc;
+      if (proc >= -1 && proc < DIRECT_PROCS - 1)
+        cs->map_direct[proc + 1] = i + 1;
+    }
   return cs;
 }
 
@@ -776,7 +797,43 @@ viper_clock_sync_free (ViperClockSync *cs)
   g_hash_table_destroy (cs->pairs);
   g_array_unref (cs->order);
   g_array_unref (cs->cause_pairs);
+  g_free (cs->map_direct);
+  viper_clock_keep_free (cs->keep);
+  g_strfreev (cs->paths);
   g_free (cs);
+}
+
+ViperTramSource *
+viper_clock_sync_source_new (ViperClockSync *cs, guint i, ViperTramPool *pool, ViperDiag *diag,
+                             ViperChannels *channels, GError **error)
+{
+  g_return_val_if_fail (cs->paths && i < g_strv_length (cs->paths), NULL);
+  ViperTramSource *src = viper_clock_keep_source_new (cs->keep, i, pool, diag, channels);
+  return src ? src : viper_file_source_new (cs->paths[i], pool, diag, channels, error);
+}
+
+gboolean
+viper_clock_sync_kept (const ViperClockSync *cs)
+{
+  return !viper_clock_keep_hit_bound (cs->keep) && viper_clock_keep_limit (cs->keep) > 0;
+}
+
+gboolean
+viper_clock_sync_keep_hit_bound (const ViperClockSync *cs)
+{
+  return viper_clock_keep_hit_bound (cs->keep);
+}
+
+gsize
+viper_clock_sync_kept_bytes (const ViperClockSync *cs)
+{
+  return viper_clock_keep_bytes (cs->keep);
+}
+
+gsize
+viper_clock_sync_keep_limit (const ViperClockSync *cs)
+{
+  return viper_clock_keep_limit (cs->keep);
 }
 
 /* ---- pass 2 ---------------------------------------------------------------- */
@@ -788,10 +845,14 @@ time_map (gpointer data, gint64 proc, gint64 seq, double time)
   ProcData *pd = cs->last_pd;
   if (!pd || cs->last_proc != proc)
     {
-      gpointer v = g_hash_table_lookup (cs->index, &proc);
-      if (!v)
+      guint i;
+      if (proc >= -1 && proc < DIRECT_PROCS - 1)
+        i = cs->map_direct[proc + 1];
+      else
+        i = GPOINTER_TO_UINT (g_hash_table_lookup (cs->index, &proc));
+      if (!i)
         return time;
-      pd = cs->last_pd = &g_array_index (cs->procs, ProcData, GPOINTER_TO_UINT (v) - 1);
+      pd = cs->last_pd = &g_array_index (cs->procs, ProcData, i - 1);
       cs->last_proc = proc;
     }
   if (pd->lc && pd->contiguous)

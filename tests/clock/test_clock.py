@@ -167,6 +167,59 @@ def usage_cases(d):
     check(r.returncode == 2, '--clock=clc refuses --listen')
 
 
+def keep_case(d):
+    """The replay plays back the trams the analysis kept in memory; with
+    --clock-memory=0, or a bound the trams pass, it reads the files again.
+    Every output must be the same byte for byte: the run, the state, the
+    exports, and the bad lines and warnings on stderr.  The trace has bad
+    lines, comments, a line in non-canonical form and is split over three
+    files."""
+    trace, tt, msgs = (os.path.join(d, x) for x in ('k.trc', 'k.txt', 'k.json'))
+    subprocess.run([GEN, '-P', '12', '-M', '3000', '-s', '9', trace, tt, msgs], check=True)
+    parts = [os.path.join(d, f'k{i}.trc') for i in range(3)]
+    outs = [open(x, 'w') for x in parts]
+    with open(trace) as f:
+        for n, line in enumerate(f):
+            fields = line.split()
+            if line.startswith('#') or len(fields) < 4:
+                continue
+            i = int(fields[3]) % 3
+            if n % 401 == 7:
+                outs[i].write('garbage line %d\n' % n)
+            if n % 577 == 3:
+                outs[i].write('# a comment\n')
+            outs[i].write(line.replace(' 0 ', ' 0  ', 1) if i == 2 else line)
+    for o in outs:
+        o.close()
+    for mode in ('drift', 'clc'):
+        results = {}
+        for tag, extra in (('kept', []), ('none', ['--clock-memory=0']), ('bound', ['--clock-memory=30000'])):
+            files = {k: os.path.join(d, f'{mode}-{tag}.{k}') for k in ('run', 'json', 'paje', 'chrome', 'pg')}
+            r = subprocess.run([REPLAY, '--clock=' + mode, '--stats', '--run-out', files['run'],
+                                '--state-out', files['json'], '--export', 'paje:' + files['paje'],
+                                '--export', 'chrome:' + files['chrome'], '--export', 'paragraph:' + files['pg'],
+                                *extra, *parts], capture_output=True, text=True, timeout=120)
+            kept = [x for x in r.stdout.splitlines() if x.startswith('clock kept:')]
+            err = [x.replace(f'{mode}-{tag}.', 'OUT.') for x in r.stderr.splitlines() if '--clock-memory' not in x]
+            blobs = {}
+            for k, path in files.items():
+                with open(path, 'rb') as f:
+                    blobs[k] = f.read()
+            results[tag] = (r.returncode, blobs, err, kept, r.stderr)
+        rc, blobs, err, kept, _ = results['kept']
+        check(rc == 0 and sum('REC is not an integer' in x for x in err) >= 10, f'keep {mode}: replay ok, bad lines reported ({rc})')
+        check(kept and 'bytes of trams in memory' in kept[0], f'keep {mode}: --stats says the trams were kept ({kept})')
+        for tag in ('none', 'bound'):
+            rc2, blobs2, err2, kept2, raw_err = results[tag]
+            check(rc2 == rc, f'keep {mode}/{tag}: same exit status')
+            check(kept2 and kept2[0].startswith('clock kept: none'), f'keep {mode}/{tag}: --stats says the files were read again ({kept2})')
+            for k in blobs:
+                check(blobs[k] == blobs2[k] and len(blobs[k]) > 100, f'keep {mode}/{tag}: {k} byte-identical to the kept replay')
+            check(err == err2, f'keep {mode}/{tag}: the same diagnostics on stderr')
+        check('--clock-memory=30000 bytes: the trace files are read again' in results['bound'][4],
+              f'keep {mode}: a bound that is hit says so')
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         usage_cases(d)
@@ -174,6 +227,7 @@ def main():
             picl_case(d, procs, messages, seed)
         sync_case(d)
         monalisa_case(d)
+        keep_case(d)
     if failures:
         print(f'{len(failures)} failed')
         return 1
