@@ -41,6 +41,7 @@
  * number) when the tram is the one pass 1 saw there.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "clocksync.h"
 #include "clockkeep.h"
@@ -53,14 +54,34 @@
 #define DIRECT_PROCS 4096               /* procs -1 .. 4094 found without hashing */
 #define DIRECT_PAIRS 256                /* pairs of the first 256 modules found without hashing */
 
+/* Growable arrays appended to once per tram in pass 1: inline pushes, no
+ * call per element. */
+#define VEC(type) struct { type *v; guint len, cap; }
+#define VEC_PUSH(vec, x)                                                      \
+  do {                                                                        \
+    if (G_UNLIKELY ((vec).len == (vec).cap))                                  \
+      vec_grow ((void **) &(vec).v, &(vec).cap, sizeof *(vec).v);             \
+    (vec).v[(vec).len++] = (x);                                               \
+  } while (0)
+
+static void
+vec_grow (void **v, guint *cap, gsize size)
+{
+  *cap = *cap ? *cap * 2 : 64;
+  *v = g_realloc_n (*v, *cap, size);
+}
+
+typedef VEC (double) DVec;
+
 typedef struct {
   gint64 proc;
   gint64 first_seq;
   gboolean contiguous;                  /* seqs first_seq, first_seq + 1, ... */
-  GArray *raw;                          /* double: TIME as read, sequence order */
-  double *lc;                           /* clc: the logical clock per tram */
+  DVec raw;                             /* TIME as read, sequence order */
+  double *lc;                           /* clc, pass 2: TIME as read and the logical clock, interleaved */
   double a, b;
   int tree_parent;                      /* -1 root/none */
+  guint pass1_index;                    /* its index before the modules were sorted */
   ViperClockProc info;
 } ProcData;
 
@@ -68,12 +89,22 @@ typedef struct {
   double x, y;
 } Pt;
 
+typedef VEC (Pt) PtVec;
+
+/* A message seen in pass 1: logged in one array while the run is built (a
+ * push per message into its pair's points would touch a scattered line),
+ * sorted into the pairs afterwards. */
+typedef struct {
+  guint32 from, to;
+  double ts, tr;
+} Msg;
+
 /* Points of one module pair, both directions. */
 typedef struct {
   guint lo, hi;                         /* proc indices, proc[lo] < proc[hi] */
-  GArray *up;                           /* lo -> hi: the line passes below */
-  GArray *down;                         /* hi -> lo: the line passes above */
-  GArray *sync_up, *sync_down;          /* the same from sync samples */
+  PtVec up;                             /* lo -> hi: the line passes below */
+  PtVec down;                           /* hi -> lo: the line passes above */
+  PtVec sync_up, sync_down;             /* the same from sync samples */
   double alpha, beta, x0;
   double cost;                          /* uncertainty of the line (tree edge cost) */
   gboolean fitted;
@@ -84,8 +115,9 @@ struct _ViperClockSync {
   GArray *procs;                        /* ProcData, sorted by proc after analysis */
   GHashTable *index;                    /* proc -> index + 1 */
   GHashTable *pairs;                    /* (lo << 32 | hi) -> PairData* */
-  GArray *order;                        /* ViperClockRef: transfer order */
-  GArray *cause_pairs;                  /* ViperClockPair, in effect order */
+  VEC (ViperClockRef) order;            /* transfer order (clc only) */
+  VEC (ViperClockPair) cause_pairs;     /* in effect order */
+  VEC (Msg) msgs;                       /* pass 1's messages, sorted into pairs after it */
   guint64 samples;
   guint64 n_pairs;
   gint64 reference;
@@ -142,7 +174,6 @@ proc_index (ViperClockSync *cs, gint64 proc)
   ProcData pd = { 0 };
   pd.proc = proc;
   pd.contiguous = TRUE;
-  pd.raw = g_array_new (FALSE, FALSE, sizeof (double));
   pd.a = 0;
   pd.b = 1;
   pd.tree_parent = -1;
@@ -172,10 +203,6 @@ pair_get (ViperClockSync *cs, guint p, guint q, gboolean *swapped)
       pd = g_new0 (PairData, 1);
       pd->lo = lo;
       pd->hi = hi;
-      pd->up = g_array_new (FALSE, FALSE, sizeof (Pt));
-      pd->down = g_array_new (FALSE, FALSE, sizeof (Pt));
-      pd->sync_up = g_array_new (FALSE, FALSE, sizeof (Pt));
-      pd->sync_down = g_array_new (FALSE, FALSE, sizeof (Pt));
       guint64 *k = g_new (guint64, 1);
       *k = key;
       g_hash_table_insert (cs->pairs, k, pd);
@@ -195,8 +222,8 @@ add_message (ViperClockSync *cs, guint from, double ts, guint to, double tr, gbo
   PairData *pd = pair_get (cs, from, to, &swapped);
   /* x is always lo's clock, y hi's */
   Pt pt = swapped ? (Pt) { tr, ts } : (Pt) { ts, tr };
-  GArray *a = swapped ? (sync ? pd->sync_down : pd->down) : (sync ? pd->sync_up : pd->up);
-  g_array_append_val (a, pt);
+  PtVec *a = swapped ? (sync ? &pd->sync_down : &pd->down) : (sync ? &pd->sync_up : &pd->up);
+  VEC_PUSH (*a, pt);
 }
 
 typedef struct {
@@ -212,14 +239,15 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
   ViperClockSync *cs = p1->cs;
   guint pi = proc_index (cs, t->proc);
   ProcData *pd = &g_array_index (cs->procs, ProcData, pi);
-  guint idx = pd->raw->len;
+  guint idx = pd->raw.len;
   if (idx == 0)
     pd->first_seq = t->seq;
   else if (t->seq != pd->first_seq + idx)
     pd->contiguous = FALSE;
-  g_array_append_val (pd->raw, t->time);
+  VEC_PUSH (pd->raw, t->time);
   ViperClockRef ref = { pi, idx };
-  g_array_append_val (cs->order, ref);
+  if (cs->mode == VIPER_CLOCK_CLC)
+    VEC_PUSH (cs->order, ref);
 
   if (t->rec == SYNC_REC && t->ev == SYNC_EV && t->dtype == VIPER_DTYPE_INT && t->ndata >= 4)
     {
@@ -243,13 +271,16 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
       guint ci = proc_index (cs, cproc);
       ProcData *cpd = &g_array_index (cs->procs, ProcData, ci);
       gint64 cidx = cseq - cpd->first_seq;
-      if (cpd->raw->len && cidx >= 0 && cidx < (gint64) cpd->raw->len
-          && g_array_index (cpd->raw, double, cidx) == ctime)
+      if (cidx >= 0 && cidx < (gint64) cpd->raw.len && cpd->raw.v[cidx] == ctime)
         {
           ViperClockPair pr = { { ci, (guint32) cidx }, ref };
-          g_array_append_val (cs->cause_pairs, pr);
+          VEC_PUSH (cs->cause_pairs, pr);
         }
-      add_message (cs, ci, ctime, pi, t->time, FALSE);
+      if (ci != pi)
+        {
+          Msg m = { ci, pi, ctime, t->time };
+          VEC_PUSH (cs->msgs, m);
+        }
     }
 }
 
@@ -332,9 +363,9 @@ cross (Pt o, Pt a, Pt b)
 /* Lower (lower=TRUE) or upper convex hull of pts, in place; returns its size.
  * Points shifted by x0 first. */
 static guint
-hull (GArray *pts, double x0, gboolean lower)
+hull (PtVec *pts, double x0, gboolean lower)
 {
-  Pt *p = (Pt *) pts->data;
+  Pt *p = pts->v;
   guint n = pts->len;
   gboolean sorted = TRUE;
   for (guint i = 0; i < n; i++)
@@ -344,7 +375,7 @@ hull (GArray *pts, double x0, gboolean lower)
         sorted = FALSE;
     }
   if (!sorted)
-    g_array_sort (pts, cmp_pt);
+    qsort (p, n, sizeof *p, cmp_pt);
   guint k = 0;
   for (guint i = 0; i < n; i++)
     {
@@ -352,17 +383,17 @@ hull (GArray *pts, double x0, gboolean lower)
         k--;
       p[k++] = p[i];
     }
-  g_array_set_size (pts, k);
+  pts->len = k;
   return k;
 }
 
 static double
-min_resid (const GArray *pts, double beta)
+min_resid (const PtVec *pts, double beta)
 {
   double m = INFINITY;
   for (guint i = 0; i < pts->len; i++)
     {
-      const Pt *p = &g_array_index (pts, Pt, i);
+      const Pt *p = &pts->v[i];
       double r = p->y - beta * p->x;
       if (r < m)
         m = r;
@@ -371,12 +402,12 @@ min_resid (const GArray *pts, double beta)
 }
 
 static double
-max_resid (const GArray *pts, double beta)
+max_resid (const PtVec *pts, double beta)
 {
   double m = -INFINITY;
   for (guint i = 0; i < pts->len; i++)
     {
-      const Pt *p = &g_array_index (pts, Pt, i);
+      const Pt *p = &pts->v[i];
       double r = p->y - beta * p->x;
       if (r > m)
         m = r;
@@ -385,7 +416,7 @@ max_resid (const GArray *pts, double beta)
 }
 
 static double
-margin (const GArray *up, const GArray *down, double beta)
+margin (const PtVec *up, const PtVec *down, double beta)
 {
   return min_resid (up, beta) - max_resid (down, beta);
 }
@@ -395,14 +426,15 @@ margin (const GArray *up, const GArray *down, double beta)
 static void
 fit_pair (PairData *pd)
 {
-  GArray *up = pd->sync_up->len || pd->sync_down->len ? pd->sync_up : pd->up;
-  GArray *down = pd->sync_up->len || pd->sync_down->len ? pd->sync_down : pd->down;
+  gboolean sync = pd->sync_up.len || pd->sync_down.len;
+  PtVec *up = sync ? &pd->sync_up : &pd->up;
+  PtVec *down = sync ? &pd->sync_down : &pd->down;
   double sx = 0;
   guint n = 0;
   for (guint i = 0; i < up->len; i++, n++)
-    sx += g_array_index (up, Pt, i).x;
+    sx += up->v[i].x;
   for (guint i = 0; i < down->len; i++, n++)
-    sx += g_array_index (down, Pt, i).x;
+    sx += down->v[i].x;
   pd->x0 = n ? sx / n : 0;
   pd->beta = 1;
   pd->fitted = TRUE;
@@ -416,7 +448,7 @@ fit_pair (PairData *pd)
   for (guint s = 0; s < 2; s++)
     for (guint i = 0; i < (s ? down : up)->len; i++)
       {
-        double x = g_array_index (s ? down : up, Pt, i).x;
+        double x = (s ? down : up)->v[i].x;
         xmin = MIN (xmin, x);
         xmax = MAX (xmax, x);
       }
@@ -518,6 +550,53 @@ cmp_proc (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+typedef struct {
+  double d;
+  guint i;
+} HeapEnt;
+
+static inline gboolean
+heap_less (HeapEnt a, HeapEnt b)
+{
+  return a.d < b.d || (a.d == b.d && a.i < b.i);
+}
+
+static void
+heap_push (HeapEnt **v, guint *len, guint *cap, HeapEnt e)
+{
+  if (*len == *cap)
+    vec_grow ((void **) v, cap, sizeof **v);
+  guint k = (*len)++;
+  while (k && heap_less (e, (*v)[(k - 1) / 2]))
+    {
+      (*v)[k] = (*v)[(k - 1) / 2];
+      k = (k - 1) / 2;
+    }
+  (*v)[k] = e;
+}
+
+static HeapEnt
+heap_pop (HeapEnt *v, guint *len)
+{
+  HeapEnt top = v[0], last = v[--*len];
+  guint k = 0, n = *len;
+  for (;;)
+    {
+      guint c = 2 * k + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && heap_less (v[c + 1], v[c]))
+        c++;
+      if (!heap_less (v[c], last))
+        break;
+      v[k] = v[c];
+      k = c;
+    }
+  if (n)
+    v[k] = last;
+  return top;
+}
+
 static void
 estimate (ViperClockSync *cs)
 {
@@ -526,29 +605,23 @@ estimate (ViperClockSync *cs)
     return;
   /* sort the modules and renumber everything that holds an index */
   guint *old_to_new = g_new (guint, n);
-  {
-    gint64 *ids = g_new (gint64, n);
-    for (guint i = 0; i < n; i++)
-      ids[i] = g_array_index (cs->procs, ProcData, i).proc;
-    g_array_sort (cs->procs, cmp_proc);
-    for (guint i = 0; i < n; i++)
-      {
-        gint64 id = g_array_index (cs->procs, ProcData, i).proc;
-        for (guint k = 0; k < n; k++)
-          if (ids[k] == id)
-            old_to_new[k] = i;
-        g_hash_table_insert (cs->index, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (i + 1));
-      }
-    g_free (ids);
-  }
-  for (guint i = 0; i < cs->order->len; i++)
+  for (guint i = 0; i < n; i++)
+    g_array_index (cs->procs, ProcData, i).pass1_index = i;
+  g_array_sort (cs->procs, cmp_proc);
+  for (guint i = 0; i < n; i++)
     {
-      ViperClockRef *r = &g_array_index (cs->order, ViperClockRef, i);
+      const ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      old_to_new[pd->pass1_index] = i;
+      g_hash_table_insert (cs->index, g_memdup2 (&pd->proc, sizeof pd->proc), GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < cs->order.len; i++)
+    {
+      ViperClockRef *r = &cs->order.v[i];
       r->proc = old_to_new[r->proc];
     }
-  for (guint i = 0; i < cs->cause_pairs->len; i++)
+  for (guint i = 0; i < cs->cause_pairs.len; i++)
     {
-      ViperClockPair *p = &g_array_index (cs->cause_pairs, ViperClockPair, i);
+      ViperClockPair *p = &cs->cause_pairs.v[i];
       p->cause.proc = old_to_new[p->cause.proc];
       p->effect.proc = old_to_new[p->effect.proc];
     }
@@ -598,21 +671,33 @@ estimate (ViperClockSync *cs)
   for (guint i = 0; i < n; i++)
     best[i] = INFINITY;
   best[root] = 0;
+  /* the unfinished module of least (best, index) next: a binary heap with
+   * stale entries skipped, O(E log E) rather than a scan per step */
+  VEC (HeapEnt) heap = { 0 };
+  HeapEnt start = { 0, root };
+  heap_push (&heap.v, &heap.len, &heap.cap, start);
+  guint restart = 0;
   for (guint step = 0; step < n; step++)
     {
       int u = -1;
-      for (guint i = 0; i < n; i++)
-        if (!in[i] && isfinite (best[i]) && (u < 0 || best[i] < best[u]))
-          u = (int) i;
+      while (heap.len)
+        {
+          HeapEnt top = heap_pop (heap.v, &heap.len);
+          if (!in[top.i] && top.d == best[top.i])
+            {
+              u = (int) top.i;
+              break;
+            }
+        }
       if (u < 0)
         {
           /* a part of the graph the reference does not reach: its lowest
            * module with pairs keeps its clock, the others follow it */
-          for (guint i = 0; i < n; i++)
-            if (!in[i] && adj[i])
+          for (; restart < n; restart++)
+            if (!in[restart] && adj[restart])
               {
-                u = (int) i;
-                best[i] = 0;
+                u = (int) restart;
+                best[restart] = 0;
                 break;
               }
           if (u < 0)
@@ -638,7 +723,7 @@ estimate (ViperClockSync *cs)
               pu->a = pp->a + pp->b * (pd->alpha - pd->beta * pd->x0);
             }
           pu->info.estimated = TRUE;
-          pu->info.from_sync = pd->sync_up->len && pd->sync_down->len;
+          pu->info.from_sync = pd->sync_up.len && pd->sync_down.len;
           pu->tree_parent = (int) (u_is_hi ? pd->lo : pd->hi);
         }
       else if ((guint) u == root)
@@ -652,9 +737,12 @@ estimate (ViperClockSync *cs)
             {
               best[w] = d;
               via[w] = pd;
+              HeapEnt e = { d, w };
+              heap_push (&heap.v, &heap.len, &heap.cap, e);
             }
         }
     }
+  g_free (heap.v);
   for (guint i = 0; i < n; i++)
     if (adj[i])
       g_ptr_array_unref (adj[i]);
@@ -676,13 +764,13 @@ estimate (ViperClockSync *cs)
 static void
 count_violations (ViperClockSync *cs)
 {
-  for (guint i = 0; i < cs->cause_pairs->len; i++)
+  for (guint i = 0; i < cs->cause_pairs.len; i++)
     {
-      const ViperClockPair *p = &g_array_index (cs->cause_pairs, ViperClockPair, i);
+      const ViperClockPair *p = &cs->cause_pairs.v[i];
       ProcData *c = &g_array_index (cs->procs, ProcData, p->cause.proc);
       ProcData *e = &g_array_index (cs->procs, ProcData, p->effect.proc);
-      double tc = g_array_index (c->raw, double, p->cause.index);
-      double te = g_array_index (e->raw, double, p->effect.index);
+      double tc = c->raw.v[p->cause.index];
+      double te = e->raw.v[p->effect.index];
       if (te < tc)
         {
           e->info.violations_raw++;
@@ -705,14 +793,26 @@ run_clc (ViperClockSync *cs)
   for (guint i = 0; i < n; i++)
     {
       ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      counts[i] = pd->raw->len;
-      pd->lc = g_new (double, pd->raw->len + 1);
-      for (guint k = 0; k < pd->raw->len; k++)
-        pd->lc[k] = pd->a + pd->b * g_array_index (pd->raw, double, k);
-      times[i] = pd->lc;
+      counts[i] = pd->raw.len;
+      times[i] = g_new (double, pd->raw.len + 1);
+      for (guint k = 0; k < pd->raw.len; k++)
+        times[i][k] = pd->a + pd->b * pd->raw.v[k];
     }
-  viper_clc_apply (times, counts, n, (const ViperClockRef *) cs->order->data, cs->order->len,
-                   (const ViperClockPair *) cs->cause_pairs->data, cs->cause_pairs->len);
+  viper_clc_apply (times, counts, n, cs->order.v, cs->order.len, cs->cause_pairs.v, cs->cause_pairs.len);
+  /* pass 2 looks up both for each tram: one cache line, not two */
+  for (guint i = 0; i < n; i++)
+    {
+      ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      pd->lc = g_new (double, 2 * (gsize) pd->raw.len + 1);
+      for (guint k = 0; k < pd->raw.len; k++)
+        {
+          pd->lc[2 * k] = pd->raw.v[k];
+          pd->lc[2 * k + 1] = times[i][k];
+        }
+      g_free (times[i]);
+      g_clear_pointer (&pd->raw.v, g_free);    /* lc holds it; raw.len stays the count */
+      pd->raw.cap = 0;
+    }
   g_free (times);
   g_free (counts);
 }
@@ -721,10 +821,10 @@ static void
 pair_free (gpointer p)
 {
   PairData *pd = p;
-  g_array_unref (pd->up);
-  g_array_unref (pd->down);
-  g_array_unref (pd->sync_up);
-  g_array_unref (pd->sync_down);
+  g_free (pd->up.v);
+  g_free (pd->down.v);
+  g_free (pd->sync_up.v);
+  g_free (pd->sync_down.v);
   g_free (pd);
 }
 
@@ -746,11 +846,13 @@ viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradig
   cs->procs = g_array_new (FALSE, FALSE, sizeof (ProcData));
   cs->index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   cs->pairs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, pair_free);
-  cs->order = g_array_new (FALSE, FALSE, sizeof (ViperClockRef));
-  cs->cause_pairs = g_array_new (FALSE, FALSE, sizeof (ViperClockPair));
   cs->direct = g_new0 (guint, DIRECT_PROCS);
   cs->direct_pairs = g_new0 (gpointer, DIRECT_PAIRS * DIRECT_PAIRS);
   gboolean ok = read_pass1 (cs, paradigm, setup, paths, error);
+  for (guint i = 0; ok && i < cs->msgs.len; i++)
+    add_message (cs, cs->msgs.v[i].from, cs->msgs.v[i].ts, cs->msgs.v[i].to, cs->msgs.v[i].tr, FALSE);
+  g_clear_pointer (&cs->msgs.v, g_free);
+  cs->msgs.len = cs->msgs.cap = 0;
   /* indices are renumbered from here on */
   g_clear_pointer (&cs->direct, g_free);
   g_clear_pointer (&cs->direct_pairs, g_free);
@@ -765,9 +867,10 @@ viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradig
   g_hash_table_remove_all (cs->pairs);
   if (mode == VIPER_CLOCK_CLC)
     run_clc (cs);
-  cs->n_pairs = cs->cause_pairs->len;
-  g_array_set_size (cs->order, 0);
-  g_array_set_size (cs->cause_pairs, 0);
+  cs->n_pairs = cs->cause_pairs.len;
+  g_clear_pointer (&cs->order.v, g_free);
+  g_clear_pointer (&cs->cause_pairs.v, g_free);
+  cs->order.len = cs->order.cap = cs->cause_pairs.len = cs->cause_pairs.cap = 0;
   cs->last_proc = G_MININT64;
   cs->map_direct = g_new0 (guint, DIRECT_PROCS);
   for (guint i = 0; i < cs->procs->len; i++)
@@ -787,7 +890,7 @@ viper_clock_sync_free (ViperClockSync *cs)
   for (guint i = 0; i < cs->procs->len; i++)
     {
       ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      g_array_unref (pd->raw);
+      g_free (pd->raw.v);
       g_free (pd->lc);
     }
   g_array_unref (cs->procs);
@@ -795,8 +898,9 @@ viper_clock_sync_free (ViperClockSync *cs)
   g_free (cs->direct_pairs);
   g_hash_table_destroy (cs->index);
   g_hash_table_destroy (cs->pairs);
-  g_array_unref (cs->order);
-  g_array_unref (cs->cause_pairs);
+  g_free (cs->order.v);
+  g_free (cs->cause_pairs.v);
+  g_free (cs->msgs.v);
   g_free (cs->map_direct);
   viper_clock_keep_free (cs->keep);
   g_strfreev (cs->paths);
@@ -858,8 +962,8 @@ time_map (gpointer data, gint64 proc, gint64 seq, double time)
   if (pd->lc && pd->contiguous)
     {
       gint64 i = seq - pd->first_seq;
-      if (i >= 0 && i < (gint64) pd->raw->len && g_array_index (pd->raw, double, i) == time)
-        return pd->lc[i];
+      if (i >= 0 && i < (gint64) pd->raw.len && pd->lc[2 * i] == time)
+        return pd->lc[2 * i + 1];
     }
   return pd->a + pd->b * time;
 }
@@ -908,7 +1012,7 @@ viper_clock_sync_bytes (const ViperClockSync *cs)
   for (guint i = 0; i < cs->procs->len; i++)
     {
       const ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      b += sizeof *pd + pd->raw->len * sizeof (double) * (pd->lc ? 2 : 1);
+      b += sizeof *pd + pd->raw.len * sizeof (double) * (pd->lc ? 2 : 1);
     }
   return b;
 }
