@@ -132,6 +132,34 @@ def byseq(d):
     return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
 
 
+def monalisa_violations(lines_by_proc):
+    """Requests before their receipt and replies before theirs: (late, pairs).
+    The k-th request C -> P (2 14/16/21/18 at C, D2 = P) pairs with the k-th
+    receipt at P from C (4 14/16/21/18, D2 = C); the k-th reply P -> C
+    (5 15/17/22/19 at P, D2 = C) with the k-th receipt at C from P (4 15/17/22/19,
+    D2 = P).  lines_by_proc: per_proc() sorted by sequence number."""
+    sends, recvs = {}, {}
+    for p, lines in lines_by_proc.items():
+        for t, (rec, ev, rest) in lines:
+            if len(rest) < 5:
+                continue
+            other = int(rest[4])      # rest: PROCESS NDATA DTYPE D1 D2 ...
+            if (rec, ev) in (('2', '14'), ('2', '16'), ('2', '21'), ('2', '18')):
+                sends.setdefault(('rq', p, other), []).append(t)
+            elif (rec, ev) in (('5', '15'), ('5', '17'), ('5', '22'), ('5', '19')):
+                sends.setdefault(('rp', p, other), []).append(t)
+            elif rec == '4' and ev in ('14', '16', '21', '18'):
+                recvs.setdefault(('rq', other, p), []).append(t)
+            elif rec == '4' and ev in ('15', '17', '22', '19'):
+                recvs.setdefault(('rp', other, p), []).append(t)
+    late = n = 0
+    for k, ts in sends.items():
+        for a, b in zip(ts, recvs.get(k, [])):
+            n += 1
+            late += b < a
+    return late, n
+
+
 def monalisa_case(d):
     trace, ttrace, setup = (os.path.join(d, x) for x in ('ml.trc', 'mlt.trc', 'ml.setup'))
     args = ['-p', 'farm', '--slaves', '16', '--count', '20000', '-s', '3', '--offset-ms', '50',
@@ -149,6 +177,10 @@ def monalisa_case(d):
               f'raw violations {st["clock_sync"]["violations_raw"]}')
         check(st['clock_sync']['pairs'] > 1000 and st['clock_sync']['violations_raw'] > 0,
               f'monalisa {mode}: request/reply pairs found, raw violations seen')
+        rawlate, n = monalisa_violations(raw)
+        late, n2 = monalisa_violations(out)
+        print(f'  monalisa {mode}: requests/replies received before sent: raw {rawlate} of {n}, output {late} of {n2}')
+        check(rawlate > 0 and n2 == n > 1000 and late == 0, f'monalisa {mode}: 0 violations (raw {rawlate} of {n})')
         if mode == 'drift':
             check(s['median'] * 20 <= s['raw_median'], 'monalisa drift: median error 20x below raw')
             check(s['max'] <= s['raw_max'] / 2, 'monalisa drift: max error at most half the raw max')

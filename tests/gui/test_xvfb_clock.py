@@ -19,6 +19,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_xvfb as X  # noqa: E402
 
 
+def poll_counts(app, counts):
+    """The dumps until one has the counts wanted (or the last one, at the time limit)."""
+    d = app.wait_dump("the replay again")
+    for _ in range(40):
+        if d["state"]["counts"] == counts:
+            break
+        d = app.wait_dump("the replay again, to its end")
+    return d
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--viper", required=True)
@@ -54,6 +64,14 @@ def main():
         X.check(any(abs(m["clock_offset"]) > 1e-3 for m in cs.get("modules", [])),
                 "the offsets estimated are not all zero")
         X.check(st["counts"] == want["counts"], "counts = viper-replay's")
+        # the replay plays back the trams the analysis kept: after Reset they all come again
+        app.key("r")
+        app.wait_dump("the reset")
+        app.key("space")
+        d = poll_counts(app, want["counts"])
+        X.check(d["state"]["counts"] == want["counts"] and d["state"].get("clock_sync", {}).get("modules")
+                == want["clock_sync"]["modules"],
+                "after Reset the replay again gives the same counts and clocks (%s)" % d["state"]["counts"])
         app.key("ctrl+i")
         out = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Viper status$"],
                              env=dict(os.environ, DISPLAY=display), stdout=subprocess.PIPE, timeout=X.TIMEOUT)
