@@ -310,7 +310,8 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
       if (g_str_equal (*p, "-"))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                       "--clock=%s reads the trace twice: standard input cannot be used, give files",
+                       "--clock=%s reads the whole trace before the replay (and again if its trams "
+                       "do not fit in memory): standard input cannot be used, give files",
                        viper_clock_mode_name (cs->mode));
           ok = FALSE;
           goto out;

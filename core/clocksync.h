@@ -1,7 +1,7 @@
 /* clocksync.h - global time for post-mortem replay (--clock=drift|clc).
  *
  * Live replay can only use clock-offset decay (core/run.c): it never sees
- * ahead.  A trace read from files can be read twice.  The first pass
+ * ahead.  A trace read from files can be read whole first.  The first pass
  * (viper_clock_sync_analyse) rebuilds the run once without a model and keeps,
  * per module, the TIME of each tram in sequence order, every cross-dependency
  * between modules (cause tram -> effect tram, as the paradigm's profiles pair
@@ -13,7 +13,9 @@
  * top of it.  The second pass is the ordinary replay with a time map set on
  * the run (viper_clock_sync_install): each tram's TIME is rewritten at
  * insert, then the run is built exactly as with decay, which repairs
- * whatever violation is left.
+ * whatever violation is left.  The second pass takes the trams the first
+ * kept in memory (core/clockkeep.h, viper_clock_sync_source_new) rather
+ * than reading and parsing the files again.
  */
 #pragma once
 
@@ -47,7 +49,7 @@ typedef struct {
                                     (by decay in drift mode, by the clc in clc mode) */
 } ViperClockProc;
 
-/* Pass 1: read the trace files (not "-": standard input cannot be read twice)
+/* Pass 1: read the trace files (not "-": standard input cannot be read again)
  * with the paradigm (setup may be NULL) and estimate.  Bad lines are not
  * reported here (the replay reports them).  NULL + error on an I/O error. */
 ViperClockSync *viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
