@@ -295,6 +295,13 @@ print_stats (App *app, double seconds, GString *out)
                               viper_clock_sync_violations_repaired (app->clock_sync));
       g_string_append_printf (out, "clock seconds: %.3f\n", app->clock_seconds);
       g_string_append_printf (out, "clock bytes: %" G_GSIZE_FORMAT "\n", viper_clock_sync_bytes (app->clock_sync));
+      if (viper_clock_sync_kept (app->clock_sync))
+        g_string_append_printf (out, "clock kept: %" G_GSIZE_FORMAT " bytes of trams in memory (bound %" G_GSIZE_FORMAT ")\n",
+                                viper_clock_sync_kept_bytes (app->clock_sync), viper_clock_sync_keep_limit (app->clock_sync));
+      else
+        g_string_append_printf (out, "clock kept: none, the files were read again (bound %" G_GSIZE_FORMAT "%s)\n",
+                                viper_clock_sync_keep_limit (app->clock_sync),
+                                viper_clock_sync_keep_hit_bound (app->clock_sync) ? " hit" : "");
     }
   g_string_append_printf (out, "seconds: %.3f\n", seconds);
   g_string_append_printf (out, "lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
@@ -332,6 +339,7 @@ main (int argc, char **argv)
   app.opt.max_connections = -1;
   app.opt.max_partial = -1;
   gint64 max_pending = VIPER_RUN_DEFAULT_MAX_PENDING, max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
+  gint64 clock_memory = (gint64) VIPER_CLOCK_KEEP_DEFAULT;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
@@ -351,7 +359,11 @@ main (int argc, char **argv)
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s,
       "Global time: decay (default, live), drift (estimate each clock's offset and drift first) or clc "
-      "(drift, then the controlled logical clock); drift and clc read the trace files twice", "MODE" },
+      "(drift, then the controlled logical clock); drift and clc read the trace files first and replay the "
+      "trams kept in memory (see --clock-memory)", "MODE" },
+    { "clock-memory", 0, 0, G_OPTION_ARG_INT64, &clock_memory,
+      "With --clock=drift|clc: bytes the trams may take in memory between the analysis and the replay "
+      "(default 536870912; past it, or with 0, the files are read again)", "BYTES" },
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop before the execution clock would pass CLOCK", "CLOCK" },
     { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state)", "N" },
     { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
@@ -413,9 +425,9 @@ main (int argc, char **argv)
         printf ("%-10s %s\n", list[i]->name, list[i]->description ? list[i]->description : "");
       goto out_ctx;
     }
-  if (max_pending < 0 || max_procs < 0)
+  if (max_pending < 0 || max_procs < 0 || clock_memory < 0)
     {
-      rc = usage_error (ctx, "--max-pending and --max-procs must be 0 or more");
+      rc = usage_error (ctx, "--max-pending, --max-procs and --clock-memory must be 0 or more");
       goto out_ctx;
     }
   if (decay_s && (!parse_double_arg ("--decay", decay_s, &app.opt.decay, &error) || app.opt.decay < 0 || app.opt.decay > 1))
@@ -587,21 +599,28 @@ main (int argc, char **argv)
   if (clock_mode != VIPER_CLOCK_DECAY)
     {
       gint64 c0 = g_get_monotonic_time ();
-      app.clock_sync = viper_clock_sync_analyse (clock_mode, app.paradigm, app.setup,
-                                                 (const char *const *) app.opt.traces, &error);
+      app.clock_sync = viper_clock_sync_analyse_keep (clock_mode, app.paradigm, app.setup,
+                                                      (const char *const *) app.opt.traces, (gsize) clock_memory, &error);
       if (!app.clock_sync)
         {
           fprintf (stderr, "viper-replay: %s\n", error->message);
           rc = EXIT_IO;
           goto out;
         }
+      if (viper_clock_sync_keep_hit_bound (app.clock_sync))
+        fprintf (stderr, "viper-replay: --clock=%s: the trams take more than --clock-memory=%" G_GINT64_FORMAT
+                 " bytes: the trace files are read again for the replay\n", viper_clock_mode_name (clock_mode),
+                 clock_memory);
       viper_clock_sync_install (app.clock_sync, app.run);
       app.clock_seconds = (double) (g_get_monotonic_time () - c0) / G_USEC_PER_SEC;
     }
 
   for (char **t = app.opt.traces; t && *t; t++)
     {
-      ViperTramSource *src = viper_file_source_new (*t, app.pool, &app.diag, app.channels, &error);
+      /* drift and clc: the trams the analysis kept, else the file again */
+      ViperTramSource *src = app.clock_sync ? viper_clock_sync_source_new (app.clock_sync, (guint) (t - app.opt.traces),
+                                                                           app.pool, &app.diag, app.channels, &error)
+                                            : viper_file_source_new (*t, app.pool, &app.diag, app.channels, &error);
       if (!src)
         {
           fprintf (stderr, "viper-replay: %s\n", error->message);

@@ -41,50 +41,71 @@
  * number) when the tram is the one pass 1 saw there.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "clocksync.h"
+#include "clockkeep.h"
+#include "clockfit.h"
 #include "scheduler.h"
 #include "stateout.h"
 
 #define SYNC_REC (-6)
 #define SYNC_EV (-951)
-#define BETA_RANGE 0.05                 /* search slopes within +-5 % (50,000 ppm) */
 #define DIRECT_PROCS 4096               /* procs -1 .. 4094 found without hashing */
 #define DIRECT_PAIRS 256                /* pairs of the first 256 modules found without hashing */
+
+/* Growable arrays appended to once per tram in pass 1: inline pushes, no
+ * call per element. */
+#define VEC(type) struct { type *v; guint len, cap; }
+#define VEC_PUSH(vec, x)                                                      \
+  do {                                                                        \
+    if (G_UNLIKELY ((vec).len == (vec).cap))                                  \
+      vec_grow ((void **) &(vec).v, &(vec).cap, sizeof *(vec).v);             \
+    (vec).v[(vec).len++] = (x);                                               \
+  } while (0)
+
+static void
+vec_grow (void **v, guint *cap, gsize size)
+{
+  *cap = *cap ? *cap * 2 : 64;
+  *v = g_realloc_n (*v, *cap, size);
+}
+
+typedef VEC (double) DVec;
 
 typedef struct {
   gint64 proc;
   gint64 first_seq;
   gboolean contiguous;                  /* seqs first_seq, first_seq + 1, ... */
-  GArray *raw;                          /* double: TIME as read, sequence order */
-  double *lc;                           /* clc: the logical clock per tram */
+  DVec raw;                             /* TIME as read, sequence order */
+  double *lc;                           /* clc, pass 2: TIME as read and the logical clock, interleaved */
   double a, b;
   int tree_parent;                      /* -1 root/none */
+  guint pass1_index;                    /* its index before the modules were sorted */
   ViperClockProc info;
 } ProcData;
 
-typedef struct {
-  double x, y;
-} Pt;
+typedef ViperClockPt Pt;
+typedef ViperClockPts PtVec;
 
-/* Points of one module pair, both directions. */
+/* A message seen in pass 1: logged in one array while the run is built (a
+ * push per message into its pair's points would touch a scattered line),
+ * sorted into the pairs afterwards. */
 typedef struct {
-  guint lo, hi;                         /* proc indices, proc[lo] < proc[hi] */
-  GArray *up;                           /* lo -> hi: the line passes below */
-  GArray *down;                         /* hi -> lo: the line passes above */
-  GArray *sync_up, *sync_down;          /* the same from sync samples */
-  double alpha, beta, x0;
-  double cost;                          /* uncertainty of the line (tree edge cost) */
-  gboolean fitted;
-} PairData;
+  guint32 from, to;
+  double ts, tr;
+} Msg;
+
+typedef ViperClockPairFit PairData;
 
 struct _ViperClockSync {
   ViperClockMode mode;
   GArray *procs;                        /* ProcData, sorted by proc after analysis */
   GHashTable *index;                    /* proc -> index + 1 */
   GHashTable *pairs;                    /* (lo << 32 | hi) -> PairData* */
-  GArray *order;                        /* ViperClockRef: transfer order */
-  GArray *cause_pairs;                  /* ViperClockPair, in effect order */
+  VEC (ViperClockRef) order;            /* transfer order (clc only) */
+  VEC (ViperClockPair) cause_pairs;     /* in effect order */
+  VEC (Msg) msgs;                       /* pass 1's messages, sorted into pairs after it */
   guint64 samples;
   guint64 n_pairs;
   gint64 reference;
@@ -95,6 +116,10 @@ struct _ViperClockSync {
   /* time-map cache */
   gint64 last_proc;
   ProcData *last_pd;
+  guint *map_direct;                    /* proc + 1 -> index + 1 (pass 2) */
+  /* the trams of pass 1, kept for pass 2 (core/clockkeep.c) */
+  ViperClockKeep *keep;
+  char **paths;
 };
 
 /* ---- names ----------------------------------------------------------------- */
@@ -137,7 +162,6 @@ proc_index (ViperClockSync *cs, gint64 proc)
   ProcData pd = { 0 };
   pd.proc = proc;
   pd.contiguous = TRUE;
-  pd.raw = g_array_new (FALSE, FALSE, sizeof (double));
   pd.a = 0;
   pd.b = 1;
   pd.tree_parent = -1;
@@ -167,10 +191,6 @@ pair_get (ViperClockSync *cs, guint p, guint q, gboolean *swapped)
       pd = g_new0 (PairData, 1);
       pd->lo = lo;
       pd->hi = hi;
-      pd->up = g_array_new (FALSE, FALSE, sizeof (Pt));
-      pd->down = g_array_new (FALSE, FALSE, sizeof (Pt));
-      pd->sync_up = g_array_new (FALSE, FALSE, sizeof (Pt));
-      pd->sync_down = g_array_new (FALSE, FALSE, sizeof (Pt));
       guint64 *k = g_new (guint64, 1);
       *k = key;
       g_hash_table_insert (cs->pairs, k, pd);
@@ -190,8 +210,8 @@ add_message (ViperClockSync *cs, guint from, double ts, guint to, double tr, gbo
   PairData *pd = pair_get (cs, from, to, &swapped);
   /* x is always lo's clock, y hi's */
   Pt pt = swapped ? (Pt) { tr, ts } : (Pt) { ts, tr };
-  GArray *a = swapped ? (sync ? pd->sync_down : pd->down) : (sync ? pd->sync_up : pd->up);
-  g_array_append_val (a, pt);
+  PtVec *a = swapped ? (sync ? &pd->sync_down : &pd->down) : (sync ? &pd->sync_up : &pd->up);
+  VEC_PUSH (*a, pt);
 }
 
 typedef struct {
@@ -207,14 +227,15 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
   ViperClockSync *cs = p1->cs;
   guint pi = proc_index (cs, t->proc);
   ProcData *pd = &g_array_index (cs->procs, ProcData, pi);
-  guint idx = pd->raw->len;
+  guint idx = pd->raw.len;
   if (idx == 0)
     pd->first_seq = t->seq;
   else if (t->seq != pd->first_seq + idx)
     pd->contiguous = FALSE;
-  g_array_append_val (pd->raw, t->time);
+  VEC_PUSH (pd->raw, t->time);
   ViperClockRef ref = { pi, idx };
-  g_array_append_val (cs->order, ref);
+  if (cs->mode == VIPER_CLOCK_CLC)
+    VEC_PUSH (cs->order, ref);
 
   if (t->rec == SYNC_REC && t->ev == SYNC_EV && t->dtype == VIPER_DTYPE_INT && t->ndata >= 4)
     {
@@ -238,22 +259,25 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
       guint ci = proc_index (cs, cproc);
       ProcData *cpd = &g_array_index (cs->procs, ProcData, ci);
       gint64 cidx = cseq - cpd->first_seq;
-      if (cpd->raw->len && cidx >= 0 && cidx < (gint64) cpd->raw->len
-          && g_array_index (cpd->raw, double, cidx) == ctime)
+      if (cidx >= 0 && cidx < (gint64) cpd->raw.len && cpd->raw.v[cidx] == ctime)
         {
           ViperClockPair pr = { { ci, (guint32) cidx }, ref };
-          g_array_append_val (cs->cause_pairs, pr);
+          VEC_PUSH (cs->cause_pairs, pr);
         }
-      add_message (cs, ci, ctime, pi, t->time, FALSE);
+      if (ci != pi)
+        {
+          Msg m = { ci, pi, ctime, t->time };
+          VEC_PUSH (cs->msgs, m);
+        }
     }
 }
 
+/* Nothing is reported in pass 1 (the replay reports), but what the file
+ * sources said is kept with their trams. */
 static void
-quiet_sink (ViperDiagKind kind, const char *message, gpointer data)
+keep_sink (ViperDiagKind kind, const char *message, gpointer data)
 {
-  (void) kind;
-  (void) message;
-  (void) data;
+  viper_clock_keep_diag (data, kind, message);
 }
 
 static gboolean
@@ -264,7 +288,7 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
   ViperTramPool *pool = viper_tram_pool_new ();
   ViperChannels *channels = viper_channels_new ();
   ViperDiag diag;
-  viper_diag_init (&diag, quiet_sink, NULL);
+  viper_diag_init (&diag, keep_sink, cs->keep);
   ViperModel *model = paradigm->model_new ? paradigm->model_new (paradigm, setup) : NULL;
   ViperRun *run = viper_run_new (paradigm, model, pool, channels, &diag, 0.5);
   ViperScheduler *sched = viper_scheduler_new (run, NULL, channels, &diag);
@@ -274,7 +298,8 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
       if (g_str_equal (*p, "-"))
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                       "--clock=%s reads the trace twice: standard input cannot be used, give files",
+                       "--clock=%s reads the whole trace before the replay (and again if its trams "
+                       "do not fit in memory): standard input cannot be used, give files",
                        viper_clock_mode_name (cs->mode));
           ok = FALSE;
           goto out;
@@ -285,7 +310,7 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
           ok = FALSE;
           goto out;
         }
-      viper_scheduler_add_source (sched, src);
+      viper_scheduler_add_source (sched, viper_clock_keep_wrap (cs->keep, src));
     }
   viper_scheduler_add_hook (sched, pass1_hook, &p1);
   GMainContext *ctx = g_main_context_new ();
@@ -307,203 +332,6 @@ out:
   return ok;
 }
 
-/* ---- fitting one pair ------------------------------------------------------ */
-
-static gint
-cmp_pt (gconstpointer a, gconstpointer b)
-{
-  const Pt *p = a, *q = b;
-  if (p->x != q->x)
-    return p->x < q->x ? -1 : 1;
-  return (p->y > q->y) - (p->y < q->y);
-}
-
-static double
-cross (Pt o, Pt a, Pt b)
-{
-  return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
-}
-
-/* Lower (lower=TRUE) or upper convex hull of pts, in place; returns its size.
- * Points shifted by x0 first. */
-static guint
-hull (GArray *pts, double x0, gboolean lower)
-{
-  Pt *p = (Pt *) pts->data;
-  guint n = pts->len;
-  gboolean sorted = TRUE;
-  for (guint i = 0; i < n; i++)
-    {
-      p[i].x -= x0;
-      if (i && cmp_pt (&p[i - 1], &p[i]) > 0)
-        sorted = FALSE;
-    }
-  if (!sorted)
-    g_array_sort (pts, cmp_pt);
-  guint k = 0;
-  for (guint i = 0; i < n; i++)
-    {
-      while (k >= 2 && (lower ? cross (p[k - 2], p[k - 1], p[i]) <= 0 : cross (p[k - 2], p[k - 1], p[i]) >= 0))
-        k--;
-      p[k++] = p[i];
-    }
-  g_array_set_size (pts, k);
-  return k;
-}
-
-static double
-min_resid (const GArray *pts, double beta)
-{
-  double m = INFINITY;
-  for (guint i = 0; i < pts->len; i++)
-    {
-      const Pt *p = &g_array_index (pts, Pt, i);
-      double r = p->y - beta * p->x;
-      if (r < m)
-        m = r;
-    }
-  return m;
-}
-
-static double
-max_resid (const GArray *pts, double beta)
-{
-  double m = -INFINITY;
-  for (guint i = 0; i < pts->len; i++)
-    {
-      const Pt *p = &g_array_index (pts, Pt, i);
-      double r = p->y - beta * p->x;
-      if (r > m)
-        m = r;
-    }
-  return m;
-}
-
-static double
-margin (const GArray *up, const GArray *down, double beta)
-{
-  return min_resid (up, beta) - max_resid (down, beta);
-}
-
-/* Fit y = alpha + beta (x - x0) between the hulls of up (line below) and
- * down (line above). */
-static void
-fit_pair (PairData *pd)
-{
-  GArray *up = pd->sync_up->len || pd->sync_down->len ? pd->sync_up : pd->up;
-  GArray *down = pd->sync_up->len || pd->sync_down->len ? pd->sync_down : pd->down;
-  double sx = 0;
-  guint n = 0;
-  for (guint i = 0; i < up->len; i++, n++)
-    sx += g_array_index (up, Pt, i).x;
-  for (guint i = 0; i < down->len; i++, n++)
-    sx += g_array_index (down, Pt, i).x;
-  pd->x0 = n ? sx / n : 0;
-  pd->beta = 1;
-  pd->fitted = TRUE;
-  if (!up->len && !down->len)
-    {
-      pd->alpha = 0;
-      pd->fitted = FALSE;
-      return;
-    }
-  double xmin = INFINITY, xmax = -INFINITY;
-  for (guint s = 0; s < 2; s++)
-    for (guint i = 0; i < (s ? down : up)->len; i++)
-      {
-        double x = g_array_index (s ? down : up, Pt, i).x;
-        xmin = MIN (xmin, x);
-        xmax = MAX (xmax, x);
-      }
-  double half_span = (xmax - xmin) / 2;
-  /* one way only: usable, but only where nothing better links the pair */
-  pd->cost = 1e6 / (double) (up->len + down->len);
-  hull (up, pd->x0, TRUE);
-  hull (down, pd->x0, FALSE);
-  if (!down->len)
-    {
-      pd->alpha = min_resid (up, 1);     /* one way: just keep them causal */
-      return;
-    }
-  if (!up->len)
-    {
-      pd->alpha = max_resid (down, 1);
-      return;
-    }
-  /* golden section on the concave F */
-  double lo = 1 - BETA_RANGE, hi = 1 + BETA_RANGE;
-  const double g = 0.6180339887498949;
-  double b1 = hi - g * (hi - lo), b2 = lo + g * (hi - lo);
-  double f1 = min_resid (up, b1) - max_resid (down, b1);
-  double f2 = min_resid (up, b2) - max_resid (down, b2);
-  for (int it = 0; it < 200 && hi - lo > 1e-15; it++)
-    {
-      if (f1 < f2)
-        {
-          lo = b1;
-          b1 = b2;
-          f1 = f2;
-          b2 = lo + g * (hi - lo);
-          f2 = min_resid (up, b2) - max_resid (down, b2);
-        }
-      else
-        {
-          hi = b2;
-          b2 = b1;
-          f2 = f1;
-          b1 = hi - g * (hi - lo);
-          f1 = min_resid (up, b1) - max_resid (down, b1);
-        }
-    }
-  double best = (lo + hi) / 2;
-  /* Every slope with F >= 0 keeps all messages causal.  Take the middle of
-   * that interval (Duda et al.): where the two clouds do not interleave in
-   * time, F grows with the tilt up to the search bound, and the largest
-   * margin would be an artefact.  With no feasible slope (noise), the best
-   * margin. */
-  if (margin (up, down, best) >= 0)
-    {
-      double l = 1 - BETA_RANGE, r = best;
-      if (margin (up, down, l) < 0)
-        for (int it = 0; it < 100 && r - l > 1e-15; it++)
-          {
-            double m = (l + r) / 2;
-            if (margin (up, down, m) >= 0)
-              r = m;
-            else
-              l = m;
-          }
-      double b_lo = r;
-      gboolean lo_bound = margin (up, down, 1 - BETA_RANGE) < 0;
-      l = best;
-      r = 1 + BETA_RANGE;
-      gboolean hi_bound = margin (up, down, r) < 0;
-      if (hi_bound)
-        for (int it = 0; it < 100 && r - l > 1e-15; it++)
-          {
-            double m = (l + r) / 2;
-            if (margin (up, down, m) >= 0)
-              l = m;
-            else
-              r = m;
-          }
-      double b_hi = l;
-      /* an end the data do not bound is only the search limit: then take
-       * the feasible slope closest to 1 (clocks drift little) */
-      if (lo_bound && hi_bound)
-        best = (b_lo + b_hi) / 2;
-      else
-        best = CLAMP (1.0, b_lo, b_hi);
-      /* how far the line may be off: half the gap, plus the slope's freedom
-       * over the pair's time span */
-      pd->cost = margin (up, down, best) / 2 + (b_hi - b_lo) / 2 * half_span;
-    }
-  else
-    pd->cost = -margin (up, down, best) / 2 + BETA_RANGE * half_span;
-  pd->beta = best;
-  pd->alpha = (min_resid (up, pd->beta) + max_resid (down, pd->beta)) / 2;
-}
-
 /* ---- the tree -------------------------------------------------------------- */
 
 static gint
@@ -511,6 +339,53 @@ cmp_proc (gconstpointer a, gconstpointer b)
 {
   gint64 x = ((const ProcData *) a)->proc, y = ((const ProcData *) b)->proc;
   return x < y ? -1 : x > y;
+}
+
+typedef struct {
+  double d;
+  guint i;
+} HeapEnt;
+
+static inline gboolean
+heap_less (HeapEnt a, HeapEnt b)
+{
+  return a.d < b.d || (a.d == b.d && a.i < b.i);
+}
+
+static void
+heap_push (HeapEnt **v, guint *len, guint *cap, HeapEnt e)
+{
+  if (*len == *cap)
+    vec_grow ((void **) v, cap, sizeof **v);
+  guint k = (*len)++;
+  while (k && heap_less (e, (*v)[(k - 1) / 2]))
+    {
+      (*v)[k] = (*v)[(k - 1) / 2];
+      k = (k - 1) / 2;
+    }
+  (*v)[k] = e;
+}
+
+static HeapEnt
+heap_pop (HeapEnt *v, guint *len)
+{
+  HeapEnt top = v[0], last = v[--*len];
+  guint k = 0, n = *len;
+  for (;;)
+    {
+      guint c = 2 * k + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && heap_less (v[c + 1], v[c]))
+        c++;
+      if (!heap_less (v[c], last))
+        break;
+      v[k] = v[c];
+      k = c;
+    }
+  if (n)
+    v[k] = last;
+  return top;
 }
 
 static void
@@ -521,29 +396,23 @@ estimate (ViperClockSync *cs)
     return;
   /* sort the modules and renumber everything that holds an index */
   guint *old_to_new = g_new (guint, n);
-  {
-    gint64 *ids = g_new (gint64, n);
-    for (guint i = 0; i < n; i++)
-      ids[i] = g_array_index (cs->procs, ProcData, i).proc;
-    g_array_sort (cs->procs, cmp_proc);
-    for (guint i = 0; i < n; i++)
-      {
-        gint64 id = g_array_index (cs->procs, ProcData, i).proc;
-        for (guint k = 0; k < n; k++)
-          if (ids[k] == id)
-            old_to_new[k] = i;
-        g_hash_table_insert (cs->index, g_memdup2 (&id, sizeof id), GUINT_TO_POINTER (i + 1));
-      }
-    g_free (ids);
-  }
-  for (guint i = 0; i < cs->order->len; i++)
+  for (guint i = 0; i < n; i++)
+    g_array_index (cs->procs, ProcData, i).pass1_index = i;
+  g_array_sort (cs->procs, cmp_proc);
+  for (guint i = 0; i < n; i++)
     {
-      ViperClockRef *r = &g_array_index (cs->order, ViperClockRef, i);
+      const ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      old_to_new[pd->pass1_index] = i;
+      g_hash_table_insert (cs->index, g_memdup2 (&pd->proc, sizeof pd->proc), GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < cs->order.len; i++)
+    {
+      ViperClockRef *r = &cs->order.v[i];
       r->proc = old_to_new[r->proc];
     }
-  for (guint i = 0; i < cs->cause_pairs->len; i++)
+  for (guint i = 0; i < cs->cause_pairs.len; i++)
     {
-      ViperClockPair *p = &g_array_index (cs->cause_pairs, ViperClockPair, i);
+      ViperClockPair *p = &cs->cause_pairs.v[i];
       p->cause.proc = old_to_new[p->cause.proc];
       p->effect.proc = old_to_new[p->effect.proc];
     }
@@ -586,28 +455,40 @@ estimate (ViperClockSync *cs)
    * reached through the most certain chain of lines. */
   g_hash_table_iter_init (&it, cs->pairs);
   while (g_hash_table_iter_next (&it, &k, &v))
-    fit_pair (v);
+    viper_clock_fit_pair (v);
   gboolean *in = g_new0 (gboolean, n);
   double *best = g_new (double, n);
   PairData **via = g_new0 (PairData *, n);
   for (guint i = 0; i < n; i++)
     best[i] = INFINITY;
   best[root] = 0;
+  /* the unfinished module of least (best, index) next: a binary heap with
+   * stale entries skipped, O(E log E) rather than a scan per step */
+  VEC (HeapEnt) heap = { 0 };
+  HeapEnt start = { 0, root };
+  heap_push (&heap.v, &heap.len, &heap.cap, start);
+  guint restart = 0;
   for (guint step = 0; step < n; step++)
     {
       int u = -1;
-      for (guint i = 0; i < n; i++)
-        if (!in[i] && isfinite (best[i]) && (u < 0 || best[i] < best[u]))
-          u = (int) i;
+      while (heap.len)
+        {
+          HeapEnt top = heap_pop (heap.v, &heap.len);
+          if (!in[top.i] && top.d == best[top.i])
+            {
+              u = (int) top.i;
+              break;
+            }
+        }
       if (u < 0)
         {
           /* a part of the graph the reference does not reach: its lowest
            * module with pairs keeps its clock, the others follow it */
-          for (guint i = 0; i < n; i++)
-            if (!in[i] && adj[i])
+          for (; restart < n; restart++)
+            if (!in[restart] && adj[restart])
               {
-                u = (int) i;
-                best[i] = 0;
+                u = (int) restart;
+                best[restart] = 0;
                 break;
               }
           if (u < 0)
@@ -633,7 +514,7 @@ estimate (ViperClockSync *cs)
               pu->a = pp->a + pp->b * (pd->alpha - pd->beta * pd->x0);
             }
           pu->info.estimated = TRUE;
-          pu->info.from_sync = pd->sync_up->len && pd->sync_down->len;
+          pu->info.from_sync = pd->sync_up.len && pd->sync_down.len;
           pu->tree_parent = (int) (u_is_hi ? pd->lo : pd->hi);
         }
       else if ((guint) u == root)
@@ -647,9 +528,12 @@ estimate (ViperClockSync *cs)
             {
               best[w] = d;
               via[w] = pd;
+              HeapEnt e = { d, w };
+              heap_push (&heap.v, &heap.len, &heap.cap, e);
             }
         }
     }
+  g_free (heap.v);
   for (guint i = 0; i < n; i++)
     if (adj[i])
       g_ptr_array_unref (adj[i]);
@@ -671,13 +555,13 @@ estimate (ViperClockSync *cs)
 static void
 count_violations (ViperClockSync *cs)
 {
-  for (guint i = 0; i < cs->cause_pairs->len; i++)
+  for (guint i = 0; i < cs->cause_pairs.len; i++)
     {
-      const ViperClockPair *p = &g_array_index (cs->cause_pairs, ViperClockPair, i);
+      const ViperClockPair *p = &cs->cause_pairs.v[i];
       ProcData *c = &g_array_index (cs->procs, ProcData, p->cause.proc);
       ProcData *e = &g_array_index (cs->procs, ProcData, p->effect.proc);
-      double tc = g_array_index (c->raw, double, p->cause.index);
-      double te = g_array_index (e->raw, double, p->effect.index);
+      double tc = c->raw.v[p->cause.index];
+      double te = e->raw.v[p->effect.index];
       if (te < tc)
         {
           e->info.violations_raw++;
@@ -700,14 +584,26 @@ run_clc (ViperClockSync *cs)
   for (guint i = 0; i < n; i++)
     {
       ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      counts[i] = pd->raw->len;
-      pd->lc = g_new (double, pd->raw->len + 1);
-      for (guint k = 0; k < pd->raw->len; k++)
-        pd->lc[k] = pd->a + pd->b * g_array_index (pd->raw, double, k);
-      times[i] = pd->lc;
+      counts[i] = pd->raw.len;
+      times[i] = g_new (double, pd->raw.len + 1);
+      for (guint k = 0; k < pd->raw.len; k++)
+        times[i][k] = pd->a + pd->b * pd->raw.v[k];
     }
-  viper_clc_apply (times, counts, n, (const ViperClockRef *) cs->order->data, cs->order->len,
-                   (const ViperClockPair *) cs->cause_pairs->data, cs->cause_pairs->len);
+  viper_clc_apply (times, counts, n, cs->order.v, cs->order.len, cs->cause_pairs.v, cs->cause_pairs.len);
+  /* pass 2 looks up both for each tram: one cache line, not two */
+  for (guint i = 0; i < n; i++)
+    {
+      ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+      pd->lc = g_new (double, 2 * (gsize) pd->raw.len + 1);
+      for (guint k = 0; k < pd->raw.len; k++)
+        {
+          pd->lc[2 * k] = pd->raw.v[k];
+          pd->lc[2 * k + 1] = times[i][k];
+        }
+      g_free (times[i]);
+      g_clear_pointer (&pd->raw.v, g_free);    /* lc holds it; raw.len stays the count */
+      pd->raw.cap = 0;
+    }
   g_free (times);
   g_free (counts);
 }
@@ -716,10 +612,10 @@ static void
 pair_free (gpointer p)
 {
   PairData *pd = p;
-  g_array_unref (pd->up);
-  g_array_unref (pd->down);
-  g_array_unref (pd->sync_up);
-  g_array_unref (pd->sync_down);
+  g_free (pd->up.v);
+  g_free (pd->down.v);
+  g_free (pd->sync_up.v);
+  g_free (pd->sync_down.v);
   g_free (pd);
 }
 
@@ -727,16 +623,27 @@ ViperClockSync *
 viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
                           const char *const *paths, GError **error)
 {
+  return viper_clock_sync_analyse_keep (mode, paradigm, setup, paths, VIPER_CLOCK_KEEP_DEFAULT, error);
+}
+
+ViperClockSync *
+viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
+                               const char *const *paths, gsize keep_limit, GError **error)
+{
   ViperClockSync *cs = g_new0 (ViperClockSync, 1);
   cs->mode = mode;
+  cs->keep = viper_clock_keep_new (keep_limit);
+  cs->paths = g_strdupv ((char **) paths);
   cs->procs = g_array_new (FALSE, FALSE, sizeof (ProcData));
   cs->index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   cs->pairs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, pair_free);
-  cs->order = g_array_new (FALSE, FALSE, sizeof (ViperClockRef));
-  cs->cause_pairs = g_array_new (FALSE, FALSE, sizeof (ViperClockPair));
   cs->direct = g_new0 (guint, DIRECT_PROCS);
   cs->direct_pairs = g_new0 (gpointer, DIRECT_PAIRS * DIRECT_PAIRS);
   gboolean ok = read_pass1 (cs, paradigm, setup, paths, error);
+  for (guint i = 0; ok && i < cs->msgs.len; i++)
+    add_message (cs, cs->msgs.v[i].from, cs->msgs.v[i].ts, cs->msgs.v[i].to, cs->msgs.v[i].tr, FALSE);
+  g_clear_pointer (&cs->msgs.v, g_free);
+  cs->msgs.len = cs->msgs.cap = 0;
   /* indices are renumbered from here on */
   g_clear_pointer (&cs->direct, g_free);
   g_clear_pointer (&cs->direct_pairs, g_free);
@@ -751,10 +658,18 @@ viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, Vi
   g_hash_table_remove_all (cs->pairs);
   if (mode == VIPER_CLOCK_CLC)
     run_clc (cs);
-  cs->n_pairs = cs->cause_pairs->len;
-  g_array_set_size (cs->order, 0);
-  g_array_set_size (cs->cause_pairs, 0);
+  cs->n_pairs = cs->cause_pairs.len;
+  g_clear_pointer (&cs->order.v, g_free);
+  g_clear_pointer (&cs->cause_pairs.v, g_free);
+  cs->order.len = cs->order.cap = cs->cause_pairs.len = cs->cause_pairs.cap = 0;
   cs->last_proc = G_MININT64;
+  cs->map_direct = g_new0 (guint, DIRECT_PROCS);
+  for (guint i = 0; i < cs->procs->len; i++)
+    {
+      gint64 proc = g_array_index (cs->procs, ProcData, i).proc;
+      if (proc >= -1 && proc < DIRECT_PROCS - 1)
+        cs->map_direct[proc + 1] = i + 1;
+    }
   return cs;
 }
 
@@ -766,7 +681,7 @@ viper_clock_sync_free (ViperClockSync *cs)
   for (guint i = 0; i < cs->procs->len; i++)
     {
       ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      g_array_unref (pd->raw);
+      g_free (pd->raw.v);
       g_free (pd->lc);
     }
   g_array_unref (cs->procs);
@@ -774,9 +689,46 @@ viper_clock_sync_free (ViperClockSync *cs)
   g_free (cs->direct_pairs);
   g_hash_table_destroy (cs->index);
   g_hash_table_destroy (cs->pairs);
-  g_array_unref (cs->order);
-  g_array_unref (cs->cause_pairs);
+  g_free (cs->order.v);
+  g_free (cs->cause_pairs.v);
+  g_free (cs->msgs.v);
+  g_free (cs->map_direct);
+  viper_clock_keep_free (cs->keep);
+  g_strfreev (cs->paths);
   g_free (cs);
+}
+
+ViperTramSource *
+viper_clock_sync_source_new (ViperClockSync *cs, guint i, ViperTramPool *pool, ViperDiag *diag,
+                             ViperChannels *channels, GError **error)
+{
+  g_return_val_if_fail (cs->paths && i < g_strv_length (cs->paths), NULL);
+  ViperTramSource *src = viper_clock_keep_source_new (cs->keep, i, pool, diag, channels);
+  return src ? src : viper_file_source_new (cs->paths[i], pool, diag, channels, error);
+}
+
+gboolean
+viper_clock_sync_kept (const ViperClockSync *cs)
+{
+  return !viper_clock_keep_hit_bound (cs->keep) && viper_clock_keep_limit (cs->keep) > 0;
+}
+
+gboolean
+viper_clock_sync_keep_hit_bound (const ViperClockSync *cs)
+{
+  return viper_clock_keep_hit_bound (cs->keep);
+}
+
+gsize
+viper_clock_sync_kept_bytes (const ViperClockSync *cs)
+{
+  return viper_clock_keep_bytes (cs->keep);
+}
+
+gsize
+viper_clock_sync_keep_limit (const ViperClockSync *cs)
+{
+  return viper_clock_keep_limit (cs->keep);
 }
 
 /* ---- pass 2 ---------------------------------------------------------------- */
@@ -788,17 +740,25 @@ time_map (gpointer data, gint64 proc, gint64 seq, double time)
   ProcData *pd = cs->last_pd;
   if (!pd || cs->last_proc != proc)
     {
-      gpointer v = g_hash_table_lookup (cs->index, &proc);
-      if (!v)
+      guint i;
+      if (proc >= -1 && proc < DIRECT_PROCS - 1)
+        i = cs->map_direct[proc + 1];
+      else
+        i = GPOINTER_TO_UINT (g_hash_table_lookup (cs->index, &proc));
+      if (!i)
         return time;
-      pd = cs->last_pd = &g_array_index (cs->procs, ProcData, GPOINTER_TO_UINT (v) - 1);
+      pd = cs->last_pd = &g_array_index (cs->procs, ProcData, i - 1);
       cs->last_proc = proc;
     }
   if (pd->lc && pd->contiguous)
     {
       gint64 i = seq - pd->first_seq;
-      if (i >= 0 && i < (gint64) pd->raw->len && g_array_index (pd->raw, double, i) == time)
-        return pd->lc[i];
+      if (i >= 0 && i < (gint64) pd->raw.len && pd->lc[2 * i] == time)
+        {
+          /* a module's trams come in sequence order: fetch its next line early */
+          __builtin_prefetch (pd->lc + 2 * i + 16);
+          return pd->lc[2 * i + 1];
+        }
     }
   return pd->a + pd->b * time;
 }
@@ -847,7 +807,7 @@ viper_clock_sync_bytes (const ViperClockSync *cs)
   for (guint i = 0; i < cs->procs->len; i++)
     {
       const ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      b += sizeof *pd + pd->raw->len * sizeof (double) * (pd->lc ? 2 : 1);
+      b += sizeof *pd + pd->raw.len * sizeof (double) * (pd->lc ? 2 : 1);
     }
   return b;
 }

@@ -1,7 +1,7 @@
 /* clocksync.h - global time for post-mortem replay (--clock=drift|clc).
  *
  * Live replay can only use clock-offset decay (core/run.c): it never sees
- * ahead.  A trace read from files can be read twice.  The first pass
+ * ahead.  A trace read from files can be read whole first.  The first pass
  * (viper_clock_sync_analyse) rebuilds the run once without a model and keeps,
  * per module, the TIME of each tram in sequence order, every cross-dependency
  * between modules (cause tram -> effect tram, as the paradigm's profiles pair
@@ -13,13 +13,16 @@
  * top of it.  The second pass is the ordinary replay with a time map set on
  * the run (viper_clock_sync_install): each tram's TIME is rewritten at
  * insert, then the run is built exactly as with decay, which repairs
- * whatever violation is left.
+ * whatever violation is left.  The second pass takes the trams the first
+ * kept in memory (core/clockkeep.h, viper_clock_sync_source_new) rather
+ * than reading and parsing the files again.
  */
 #pragma once
 
 #include "run.h"
 #include "model.h"
 #include "jsonout.h"
+#include "source.h"
 
 G_BEGIN_DECLS
 
@@ -46,12 +49,32 @@ typedef struct {
                                     (by decay in drift mode, by the clc in clc mode) */
 } ViperClockProc;
 
-/* Pass 1: read the trace files (not "-": standard input cannot be read twice)
+/* Pass 1: read the trace files (not "-": standard input cannot be read again)
  * with the paradigm (setup may be NULL) and estimate.  Bad lines are not
  * reported here (the replay reports them).  NULL + error on an I/O error. */
 ViperClockSync *viper_clock_sync_analyse (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
                                           const char *const *paths, GError **error);
+#define VIPER_CLOCK_KEEP_DEFAULT ((gsize) 512 << 20)   /* 512 MiB: about 20 M lines of a PICL trace */
+
+/* The same, keeping at most keep_limit bytes of the trace's trams in memory
+ * for the replay (core/clockkeep.h; 0 = keep none; viper_clock_sync_analyse
+ * keeps up to VIPER_CLOCK_KEEP_DEFAULT, 512 MiB). */
+ViperClockSync *viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradigm, ViperSetup *setup,
+                                               const char *const *paths, gsize keep_limit, GError **error);
 void viper_clock_sync_free (ViperClockSync *cs);
+
+/* The replay's source for paths[i]: the trams pass 1 kept, played back from
+ * memory exactly as the file would deliver them again (the same trams,
+ * diagnostics and counters; resettable), or, when they were not kept, the file
+ * read again (viper_file_source_new).  cs must outlive the source. */
+ViperTramSource *viper_clock_sync_source_new (ViperClockSync *cs, guint i, ViperTramPool *pool, ViperDiag *diag,
+                                              ViperChannels *channels, GError **error);
+/* TRUE: every file's trams were kept (the replay reads no file again). */
+gboolean viper_clock_sync_kept (const ViperClockSync *cs);
+/* TRUE: the trams did not fit in the bound; the files are read again. */
+gboolean viper_clock_sync_keep_hit_bound (const ViperClockSync *cs);
+gsize viper_clock_sync_kept_bytes (const ViperClockSync *cs);
+gsize viper_clock_sync_keep_limit (const ViperClockSync *cs);
 
 /* Pass 2: set the time map on the run (cs must outlive the run's use of it). */
 void viper_clock_sync_install (ViperClockSync *cs, ViperRun *run);

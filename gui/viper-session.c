@@ -103,10 +103,23 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
   viper_model_set_history (s->model, history_interval);
   s->run = viper_run_new (p, s->model, s->pool, s->channels, &s->diag, decay);
   s->sched = viper_scheduler_new (s->run, s->model, s->channels, &s->diag);
+  /* drift and clc read the files first; the replay plays back the trams they kept */
+  if (session_clock_mode != VIPER_CLOCK_DECAY && traces && *traces && !(listen && *listen))
+    {
+      s->clock_sync = viper_clock_sync_analyse (session_clock_mode, p, setup, traces, error);
+      if (!s->clock_sync)
+        {
+          viper_session_free (s);
+          return NULL;
+        }
+      viper_clock_sync_install (s->clock_sync, s->run);
+    }
   GString *title = g_string_new (NULL);
   for (const char *const *t = traces; t && *t; t++)
     {
-      ViperTramSource *src = viper_file_source_new (*t, s->pool, &s->diag, s->channels, error);
+      ViperTramSource *src = s->clock_sync ? viper_clock_sync_source_new (s->clock_sync, (guint) (t - traces), s->pool,
+                                                                          &s->diag, s->channels, error)
+                                           : viper_file_source_new (*t, s->pool, &s->diag, s->channels, error);
       if (!src)
         goto fail;
       viper_scheduler_add_source (s->sched, src);
@@ -127,18 +140,8 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
       g_string_append_printf (title, "%s%s", title->len ? ", " : "", viper_listen_source_address (src));
     }
   s->title = g_string_free (title, FALSE);
-  if (session_clock_mode != VIPER_CLOCK_DECAY && traces && *traces && !(listen && *listen))
-    {
-      s->clock_sync = viper_clock_sync_analyse (session_clock_mode, p, setup, traces, error);
-      if (!s->clock_sync)
-        goto fail_titled;
-      viper_clock_sync_install (s->clock_sync, s->run);
-    }
   viper_scheduler_attach (s->sched, NULL);
   return s;
-fail_titled:
-  viper_session_free (s);
-  return NULL;
 fail:
   g_string_free (title, TRUE);
   viper_session_free (s);

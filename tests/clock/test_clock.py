@@ -132,6 +132,34 @@ def byseq(d):
     return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
 
 
+def monalisa_violations(lines_by_proc):
+    """Requests before their receipt and replies before theirs: (late, pairs).
+    The k-th request C -> P (2 14/16/21/18 at C, D2 = P) pairs with the k-th
+    receipt at P from C (4 14/16/21/18, D2 = C); the k-th reply P -> C
+    (5 15/17/22/19 at P, D2 = C) with the k-th receipt at C from P (4 15/17/22/19,
+    D2 = P).  lines_by_proc: per_proc() sorted by sequence number."""
+    sends, recvs = {}, {}
+    for p, lines in lines_by_proc.items():
+        for t, (rec, ev, rest) in lines:
+            if len(rest) < 5:
+                continue
+            other = int(rest[4])      # rest: PROCESS NDATA DTYPE D1 D2 ...
+            if (rec, ev) in (('2', '14'), ('2', '16'), ('2', '21'), ('2', '18')):
+                sends.setdefault(('rq', p, other), []).append(t)
+            elif (rec, ev) in (('5', '15'), ('5', '17'), ('5', '22'), ('5', '19')):
+                sends.setdefault(('rp', p, other), []).append(t)
+            elif rec == '4' and ev in ('14', '16', '21', '18'):
+                recvs.setdefault(('rq', other, p), []).append(t)
+            elif rec == '4' and ev in ('15', '17', '22', '19'):
+                recvs.setdefault(('rp', other, p), []).append(t)
+    late = n = 0
+    for k, ts in sends.items():
+        for a, b in zip(ts, recvs.get(k, [])):
+            n += 1
+            late += b < a
+    return late, n
+
+
 def monalisa_case(d):
     trace, ttrace, setup = (os.path.join(d, x) for x in ('ml.trc', 'mlt.trc', 'ml.setup'))
     args = ['-p', 'farm', '--slaves', '16', '--count', '20000', '-s', '3', '--offset-ms', '50',
@@ -149,6 +177,10 @@ def monalisa_case(d):
               f'raw violations {st["clock_sync"]["violations_raw"]}')
         check(st['clock_sync']['pairs'] > 1000 and st['clock_sync']['violations_raw'] > 0,
               f'monalisa {mode}: request/reply pairs found, raw violations seen')
+        rawlate, n = monalisa_violations(raw)
+        late, n2 = monalisa_violations(out)
+        print(f'  monalisa {mode}: requests/replies received before sent: raw {rawlate} of {n}, output {late} of {n2}')
+        check(rawlate > 0 and n2 == n > 1000 and late == 0, f'monalisa {mode}: 0 violations (raw {rawlate} of {n})')
         if mode == 'drift':
             check(s['median'] * 20 <= s['raw_median'], 'monalisa drift: median error 20x below raw')
             check(s['max'] <= s['raw_max'] / 2, 'monalisa drift: max error at most half the raw max')
@@ -167,6 +199,59 @@ def usage_cases(d):
     check(r.returncode == 2, '--clock=clc refuses --listen')
 
 
+def keep_case(d):
+    """The replay plays back the trams the analysis kept in memory; with
+    --clock-memory=0, or a bound the trams pass, it reads the files again.
+    Every output must be the same byte for byte: the run, the state, the
+    exports, and the bad lines and warnings on stderr.  The trace has bad
+    lines, comments, a line in non-canonical form and is split over three
+    files."""
+    trace, tt, msgs = (os.path.join(d, x) for x in ('k.trc', 'k.txt', 'k.json'))
+    subprocess.run([GEN, '-P', '12', '-M', '3000', '-s', '9', trace, tt, msgs], check=True)
+    parts = [os.path.join(d, f'k{i}.trc') for i in range(3)]
+    outs = [open(x, 'w') for x in parts]
+    with open(trace) as f:
+        for n, line in enumerate(f):
+            fields = line.split()
+            if line.startswith('#') or len(fields) < 4:
+                continue
+            i = int(fields[3]) % 3
+            if n % 401 == 7:
+                outs[i].write('garbage line %d\n' % n)
+            if n % 577 == 3:
+                outs[i].write('# a comment\n')
+            outs[i].write(line.replace(' 0 ', ' 0  ', 1) if i == 2 else line)
+    for o in outs:
+        o.close()
+    for mode in ('drift', 'clc'):
+        results = {}
+        for tag, extra in (('kept', []), ('none', ['--clock-memory=0']), ('bound', ['--clock-memory=30000'])):
+            files = {k: os.path.join(d, f'{mode}-{tag}.{k}') for k in ('run', 'json', 'paje', 'chrome', 'pg')}
+            r = subprocess.run([REPLAY, '--clock=' + mode, '--stats', '--run-out', files['run'],
+                                '--state-out', files['json'], '--export', 'paje:' + files['paje'],
+                                '--export', 'chrome:' + files['chrome'], '--export', 'paragraph:' + files['pg'],
+                                *extra, *parts], capture_output=True, text=True, timeout=120)
+            kept = [x for x in r.stdout.splitlines() if x.startswith('clock kept:')]
+            err = [x.replace(f'{mode}-{tag}.', 'OUT.') for x in r.stderr.splitlines() if '--clock-memory' not in x]
+            blobs = {}
+            for k, path in files.items():
+                with open(path, 'rb') as f:
+                    blobs[k] = f.read()
+            results[tag] = (r.returncode, blobs, err, kept, r.stderr)
+        rc, blobs, err, kept, _ = results['kept']
+        check(rc == 0 and sum('REC is not an integer' in x for x in err) >= 10, f'keep {mode}: replay ok, bad lines reported ({rc})')
+        check(kept and 'bytes of trams in memory' in kept[0], f'keep {mode}: --stats says the trams were kept ({kept})')
+        for tag in ('none', 'bound'):
+            rc2, blobs2, err2, kept2, raw_err = results[tag]
+            check(rc2 == rc, f'keep {mode}/{tag}: same exit status')
+            check(kept2 and kept2[0].startswith('clock kept: none'), f'keep {mode}/{tag}: --stats says the files were read again ({kept2})')
+            for k in blobs:
+                check(blobs[k] == blobs2[k] and len(blobs[k]) > 100, f'keep {mode}/{tag}: {k} byte-identical to the kept replay')
+            check(err == err2, f'keep {mode}/{tag}: the same diagnostics on stderr')
+        check('--clock-memory=30000 bytes: the trace files are read again' in results['bound'][4],
+              f'keep {mode}: a bound that is hit says so')
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         usage_cases(d)
@@ -174,6 +259,7 @@ def main():
             picl_case(d, procs, messages, seed)
         sync_case(d)
         monalisa_case(d)
+        keep_case(d)
     if failures:
         print(f'{len(failures)} failed')
         return 1
