@@ -73,7 +73,6 @@ assert_same_tram (const ViperTram *a, const ViperTram *b)
   g_assert_cmpuint (a->ndata, ==, b->ndata);
   g_assert_cmpuint (a->data_off, ==, b->data_off);
   g_assert_cmpuint (a->type, ==, b->type);
-  g_assert_cmpuint (a->size_class, ==, b->size_class);
   g_assert_cmpint (a->dtype, ==, b->dtype);
   g_assert_cmpuint (a->state, ==, b->state);
   g_assert_cmpuint (a->flags, ==, b->flags);
