@@ -104,12 +104,13 @@ def scenario_speed(args, display, tmp, shots):
 
 
 def goto(app, clock):
+    """Ctrl+G, the clock typed (after --: it may be negative), Return."""
     app.key("ctrl+g")
     env = dict(os.environ, DISPLAY=app.display)
     # the dialog takes the focus once it maps; type into it then
     subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Go to clock"], env=env,
                    stdout=subprocess.DEVNULL, check=True, timeout=X.TIMEOUT)
-    subprocess.run(["xdotool", "type", "--delay", "20", str(clock)], env=env, check=True, timeout=X.TIMEOUT)
+    subprocess.run(["xdotool", "type", "--delay", "20", "--", str(clock)], env=env, check=True, timeout=X.TIMEOUT)
     subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=X.TIMEOUT)
 
 
@@ -295,10 +296,8 @@ def main():
     ap.add_argument("--source-root", required=True)
     ap.add_argument("--keep", help="directory to keep the screenshots in")
     args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    if X.missing_tool():
+        return 77
     if not (os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK)):
         print("1..0 # SKIP ImageMagick is not installed")
         return 77

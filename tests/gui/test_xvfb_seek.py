@@ -28,24 +28,9 @@ import test_xvfb_nav as N  # noqa: E402  (playback.json)
 check = X.check
 
 
-def replay(args, paradigm, trace, setup, extra):
-    cmd = [args.viper_replay, "--paradigm=" + paradigm, "--state-out=-", "--quiet"]
-    if setup:
-        cmd.append("--setup=" + setup)
-    out = subprocess.run(cmd + extra + [trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-    if out.returncode not in (0, 3):
-        raise SystemExit("viper-replay failed: " + out.stderr.decode())
-    return json.loads(out.stdout)
-
-
-def goto(app, clock):
-    """Ctrl+G, the clock typed (after --: it may be negative), Return."""
-    app.key("ctrl+g")
-    env = dict(os.environ, DISPLAY=app.display)
-    subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Go to clock"], env=env,
-                   stdout=subprocess.DEVNULL, check=True, timeout=X.TIMEOUT)
-    subprocess.run(["xdotool", "type", "--delay", "20", "--", str(clock)], env=env, check=True, timeout=X.TIMEOUT)
-    subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=X.TIMEOUT)
+# the same viper-replay run and Ctrl+G dialog as test_xvfb_nav's
+replay = N.replay
+goto = N.goto
 
 
 def same(a, b):
@@ -111,10 +96,8 @@ def main():
     ap.add_argument("--source-root", required=True)
     ap.add_argument("--keep", help="directory for screenshots after the first seek back")
     args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    if X.missing_tool():
+        return 77
     tmp = tempfile.mkdtemp(prefix="viper-xvfb-seek-")
     src = args.source_root
     picl = os.path.join(tmp, "seek.picl")
