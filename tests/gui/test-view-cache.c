@@ -337,42 +337,38 @@ source_file (const char *dir, const char *name)
   return p;
 }
 
+/* exercises PARADIGM on the source tree's traces/TRACE with setup/SETUP or
+ * the view setup setup/VIEW (either may be NULL); skips when one is missing */
+static void
+exercise_source (const char *paradigm, const char *trace, const char *setup, const char *view)
+{
+  char *trace_p = source_file ("traces", trace);
+  char *setup_p = setup ? source_file ("setup", setup) : NULL;
+  char *view_p = view ? source_file ("setup", view) : NULL;
+  if (!trace_p || (setup && !setup_p) || (view && !view_p) || !viper_paradigm_lookup (paradigm))
+    g_test_skip_printf ("traces/%s, setup/%s or the %s paradigm is missing", trace, setup ? setup : view, paradigm);
+  else
+    {
+      Rig r;
+      rig_open (&r, paradigm, trace_p, setup_p, view_p);
+      exercise (&r, 40);
+      rig_close (&r);
+    }
+  g_free (trace_p);
+  g_free (setup_p);
+  g_free (view_p);
+}
+
 static void
 test_farm (void)
 {
-  char *trace = source_file ("traces", "farm.trc"), *setup = source_file ("setup", "farm.setup");
-  if (!trace || !setup || !viper_paradigm_lookup ("monalisa"))
-    {
-      g_test_skip ("traces/farm.trc, setup/farm.setup or the monalisa paradigm is missing");
-      g_free (trace);
-      g_free (setup);
-      return;
-    }
-  Rig r;
-  rig_open (&r, "monalisa", trace, setup, NULL);
-  exercise (&r, 40);
-  rig_close (&r);
-  g_free (trace);
-  g_free (setup);
+  exercise_source ("monalisa", "farm.trc", "farm.setup", NULL);
 }
 
 static void
 test_macrame (void)
 {
-  char *trace = source_file ("traces", "mesh3x3.trc"), *view = source_file ("setup", "mesh3x3-hardware.view");
-  if (!trace || !view || !viper_paradigm_lookup ("macrame"))
-    {
-      g_test_skip ("traces/mesh3x3.trc, setup/mesh3x3-hardware.view or the macrame paradigm is missing");
-      g_free (trace);
-      g_free (view);
-      return;
-    }
-  Rig r;
-  rig_open (&r, "macrame", trace, NULL, view);
-  exercise (&r, 40);
-  rig_close (&r);
-  g_free (trace);
-  g_free (view);
+  exercise_source ("macrame", "mesh3x3.trc", NULL, "mesh3x3-hardware.view");
 }
 
 int
