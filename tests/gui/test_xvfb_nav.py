@@ -25,7 +25,6 @@ stop and playback.json (speed, clock, timeline box, run range) when they
 change; the test polls those files.  Rates are measured between polls.
 Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 """
-import argparse
 import json
 import os
 import shutil
@@ -289,13 +288,7 @@ def scenario_spacetime(args, display, tmp, shots):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--viper", required=True)
-    ap.add_argument("--viper-replay", required=True)
-    ap.add_argument("--picl-gen", required=True)
-    ap.add_argument("--source-root", required=True)
-    ap.add_argument("--keep", help="directory to keep the screenshots in")
-    args = ap.parse_args()
+    args = X.parse_args(["--picl-gen"])
     if X.missing_tool():
         return 77
     if not (os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK)):

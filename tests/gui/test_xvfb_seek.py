@@ -13,7 +13,6 @@ module - must equal `viper-replay --state-out` with --until=CLOCK or
 by the trail (checkpoints kept, replaying behind the engine).
 Exit 77 when Xvfb or xdotool are missing.
 """
-import argparse
 import json
 import os
 import shutil
@@ -89,13 +88,7 @@ def scenario(args, display, tmp, name, paradigm, trace, setup, fractions):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--viper", required=True)
-    ap.add_argument("--viper-replay", required=True)
-    ap.add_argument("--picl-gen", required=True)
-    ap.add_argument("--source-root", required=True)
-    ap.add_argument("--keep", help="directory for screenshots after the first seek back")
-    args = ap.parse_args()
+    args = X.parse_args(["--picl-gen"], keep="directory for screenshots after the first seek back")
     if X.missing_tool():
         return 77
     tmp = tempfile.mkdtemp(prefix="viper-xvfb-seek-")
