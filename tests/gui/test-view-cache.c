@@ -199,6 +199,15 @@ count_trams (Rig *r)
   return n;
 }
 
+/* n more trams applied, the damage taken, every frame checked */
+static void
+step_check (Rig *r, guint64 n, const char *when)
+{
+  viper_scheduler_pump (r->rp.sched, (guint) n);
+  take_damage (r);
+  check_all (r, when);
+}
+
 /* Replay step by step checking every frame, then move the window, resize,
  * zoom and pan, reset, seek - checking after each. */
 static void
@@ -209,11 +218,7 @@ exercise (Rig *r, guint steps)
   check_all (r, "first frame");
   guint64 step = MAX (total / steps, 1);
   for (guint i = 0; i < steps / 2; i++)
-    {
-      viper_scheduler_pump (r->rp.sched, (guint) step);
-      take_damage (r);
-      check_all (r, "replay step");
-    }
+    step_check (r, step, "replay step");
   /* the time window moves (zoomed in on the middle, rows scrolled): the
    * GUI invalidates; a cache left alone shows the old window */
   double t0, t1;
@@ -231,11 +236,7 @@ exercise (Rig *r, guint steps)
   check_all (r, "window moved");
   /* replaying on under a fixed window: damage alone keeps it right */
   for (guint i = 0; i < steps / 4; i++)
-    {
-      viper_scheduler_pump (r->rp.sched, (guint) step);
-      take_damage (r);
-      check_all (r, "replay step, fixed window");
-    }
+    step_check (r, step, "replay step, fixed window");
   r->window.follow = TRUE;
   r->window.span = 0;
   r->window.first_row = 0;
@@ -249,9 +250,7 @@ exercise (Rig *r, guint steps)
   /* the animation zoomed twice and panned: laid out larger, shown from an offset */
   r->vw = 2 * r->w, r->vh = 2 * r->h, r->ox = 211, r->oy = 97;
   check_all (r, "animation zoomed");
-  viper_scheduler_pump (r->rp.sched, (guint) step);
-  take_damage (r);
-  check_all (r, "replay step, zoomed");
+  step_check (r, step, "replay step, zoomed");
   r->ox = 40, r->oy = 300;
   check_all (r, "animation panned");
   r->vw = r->w, r->vh = r->h, r->ox = r->oy = 0;
@@ -277,11 +276,7 @@ exercise (Rig *r, guint steps)
   take_damage (r);
   check_all (r, "seek");
   for (guint i = 0; i < steps / 4; i++)
-    {
-      viper_scheduler_pump (r->rp.sched, (guint) step);
-      take_damage (r);
-      check_all (r, "replay step after the seek");
-    }
+    step_check (r, step, "replay step after the seek");
   viper_scheduler_run (r->rp.sched);
   take_damage (r);
   check_all (r, "end");
