@@ -443,6 +443,18 @@ viper_model_ckpt_bytes (const ViperModelCkpt *c)
   return c ? c->bytes : 0;
 }
 
+GHashTable *
+viper_int64_table_copy (GHashTable *table)
+{
+  GHashTable *dst = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init (&it, table);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_hash_table_insert (dst, g_memdup2 (k, sizeof (gint64)), v);
+  return dst;
+}
+
 /* The furthest history the model has had: restoring copies a prefix of it,
  * so a checkpoint ahead of the model (a forward seek) restores as well as
  * one behind.  Taken again whenever the model has gone further.  Its entries

@@ -109,6 +109,10 @@ ViperModelCkpt *viper_model_checkpoint (const ViperModel *m);     /* NULL withou
 gboolean viper_model_restore (ViperModel *m, const ViperModelCkpt *c);
 void viper_model_ckpt_free (ViperModelCkpt *c);
 gsize viper_model_ckpt_bytes (const ViperModelCkpt *c);
+/* For a paradigm's snapshot and restore: a copy of a table from g_malloc'd
+ * gint64 keys (g_int64_hash, freed with g_free) to values it does not own;
+ * the keys are duplicated, the values shared. */
+GHashTable *viper_int64_table_copy (GHashTable *table);
 
 /* ---- the history by module --------------------------------------------------
  * A view that shows a slice of time (the space-time view) must not walk the

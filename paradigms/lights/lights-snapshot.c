@@ -41,18 +41,6 @@ nodes_copy (const GArray *src)
   return dst;
 }
 
-static GHashTable *
-sparse_copy (GHashTable *src)
-{
-  GHashTable *dst = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, src);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_hash_table_insert (dst, g_memdup2 (k, sizeof (gint64)), v);
-  return dst;
-}
-
 gpointer
 lights_snapshot (const ViperModel *base, gsize *bytes)
 {
@@ -61,7 +49,7 @@ lights_snapshot (const ViperModel *base, gsize *bytes)
   s->nodes = nodes_copy (m->nodes);
   s->dense = m->dense ? g_memdup2 (m->dense, m->dense_cap * sizeof (guint32)) : NULL;
   s->dense_cap = m->dense_cap;
-  s->sparse = sparse_copy (m->sparse);
+  s->sparse = viper_int64_table_copy (m->sparse);
   s->vs = m->vs;
   s->n_links = m->n_links;
   s->link_bw = g_memdup2 (m->link_bw, MAX (m->n_links, 1u) * sizeof (double));
@@ -94,7 +82,7 @@ lights_restore (ViperModel *base, gconstpointer snap)
   m->dense = s->dense ? g_memdup2 (s->dense, s->dense_cap * sizeof (guint32)) : NULL;
   m->dense_cap = s->dense_cap;
   g_hash_table_destroy (m->sparse);
-  m->sparse = sparse_copy (s->sparse);
+  m->sparse = viper_int64_table_copy (s->sparse);
   lights_priv_free_messages (m);
   for (guint i = 0; i < N_MESSAGES; i++)
     m->msgs[i] = NULL;

@@ -291,18 +291,6 @@ typedef struct {
   gboolean any;
 } MacrameSnap;
 
-static GHashTable *
-sparse_copy (GHashTable *src)
-{
-  GHashTable *dst = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  GHashTableIter it;
-  gpointer k, v;
-  g_hash_table_iter_init (&it, src);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_hash_table_insert (dst, g_memdup2 (k, sizeof (gint64)), v);
-  return dst;
-}
-
 static gpointer
 macrame_snapshot (const ViperModel *base, gsize *bytes)
 {
@@ -311,7 +299,7 @@ macrame_snapshot (const ViperModel *base, gsize *bytes)
   s->devs = g_array_copy (m->devs);
   s->dense = m->dense ? g_memdup2 (m->dense, m->dense_cap * sizeof (guint32)) : NULL;
   s->dense_cap = m->dense_cap;
-  s->sparse = sparse_copy (m->sparse);
+  s->sparse = viper_int64_table_copy (m->sparse);
   s->any = m->any;
   *bytes = sizeof *s + m->devs->len * sizeof (Dev) + m->dense_cap * sizeof (guint32)
            + g_hash_table_size (m->sparse) * 48;
@@ -329,7 +317,7 @@ macrame_restore (ViperModel *base, gconstpointer snap)
   m->dense = s->dense ? g_memdup2 (s->dense, s->dense_cap * sizeof (guint32)) : NULL;
   m->dense_cap = s->dense_cap;
   g_hash_table_destroy (m->sparse);
-  m->sparse = sparse_copy (s->sparse);
+  m->sparse = viper_int64_table_copy (s->sparse);
   m->any = s->any;
   adopt_setup (m, m->vs);
 }

@@ -23,20 +23,14 @@
 #include "paradigms/picl/picl.h"
 #include "paradigms/picl/picl-gen-lib.h"
 #include "paradigms/monalisa/monalisa.h"
+#include "tests/common/test-replay.h"
 
 static char *tmpdir;
 
 /* ---- replay through the scheduler ------------------------------------------------ */
 
 typedef struct {
-  ViperTramPool *pool;
-  ViperChannels *channels;
-  ViperDiag diag;
-  ViperSetup *setup;
-  const ViperParadigm *paradigm;
-  ViperModel *model;
-  ViperRun *run;
-  ViperScheduler *sched;
+  TestReplay rp;
   guint64 bad, warnings;
   guint64 corrected;        /* transferred trams whose adjusted time differs from their time */
   guint64 transferred;
@@ -68,55 +62,30 @@ static void
 replay_open (Replay *r, const char *paradigm, const char *setup_path, const char *trace)
 {
   memset (r, 0, sizeof *r);
-  viper_paradigms_register_all ();
-  r->paradigm = viper_paradigm_lookup (paradigm);
-  g_assert_nonnull (r->paradigm);
-  GError *error = NULL;
-  if (setup_path)
-    {
-      r->setup = r->paradigm->setup_load (setup_path, &error);
-      g_assert_no_error (error);
-    }
-  r->pool = viper_tram_pool_new ();
-  r->channels = viper_channels_new ();
-  viper_diag_init (&r->diag, diag_sink, r);
-  r->model = r->paradigm->model_new (r->paradigm, r->setup);
-  r->model->diag = &r->diag;
-  viper_model_set_history (r->model, -1.0);
-  r->run = viper_run_new (r->paradigm, r->model, r->pool, r->channels, &r->diag, 0.5);
-  r->sched = viper_scheduler_new (r->run, r->model, r->channels, &r->diag);
-  ViperTramSource *src = viper_file_source_new (trace, r->pool, &r->diag, r->channels, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (r->sched, src);
-  viper_scheduler_add_hook (r->sched, count_hook, r);
+  test_replay_open (&r->rp, paradigm, trace, setup_path, -1.0, diag_sink, r);
+  r->rp.model->diag = &r->rp.diag;
+  viper_scheduler_add_hook (r->rp.sched, count_hook, r);
 }
 
 static void
 replay_run (Replay *r)
 {
-  viper_scheduler_go (r->sched);
-  ViperStopReason why = viper_scheduler_run (r->sched);
+  viper_scheduler_go (r->rp.sched);
+  ViperStopReason why = viper_scheduler_run (r->rp.sched);
   g_assert_cmpint (why, ==, VIPER_STOP_END);
 }
 
 static void
 replay_close (Replay *r)
 {
-  viper_scheduler_free (r->sched);
-  viper_run_free (r->run);
-  viper_model_free (r->model);
-  if (r->setup)
-    r->paradigm->setup_free (r->setup);
-  viper_channels_free (r->channels);
-  viper_diag_clear (&r->diag);
-  viper_tram_pool_free (r->pool);
+  test_replay_close (&r->rp);
 }
 
 static guint64
 replay_pending (Replay *r)
 {
   ViperCounts c;
-  viper_run_counts (r->run, &c);
+  viper_run_counts (r->rp.run, &c);
   return c.pending;
 }
 
@@ -143,13 +112,13 @@ export_trace (const char *paradigm, const char *setup, const char *trace, const 
   for (; formats[n]; n++)
     {
       GError *error = NULL;
-      ex[n] = viper_exporter_open (r.paradigm, r.model, formats[n], paths[n], &error);
+      ex[n] = viper_exporter_open (r.rp.paradigm, r.rp.model, formats[n], paths[n], &error);
       g_assert_no_error (error);
       if (limit)
         viper_exporter_set_buffer_limit (ex[n], limit);
       if (window != G_MAXUINT64)
         viper_exporter_set_window (ex[n], window);
-      viper_scheduler_add_hook (r.sched, viper_exporter_hook, ex[n]);
+      viper_scheduler_add_hook (r.rp.sched, viper_exporter_hook, ex[n]);
     }
   replay_run (&r);
   g_assert_cmpuint (replay_pending (&r), ==, 0);
@@ -376,9 +345,9 @@ roundtrip (guint64 seed, guint64 limit, guint64 window)
   g_assert_cmpuint (replay_pending (&r), ==, 0);
   g_assert_cmpuint (r.transferred, ==, in_lines->len);
   g_assert_cmpuint (r.bad, ==, 0);
-  g_assert_cmpuint (r.model->inconsistent, ==, 0);
-  g_assert_cmpuint (viper_picl_model_messages (r.model), ==, gen->messages->len);
-  g_assert_cmpuint (viper_picl_model_unreceived (r.model), ==, 0);
+  g_assert_cmpuint (r.rp.model->inconsistent, ==, 0);
+  g_assert_cmpuint (viper_picl_model_messages (r.rp.model), ==, gen->messages->len);
+  g_assert_cmpuint (viper_picl_model_unreceived (r.rp.model), ==, 0);
   g_assert_cmpuint (r.corrected, ==, 0);
   replay_close (&r);
 
@@ -724,15 +693,15 @@ test_monalisa_paragraph (void)
       replay_run (&r);
       g_assert_cmpuint (replay_pending (&r), ==, 0);
       g_assert_cmpuint (r.bad, ==, 0);
-      g_assert_cmpuint (r.model->inconsistent, ==, 0);
+      g_assert_cmpuint (r.rp.model->inconsistent, ==, 0);
       g_assert_cmpuint (r.corrected, ==, 0);
-      GArray *procs = viper_run_procs (r.run);
+      GArray *procs = viper_run_procs (r.rp.run);
       g_assert_cmpuint (procs->len, ==, 2 * want.modules);
       for (guint i = 0; i < procs->len; i++)
         g_assert_cmpint (g_array_index (procs, gint64, i), ==, (gint64) i);
       g_array_unref (procs);
-      g_assert_cmpuint (viper_picl_model_messages (r.model), ==, want.received);
-      g_assert_cmpuint (viper_picl_model_unreceived (r.model), ==, want.sends - want.received);
+      g_assert_cmpuint (viper_picl_model_messages (r.rp.model), ==, want.received);
+      g_assert_cmpuint (viper_picl_model_unreceived (r.rp.model), ==, want.sends - want.received);
       replay_close (&r);
 
       free_lines (lines);

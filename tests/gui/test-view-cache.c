@@ -22,19 +22,13 @@
 #include "paradigms/views.h"
 #include "paradigms/viewsetup.h"
 #include "paradigms/picl/picl-gen-lib.h"
+#include "tests/common/test-replay.h"
 
 #define W 720
 #define H 420
 
 typedef struct {
-  ViperTramPool *pool;
-  ViperChannels *channels;
-  ViperDiag diag;
-  const ViperParadigm *paradigm;
-  ViperSetup *setup;
-  ViperModel *model;
-  ViperRun *run;
-  ViperScheduler *sched;
+  TestReplay rp;
   ViperViewSetup *view_setup;
   ViperLayout *layout;
   GArray *areas;
@@ -49,25 +43,8 @@ static void
 rig_open (Rig *r, const char *paradigm, const char *trace, const char *setup, const char *view_setup)
 {
   memset (r, 0, sizeof *r);
-  viper_paradigms_register_all ();
-  r->paradigm = viper_paradigm_lookup (paradigm);
-  g_assert_nonnull (r->paradigm);
+  test_replay_open (&r->rp, paradigm, trace, setup, 0, NULL, NULL);
   GError *error = NULL;
-  if (setup)
-    {
-      r->setup = r->paradigm->setup_load (setup, &error);
-      g_assert_no_error (error);
-    }
-  r->pool = viper_tram_pool_new ();
-  r->channels = viper_channels_new ();
-  viper_diag_init (&r->diag, NULL, NULL);
-  r->model = r->paradigm->model_new (r->paradigm, r->setup);
-  viper_model_set_history (r->model, 0);
-  r->run = viper_run_new (r->paradigm, r->model, r->pool, r->channels, &r->diag, 0.5);
-  r->sched = viper_scheduler_new (r->run, r->model, r->channels, &r->diag);
-  ViperTramSource *src = viper_file_source_new (trace, r->pool, &r->diag, r->channels, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (r->sched, src);
   if (view_setup)
     {
       r->view_setup = viper_view_setup_load (view_setup, &error);
@@ -90,14 +67,7 @@ rig_close (Rig *r)
   g_array_unref (r->areas);
   viper_layout_free (r->layout);
   viper_view_setup_free (r->view_setup);
-  viper_scheduler_free (r->sched);
-  viper_run_free (r->run);
-  viper_model_free (r->model);
-  if (r->setup)
-    r->paradigm->setup_free (r->setup);
-  viper_channels_free (r->channels);
-  viper_diag_clear (&r->diag);
-  viper_tram_pool_free (r->pool);
+  test_replay_close (&r->rp);
 }
 
 static void
@@ -114,12 +84,12 @@ static void
 take_damage (Rig *r)
 {
   g_array_set_size (r->areas, 0);
-  viper_damage_take (r->model->damage, r->areas);
+  viper_damage_take (r->rp.model->damage, r->areas);
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     {
       int vw, vh, ox, oy;
       view_key (r, k, &vw, &vh, &ox, &oy);
-      ViperViewGeometry *g = viper_view_geometry_new (k, r->model, r->run, r->layout, &r->window, vw, vh);
+      ViperViewGeometry *g = viper_view_geometry_new (k, r->rp.model, r->rp.run, r->layout, &r->window, vw, vh);
       GArray *rects = g_array_new (FALSE, FALSE, sizeof (cairo_rectangle_int_t));
       viper_view_damage_rects (g, r->areas, rects);
       for (guint i = 0; i < rects->len; i++)
@@ -155,14 +125,14 @@ stale_pixels (Rig *r, ViperViewKind k, ViperViewCache *c, gboolean report)
 {
   int vw, vh, ox, oy;
   view_key (r, k, &vw, &vh, &ox, &oy);
-  cairo_surface_t *img = viper_view_cache_update (c, k, r->model, r->run, r->layout, &r->window, vw, vh, ox, oy,
+  cairo_surface_t *img = viper_view_cache_update (c, k, r->rp.model, r->rp.run, r->layout, &r->window, vw, vh, ox, oy,
                                                   r->w, r->h, 1);
   cairo_surface_t *fresh = cairo_image_surface_create (CAIRO_FORMAT_RGB24, r->w, r->h);
   cairo_t *cr = cairo_create (fresh);
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
   cairo_translate (cr, -ox, -oy);
-  viper_view_draw (k, cr, r->model, r->run, r->layout, &r->window, vw, vh);
+  viper_view_draw (k, cr, r->rp.model, r->rp.run, r->layout, &r->window, vw, vh);
   cairo_destroy (cr);
   cairo_surface_flush (img);
   cairo_surface_flush (fresh);
@@ -220,13 +190,22 @@ invalidate_all (Rig *r)
 static guint64
 count_trams (Rig *r)
 {
-  viper_scheduler_run (r->sched);
-  guint64 n = r->model->applied;
+  viper_scheduler_run (r->rp.sched);
+  guint64 n = r->rp.model->applied;
   GError *error = NULL;
-  g_assert_true (viper_scheduler_reset (r->sched, &error));
+  g_assert_true (viper_scheduler_reset (r->rp.sched, &error));
   g_assert_no_error (error);
   take_damage (r);
   return n;
+}
+
+/* n more trams applied, the damage taken, every frame checked */
+static void
+step_check (Rig *r, guint64 n, const char *when)
+{
+  viper_scheduler_pump (r->rp.sched, (guint) n);
+  take_damage (r);
+  check_all (r, when);
 }
 
 /* Replay step by step checking every frame, then move the window, resize,
@@ -239,15 +218,11 @@ exercise (Rig *r, guint steps)
   check_all (r, "first frame");
   guint64 step = MAX (total / steps, 1);
   for (guint i = 0; i < steps / 2; i++)
-    {
-      viper_scheduler_pump (r->sched, (guint) step);
-      take_damage (r);
-      check_all (r, "replay step");
-    }
+    step_check (r, step, "replay step");
   /* the time window moves (zoomed in on the middle, rows scrolled): the
    * GUI invalidates; a cache left alone shows the old window */
   double t0, t1;
-  viper_time_window_range (&r->window, r->model, &t0, &t1);
+  viper_time_window_range (&r->window, r->rp.model, &t0, &t1);
   ViperViewCache *left_alone = viper_view_cache_new ();
   g_assert_cmpuint (stale_pixels (r, VIPER_VIEW_SPACETIME, left_alone, FALSE), ==, 0);
   r->window.follow = FALSE;
@@ -261,11 +236,7 @@ exercise (Rig *r, guint steps)
   check_all (r, "window moved");
   /* replaying on under a fixed window: damage alone keeps it right */
   for (guint i = 0; i < steps / 4; i++)
-    {
-      viper_scheduler_pump (r->sched, (guint) step);
-      take_damage (r);
-      check_all (r, "replay step, fixed window");
-    }
+    step_check (r, step, "replay step, fixed window");
   r->window.follow = TRUE;
   r->window.span = 0;
   r->window.first_row = 0;
@@ -279,9 +250,7 @@ exercise (Rig *r, guint steps)
   /* the animation zoomed twice and panned: laid out larger, shown from an offset */
   r->vw = 2 * r->w, r->vh = 2 * r->h, r->ox = 211, r->oy = 97;
   check_all (r, "animation zoomed");
-  viper_scheduler_pump (r->sched, (guint) step);
-  take_damage (r);
-  check_all (r, "replay step, zoomed");
+  step_check (r, step, "replay step, zoomed");
   r->ox = 40, r->oy = 300;
   check_all (r, "animation panned");
   r->vw = r->w, r->vh = r->h, r->ox = r->oy = 0;
@@ -289,30 +258,26 @@ exercise (Rig *r, guint steps)
   /* a frame not told of the model's damage keeps showing the old state */
   ViperViewCache *not_told = viper_view_cache_new ();
   g_assert_cmpuint (stale_pixels (r, VIPER_VIEW_ANIMATION, not_told, FALSE), ==, 0);
-  viper_scheduler_pump (r->sched, (guint) step);
+  viper_scheduler_pump (r->rp.sched, (guint) step);
   take_damage (r);
   g_assert_cmpuint (stale_pixels (r, VIPER_VIEW_ANIMATION, not_told, FALSE), >, 0);
   viper_view_cache_free (not_told);
   check_all (r, "replay step");
   /* reset: the model's damage covers everything it drew */
   GError *error = NULL;
-  g_assert_true (viper_scheduler_reset (r->sched, &error));
+  g_assert_true (viper_scheduler_reset (r->rp.sched, &error));
   g_assert_no_error (error);
   take_damage (r);
   check_all (r, "reset");
   /* a seek: forward to a point the replay passed, in one go */
-  while (r->model->applied < total * 2 / 3)
-    if (viper_scheduler_pump (r->sched, 4096) != VIPER_STOP_NONE)
+  while (r->rp.model->applied < total * 2 / 3)
+    if (viper_scheduler_pump (r->rp.sched, 4096) != VIPER_STOP_NONE)
       break;
   take_damage (r);
   check_all (r, "seek");
   for (guint i = 0; i < steps / 4; i++)
-    {
-      viper_scheduler_pump (r->sched, (guint) step);
-      take_damage (r);
-      check_all (r, "replay step after the seek");
-    }
-  viper_scheduler_run (r->sched);
+    step_check (r, step, "replay step after the seek");
+  viper_scheduler_run (r->rp.sched);
   take_damage (r);
   check_all (r, "end");
   /* the cache redrew in part most of the time, or this proves little */
@@ -367,42 +332,38 @@ source_file (const char *dir, const char *name)
   return p;
 }
 
+/* exercises PARADIGM on the source tree's traces/TRACE with setup/SETUP or
+ * the view setup setup/VIEW (either may be NULL); skips when one is missing */
+static void
+exercise_source (const char *paradigm, const char *trace, const char *setup, const char *view)
+{
+  char *trace_p = source_file ("traces", trace);
+  char *setup_p = setup ? source_file ("setup", setup) : NULL;
+  char *view_p = view ? source_file ("setup", view) : NULL;
+  if (!trace_p || (setup && !setup_p) || (view && !view_p) || !viper_paradigm_lookup (paradigm))
+    g_test_skip_printf ("traces/%s, setup/%s or the %s paradigm is missing", trace, setup ? setup : view, paradigm);
+  else
+    {
+      Rig r;
+      rig_open (&r, paradigm, trace_p, setup_p, view_p);
+      exercise (&r, 40);
+      rig_close (&r);
+    }
+  g_free (trace_p);
+  g_free (setup_p);
+  g_free (view_p);
+}
+
 static void
 test_farm (void)
 {
-  char *trace = source_file ("traces", "farm.trc"), *setup = source_file ("setup", "farm.setup");
-  if (!trace || !setup || !viper_paradigm_lookup ("monalisa"))
-    {
-      g_test_skip ("traces/farm.trc, setup/farm.setup or the monalisa paradigm is missing");
-      g_free (trace);
-      g_free (setup);
-      return;
-    }
-  Rig r;
-  rig_open (&r, "monalisa", trace, setup, NULL);
-  exercise (&r, 40);
-  rig_close (&r);
-  g_free (trace);
-  g_free (setup);
+  exercise_source ("monalisa", "farm.trc", "farm.setup", NULL);
 }
 
 static void
 test_macrame (void)
 {
-  char *trace = source_file ("traces", "mesh3x3.trc"), *view = source_file ("setup", "mesh3x3-hardware.view");
-  if (!trace || !view || !viper_paradigm_lookup ("macrame"))
-    {
-      g_test_skip ("traces/mesh3x3.trc, setup/mesh3x3-hardware.view or the macrame paradigm is missing");
-      g_free (trace);
-      g_free (view);
-      return;
-    }
-  Rig r;
-  rig_open (&r, "macrame", trace, NULL, view);
-  exercise (&r, 40);
-  rig_close (&r);
-  g_free (trace);
-  g_free (view);
+  exercise_source ("macrame", "mesh3x3.trc", NULL, "mesh3x3-hardware.view");
 }
 
 int

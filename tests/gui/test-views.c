@@ -14,19 +14,13 @@
 #include "paradigms/views.h"
 #include "paradigms/picl/picl.h"
 #include "paradigms/monalisa/monalisa.h"
+#include "tests/common/test-replay.h"
 
 #define W 800
 #define H 600
 
 typedef struct {
-  ViperTramPool *pool;
-  ViperChannels *channels;
-  ViperDiag diag;
-  const ViperParadigm *paradigm;
-  ViperSetup *setup;
-  ViperModel *model;
-  ViperRun *run;
-  ViperScheduler *sched;
+  TestReplay rp;
   char *dir;
 } Replay;
 
@@ -34,29 +28,12 @@ static void
 replay_open (Replay *r, const char *paradigm, const char *trace, const char *setup, double until)
 {
   memset (r, 0, sizeof *r);
-  viper_paradigms_register_all ();
-  r->paradigm = viper_paradigm_lookup (paradigm);
-  g_assert_nonnull (r->paradigm);
-  GError *error = NULL;
-  if (setup)
-    {
-      r->setup = r->paradigm->setup_load (setup, &error);
-      g_assert_no_error (error);
-    }
-  r->pool = viper_tram_pool_new ();
-  r->channels = viper_channels_new ();
-  viper_diag_init (&r->diag, NULL, NULL);
-  r->model = r->paradigm->model_new (r->paradigm, r->setup);
-  viper_model_set_history (r->model, 0);
-  r->run = viper_run_new (r->paradigm, r->model, r->pool, r->channels, &r->diag, 0.5);
-  r->sched = viper_scheduler_new (r->run, r->model, r->channels, &r->diag);
-  ViperTramSource *src = viper_file_source_new (trace, r->pool, &r->diag, r->channels, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (r->sched, src);
-  viper_scheduler_set_breakpoint (r->sched, until);
-  viper_scheduler_go (r->sched);
-  ViperStopReason why = viper_scheduler_run (r->sched);
+  test_replay_open (&r->rp, paradigm, trace, setup, 0, NULL, NULL);
+  viper_scheduler_set_breakpoint (r->rp.sched, until);
+  viper_scheduler_go (r->rp.sched);
+  ViperStopReason why = viper_scheduler_run (r->rp.sched);
   g_assert_true (why == (isnan (until) ? VIPER_STOP_END : VIPER_STOP_BREAKPOINT));
+  GError *error = NULL;
   r->dir = g_dir_make_tmp ("viper-views-XXXXXX", &error);
   g_assert_no_error (error);
 }
@@ -64,14 +41,7 @@ replay_open (Replay *r, const char *paradigm, const char *trace, const char *set
 static void
 replay_close (Replay *r)
 {
-  viper_scheduler_free (r->sched);
-  viper_run_free (r->run);
-  viper_model_free (r->model);
-  if (r->setup)
-    r->paradigm->setup_free (r->setup);
-  viper_channels_free (r->channels);
-  viper_diag_clear (&r->diag);
-  viper_tram_pool_free (r->pool);
+  test_replay_close (&r->rp);
   GDir *d = g_dir_open (r->dir, 0, NULL);
   const char *name;
   while (d && (name = g_dir_read_name (d)))
@@ -116,7 +86,7 @@ render (Replay *r, ViperViewKind kind, const char *ext)
   char *name = g_strdup_printf ("%s.%s", viper_view_kind_name (kind), ext);
   char *path = g_build_filename (r->dir, name, NULL);
   GError *error = NULL;
-  g_assert_true (viper_view_render_to_file (viper_view_kind_name (kind), r->model, r->run, path, W, H, &error));
+  g_assert_true (viper_view_render_to_file (viper_view_kind_name (kind), r->rp.model, r->rp.run, path, W, H, &error));
   g_assert_no_error (error);
   cairo_surface_t *s = NULL;
   if (g_str_equal (ext, "png"))
@@ -146,14 +116,14 @@ probe_modules (Replay *r, guint32 (*expected) (const ViperModel *m, gint64 id), 
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
       cairo_surface_t *s = render (r, kinds[k], "png");
-      ViperViewGeometry *g = viper_view_geometry_new (kinds[k], r->model, r->run, NULL, NULL, W, H);
+      ViperViewGeometry *g = viper_view_geometry_new (kinds[k], r->rp.model, r->rp.run, NULL, NULL, W, H);
       g_assert_cmpuint (viper_view_geometry_n_modules (g), ==, n_expected);
       for (guint i = 0; i < viper_view_geometry_n_modules (g); i++)
         {
           gint64 id = viper_view_geometry_module (g, i);
           double x, y;
           g_assert_true (viper_view_geometry_module_point (g, id, &x, &y));
-          guint32 want = expected (r->model, id), got = pixel (s, x, y);
+          guint32 want = expected (r->rp.model, id), got = pixel (s, x, y);
           if (want != got)
             g_error ("%s view: module %" G_GINT64_FORMAT " at (%.0f, %.0f) is #%06x, its state's colour is #%06x",
                      viper_view_kind_name (kinds[k]), id, x, y, got, want);
@@ -176,9 +146,9 @@ program_colour (const char *word)
 static void
 probe_program (Replay *r, const char *want_word)
 {
-  g_assert_cmpstr (viper_model_program_state (r->model), ==, want_word);
+  g_assert_cmpstr (viper_model_program_state (r->rp.model), ==, want_word);
   cairo_surface_t *s = render (r, VIPER_VIEW_PROGRAM, "png");
-  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_PROGRAM, r->model, r->run, NULL, NULL, W, H);
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_PROGRAM, r->rp.model, r->rp.run, NULL, NULL, W, H);
   double x, y;
   g_assert_true (viper_view_geometry_module_point (g, -1, &x, &y));
   g_assert_cmphex (pixel (s, x, y), ==, program_colour (want_word));
@@ -234,9 +204,9 @@ test_picl_end (void)
   Replay r;
   replay_open (&r, "picl", trace, NULL, NAN);
   /* what the trace says, independently of the colours */
-  g_assert_cmpint (viper_picl_model_state (r.model, 0), ==, VIPER_PICL_COMMUNICATING);
-  g_assert_cmpint (viper_picl_model_state (r.model, 1), ==, VIPER_PICL_BUSY);
-  g_assert_cmpint (viper_picl_model_state (r.model, 2), ==, VIPER_PICL_IDLE);
+  g_assert_cmpint (viper_picl_model_state (r.rp.model, 0), ==, VIPER_PICL_COMMUNICATING);
+  g_assert_cmpint (viper_picl_model_state (r.rp.model, 1), ==, VIPER_PICL_BUSY);
+  g_assert_cmpint (viper_picl_model_state (r.rp.model, 2), ==, VIPER_PICL_IDLE);
   probe_modules (&r, picl_colour, 3);
   probe_program (&r, "running");
   replay_close (&r);
@@ -251,9 +221,9 @@ test_picl_breakpoint (void)
   Replay r;
   replay_open (&r, "picl", trace, NULL, 2.2);
   /* inside the first send: both ends communicate */
-  g_assert_cmpint (viper_picl_model_state (r.model, 0), ==, VIPER_PICL_COMMUNICATING);
-  g_assert_cmpint (viper_picl_model_state (r.model, 1), ==, VIPER_PICL_COMMUNICATING);
-  g_assert_cmpint (viper_picl_model_state (r.model, 2), ==, VIPER_PICL_BUSY);
+  g_assert_cmpint (viper_picl_model_state (r.rp.model, 0), ==, VIPER_PICL_COMMUNICATING);
+  g_assert_cmpint (viper_picl_model_state (r.rp.model, 1), ==, VIPER_PICL_COMMUNICATING);
+  g_assert_cmpint (viper_picl_model_state (r.rp.model, 2), ==, VIPER_PICL_BUSY);
   probe_modules (&r, picl_colour, 3);
   probe_program (&r, "running");
   replay_close (&r);
@@ -301,8 +271,8 @@ test_picl_arrows (void)
       Replay r;
       replay_open (&r, "picl", trace, NULL, stops[k].until);
       GArray *msgs = g_array_new (FALSE, FALSE, sizeof (ViperPiclMessage));
-      g_assert_cmpuint (viper_picl_model_underway (r.model, msgs), ==, stops[k].n);
-      g_assert_cmpuint (msgs->len, ==, viper_picl_model_unreceived (r.model));
+      g_assert_cmpuint (viper_picl_model_underway (r.rp.model, msgs), ==, stops[k].n);
+      g_assert_cmpuint (msgs->len, ==, viper_picl_model_unreceived (r.rp.model));
       if (stops[k].n)
         {
           const ViperPiclMessage *x = &g_array_index (msgs, ViperPiclMessage, 0);
@@ -312,7 +282,7 @@ test_picl_arrows (void)
           g_assert_cmpfloat (x->sent, ==, stops[k].sent);
         }
       cairo_surface_t *s = render (&r, VIPER_VIEW_ANIMATION, "png");
-      ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, r.model, r.run, NULL, NULL, W, H);
+      ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, r.rp.model, r.rp.run, NULL, NULL, W, H);
       g_assert_cmpuint (viper_view_geometry_n_modules (g), ==, 3);
       if (dark_across_midpoint (s, g, 0, 1) != (stops[k].n > 0))
         g_error ("stop %u: P0 -> P1 with %u message(s) underway, but an arrow is %s", k, stops[k].n,
@@ -373,9 +343,9 @@ test_farm (gconstpointer data)
     return;
   Replay r;
   replay_open (&r, "monalisa", trace, setup, until);
-  g_assert_cmpuint (viper_monalisa_model_n_modules (r.model), ==, 5);
+  g_assert_cmpuint (viper_monalisa_model_n_modules (r.rp.model), ==, 5);
   probe_modules (&r, monalisa_colour, 5);
-  probe_program (&r, viper_model_program_state (r.model));
+  probe_program (&r, viper_model_program_state (r.rp.model));
   replay_close (&r);
   g_free (trace);
   g_free (setup);
@@ -575,8 +545,8 @@ test_damage_coalescing (void)
   replay_open (&r, "picl", trace, NULL, NAN);
   /* the first tick after the replay: everything marked since the start */
   GArray *areas = g_array_new (FALSE, FALSE, sizeof (ViperArea));
-  viper_damage_take (r.model->damage, areas);
-  g_assert_cmpuint (viper_damage_marks (r.model->damage), >=, 2 * N);
+  viper_damage_take (r.rp.model->damage, areas);
+  g_assert_cmpuint (viper_damage_marks (r.rp.model->damage), >=, 2 * N);
   guint module0 = 0;
   for (guint i = 0; i < areas->len; i++)
     {
@@ -591,7 +561,7 @@ test_damage_coalescing (void)
       viper_time_window_init (&w);
       w.follow = FALSE;   /* a fixed window maps module areas to rows */
       w.span = 100;
-      ViperViewGeometry *g = viper_view_geometry_new (k, r.model, r.run, NULL, &w, W, H);
+      ViperViewGeometry *g = viper_view_geometry_new (k, r.rp.model, r.rp.run, NULL, &w, W, H);
       GArray *rects = g_array_new (FALSE, FALSE, sizeof (cairo_rectangle_int_t));
       guint n = viper_view_damage_rects (g, areas, rects);
       g_assert_cmpuint (n, ==, rects->len);
@@ -615,7 +585,7 @@ test_damage_coalescing (void)
     }
   /* a second tick with nothing applied in between redraws nothing */
   g_array_set_size (areas, 0);
-  viper_damage_take (r.model->damage, areas);
+  viper_damage_take (r.rp.model->damage, areas);
   g_assert_cmpuint (areas->len, ==, 0);
   g_array_unref (areas);
   replay_close (&r);
@@ -630,7 +600,7 @@ test_area_mapping (void)
   char *trace = write_temp (picl_trace);
   Replay r;
   replay_open (&r, "picl", trace, NULL, NAN);
-  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, r.model, r.run, NULL, NULL, W, H);
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, r.rp.model, r.rp.run, NULL, NULL, W, H);
   for (gint64 id = 0; id < 3; id++)
     {
       ViperArea a = { VIPER_AREA_MODULE, id, 0 };
@@ -657,19 +627,19 @@ test_area_mapping (void)
   /* the tooltip names the state under the pointer */
   ViperTimeWindow w;
   viper_time_window_init (&w);
-  ViperViewGeometry *st = viper_view_geometry_new (VIPER_VIEW_SPACETIME, r.model, r.run, NULL, &w, W, H);
+  ViperViewGeometry *st = viper_view_geometry_new (VIPER_VIEW_SPACETIME, r.rp.model, r.rp.run, NULL, &w, W, H);
   double sx, sy;
   viper_view_geometry_module_point (st, 2, &sx, &sy);
   viper_view_geometry_free (st);
-  char *tip = viper_view_spacetime_describe (r.model, r.run, &w, W, H, sx - 40, sy);
+  char *tip = viper_view_spacetime_describe (r.rp.model, r.rp.run, &w, W, H, sx - 40, sy);
   g_assert_nonnull (tip);
   g_assert_nonnull (strstr (tip, "P2: idle"));
   g_free (tip);
   GError *error = NULL;
-  g_assert_false (viper_view_render_to_file ("nosuch", r.model, r.run, "/tmp/x.png", W, H, &error));
+  g_assert_false (viper_view_render_to_file ("nosuch", r.rp.model, r.rp.run, "/tmp/x.png", W, H, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_false (viper_view_render_to_file ("animation", r.model, r.run, "/tmp/x.bmp", W, H, &error));
+  g_assert_false (viper_view_render_to_file ("animation", r.rp.model, r.rp.run, "/tmp/x.bmp", W, H, &error));
   g_clear_error (&error);
   replay_close (&r);
   g_unlink (trace);
@@ -689,7 +659,7 @@ test_follow_module_damage (void)
   ViperTimeWindow w;
   viper_time_window_init (&w);
   g_assert_true (w.follow);
-  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, r.model, r.run, NULL, &w, W, H);
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, r.rp.model, r.rp.run, NULL, &w, W, H);
   for (gint64 id = 0; id < 3; id++)
     {
       ViperArea a = { VIPER_AREA_MODULE, id, 0 };

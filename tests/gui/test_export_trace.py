@@ -27,10 +27,8 @@ def main():
     ap.add_argument("--viper-replay", required=True)
     ap.add_argument("--source-root", required=True)
     args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    if gx.missing_tool():
+        return 77
     trace = os.path.join(args.source_root, "traces", "farm.trc")
     setup = os.path.join(args.source_root, "setup", "farm.setup")
     xvfb, display = gx.start_xvfb()

@@ -101,6 +101,29 @@ def start_xvfb():
     return xvfb, display
 
 
+def parse_args(tools, keep="directory to keep the screenshots in"):
+    """The Xvfb tests' options: --viper, --viper-replay, the helper programs
+    TOOLS (e.g. "--sim"), --source-root, and --keep (helped by KEEP)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--viper", required=True)
+    ap.add_argument("--viper-replay", required=True)
+    for tool in tools:
+        ap.add_argument(tool, required=True)
+    ap.add_argument("--source-root", required=True)
+    ap.add_argument("--keep", help=keep)
+    return ap.parse_args()
+
+
+def missing_tool(tools=("Xvfb", "xdotool")):
+    """The first of TOOLS that is not installed, after printing the TAP skip
+    line for it; None when all are (callers then return 77)."""
+    for tool in tools:
+        if not shutil.which(tool):
+            print("1..0 # SKIP %s is not installed" % tool)
+            return tool
+    return None
+
+
 def screenshot(display, path):
     subprocess.run([IMPORT, "-display", display, "-window", "root", path], check=True)
     ppm = subprocess.run([CONVERT, path, "-depth", "8", "ppm:-"], check=True, stdout=subprocess.PIPE).stdout
@@ -304,17 +327,9 @@ def scenario_live(args, display, tmp, shots):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--viper", required=True)
-    ap.add_argument("--viper-replay", required=True)
-    ap.add_argument("--sim", required=True)
-    ap.add_argument("--source-root", required=True)
-    ap.add_argument("--keep", help="directory to keep the screenshots in")
-    args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    args = parse_args(["--sim"])
+    if missing_tool():
+        return 77
     if not (os.access(IMPORT, os.X_OK) and os.access(CONVERT, os.X_OK)):
         print("1..0 # SKIP ImageMagick (/usr/bin/import, /usr/bin/convert) is not installed")
         return 77

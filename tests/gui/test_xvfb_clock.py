@@ -68,10 +68,8 @@ def main():
     ap.add_argument("--gen", required=True)
     ap.add_argument("--keep", help="directory to keep the screenshots in")
     args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    if X.missing_tool():
+        return 77
     if not (os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK)):
         print("1..0 # SKIP ImageMagick is not installed")
         return 77

@@ -151,10 +151,8 @@ def main():
     ap.add_argument("--source-root", required=True)
     ap.add_argument("--shots", help="keep the screenshots in this directory")
     args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    if gx.missing_tool():
+        return 77
     if not (os.path.exists(gx.IMPORT) and os.path.exists(gx.CONVERT)):
         print("1..0 # SKIP ImageMagick (/usr/bin/import, /usr/bin/convert) is not installed")
         return 77

@@ -25,7 +25,6 @@ stop and playback.json (speed, clock, timeline box, run range) when they
 change; the test polls those files.  Rates are measured between polls.
 Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 """
-import argparse
 import json
 import os
 import shutil
@@ -104,12 +103,13 @@ def scenario_speed(args, display, tmp, shots):
 
 
 def goto(app, clock):
+    """Ctrl+G, the clock typed (after --: it may be negative), Return."""
     app.key("ctrl+g")
     env = dict(os.environ, DISPLAY=app.display)
     # the dialog takes the focus once it maps; type into it then
     subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Go to clock"], env=env,
                    stdout=subprocess.DEVNULL, check=True, timeout=X.TIMEOUT)
-    subprocess.run(["xdotool", "type", "--delay", "20", str(clock)], env=env, check=True, timeout=X.TIMEOUT)
+    subprocess.run(["xdotool", "type", "--delay", "20", "--", str(clock)], env=env, check=True, timeout=X.TIMEOUT)
     subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=X.TIMEOUT)
 
 
@@ -288,17 +288,9 @@ def scenario_spacetime(args, display, tmp, shots):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--viper", required=True)
-    ap.add_argument("--viper-replay", required=True)
-    ap.add_argument("--picl-gen", required=True)
-    ap.add_argument("--source-root", required=True)
-    ap.add_argument("--keep", help="directory to keep the screenshots in")
-    args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    args = X.parse_args(["--picl-gen"])
+    if X.missing_tool():
+        return 77
     if not (os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK)):
         print("1..0 # SKIP ImageMagick is not installed")
         return 77

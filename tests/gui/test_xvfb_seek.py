@@ -13,7 +13,6 @@ module - must equal `viper-replay --state-out` with --until=CLOCK or
 by the trail (checkpoints kept, replaying behind the engine).
 Exit 77 when Xvfb or xdotool are missing.
 """
-import argparse
 import json
 import os
 import shutil
@@ -28,24 +27,9 @@ import test_xvfb_nav as N  # noqa: E402  (playback.json)
 check = X.check
 
 
-def replay(args, paradigm, trace, setup, extra):
-    cmd = [args.viper_replay, "--paradigm=" + paradigm, "--state-out=-", "--quiet"]
-    if setup:
-        cmd.append("--setup=" + setup)
-    out = subprocess.run(cmd + extra + [trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-    if out.returncode not in (0, 3):
-        raise SystemExit("viper-replay failed: " + out.stderr.decode())
-    return json.loads(out.stdout)
-
-
-def goto(app, clock):
-    """Ctrl+G, the clock typed (after --: it may be negative), Return."""
-    app.key("ctrl+g")
-    env = dict(os.environ, DISPLAY=app.display)
-    subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Go to clock"], env=env,
-                   stdout=subprocess.DEVNULL, check=True, timeout=X.TIMEOUT)
-    subprocess.run(["xdotool", "type", "--delay", "20", "--", str(clock)], env=env, check=True, timeout=X.TIMEOUT)
-    subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=X.TIMEOUT)
+# the same viper-replay run and Ctrl+G dialog as test_xvfb_nav's
+replay = N.replay
+goto = N.goto
 
 
 def same(a, b):
@@ -104,17 +88,9 @@ def scenario(args, display, tmp, name, paradigm, trace, setup, fractions):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--viper", required=True)
-    ap.add_argument("--viper-replay", required=True)
-    ap.add_argument("--picl-gen", required=True)
-    ap.add_argument("--source-root", required=True)
-    ap.add_argument("--keep", help="directory for screenshots after the first seek back")
-    args = ap.parse_args()
-    for tool in ("Xvfb", "xdotool"):
-        if not shutil.which(tool):
-            print("1..0 # SKIP %s is not installed" % tool)
-            return 77
+    args = X.parse_args(["--picl-gen"], keep="directory for screenshots after the first seek back")
+    if X.missing_tool():
+        return 77
     tmp = tempfile.mkdtemp(prefix="viper-xvfb-seek-")
     src = args.source_root
     picl = os.path.join(tmp, "seek.picl")
