@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "macrame-sim-lib.h"
+#include "core/outfile.h"
 
 static gboolean
 write_text (const char *path, const char *text, gsize len)
 {
-  if (g_str_equal (path, "-"))
-    return fwrite (text, 1, len, stdout) == len && fflush (stdout) == 0;
+  /* core/outfile: "-" is standard output, devices and FIFOs in place */
   GError *error = NULL;
-  if (!g_file_set_contents (path, text, (gssize) len, &error))
+  if (!viper_outfile_set_contents (path, "viper-macrame-sim", text, len, &error))
     {
       fprintf (stderr, "viper-macrame-sim: %s\n", error->message);
       g_error_free (error);

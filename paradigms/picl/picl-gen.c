@@ -7,21 +7,15 @@
  */
 #include <stdio.h>
 #include <string.h>
+
+#include "core/outfile.h"
 #include "picl-gen-lib.h"
 
 static gboolean
 write_file (const char *path, const GString *s, GError **error)
 {
-  if (g_strcmp0 (path, "-") == 0)
-    {
-      if (fwrite (s->str, 1, s->len, stdout) != s->len || fflush (stdout) != 0)
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write standard output");
-          return FALSE;
-        }
-      return TRUE;
-    }
-  return g_file_set_contents (path, s->str, (gssize) s->len, error);
+  /* core/outfile: "-" is standard output, devices and FIFOs in place */
+  return viper_outfile_set_contents (path, "viper-picl-gen", s->str, s->len, error);
 }
 
 int

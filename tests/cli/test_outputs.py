@@ -239,6 +239,52 @@ def state_out_to_fifo_reader_gets_it(tmp, problems):
             p.wait()
 
 
+def read_fifo_while(p, fifo, deadline_s=30):
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    data = b""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        chunk = os.read(fd, 65536) if r else b""
+        if not chunk and p.poll() is not None:
+            break
+        data += chunk
+    os.close(fd)
+    return data
+
+
+@case
+def generators_write_fifos_in_place(tmp, problems):
+    # the trace generators wrote by renaming a temporary file over the target: as
+    # root, `--out=/dev/null` (tests/live did that) made /dev/null a regular file
+    gens = [(g, a) for g, a in ((ARGS.monalisa_sim, ["--program=farm", "--count=200"]),
+                                (ARGS.macrame_sim, ["--mesh=3", "--trams=300"]),
+                                (ARGS.picl_gen, ["--procs=4", "--messages=50"])) if g]
+    expect(len(gens) == 3, "the three generators were given", problems)
+    for gen, gargs in gens:
+        name = os.path.basename(gen)
+        fifo, plain = os.path.join(tmp, name + ".fifo"), os.path.join(tmp, name + ".trc")
+        out = "--output=" if name == "viper-picl-gen" else "--out="
+        r = subprocess.run([gen, *gargs, out + plain], stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        expect(r.returncode == 0, f"{name} to a file: exit {r.returncode} {r.stderr[-300:]!r}", problems)
+        os.mkfifo(fifo)
+        p = subprocess.Popen([gen, *gargs, out + fifo], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        try:
+            data = read_fifo_while(p, fifo)
+            rc = p.wait(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        expect(rc == 0, f"{name} to a FIFO: exit {rc}", problems)
+        expect(stat.S_ISFIFO(os.stat(fifo).st_mode), f"{name}: the FIFO was replaced by a file", problems)
+        with open(plain, "rb") as f:
+            want = f.read()
+        expect(len(want) > 0 and data == want,
+               f"{name}: the reader got {len(data)} bytes, the file holds {len(want)}", problems)
+
+
 @case
 def symlink_followed(tmp, problems):
     os.mkdir(os.path.join(tmp, "real"))
@@ -317,11 +363,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--viper-replay", required=True)
     ap.add_argument("--source-root", required=True)
+    ap.add_argument("--monalisa-sim", default="")
+    ap.add_argument("--macrame-sim", default="")
+    ap.add_argument("--picl-gen", default="")
     ARGS = ap.parse_args()
     ARGS.viper_replay = os.path.abspath(ARGS.viper_replay)
     for fn in [state_out_dev_stdout_into_a_pipe, state_out_dev_stdout_into_a_file_with_stats, full_device,
                render_png_real_reason, export_to_full_device_names_path, fifo_without_reader,
-               state_out_to_fifo_reader_gets_it, symlink_followed, regular_file_keeps_mode,
+               state_out_to_fifo_reader_gets_it, generators_write_fifos_in_place, symlink_followed, regular_file_keeps_mode,
                read_only_file_stays_read_only, missing_directory_fails_before_replay,
                demo_headless_prints_final_state]:
         fn()

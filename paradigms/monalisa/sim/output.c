@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "viper-probe.h"
+#include "core/outfile.h"
 
 typedef struct {
   Sim *S;
@@ -281,11 +282,10 @@ sim_write_live (Sim *S, GError **error)
 static gboolean
 write_file (const char *path, GString *s, GError **error)
 {
-  if (strcmp (path, "-") == 0) {
-    fwrite (s->str, 1, s->len, stdout);
-    return fflush (stdout) == 0;
-  }
-  return g_file_set_contents (path, s->str, (gssize) s->len, error);
+  /* core/outfile: "-" is standard output, devices and FIFOs are written in
+   * place, regular files replaced whole (a rename over /dev/null, as root,
+   * would turn it into a file) */
+  return viper_outfile_set_contents (path, "viper-monalisa-sim", s->str, s->len, error);
 }
 
 gboolean
