@@ -26,6 +26,7 @@
  */
 #include <string.h>
 #include "clockkeep.h"
+#include "varint.h"
 
 enum { ITEM_TRAM = 0, ITEM_DIAG = 1, ITEM_STATE = 2 };
 
@@ -56,45 +57,35 @@ struct _ViperClockKeep {
 
 /* ---- varints ---------------------------------------------------------------- */
 
+/* The tapes are char buffers; the encoding is core/varint.h's. */
 static inline char *
 put_u (char *p, guint64 v)
 {
-  while (v >= 0x80)
-    {
-      *p++ = (char) (v | 0x80);
-      v >>= 7;
-    }
-  *p++ = (char) v;
-  return p;
+  return (char *) viper_varint_put_u ((guint8 *) p, v);
 }
 
 static inline char *
 put_s (char *p, gint64 v)
 {
-  return put_u (p, ((guint64) v << 1) ^ (guint64) (v >> 63));
+  return (char *) viper_varint_put_s ((guint8 *) p, v);
 }
 
 static inline guint64
 get_u (const char **pp)
 {
-  const guchar *p = (const guchar *) *pp;
-  guint64 v = 0;
-  guint shift = 0;
-  while (*p & 0x80)
-    {
-      v |= (guint64) (*p++ & 0x7f) << shift;
-      shift += 7;
-    }
-  v |= (guint64) *p++ << shift;
-  *pp = (const char *) p;
+  const guint8 *q = (const guint8 *) *pp;
+  guint64 v = viper_varint_get_u (&q);
+  *pp = (const char *) q;
   return v;
 }
 
 static inline gint64
 get_s (const char **pp)
 {
-  guint64 u = get_u (pp);
-  return (gint64) (u >> 1) ^ -(gint64) (u & 1);
+  const guint8 *q = (const guint8 *) *pp;
+  gint64 v = viper_varint_get_s (&q);
+  *pp = (const char *) q;
+  return v;
 }
 
 /* ---- tapes ------------------------------------------------------------------ */

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include "trail.h"
+#include "varint.h"
 #include "model.h"
 
 #define CHUNK_BYTES ((gsize) 1 << 20)
@@ -165,52 +166,10 @@ viper_trail_free (ViperTrail *tr)
 /* ---- encoding ----------------------------------------------------------------- */
 
 static inline guint8 *
-put_u (guint8 *p, guint64 v)
-{
-  while (v >= 0x80)
-    {
-      *p++ = (guint8) (v | 0x80);
-      v >>= 7;
-    }
-  *p++ = (guint8) v;
-  return p;
-}
-
-static inline guint8 *
-put_s (guint8 *p, gint64 v)
-{
-  return put_u (p, ((guint64) v << 1) ^ (guint64) (v >> 63));
-}
-
-static inline guint8 *
 put_d (guint8 *p, double v)
 {
   memcpy (p, &v, sizeof v);
   return p + sizeof v;
-}
-
-static inline const guint8 *
-get_u (const guint8 *p, guint64 *v)
-{
-  guint64 r = 0;
-  int shift = 0;
-  while (*p & 0x80)
-    {
-      r |= (guint64) (*p++ & 0x7f) << shift;
-      shift += 7;
-    }
-  r |= (guint64) *p++ << shift;
-  *v = r;
-  return p;
-}
-
-static inline const guint8 *
-get_s (const guint8 *p, gint64 *v)
-{
-  guint64 u;
-  p = get_u (p, &u);
-  *v = (gint64) (u >> 1) ^ -(gint64) (u & 1);
-  return p;
 }
 
 static inline const guint8 *
@@ -262,28 +221,28 @@ viper_trail_append (ViperTrail *tr, const ViperTram *t, guint64 read, guint64 re
       c = &g_array_index (tr->chunks, Chunk, tr->chunks->len - 1);
     }
   guint8 *p = c->data + c->len;
-  p = put_u (p, read - tr->end.read);
-  p = put_u (p, rejected - tr->end.rejected);
-  p = put_s (p, t->proc);
-  p = put_s (p, t->seq);
-  p = put_s (p, t->rec);
-  p = put_s (p, t->ev);
-  p = put_s (p, t->process);
+  p = viper_varint_put_u (p, read - tr->end.read);
+  p = viper_varint_put_u (p, rejected - tr->end.rejected);
+  p = viper_varint_put_s (p, t->proc);
+  p = viper_varint_put_s (p, t->seq);
+  p = viper_varint_put_s (p, t->rec);
+  p = viper_varint_put_s (p, t->ev);
+  p = viper_varint_put_s (p, t->process);
   p = put_d (p, t->time);
   p = put_d (p, t->adjusted);
-  p = put_u (p, t->line);
-  p = put_u (p, t->channel);
-  p = put_u (p, t->type);
+  p = viper_varint_put_u (p, t->line);
+  p = viper_varint_put_u (p, t->channel);
+  p = viper_varint_put_u (p, t->type);
   *p++ = t->flags;
   *p++ = (guint8) t->dtype;
-  p = put_u (p, t->ndata);
-  p = put_u (p, t->data_off);
-  p = put_u (p, t->raw_len);
+  p = viper_varint_put_u (p, t->ndata);
+  p = viper_varint_put_u (p, t->data_off);
+  p = viper_varint_put_u (p, t->raw_len);
   if (is_int)
     {
       const gint64 *d = viper_tram_data (t);
       for (guint i = 0; i < t->ndata; i++)
-        p = put_s (p, d[i]);
+        p = viper_varint_put_s (p, d[i]);
     }
   if (raw)
     {
@@ -401,23 +360,23 @@ viper_trail_peek (ViperTrail *tr, const ViperTrailPos *p, guint64 *read, guint64
   guint64 dr, dj, line, channel, type, ndata, data_off, raw_len;
   gint64 proc, seq, rec, ev, process;
   double time, adjusted;
-  q = get_u (q, &dr);
-  q = get_u (q, &dj);
-  q = get_s (q, &proc);
-  q = get_s (q, &seq);
-  q = get_s (q, &rec);
-  q = get_s (q, &ev);
-  q = get_s (q, &process);
+  dr = viper_varint_get_u (&q);
+  dj = viper_varint_get_u (&q);
+  proc = viper_varint_get_s (&q);
+  seq = viper_varint_get_s (&q);
+  rec = viper_varint_get_s (&q);
+  ev = viper_varint_get_s (&q);
+  process = viper_varint_get_s (&q);
   q = get_d (q, &time);
   q = get_d (q, &adjusted);
-  q = get_u (q, &line);
-  q = get_u (q, &channel);
-  q = get_u (q, &type);
+  line = viper_varint_get_u (&q);
+  channel = viper_varint_get_u (&q);
+  type = viper_varint_get_u (&q);
   guint8 flags = *q++;
   gint8 dtype = (gint8) *q++;
-  q = get_u (q, &ndata);
-  q = get_u (q, &data_off);
-  q = get_u (q, &raw_len);
+  ndata = viper_varint_get_u (&q);
+  data_off = viper_varint_get_u (&q);
+  raw_len = viper_varint_get_u (&q);
   gboolean is_int = dtype == VIPER_DTYPE_INT;
   gsize size = sizeof (ViperTram) + (is_int ? ndata * sizeof (gint64) : 0) + raw_len + 1;
   if (size > tr->scratch_cap)
@@ -448,7 +407,7 @@ viper_trail_peek (ViperTrail *tr, const ViperTrailPos *p, guint64 *read, guint64
     {
       gint64 *d = (gint64 *) (t + 1);
       for (guint i = 0; i < ndata; i++)
-        q = get_s (q, &d[i]);
+        d[i] = viper_varint_get_s (&q);
     }
   if (!(flags & VIPER_TRAM_F_CANON))
     {
