@@ -1181,6 +1181,17 @@ show_diagnostics_pane (App *a, gboolean show)
     }
 }
 
+/* A stateful toggle action was activated: flip its state and return the new one. */
+static gboolean
+toggle_state (GSimpleAction *action)
+{
+  GVariant *st = g_action_get_state (G_ACTION (action));
+  gboolean on = !g_variant_get_boolean (st);
+  g_variant_unref (st);
+  g_simple_action_set_state (action, g_variant_new_boolean (on));
+  return on;
+}
+
 /* The info bar's button. */
 static void
 infobar_diagnostics (gpointer data)
@@ -1195,10 +1206,7 @@ act_status (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) param;
   App *a = data;
-  GVariant *st = g_action_get_state (G_ACTION (action));
-  gboolean show = !g_variant_get_boolean (st);
-  g_variant_unref (st);
-  g_simple_action_set_state (action, g_variant_new_boolean (show));
+  gboolean show = toggle_state (action);
   show_diagnostics_pane (a, show);
   request_dump (a, "diagnostics");
 }
@@ -1208,10 +1216,7 @@ act_dock_status (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) param;
   App *a = data;
-  GVariant *st = g_action_get_state (G_ACTION (action));
-  gboolean dock = !g_variant_get_boolean (st);
-  g_variant_unref (st);
-  g_simple_action_set_state (action, g_variant_new_boolean (dock));
+  gboolean dock = toggle_state (action);
   gboolean shown = viper_status_shown (a->status);
   viper_status_set_docked (a->status, dock ? a->dock : NULL);
   show_diagnostics_pane (a, shown);
@@ -1258,10 +1263,7 @@ act_show_view (GSimpleAction *action, GVariant *param, gpointer data)
   int k = viper_view_kind_from_name (g_action_get_name (G_ACTION (action)) + strlen ("show-"));
   if (k < 0)
     return;
-  GVariant *st = g_action_get_state (G_ACTION (action));
-  gboolean show = !g_variant_get_boolean (st);
-  g_variant_unref (st);
-  g_simple_action_set_state (action, g_variant_new_boolean (show));
+  gboolean show = toggle_state (action);
   gtk_widget_set_visible (a->frames[k], show);
   reflow (a);
   request_dump (a, "views");
