@@ -780,9 +780,11 @@ after_paint (GdkFrameClock *clock, gpointer data)
 {
   (void) clock;
   App *a = data;
-  if (a->debug_dir)
+  if (a->debug_dir && (!a->no_layout_dump || a->progress_dump_pending || a->dump_pending))
     {
-      /* the server has the pixels before the files say they are there */
+      /* the server has the pixels before the files say they are there (a
+       * round trip, so only when a file is written: a benchmark's frames
+       * waited on the X server for nothing) */
       gdk_display_sync (gtk_widget_get_display (a->window));
       /* every module of every view after every frame: for a thousand nodes
        * that cost more than painting them, so a benchmark can do without */
