@@ -30,9 +30,7 @@ spec.loader.exec_module(bg)
 def play(viper, display, trace, tmp, name):
     ddir = os.path.join(tmp, name)
     os.makedirs(ddir)
-    env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=ddir, GDK_BACKEND="x11", NO_AT_BRIDGE="1",
-               GTK_A11Y="none")
-    env.pop("G_DEBUG", None)
+    env = bg.debug_env(display, ddir)
     # a breakpoint past the end starts the replay on its own, as fast as possible
     proc = subprocess.Popen([viper, trace, "--paradigm=picl", "--update-interval=40", "--breakpoint=1e300"], env=env)
     return bg.wait_end(proc, ddir)

@@ -87,12 +87,14 @@ index_module (ViperHistoryIndex *x, gint64 id)
 }
 
 static void
-refs_append (GArray *refs, double *disorder, guint64 pos, double t0)
+refs_append (GArray *refs, double *disorder, guint64 pos, double t0, gint32 state)
 {
   double prev = refs->len ? g_array_index (refs, ViperHistoryRef, refs->len - 1).t0_max : -INFINITY;
   if (t0 < prev)
     *disorder = MAX (*disorder, prev - t0);
-  ViperHistoryRef r = { pos, t0 > prev ? t0 : prev };
+  else if (isnan (t0))
+    *disorder = INFINITY;   /* t0_max is not its t0: no bound */
+  ViperHistoryRef r = { pos, t0 > prev ? t0 : prev, state, 0 };
   g_array_append_val (refs, r);
 }
 
@@ -314,10 +316,10 @@ viper_model_history_add (ViperModel *m, const ViperHistoryEntry *e)
   ViperHistoryModule *h = index_module (m->history_index, e->module);
   if (e->other < 0)
     {
-      refs_append (h->states, &h->state_disorder, pos, e->t0);
+      refs_append (h->states, &h->state_disorder, pos, e->t0, e->state);
       return;
     }
-  refs_append (h->arrows, &h->arrow_disorder, pos, e->t0);
+  refs_append (h->arrows, &h->arrow_disorder, pos, e->t0, e->state);
   if (!isnan (e->t1))
     h->arrow_span = MAX (h->arrow_span, e->t1 - e->t0);
   else
@@ -338,6 +340,27 @@ viper_model_history_arrow_arrived (ViperModel *m, guint64 pos, double t1)
   ViperHistoryModule *h = index_module (m->history_index, e->module);
   if (!isnan (t1) && t1 - e->t0 > h->arrow_span)
     h->arrow_span = t1 - e->t0;
+}
+
+static guint refs_below (const GArray *refs, guint64 pos);
+
+void
+viper_model_history_set_state (ViperModel *m, guint64 pos, gint32 state)
+{
+  ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (m, pos);
+  if (!e || e->other >= 0 || e->state == state)
+    return;
+  e->state = state;
+  ViperHistoryModule *h = index_module (m->history_index, e->module);
+  /* paradigms decide the states of recent changes: look from the end first */
+  GArray *refs = h->states;
+  guint k = refs->len;
+  for (guint tries = 0; k > 0 && tries < 8 && g_array_index (refs, ViperHistoryRef, k - 1).pos > pos; tries++)
+    k--;
+  if (k > 0 && g_array_index (refs, ViperHistoryRef, k - 1).pos > pos)
+    k = refs_below (refs, pos) + 1;
+  if (k > 0 && k <= refs->len && g_array_index (refs, ViperHistoryRef, k - 1).pos == pos)
+    g_array_index (refs, ViperHistoryRef, k - 1).state = state;
 }
 
 const ViperHistoryModule *

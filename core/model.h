@@ -123,7 +123,9 @@ GHashTable *viper_int64_table_copy (GHashTable *table);
  * module's earlier refs: seeking that running maximum is exact even when a
  * paradigm appends a module's entries slightly out of time order, and
  * `disorder` bounds how far below the maximum a later t0 can lie, so a scan
- * can stop once t0_max passes its end + disorder.  Entries with other >= 0
+ * can stop once t0_max passes its end + disorder (with disorder 0, every
+ * ref's t0_max is its entry's t0: a view can read times from the refs alone,
+ * without touching the entries spread over the history).  Entries with other >= 0
  * are arrows, filed under their sender (module); the others are state
  * changes.  Arrows appended while underway (t1 NAN) are also listed in
  * `open`, because the paradigm completes them in place and their length is
@@ -133,6 +135,8 @@ GHashTable *viper_int64_table_copy (GHashTable *table);
 typedef struct {
   guint64 pos;              /* absolute position: history index + history_dropped */
   double t0_max;            /* max t0 of this and the earlier refs of the list */
+  gint32 state;             /* the entry's state (states lists; kept by viper_model_history_set_state) */
+  gint32 spare;             /* 0 */
 } ViperHistoryRef;
 
 typedef struct {
@@ -150,5 +154,10 @@ const ViperHistoryModule *viper_model_history_module (const ViperModel *m, gint6
 guint viper_history_refs_seek (const GArray *refs, double t);
 /* The entry at an absolute position; NULL once trimmed away. */
 const ViperHistoryEntry *viper_model_history_at (const ViperModel *m, guint64 pos);
+/* A paradigm that decides a state change's state after appending it writes
+ * it through this (never into the entry directly): the module's ref keeps a
+ * copy, which the space-time view reads instead of the scattered entries.
+ * No-op once trimmed or when the entry is not a state change. */
+void viper_model_history_set_state (ViperModel *m, guint64 pos, gint32 state);
 
 G_END_DECLS

@@ -55,6 +55,8 @@ struct _ViperScheduler {
   GMainContext *ctx;
   GSource *idle;
   guint slice_us;           /* processing per idle dispatch */
+  gint64 deadline_us;       /* monotonic: dispatches stop here (0: none) */
+  guint min_slice_us;       /* ... but process at least this long */
 
   /* seek (core/trail.h): the trail, and playback behind the engine */
   ViperTrail *trail;
@@ -535,14 +537,16 @@ pace_wait (ViperScheduler *s, guint ms)
   g_source_attach (s->pace_timer, s->ctx);
 }
 
-/* Time-sliced processing in the main loop: slice_us of work per dispatch. */
+/* Time-sliced processing in the main loop: slice_us of work per dispatch,
+ * or up to the deadline when one is set. */
 static gboolean
 idle_cb (gpointer data)
 {
   ViperScheduler *s = data;
   if (s->state == VIPER_SCHED_IDLE)
     goto done;
-  gint64 until = g_get_monotonic_time () + s->slice_us;
+  gint64 now = g_get_monotonic_time ();
+  gint64 until = s->deadline_us > 0 ? MAX (s->deadline_us, now + s->min_slice_us) : now + s->slice_us;
   do
     {
       s->pacing = TRUE;
@@ -591,6 +595,13 @@ void
 viper_scheduler_set_slice (ViperScheduler *s, guint usec)
 {
   s->slice_us = CLAMP (usec, 1000u, 500000u);
+}
+
+void
+viper_scheduler_set_deadline (ViperScheduler *s, gint64 until_us, guint min_us)
+{
+  s->deadline_us = until_us;
+  s->min_slice_us = MIN (min_us, 500000u);
 }
 
 ViperRun *viper_scheduler_get_run (const ViperScheduler *s) { return s->run; }

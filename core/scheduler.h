@@ -83,6 +83,11 @@ void viper_scheduler_attach (ViperScheduler *s, GMainContext *ctx);
  * take longer sets about its frame time here, so that replaying keeps at
  * least half of the time however slow drawing gets. */
 void viper_scheduler_set_slice (ViperScheduler *s, guint usec);
+/* Instead of the slice: each idle dispatch stops at until_us (monotonic
+ * time, g_get_monotonic_time) but processes at least min_us - a GUI's next
+ * redraw, so that replaying never delays a frame past its time and frames
+ * keep the update interval's pace; 0 goes back to the slice. */
+void viper_scheduler_set_deadline (ViperScheduler *s, gint64 until_us, guint min_us);
 
 /* ---- seek by checkpoints (core/trail.h) ------------------------------------
  * Files only (a live session cannot replay).  With a trail enabled, every

@@ -52,6 +52,7 @@
 #include "viper-settings.h"
 #include "viper-desktop.h"
 #include "viper-inspect.h"
+#include "viper-ticker.h"
 
 typedef struct {
   /* options */
@@ -74,7 +75,8 @@ typedef struct {
   ViperViewSetupCtl *vsc;   /* the view setup the views draw (Setup...) */
   ViperSwitchnetPanel *swp; /* switch-network controls (switchnet sessions) */
   ViperLightsPanel *lights; /* Freeze and Range for the lights paradigm */
-  guint timer;
+  ViperTicker *ticker;       /* the redraw tick (viper-ticker.c) */
+  guint replay_min_us;      /* the replay's least time between frames (after_paint) */
   GArray *areas;
   ViperPlayback *pb;        /* speed, timeline, seek (viper-playback.c) */
 
@@ -421,6 +423,8 @@ tick (gpointer data)
   if (!a->s)
     return G_SOURCE_CONTINUE;
   viper_playback_tick (a->pb);
+  /* the replay stops in time for the next tick (after_paint) */
+  viper_scheduler_set_deadline (a->s->sched, viper_ticker_due (a->ticker), a->replay_min_us);
   gint64 now = g_get_monotonic_time ();
   if (now - a->rate_t >= 500000)
     {
@@ -490,10 +494,9 @@ tick (gpointer data)
 static void
 restart_timer (App *a)
 {
-  if (a->timer)
-    g_source_remove (a->timer);
+  viper_ticker_free (a->ticker);
   /* zero: flushed by the transfer hook; the timer still refreshes the status */
-  a->timer = g_timeout_add (a->interval_ms > 0 ? (guint) a->interval_ms : 40, tick, a);
+  a->ticker = viper_ticker_new (a->interval_ms > 0 ? (guint) a->interval_ms : 40, tick, a);
 }
 
 /* ---- debug dumps (tests) ------------------------------------------------------------- */
@@ -759,10 +762,12 @@ write_state (App *a)
 }
 
 /* Painting and replaying share the main loop: painting comes first (GDK's
- * priority), replaying gets the idle time.  When frames take longer than the
- * update interval, that idle time shrinks to nothing and the replay would
- * crawl; so the scheduler's slice follows the frame time, which keeps at
- * least half of the time for replaying however slow drawing is. */
+ * priority), replaying gets the idle time, in slices that end when the next
+ * tick is due (viper-ticker.c keeps ticks on a fixed grid), so frames keep
+ * the update interval's pace while they take less than about two thirds of
+ * it.  When frames take longer, that idle time would shrink to nothing and
+ * the replay crawl; so the replay gets at least half the frame time between
+ * two frames (a third of the time), however slow drawing is. */
 static void
 before_paint (GdkFrameClock *clock, gpointer data)
 {
@@ -775,9 +780,11 @@ after_paint (GdkFrameClock *clock, gpointer data)
 {
   (void) clock;
   App *a = data;
-  if (a->debug_dir)
+  if (a->debug_dir && (!a->no_layout_dump || a->progress_dump_pending || a->dump_pending))
     {
-      /* the server has the pixels before the files say they are there */
+      /* the server has the pixels before the files say they are there (a
+       * round trip, so only when a file is written: a benchmark's frames
+       * waited on the X server for nothing) */
       gdk_display_sync (gtk_widget_get_display (a->window));
       /* every module of every view after every frame: for a thousand nodes
        * that cost more than painting them, so a benchmark can do without */
@@ -792,6 +799,9 @@ after_paint (GdkFrameClock *clock, gpointer data)
     {
       gint64 took = g_get_monotonic_time () - a->paint_t;
       viper_scheduler_set_slice (a->s->sched, (guint) CLAMP (took, 8000, 250000));
+      a->replay_min_us = (guint) CLAMP (took / 2, 2000, 125000);
+      if (a->ticker)
+        viper_scheduler_set_deadline (a->s->sched, viper_ticker_due (a->ticker), a->replay_min_us);
     }
 }
 
@@ -1768,8 +1778,8 @@ main (int argc, char **argv)
   g_signal_connect (a->gapp, "activate", G_CALLBACK (on_activate), a);
   char *args[] = { argv[0], NULL };
   rc = g_application_run (G_APPLICATION (a->gapp), 1, args);
-  if (a->timer)
-    g_source_remove (a->timer);
+  viper_ticker_free (a->ticker);
+  a->ticker = NULL;
   /* the widgets are gone with the window: free the pipeline alone */
   viper_playback_set_session (a->pb, NULL);
   viper_session_free (a->s);

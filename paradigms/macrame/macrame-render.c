@@ -67,6 +67,42 @@ macrame_node_geometry (double x, double y, double w, double h, MacrameNodeGeomet
   g->rx_x = x + w / 2 + 0.5 * pad, g->rx_y = g->tx_y, g->rx_w = g->tx_w, g->rx_h = g->tx_h;
 }
 
+/* The outline cairo_rectangle + cairo_stroke draws with a line width of 1
+ * and mitred corners, as a fill: the ring between the rectangle grown and
+ * shrunk by half a unit, or, when the rectangle is a unit thin or less (the
+ * meters of a small node), the grown rectangle, which is what the strokes
+ * of its sides cover together.  The same shape, which cairo fills several
+ * times faster than it strokes (a thousand nodes, three outlines each, were
+ * most of the 8x8 testbed's frame).  A rectangle with no width or height is
+ * stroked. */
+void
+macrame_outline_rect (cairo_t *cr, double x, double y, double w, double h)
+{
+  cairo_new_path (cr);
+  if (w == 0 || h == 0 || !isfinite (w) || !isfinite (h))
+    {
+      cairo_set_line_width (cr, 1.0);
+      cairo_rectangle (cr, x, y, w, h);
+      cairo_stroke (cr);
+      return;
+    }
+  if (w < 0)
+    x += w, w = -w;
+  if (h < 0)
+    y += h, h = -h;
+  cairo_rectangle (cr, x - 0.5, y - 0.5, w + 1, h + 1);
+  if (w > 1 && h > 1)
+    {
+      /* the hole, the other way round (the fill rule is winding) */
+      cairo_move_to (cr, x + 0.5, y + 0.5);
+      cairo_rel_line_to (cr, 0, h - 1);
+      cairo_rel_line_to (cr, w - 1, 0);
+      cairo_rel_line_to (cr, 0, -(h - 1));
+      cairo_close_path (cr);
+    }
+  cairo_fill (cr);
+}
+
 static void
 draw_meter (cairo_t *cr, double x, double y, double w, double h, MacrameState s, gint32 rate, gint64 maxrate)
 {
@@ -78,9 +114,7 @@ draw_meter (cairo_t *cr, double x, double y, double w, double h, MacrameState s,
       cairo_fill (cr);
     }
   set_color (cr, BLACK);
-  cairo_set_line_width (cr, 1.0);
-  cairo_rectangle (cr, x, y, w, h);
-  cairo_stroke (cr);
+  macrame_outline_rect (cr, x, y, w, h);
 }
 
 void
@@ -98,9 +132,7 @@ macrame_draw_node (cairo_t *cr, const ViperModel *m, gint64 id, double x, double
   draw_meter (cr, g.tx_x, g.tx_y, g.tx_w, g.tx_h, (MacrameState) d.tx_state, d.tx_rate, maxrate);
   draw_meter (cr, g.rx_x, g.rx_y, g.rx_w, g.rx_h, (MacrameState) d.rx_state, d.rx_rate, maxrate);
   set_color (cr, BLACK);
-  cairo_set_line_width (cr, 1.0);
-  cairo_rectangle (cr, x, y, w, h);
-  cairo_stroke (cr);
+  macrame_outline_rect (cr, x, y, w, h);
   if (d.tx_state == MACRAME_ERROR || d.rx_state == MACRAME_ERROR)
     {
       set_color (cr, WHITE);

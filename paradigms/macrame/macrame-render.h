@@ -30,6 +30,9 @@ typedef struct {
 } MacrameNodeGeometry;
 
 void macrame_node_geometry (double x, double y, double w, double h, MacrameNodeGeometry *g);
+/* The pixels of cairo_rectangle (x, y, w, h) stroked with a line width of 1
+ * (and mitred corners), drawn as a fill in the current source. */
+void macrame_outline_rect (cairo_t *cr, double x, double y, double w, double h);
 
 /* A node: two meters (filled lower part = rate / MAXRATE in the dynamic
  * colour, transparent upper part) over a base in the setup colour, and a

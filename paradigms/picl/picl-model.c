@@ -280,9 +280,9 @@ group_close (PiclModel *m, Proc *p)
       if (first)
         {
           /* the entry written at the group's begin takes its decided state */
-          ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, p->group_pos);
+          const ViperHistoryEntry *e = viper_model_history_at (&m->base, p->group_pos);
           if (e && e->module == (gint32) p->id && e->other < 0)
-            e->state = (gint32) s;
+            viper_model_history_set_state (&m->base, p->group_pos, (gint32) s);
           decide (m, p->id, t, s);
           first = FALSE;
         }
@@ -296,9 +296,9 @@ group_close (PiclModel *m, Proc *p)
   if (first)
     {
       /* every call of the group took no time */
-      ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, p->group_pos);
+      const ViperHistoryEntry *e = viper_model_history_at (&m->base, p->group_pos);
       if (e && e->module == (gint32) p->id && e->other < 0)
-        e->state = VIPER_PICL_COMMUNICATING;
+        viper_model_history_set_state (&m->base, p->group_pos, VIPER_PICL_COMMUNICATING);
       decide (m, p->id, p->group_begin, VIPER_PICL_COMMUNICATING);
     }
   history_state (m, p->id, end, VIPER_PICL_BUSY);
@@ -323,9 +323,9 @@ picl_set_provisional (PiclModel *m, Proc *p)
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
   if (p->calls->len)
     {
-      ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, p->group_pos);
+      const ViperHistoryEntry *e = viper_model_history_at (&m->base, p->group_pos);
       if (e && e->module == (gint32) p->id && e->other < 0)
-        e->state = (gint32) s;
+        viper_model_history_set_state (&m->base, p->group_pos, (gint32) s);
     }
 }
 

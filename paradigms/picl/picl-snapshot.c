@@ -205,7 +205,10 @@ picl_restore (ViperModel *base, gconstpointer snap)
       const SavedEntry *se = &g_array_index (s->entries, SavedEntry, i);
       ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (base, se->pos);
       if (e)
-        *e = se->e;
+        {
+          viper_model_history_set_state (base, se->pos, se->e.state);   /* and its ref's copy */
+          *e = se->e;
+        }
     }
 }
 

@@ -6,6 +6,10 @@
  * at least T / S seconds; a breakpoint turns it into a fast-forward, and the
  * headless viper_scheduler_run() ignores the speed.  The bounds are lower
  * bounds on elapsed time, which hold however slow the machine is.
+ * A deadline (viper_scheduler_set_deadline, the GUI's next frame) ends an
+ * idle dispatch: one already passed lets it do one batch of steps, one
+ * ahead keeps it going until then, and the least time it is given holds
+ * even when the deadline has passed.
  */
 #include <math.h>
 #include <glib/gstdio.h>
@@ -125,11 +129,96 @@ test_unpaced (void)
   g_free (path);
 }
 
+/* One main-context iteration that replays (the reading source may take
+ * some first); returns how many trams it applied and sets *took_us to the
+ * time the iteration took. */
+static guint64
+replaying_iteration (ViperScheduler *s, ViperModel *m, gint64 *took_us, gint64 *ended)
+{
+  for (int i = 0; i < 10000 && viper_scheduler_state (s) != VIPER_SCHED_IDLE; i++)
+    {
+      guint64 before = m->applied;
+      gint64 t0 = g_get_monotonic_time ();
+      g_main_context_iteration (NULL, TRUE);
+      *ended = g_get_monotonic_time ();
+      *took_us = *ended - t0;
+      if (m->applied != before)
+        return m->applied - before;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+static void
+test_deadline (void)
+{
+  /* 200,000 trams: more than the slices below replay */
+  GString *str = g_string_new (NULL);
+  for (int i = 0; i < 200000; i++)
+    g_string_append_printf (str, "-3 -901 %d.%06d 0 0 0\n", i / 1000000, i % 1000000);
+  char *path = NULL;
+  int fd = g_file_open_tmp ("viper-deadline-XXXXXX.trc", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (g_file_set_contents (path, str->str, -1, NULL));
+  close (fd);
+  g_string_free (str, TRUE);
+
+  viper_paradigms_register_all ();
+  const ViperParadigm *p = viper_paradigm_lookup ("picl");
+  ViperTramPool *pool = viper_tram_pool_new ();
+  ViperChannels *ch = viper_channels_new ();
+  ViperDiag diag;
+  viper_diag_init (&diag, NULL, NULL);
+  ViperModel *m = p->model_new (p, NULL);
+  ViperRun *run = viper_run_new (p, m, pool, ch, &diag, 0.5);
+  ViperScheduler *s = viper_scheduler_new (run, m, ch, &diag);
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, pool, &diag, ch, &error);
+  g_assert_no_error (error);
+  viper_scheduler_add_source (s, src);
+  viper_scheduler_attach (s, NULL);
+  viper_scheduler_set_speed (s, 0);
+  viper_scheduler_go (s);
+  gint64 took, ended;
+
+  /* a deadline already passed, no least time: one batch of at most 256
+   * steps (a slice of 8 ms would replay thousands) */
+  viper_scheduler_set_deadline (s, 1, 0);
+  guint64 n = replaying_iteration (s, m, &took, &ended);
+  g_assert_cmpuint (n, <=, 256);
+
+  /* a deadline 3 ms ahead: the dispatch goes on until then (the trams are
+   * cheap: 200,000 take about 30 ms) */
+  gint64 due = g_get_monotonic_time () + 3000;
+  viper_scheduler_set_deadline (s, due, 0);
+  n = replaying_iteration (s, m, &took, &ended);
+  g_assert_cmpuint (n, >, 0);
+  g_assert_cmpint (viper_scheduler_state (s), !=, VIPER_SCHED_IDLE);
+  g_assert_cmpint (ended, >=, due);
+
+  /* a passed deadline with a least time of 2 ms: at least that */
+  viper_scheduler_set_deadline (s, 1, 2000);
+  n = replaying_iteration (s, m, &took, &ended);
+  g_assert_cmpuint (n, >, 0);
+  g_assert_cmpint (viper_scheduler_state (s), !=, VIPER_SCHED_IDLE);
+  g_assert_cmpint (took, >=, 2000);
+
+  viper_scheduler_free (s);
+  viper_run_free (run);
+  viper_model_free (m);
+  viper_channels_free (ch);
+  viper_diag_clear (&diag);
+  viper_tram_pool_free (pool);
+  g_unlink (path);
+  g_free (path);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/scheduler/pace/speed", test_speed);
   g_test_add_func ("/scheduler/pace/unpaced", test_unpaced);
+  g_test_add_func ("/scheduler/deadline", test_deadline);
   return g_test_run ();
 }

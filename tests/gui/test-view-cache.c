@@ -12,12 +12,20 @@
  * And the comparison is shown to see staleness: a cache that is not told
  * about a change (the window moved, the model reset) differs from the fresh
  * render, so a cache that missed an invalidation fails this test.
+ *
+ * The space-time view reads a module's state changes from the copies its
+ * history refs keep (times and states, views-spacetime.c) rather than from
+ * the entries: at every check its fresh render is also compared, exactly,
+ * with one that walks the entries (VIPER_ST_WALK=entries) - after PICL
+ * decides states after appending them, and after a seek back restores a
+ * checkpoint, the copies must still be the entries' states.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <glib/gstdio.h>
 #include "core/scheduler.h"
+#include "core/trail.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "paradigms/viewsetup.h"
@@ -44,6 +52,9 @@ rig_open (Rig *r, const char *paradigm, const char *trace, const char *setup, co
 {
   memset (r, 0, sizeof *r);
   test_replay_open (&r->rp, paradigm, trace, setup, 0, NULL, NULL);
+  /* seeks back by checkpoints, a few dozen trams apart */
+  viper_scheduler_enable_trail (r->rp.sched, 0);
+  viper_trail_set_first_every (viper_scheduler_get_trail (r->rp.sched), 37);
   GError *error = NULL;
   if (view_setup)
     {
@@ -166,10 +177,70 @@ stale_pixels (Rig *r, ViperViewKind k, ViperViewCache *c, gboolean report)
   return bad;
 }
 
+static cairo_surface_t *
+render_spacetime (Rig *r)
+{
+  cairo_surface_t *img = cairo_image_surface_create (CAIRO_FORMAT_RGB24, r->w, r->h);
+  cairo_t *cr = cairo_create (img);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  viper_view_draw (VIPER_VIEW_SPACETIME, cr, r->rp.model, r->rp.run, r->layout, &r->window, r->w, r->h);
+  cairo_destroy (cr);
+  cairo_surface_flush (img);
+  return img;
+}
+
+/* Pixels of the space-time view (as drawn, from the refs' copies) that
+ * differ from the view drawn by walking the history entries. */
+static guint
+walks_differ (Rig *r)
+{
+  cairo_surface_t *a = render_spacetime (r);
+  g_setenv ("VIPER_ST_WALK", "entries", TRUE);
+  cairo_surface_t *b = render_spacetime (r);
+  g_unsetenv ("VIPER_ST_WALK");
+  guint bad = 0;
+  int sa = cairo_image_surface_get_stride (a), sb = cairo_image_surface_get_stride (b);
+  const guint8 *pa = cairo_image_surface_get_data (a), *pb = cairo_image_surface_get_data (b);
+  for (int y = 0; y < r->h; y++)
+    bad += memcmp (pa + y * sa, pb + y * sb, (size_t) r->w * 4) != 0;
+  cairo_surface_destroy (a);
+  cairo_surface_destroy (b);
+  return bad;
+}
+
+/* State changes whose ref's copy of the state is not the entry's. */
+static guint
+refs_stale (Rig *r)
+{
+  const ViperModel *m = r->rp.model;
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  viper_view_renderer (m)->modules (m, r->rp.run, ids);
+  guint bad = 0;
+  for (guint i = 0; i < ids->len; i++)
+    {
+      const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (ids, gint64, i));
+      for (guint k = 0; h && k < h->states->len; k++)
+        {
+          const ViperHistoryRef *ref = &g_array_index (h->states, ViperHistoryRef, k);
+          const ViperHistoryEntry *e = viper_model_history_at (m, ref->pos);
+          bad += e && e->state != ref->state;
+        }
+    }
+  g_array_unref (ids);
+  return bad;
+}
+
 /* Every view's cached frame equals a fresh render. */
 static void
 check_all (Rig *r, const char *when)
 {
+  guint stale = refs_stale (r);
+  if (stale)
+    g_error ("%s: %u history refs keep a state their entry no longer has", when, stale);
+  guint rows = walks_differ (r);
+  if (rows)
+    g_error ("%s: space-time view: %u rows of pixels differ between the refs' states and the entries'", when, rows);
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     {
       guint bad = stale_pixels (r, k, r->cache[k], TRUE);
@@ -280,6 +351,24 @@ exercise (Rig *r, guint steps)
   viper_scheduler_run (r->rp.sched);
   take_damage (r);
   check_all (r, "end");
+  /* a seek back: a checkpoint restored and the logged trams replayed to a
+   * clock in the middle (the GUI's Go to clock), then on to the end */
+  double lo, hi;
+  g_assert_true (viper_time_window_extent (r->rp.model, &lo, &hi));
+  for (int i = 9; i >= 1; i -= 2)
+    {
+      double mid = lo + (hi - lo) * i / 10.0;
+      g_assert_true (viper_scheduler_rewind (r->rp.sched, mid, 0));
+      viper_scheduler_set_breakpoint (r->rp.sched, mid);
+      g_assert_cmpint (viper_scheduler_run (r->rp.sched), ==, VIPER_STOP_BREAKPOINT);
+      g_assert_cmpfloat (r->rp.model->clock, <=, mid);
+      take_damage (r);
+      check_all (r, "seek back");
+    }
+  viper_scheduler_set_breakpoint (r->rp.sched, NAN);
+  viper_scheduler_run (r->rp.sched);
+  take_damage (r);
+  check_all (r, "end again");
   /* the cache redrew in part most of the time, or this proves little */
   guint64 full, partial;
   viper_view_cache_counts (r->cache[VIPER_VIEW_ANIMATION], &full, &partial);

@@ -289,6 +289,55 @@ test_spacetime (void)
   fx_clear (&fx);
 }
 
+/* macrame_outline_rect fills exactly the pixels a 1-wide stroke of the
+ * rectangle covers, wherever it lies between pixels and however thin
+ * (meters of small nodes are under a pixel wide, or of negative width). */
+static void
+test_outline (void)
+{
+  static const double sizes[] = { 7.3, 3.0, 1.6, 1.0, 0.7, 0.2, -0.4, -2.5, 24.75 };
+  guint cases = 0;
+  for (int ox = 0; ox < 4; ox++)
+    for (int oy = 0; oy < 3; oy++)
+      for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+        for (guint j = 0; j < G_N_ELEMENTS (sizes); j++)
+          {
+            double x = 6 + ox * 0.27, y = 5 + oy * 0.41, w = sizes[i], h = sizes[j];
+            cairo_surface_t *a = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 40, 40);
+            cairo_surface_t *b = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 40, 40);
+            cairo_t *ca = cairo_create (a), *cb = cairo_create (b);
+            cairo_set_source_rgb (ca, 1, 1, 1);
+            cairo_paint (ca);
+            cairo_set_source_rgb (cb, 1, 1, 1);
+            cairo_paint (cb);
+            cairo_set_source_rgb (ca, 0, 0, 0);
+            cairo_set_source_rgb (cb, 0, 0, 0);
+            cairo_set_line_width (ca, 1.0);
+            cairo_rectangle (ca, x, y, w, h);
+            cairo_stroke (ca);
+            macrame_outline_rect (cb, x, y, w, h);
+            cairo_destroy (ca);
+            cairo_destroy (cb);
+            cairo_surface_flush (a);
+            cairo_surface_flush (b);
+            const guint8 *pa = cairo_image_surface_get_data (a), *pb = cairo_image_surface_get_data (b);
+            int sa = cairo_image_surface_get_stride (a), sb = cairo_image_surface_get_stride (b);
+            gboolean inked = FALSE;
+            for (int row = 0; row < 40; row++)
+              {
+                if (memcmp (pa + row * sa, pb + row * sb, 40 * 4) != 0)
+                  g_error ("outline of (%g, %g, %g, %g): row %d differs from the stroke", x, y, w, h, row);
+                for (int c = 0; c < 40; c++)
+                  inked |= ((const guint32 *) (gconstpointer) (pb + row * sb))[c] != 0xffffffffu;
+              }
+            g_assert_true (inked);
+            cairo_surface_destroy (a);
+            cairo_surface_destroy (b);
+            cases++;
+          }
+  g_assert_cmpuint (cases, ==, 4 * 3 * 81);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -297,6 +346,7 @@ main (int argc, char **argv)
   g_test_add_func ("/macrame/render/table14", test_table14);
   g_test_add_func ("/macrame/render/meter-height", test_meter_height);
   g_test_add_func ("/macrame/render/cross", test_cross);
+  g_test_add_func ("/macrame/render/outline", test_outline);
   g_test_add_func ("/macrame/render/spacetime", test_spacetime);
   return g_test_run ();
 }
