@@ -1026,6 +1026,19 @@ viper_run_insert (ViperRun *run, ViperTram *t)
 }
 
 void
+viper_run_prefetch (ViperRun *run, const ViperTram *t)
+{
+  /* only explicit sequence numbers land far from the cut; without them a
+   * list's trams come in order and are never placed */
+  if (!run->paradigm->explicit_seq || t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
+    return;
+  gboolean small = t->proc >= -1 && t->proc < DIRECT_LISTS - 1;
+  ViperSeqList *l = small ? run->direct[t->proc + 1] : NULL;
+  if (l)
+    viper_seqlist_prefetch (l, viper_tram_data (t)[0]);
+}
+
+void
 viper_run_count_rejected (ViperRun *run, guint64 n)
 {
   run->counts.read += n;

@@ -346,6 +346,20 @@ viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max)
   return drain (l, first_queued, max);
 }
 
+void
+viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq)
+{
+  const ViperSeqPages *P = l->pages;
+  if (!P || seq <= l->next_seq)
+    return;
+  guint64 pageno = (guint64) seq >> PAGE_BITS;
+  if (pageno - base_page (l) >= P->dir_cap)
+    return;
+  const SeqPage *pg = P->dir[pageno & (P->dir_cap - 1)];
+  if (pg)
+    __builtin_prefetch (&pg->slot[(guint64) seq & PAGE_MASK], 1);
+}
+
 ViperSeqResult
 viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
 {
