@@ -24,15 +24,14 @@
  * it ever used (128 x 64 KiB at the very most).  A slab that still holds one
  * live tram stays, so a few long-waiting trams scattered over many slabs
  * keep those slabs (the engine releases trams roughly in the order it took
- * them, which keeps this rare).  Slabs are carved in turn from 2 MiB arenas
- * mapped with mmap() and marked for transparent huge pages (MADV_HUGEPAGE):
- * a fully shuffled trace holds its trams over hundreds of MiB, and in 4 KiB
- * pages each tram touched costs a TLB miss as well as a cache miss (issue
- * 11).  A slab given back is unmapped on its own, which really returns its
- * pages (the kernel splits the huge page): memory from malloc() freed in the
- * middle of the heap would stay in the process.  Under AddressSanitizer
- * they come from malloc() instead, so that the sanitizer sees them (leak
- * scanning, use of a slab after it went back).
+ * them, which keeps this rare).  Slabs are mapped with mmap() on their own
+ * so that unmapping really returns the pages: memory from malloc() freed
+ * in the middle of the heap stays in the process.  (Transparent huge pages
+ * for the slabs were tried for issue 11: fewer TLB misses on a shuffled
+ * trace, but the kernel's zeroing and compaction of 2 MiB pages cost more
+ * system time than they saved, twice as much on a loaded machine.)  Under
+ * AddressSanitizer they come from malloc() instead, so that the sanitizer
+ * sees them (leak scanning, use of a slab after it went back).
  *
  * Trams bigger than 1 KiB (long lines) are rare and get their own g_malloc
  * block, freed on release, with a hidden prefix that links them so that
@@ -80,7 +79,6 @@
 #define SLAB_SIZE VIPER_TRAM_POOL_SLAB_BYTES
 #define SPARE_SLABS 1                     /* empty slabs a class keeps */
 #define BIG_SLAB G_MAXUINT32              /* pool_slab of a big tram */
-#define ARENA_SIZE ((gsize) 2 << 20)      /* slabs are carved from arenas of 2 MiB (a huge page) */
 #define CHUNK_BITS 10                     /* slab headers per chunk of the table: 1,024 */
 #define CHUNK_MASK ((1u << CHUNK_BITS) - 1)
 
@@ -123,7 +121,6 @@ struct _ViperTramPool {
   guint32 *free_ids;                      /* ids of returned slabs, to reuse */
   guint32 n_free_ids, free_ids_cap;
   BigHeader *big;
-  char *arena_next, *arena_end;           /* the part of the current arena not handed out yet */
   gsize bytes_in_use;
   gsize reserved, reserved_peak;
   gsize live;
@@ -147,35 +144,12 @@ viper_tram_pool_new (void)
 }
 
 static char *
-slab_memory (ViperTramPool *pool, guint8 *mapped)
+slab_memory (guint8 *mapped)
 {
-  (void) pool;
 #ifdef VIPER_POOL_MMAP
-  if (pool->arena_next == pool->arena_end)
+  void *p = mmap (NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (G_LIKELY (p != MAP_FAILED))
     {
-      /* a fresh ARENA_SIZE-aligned arena, in huge pages where the system
-       * has them: trams of a burst in flight lie spread over hundreds of
-       * MiB, which in 4 KiB pages costs a TLB miss per tram touched */
-      gsize span = 2 * ARENA_SIZE;
-      char *p = mmap (NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (G_LIKELY (p != MAP_FAILED))
-        {
-          char *a = (char *) (((guintptr) p + ARENA_SIZE - 1) & ~(guintptr) (ARENA_SIZE - 1));
-          if (a > p)
-            munmap (p, (gsize) (a - p));
-          if (a + ARENA_SIZE < p + span)
-            munmap (a + ARENA_SIZE, (gsize) (p + span - (a + ARENA_SIZE)));
-#ifdef MADV_HUGEPAGE
-          madvise (a, ARENA_SIZE, MADV_HUGEPAGE);
-#endif
-          pool->arena_next = a;
-          pool->arena_end = a + ARENA_SIZE;
-        }
-    }
-  if (pool->arena_next != pool->arena_end)
-    {
-      char *p = pool->arena_next;
-      pool->arena_next += SLAB_SIZE;
       *mapped = 1;
       return p;
     }
@@ -280,7 +254,7 @@ G_NO_INLINE static Slab *
 new_slab (ViperTramPool *pool, guint cls)
 {
   guint8 mapped;
-  char *mem = slab_memory (pool, &mapped);
+  char *mem = slab_memory (&mapped);
   guint32 id;
   if (pool->n_free_ids)
     id = pool->free_ids[--pool->n_free_ids];
