@@ -273,9 +273,9 @@ maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
   /* On shuffled input the trams of a list lie anywhere in memory; when t
    * leaves, its successor and the trams it wakes are looked at next. */
   if (t->next)
-    __builtin_prefetch (t->next, 1);
+    viper_tram_prefetch (t->next);
   if (t->prim && ((Prim *) t->prim)->entries[t->slot].waiters)
-    __builtin_prefetch (((Prim *) t->prim)->entries[t->slot].waiters, 1);
+    viper_tram_prefetch (((Prim *) t->prim)->entries[t->slot].waiters);
 }
 
 static void
@@ -663,7 +663,7 @@ advance_claims (ViperRun *run, ViperSeqList *l)
         {
           ViperTram *t = l->claim;
           if (t->next)
-            __builtin_prefetch (t->next, 1);
+            viper_tram_prefetch (t->next);
           if (!claim (run, l, t))
             break;
           l->claim = t->next;

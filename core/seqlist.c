@@ -30,7 +30,8 @@
 #define PAGE_MASK ((guint64) PAGE_SLOTS - 1)
 #define DIR_MIN 4u
 #define DIR_MAX (1u << 12)
-#define DIR_KEEP 64u            /* an emptied directory larger than this shrinks back */
+#define DIR_KEEP 64u
+#define DRAIN_AHEAD 12          /* trams a sweep prefetches ahead */            /* an emptied directory larger than this shrinks back */
 
 typedef struct {
   gint64 pageno;            /* key of the far table; sequence number >> PAGE_BITS */
@@ -312,8 +313,12 @@ drain (ViperSeqList *l, ViperTram **first, guint max)
       ViperTram *t = pg->slot[seq & PAGE_MASK];
       /* the trams of a sweep lie anywhere in memory: ask for the ones a
        * few slots on while this one is linked */
-      if ((seq & PAGE_MASK) + 8 < PAGE_SLOTS && pg->slot[(seq & PAGE_MASK) + 8])
-        __builtin_prefetch (pg->slot[(seq & PAGE_MASK) + 8], 1);
+      if ((seq & PAGE_MASK) + DRAIN_AHEAD < PAGE_SLOTS && pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD])
+        {
+          ViperTram *up = pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD];
+          if (up != USED)
+            viper_tram_prefetch (up);
+        }
       pg->slot[seq & PAGE_MASK] = NULL;
       P->occupied--;
       if (--pg->count == 0)
