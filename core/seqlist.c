@@ -362,7 +362,10 @@ viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq)
     return;
   const SeqPage *pg = P->dir[pageno & (P->dir_cap - 1)];
   if (pg)
-    __builtin_prefetch (&pg->slot[(guint64) seq & PAGE_MASK], 1);
+    {
+      __builtin_prefetch (&pg->slot[(guint64) seq & PAGE_MASK], 1);
+      __builtin_prefetch (&pg->count, 1);     /* place() counts the slot in the page's header */
+    }
 }
 
 ViperSeqResult
