@@ -79,6 +79,14 @@
 #define SLAB_SIZE VIPER_TRAM_POOL_SLAB_BYTES
 #define SPARE_SLABS 1                     /* empty slabs a class keeps */
 #define BIG_SLAB G_MAXUINT32              /* pool_slab of a big tram */
+/* A slab is filled from its start and given back whole, so its pages are
+ * mapped in one call rather than faulted in one by one (16 faults, a
+ * fifth of the system time of a shuffled replay) */
+#ifdef MAP_POPULATE
+#define SLAB_POPULATE MAP_POPULATE
+#else
+#define SLAB_POPULATE 0
+#endif
 #define CHUNK_BITS 10                     /* slab headers per chunk of the table: 1,024 */
 #define CHUNK_MASK ((1u << CHUNK_BITS) - 1)
 
@@ -147,7 +155,7 @@ static char *
 slab_memory (guint8 *mapped)
 {
 #ifdef VIPER_POOL_MMAP
-  void *p = mmap (NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p = mmap (NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | SLAB_POPULATE, -1, 0);
   if (G_LIKELY (p != MAP_FAILED))
     {
       *mapped = 1;
