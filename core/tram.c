@@ -79,9 +79,10 @@
 #define SLAB_SIZE VIPER_TRAM_POOL_SLAB_BYTES
 #define SPARE_SLABS 1                     /* empty slabs a class keeps */
 #define BIG_SLAB G_MAXUINT32              /* pool_slab of a big tram */
-/* A slab is filled from its start and given back whole, so its pages are
- * mapped in one call rather than faulted in one by one (16 faults, a
- * fifth of the system time of a shuffled replay) */
+/* Slabs fill from their start (only the last slab of a class has pages not
+ * used yet), so a slab's pages are mapped in the one call rather than
+ * faulted in one by one: 16 faults, a third of the system time of a
+ * shuffled replay */
 #ifdef MAP_POPULATE
 #define SLAB_POPULATE MAP_POPULATE
 #else
