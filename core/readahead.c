@@ -311,6 +311,15 @@ viper_read_ahead_next (ViperReadAhead *ra, ViperAheadItem *item)
     }
 }
 
+const ViperTram *
+viper_read_ahead_peek (const ViperReadAhead *ra, guint k)
+{
+  if (!ra->cur || ra->cur_i + k >= ra->cur->n)
+    return NULL;
+  const Entry *e = &ra->cur->e[ra->cur_i + k];
+  return e->tram ? (const ViperTram *) (ra->cur->arena + e->tram - 1) : NULL;
+}
+
 guint64
 viper_read_ahead_bytes (const ViperReadAhead *ra)
 {

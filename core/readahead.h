@@ -35,6 +35,11 @@ typedef struct {
 ViperReadAhead *viper_read_ahead_new (int fd);
 /* The next item in file order; blocks until the worker has it. */
 void viper_read_ahead_next (ViperReadAhead *ra, ViperAheadItem *item);
+/* The tram image k items after the next one viper_read_ahead_next() returns
+ * (k = 0: that one), if it is a tram already in the batch being taken; else
+ * NULL.  Never blocks; valid until the next call of viper_read_ahead_next().
+ * For prefetching only: the engine looks at where such a tram will go. */
+const ViperTram *viper_read_ahead_peek (const ViperReadAhead *ra, guint k);
 /* Bytes of the file behind the items handed out so far (by whole batches). */
 guint64 viper_read_ahead_bytes (const ViperReadAhead *ra);
 /* Stop the worker, wait for it, free everything. */

@@ -35,6 +35,7 @@
 #define MEMBERS_ON_STACK 256
 #define MAX_ENTRIES 65535u      /* PrimEntry indices are 16-bit (ViperTram.slot) */
 #define DIRECT_LISTS 4096
+#define PREFETCH_PENDING 4096    /* trams in flight from which viper_run_prefetch looks */
 #define PRIM_FREE_SIZES 9       /* primitives of up to 8 entries are recycled */
 /* at most this many kept per size; none under AddressSanitizer, so that a
  * primitive used after its release is still caught there */
@@ -273,9 +274,9 @@ maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
   /* On shuffled input the trams of a list lie anywhere in memory; when t
    * leaves, its successor and the trams it wakes are looked at next. */
   if (t->next)
-    __builtin_prefetch (t->next, 1);
+    viper_tram_prefetch (t->next);
   if (t->prim && ((Prim *) t->prim)->entries[t->slot].waiters)
-    __builtin_prefetch (((Prim *) t->prim)->entries[t->slot].waiters, 1);
+    viper_tram_prefetch (((Prim *) t->prim)->entries[t->slot].waiters);
 }
 
 static void
@@ -663,7 +664,7 @@ advance_claims (ViperRun *run, ViperSeqList *l)
         {
           ViperTram *t = l->claim;
           if (t->next)
-            __builtin_prefetch (t->next, 1);
+            viper_tram_prefetch (t->next);
           if (!claim (run, l, t))
             break;
           l->claim = t->next;
@@ -1023,6 +1024,21 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       drain_resume (run);
     }
   return TRUE;
+}
+
+void
+viper_run_prefetch (ViperRun *run, const ViperTram *t)
+{
+  /* only explicit sequence numbers land far from the cut; without them a
+   * list's trams come in order and are never placed; and while few trams
+   * wait, the slots they land in are in the cache anyway */
+  if (run->counts.read - run->counts.transferred < PREFETCH_PENDING || !run->paradigm->explicit_seq
+      || t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
+    return;
+  gboolean small = t->proc >= -1 && t->proc < DIRECT_LISTS - 1;
+  ViperSeqList *l = small ? run->direct[t->proc + 1] : NULL;
+  if (l)
+    viper_seqlist_prefetch (l, viper_tram_data (t)[0]);
 }
 
 void

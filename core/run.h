@@ -62,6 +62,9 @@ void viper_run_set_max_procs (ViperRun *run, guint64 max);
 /* Take a parsed tram (ownership passes to the run).  Returns FALSE when it is
  * rejected as bad input (reported to the diag, counted, released). */
 gboolean viper_run_insert (ViperRun *run, ViperTram *tram);
+/* A tram that will be inserted soon (a source's look ahead): prefetch the
+ * slot it will take in its sequence list.  Changes nothing. */
+void viper_run_prefetch (ViperRun *run, const ViperTram *upcoming);
 /* Count n bad lines the sources rejected (read and rejected). */
 void viper_run_count_rejected (ViperRun *run, guint64 n);
 

@@ -127,12 +127,21 @@ source_ready (ViperTramSource *src, gpointer data)
     ensure_idle (s);
 }
 
+static void
+source_ahead (const ViperTram *upcoming, gpointer data)
+{
+  viper_run_prefetch (((ViperScheduler *) data)->run, upcoming);
+}
+
 void
 viper_scheduler_add_source (ViperScheduler *s, ViperTramSource *src)
 {
   SourceSlot slot = { .src = src };
   g_array_append_val (s->sources, slot);
   viper_tram_source_set_ready_func (src, source_ready, s);
+  /* only explicit sequence numbers land far from the cut (viper_run_prefetch) */
+  if (viper_run_paradigm (s->run)->explicit_seq)
+    viper_tram_source_set_ahead_func (src, source_ahead, s);
   if (s->ctx)
     viper_tram_source_attach (src, s->ctx);
 }

@@ -30,7 +30,8 @@
 #define PAGE_MASK ((guint64) PAGE_SLOTS - 1)
 #define DIR_MIN 4u
 #define DIR_MAX (1u << 12)
-#define DIR_KEEP 64u            /* an emptied directory larger than this shrinks back */
+#define DIR_KEEP 64u
+#define DRAIN_AHEAD 12          /* trams a sweep prefetches ahead */            /* an emptied directory larger than this shrinks back */
 
 typedef struct {
   gint64 pageno;            /* key of the far table; sequence number >> PAGE_BITS */
@@ -312,8 +313,12 @@ drain (ViperSeqList *l, ViperTram **first, guint max)
       ViperTram *t = pg->slot[seq & PAGE_MASK];
       /* the trams of a sweep lie anywhere in memory: ask for the ones a
        * few slots on while this one is linked */
-      if ((seq & PAGE_MASK) + 8 < PAGE_SLOTS && pg->slot[(seq & PAGE_MASK) + 8])
-        __builtin_prefetch (pg->slot[(seq & PAGE_MASK) + 8], 1);
+      if ((seq & PAGE_MASK) + DRAIN_AHEAD < PAGE_SLOTS && pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD])
+        {
+          ViperTram *up = pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD];
+          if (up != USED)
+            viper_tram_prefetch (up);
+        }
       pg->slot[seq & PAGE_MASK] = NULL;
       P->occupied--;
       if (--pg->count == 0)
@@ -344,6 +349,23 @@ viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max)
 {
   *first_queued = NULL;
   return drain (l, first_queued, max);
+}
+
+void
+viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq)
+{
+  const ViperSeqPages *P = l->pages;
+  if (!P || seq <= l->next_seq)
+    return;
+  guint64 pageno = (guint64) seq >> PAGE_BITS;
+  if (pageno - base_page (l) >= P->dir_cap)
+    return;
+  const SeqPage *pg = P->dir[pageno & (P->dir_cap - 1)];
+  if (pg)
+    {
+      __builtin_prefetch (&pg->slot[(guint64) seq & PAGE_MASK], 1);
+      __builtin_prefetch (&pg->count, 1);     /* place() counts the slot in the page's header */
+    }
 }
 
 ViperSeqResult

@@ -58,6 +58,8 @@ guint viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max)
  * it (and its consecutive successors) become QUEUED.  Returns how many
  * sequence numbers were skipped (0 when nothing waits). */
 guint64 viper_seqlist_skip_gap (ViperSeqList *l, ViperTram **first_queued);
+/* Prefetch the slot sequence number seq would take (when its page exists). */
+void viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq);
 /* Number of INITIAL trams (above the cut). */
 guint64 viper_seqlist_initial (const ViperSeqList *l);
 /* Pages currently allocated for waiting trams (for tests and memory figures). */

@@ -280,6 +280,14 @@ file_fill_ahead (FileSource *fs)
         {
         case VIPER_AHEAD_TRAM:
           {
+            if (fs->base.ahead)
+              {
+                /* the tram a few takes on: its list slot (a cache miss on
+                 * shuffled input) is fetched while these are inserted */
+                const ViperTram *up = viper_read_ahead_peek (fs->ahead, VIPER_SOURCE_AHEAD - 1);
+                if (up)
+                  fs->base.ahead (up, fs->base.ahead_data);
+              }
             ViperTram *t = viper_tram_copy (fs->base.pool, it.tram);
             t->channel = fs->channel;
             fs->base.lines_read++;

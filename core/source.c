@@ -52,6 +52,14 @@ viper_tram_source_set_ready_func (ViperTramSource *s, ViperSourceReadyFunc f, gp
 }
 
 void
+viper_tram_source_set_ahead_func (ViperTramSource *s, ViperSourceAheadFunc f, gpointer data)
+{
+  g_return_if_fail (s != NULL);
+  s->ahead = f;
+  s->ahead_data = data;
+}
+
+void
 viper_tram_source_free (ViperTramSource *s)
 {
   if (s == NULL)

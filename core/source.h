@@ -42,6 +42,12 @@ typedef struct _ViperTramSourceClass ViperTramSourceClass;
 /* Called (from the main loop) when trams became pending, a connection opened or
  * closed, or the source reached its end. */
 typedef void (*ViperSourceReadyFunc) (ViperTramSource *src, gpointer user_data);
+/* Called with a tram the source will hand out a few get()s later, when it
+ * knows one (a file read ahead: up to VIPER_SOURCE_AHEAD trams on): a look only,
+ * so the engine can prefetch the memory that tram will touch.  The tram is
+ * not the source's yet: valid only during the call. */
+typedef void (*ViperSourceAheadFunc) (const ViperTram *upcoming, gpointer user_data);
+#define VIPER_SOURCE_AHEAD 16
 
 struct _ViperTramSourceClass {
   const char *kind;                                        /* "file", "stdin", "listen" */
@@ -64,6 +70,8 @@ struct _ViperTramSource {
   guint64 bytes_read;
   ViperSourceReadyFunc ready;
   gpointer ready_data;
+  ViperSourceAheadFunc ahead;
+  gpointer ahead_data;
 };
 
 /* get() hands the tram over: the caller releases it to the pool.  attach()
@@ -76,6 +84,7 @@ gboolean viper_tram_source_reset (ViperTramSource *s, GError **error);
 gboolean viper_tram_source_at_end (ViperTramSource *s);
 void viper_tram_source_attach (ViperTramSource *s, GMainContext *ctx);
 void viper_tram_source_set_ready_func (ViperTramSource *s, ViperSourceReadyFunc f, gpointer data);
+void viper_tram_source_set_ahead_func (ViperTramSource *s, ViperSourceAheadFunc f, gpointer data);
 void viper_tram_source_free (ViperTramSource *s);
 
 /* A trace file ("-" = standard input, which cannot be reset).  A regular

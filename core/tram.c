@@ -4,13 +4,17 @@
  * varies with the line.  Sizes are rounded up to 8 bytes (all a tram needs
  * for alignment), which gives 128 classes up to 1 KiB; a canonical line
  * stores no text at all, not even its NUL.  Each class carves its blocks
- * from its own 64 KiB slabs.  A slab starts with a small header: its class,
- * its count of live blocks, a LIFO free list threaded through the first word
- * of its released blocks, and a bump offset for the part never used yet.  A
- * tram names its slab (pool_slab, an index into the pool's slab table), so
- * release finds the slab in O(1); the class keeps a list of its slabs that
- * have room, most recently released-into first, and alloc takes from the
- * head of that list, also O(1).
+ * from its own 64 KiB slabs.  A slab's header (its class, its count of live
+ * blocks, a LIFO free list threaded through the first word of its released
+ * blocks, and a bump offset for the part never used yet) is not in the slab
+ * but in a dense table of headers indexed by slab id, 1,024 to a chunk that
+ * never moves: a tram names its slab (pool_slab), so release finds the header
+ * in O(1), and on shuffled input, where trams are released in an order
+ * unrelated to the one they were allocated in, the headers of all slabs stay
+ * in a few pages of cache instead of costing a cache and TLB miss each, one
+ * per slab (issue 11).  The class keeps a list of its slabs that have room,
+ * most recently released-into first, and alloc takes from the head of that
+ * list, also O(1).
  *
  * Memory goes back: when a slab's last live block is released, the slab is
  * returned to the system, except that each class keeps one empty slab as a
@@ -22,9 +26,12 @@
  * keep those slabs (the engine releases trams roughly in the order it took
  * them, which keeps this rare).  Slabs are mapped with mmap() on their own
  * so that unmapping really returns the pages: memory from malloc() freed
- * in the middle of the heap stays in the process.  Under AddressSanitizer
- * they come from malloc() instead, so that the sanitizer sees them (leak
- * scanning, use of a slab after it went back).
+ * in the middle of the heap stays in the process.  (Transparent huge pages
+ * for the slabs were tried for issue 11: fewer TLB misses on a shuffled
+ * trace, but the kernel's zeroing and compaction of 2 MiB pages cost more
+ * system time than they saved, twice as much on a loaded machine.)  Under
+ * AddressSanitizer they come from malloc() instead, so that the sanitizer
+ * sees them (leak scanning, use of a slab after it went back).
  *
  * Trams bigger than 1 KiB (long lines) are rare and get their own g_malloc
  * block, freed on release, with a hidden prefix that links them so that
@@ -72,20 +79,33 @@
 #define SLAB_SIZE VIPER_TRAM_POOL_SLAB_BYTES
 #define SPARE_SLABS 1                     /* empty slabs a class keeps */
 #define BIG_SLAB G_MAXUINT32              /* pool_slab of a big tram */
+/* Slabs fill from their start (only the last slab of a class has pages not
+ * used yet), so a slab's pages are mapped in the one call rather than
+ * faulted in one by one: 16 faults, a third of the system time of a
+ * shuffled replay */
+#ifdef MAP_POPULATE
+#define SLAB_POPULATE MAP_POPULATE
+#else
+#define SLAB_POPULATE 0
+#endif
+#define CHUNK_BITS 10                     /* slab headers per chunk of the table: 1,024 */
+#define CHUNK_MASK ((1u << CHUNK_BITS) - 1)
 
 typedef struct _FreeBlock FreeBlock;
 struct _FreeBlock {
   FreeBlock *next;
 };
 
-/* At the start of its SLAB_SIZE bytes; blocks follow. */
+/* A slab's header, in the pool's header table (its SLAB_SIZE bytes hold
+ * only blocks). */
 typedef struct _Slab Slab;
 struct _Slab {
   FreeBlock *free;                        /* released blocks, LIFO */
   Slab *prev, *next;                      /* in its class's list of slabs with room */
+  char *mem;                              /* its SLAB_SIZE bytes; NULL once returned */
   guint32 bump;                           /* offset of the first byte never handed out */
   guint32 live;                           /* blocks in use */
-  guint32 id;                             /* index in pool->slab */
+  guint32 id;                             /* index in the header table */
   guint16 cls;
   guint8 listed;                          /* in its class's list */
   guint8 mapped;                          /* from mmap() (else g_malloc) */
@@ -105,8 +125,8 @@ struct _BigHeader {
 
 struct _ViperTramPool {
   SizeClass cls[N_CLASSES + 1];
-  Slab **slab;                            /* by id; NULL once returned */
-  guint32 n_slab_ids, slab_cap;
+  Slab **chunk;                           /* headers by id: chunk[id >> CHUNK_BITS][id & CHUNK_MASK] */
+  guint32 n_slab_ids, n_chunks;
   guint32 *free_ids;                      /* ids of returned slabs, to reuse */
   guint32 n_free_ids, free_ids_cap;
   BigHeader *big;
@@ -118,9 +138,13 @@ struct _ViperTramPool {
 G_STATIC_ASSERT (sizeof (ViperTram) % sizeof (gint64) == 0);   /* data[] follows the header */
 G_STATIC_ASSERT (sizeof (ViperTram) <= 96);   /* issue 11: <= 150 B per tram in flight, all told */
 G_STATIC_ASSERT (sizeof (BigHeader) % GRAIN == 0);
-G_STATIC_ASSERT (N_CLASSES * GRAIN + sizeof (Slab) <= SLAB_SIZE);
+G_STATIC_ASSERT (N_CLASSES * GRAIN <= SLAB_SIZE);
 
-#define SLAB_FIRST ((guint32) ((sizeof (Slab) + GRAIN - 1) & ~(gsize) (GRAIN - 1)))
+static inline Slab *
+slab_at (const ViperTramPool *pool, guint32 id)
+{
+  return &pool->chunk[id >> CHUNK_BITS][id & CHUNK_MASK];
+}
 
 ViperTramPool *
 viper_tram_pool_new (void)
@@ -128,11 +152,11 @@ viper_tram_pool_new (void)
   return g_new0 (ViperTramPool, 1);
 }
 
-static void *
+static char *
 slab_memory (guint8 *mapped)
 {
 #ifdef VIPER_POOL_MMAP
-  void *p = mmap (NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p = mmap (NULL, SLAB_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | SLAB_POPULATE, -1, 0);
   if (G_LIKELY (p != MAP_FAILED))
     {
       *mapped = 1;
@@ -147,15 +171,14 @@ slab_memory (guint8 *mapped)
 static void
 slab_memory_free (Slab *s)
 {
-  UNPOISON (s, SLAB_SIZE);
+  UNPOISON (s->mem, SLAB_SIZE);
 #ifdef VIPER_POOL_MMAP
   if (s->mapped)
-    {
-      munmap (s, SLAB_SIZE);
-      return;
-    }
+    munmap (s->mem, SLAB_SIZE);
+  else
 #endif
-  g_free (s);
+    g_free (s->mem);
+  s->mem = NULL;
 }
 
 void
@@ -164,9 +187,11 @@ viper_tram_pool_free (ViperTramPool *pool)
   if (!pool)
     return;
   for (guint32 i = 0; i < pool->n_slab_ids; i++)
-    if (pool->slab[i])
-      slab_memory_free (pool->slab[i]);
-  g_free (pool->slab);
+    if (slab_at (pool, i)->mem)
+      slab_memory_free (slab_at (pool, i));
+  for (guint32 i = 0; i < pool->n_chunks; i++)
+    g_free (pool->chunk[i]);
+  g_free (pool->chunk);
   g_free (pool->free_ids);
   for (BigHeader *b = pool->big, *next; b; b = next)
     {
@@ -238,7 +263,7 @@ G_NO_INLINE static Slab *
 new_slab (ViperTramPool *pool, guint cls)
 {
   guint8 mapped;
-  Slab *s = slab_memory (&mapped);
+  char *mem = slab_memory (&mapped);
   guint32 id;
   if (pool->n_free_ids)
     id = pool->free_ids[--pool->n_free_ids];
@@ -246,21 +271,22 @@ new_slab (ViperTramPool *pool, guint cls)
     {
       if (G_UNLIKELY (pool->n_slab_ids == BIG_SLAB))
         g_error ("tram pool: %u slabs of %u bytes: out of slab ids", BIG_SLAB, SLAB_SIZE);
-      if (pool->n_slab_ids == pool->slab_cap)
+      if ((pool->n_slab_ids >> CHUNK_BITS) == pool->n_chunks)
         {
-          pool->slab_cap = pool->slab_cap ? pool->slab_cap * 2 : 64;
-          pool->slab = g_renew (Slab *, pool->slab, pool->slab_cap);
+          pool->chunk = g_renew (Slab *, pool->chunk, pool->n_chunks + 1);
+          pool->chunk[pool->n_chunks++] = g_new0 (Slab, CHUNK_MASK + 1);
         }
       id = pool->n_slab_ids++;
     }
-  pool->slab[id] = s;
+  Slab *s = slab_at (pool, id);
+  s->mem = mem;
   s->free = NULL;
-  s->bump = SLAB_FIRST;
+  s->bump = 0;
   s->live = 0;
   s->id = id;
   s->cls = (guint16) cls;
   s->mapped = mapped;
-  POISON ((char *) s + SLAB_FIRST, SLAB_SIZE - SLAB_FIRST);
+  POISON (mem, SLAB_SIZE);
   room_link (&pool->cls[cls], s);
   pool->cls[cls].empty++;
   reserve (pool, SLAB_SIZE);
@@ -272,7 +298,6 @@ G_NO_INLINE static void
 return_slab (ViperTramPool *pool, Slab *s)
 {
   room_unlink (&pool->cls[s->cls], s);
-  pool->slab[s->id] = NULL;
   if (pool->n_free_ids == pool->free_ids_cap)
     {
       pool->free_ids_cap = pool->free_ids_cap ? pool->free_ids_cap * 2 : 64;
@@ -312,7 +337,7 @@ alloc_block (ViperTramPool *pool, gsize size)
     }
   else
     {
-      t = (ViperTram *) ((char *) s + s->bump);
+      t = (ViperTram *) (s->mem + s->bump);
       UNPOISON (t, size);
       s->bump += (guint32) size;
     }
@@ -369,7 +394,7 @@ viper_tram_pool_release (ViperTramPool *pool, ViperTram *t)
       return;
     }
   g_return_if_fail (t->pool_slab < pool->n_slab_ids);
-  Slab *s = pool->slab[t->pool_slab];
+  Slab *s = slab_at (pool, t->pool_slab);
   pool->live--;
   gsize size = (gsize) s->cls * GRAIN;
   pool->bytes_in_use -= size;

@@ -53,7 +53,13 @@ test_distances (void)
       viper_seqlist_init (&l, 7);
       ViperTram *first;
       gint64 far = 1 + (gint64) dist[i];
+      /* a prefetch (the source's look ahead) anywhere changes nothing */
+      viper_seqlist_prefetch (&l, far);
       g_assert_cmpint (viper_seqlist_insert (&l, mk (far), &first), ==, VIPER_SEQ_INITIAL);
+      viper_seqlist_prefetch (&l, far + 1);
+      viper_seqlist_prefetch (&l, far + (gint64) dist[i]);
+      viper_seqlist_prefetch (&l, 0);
+      g_assert_cmpuint (viper_seqlist_pages (&l), ==, 1);
       g_assert_null (first);
       g_assert_cmpuint (viper_seqlist_pages (&l), ==, 1);
       g_assert_cmpuint (viper_seqlist_initial (&l), ==, 1);

@@ -996,6 +996,67 @@ test_reset_mid_file (Fixture *f, gconstpointer data)
   g_string_free (text, TRUE);
 }
 
+/* ---- the look ahead (issue 11): trams announced before they are taken ------ */
+
+typedef struct {
+  GArray *procs;            /* PROC of each announced tram, in announcement order */
+} Ahead;
+
+static void
+record_ahead (const ViperTram *upcoming, gpointer data)
+{
+  Ahead *a = data;
+  g_array_append_val (a->procs, upcoming->proc);
+}
+
+static void
+test_ahead_func (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  /* each line's PROC is its index: 5,000 trams and a bad line in the middle */
+  GString *text = g_string_new (NULL);
+  for (guint i = 0; i < 5000; i++)
+    {
+      g_string_append_printf (text, "-3 -21 %u.5 %u 0 1 2 7\n", i, i);
+      if (i == 2500)
+        g_string_append (text, "-3 -21 x 0 0 0\n");
+    }
+  char *path = write_trace (f, "ahead.trc", text->str, text->len);
+  GError *error = NULL;
+  ViperTramSource *src = open_file (f, path, &error);
+  g_assert_no_error (error);
+  Ahead a = { g_array_new (FALSE, FALSE, sizeof (gint64)) };
+  viper_tram_source_set_ahead_func (src, record_ahead, &a);
+  guint taken = 0, announced_early = 0;
+  for (ViperTram *t; (t = viper_get_tram (src)); taken++)
+    {
+      g_assert_cmpint (t->proc, ==, taken);
+      /* every announcement names a tram not taken yet, at most
+       * VIPER_SOURCE_AHEAD after the one taken when it was made (fewer
+       * across a bad line) */
+      for (guint i = 0; i < a.procs->len; i++)
+        {
+          gint64 p = g_array_index (a.procs, gint64, i);
+          g_assert_cmpint (p, >, t->proc);
+          g_assert_cmpint (p, <=, t->proc + VIPER_SOURCE_AHEAD);
+          announced_early++;
+        }
+      g_array_set_size (a.procs, 0);
+      viper_tram_pool_release (f->pool, t);
+    }
+  g_assert_cmpuint (taken, ==, 5000);
+  g_assert_cmpuint (f->cap.bad->len, ==, 1);
+  if (f->read_ahead)
+    g_assert_cmpuint (announced_early, >, 4000);  /* all but the ends of the worker's batches */
+  else
+    g_assert_cmpuint (announced_early, ==, 0);    /* nothing known ahead when parsed on demand */
+  g_array_unref (a.procs);
+  viper_tram_source_free (src);
+  g_unlink (path);
+  g_free (path);
+  g_string_free (text, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1012,6 +1073,7 @@ main (int argc, char **argv)
   ADD2 ("long-lines-bounded", test_long_lines_bounded);
   ADD2 ("attached", test_attached_file);
   ADD2 ("reset-mid-file", test_reset_mid_file);
+  ADD2 ("ahead-func", test_ahead_func);
   ADD ("modes-agree", test_modes_agree);
   ADD ("stdin-no-reset", test_stdin_no_reset);
   ADD ("stdin-regular-file", test_stdin_regular_file);
