@@ -18,8 +18,8 @@
  * TRAM item counts one line read when it is played back.
  *
  * Playing back (pass 2): pending() plays items up to the next TRAM, which it
- * decodes into a scratch image and copies into the pool (viper_tram_copy,
- * the same allocation a file source makes), and stops there, as a file
+ * decodes straight into a tram of the pool (the same allocation and content
+ * viper_tram_copy gives a file source's tram), and stops there, as a file
  * source parses only up to the next tram; the end of the tape is the end of
  * the file.  The counters and diagnostics are thus the same as the file
  * source's at every call.
@@ -396,8 +396,6 @@ typedef struct {
   gint64 line;
   ViperTram *queued;        /* decoded, not yet taken */
   gboolean finished;        /* the tape has been played to its end */
-  ViperTram *scratch;       /* a tram image to decode into */
-  gsize scratch_size;
   GMainContext *ctx;
   GSource *kick;
 } Player;
@@ -426,6 +424,10 @@ play_kick (Player *pl)
   g_source_attach (pl->kick, pl->ctx);
 }
 
+/* core/tram.c: blocks whose every field the caller sets (as tramparse.c uses them) */
+ViperTram *viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
+ViperTram *viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints);
+
 static ViperTram *
 play_tram (Player *pl, const char **pp)
 {
@@ -444,27 +446,28 @@ play_tram (Player *pl, const char **pp)
   guint16 type = (guint16) (get_u (&p) - 1);
   guint32 nints = dtype == VIPER_DTYPE_INT ? ndata : 0;
   gboolean text = !(flags & VIPER_TRAM_F_CANON);
-  gsize size = sizeof (ViperTram) + (gsize) nints * sizeof (gint64) + (text ? (gsize) raw_len + 1 : 0);
-  if (size > pl->scratch_size)
-    {
-      g_free (pl->scratch);
-      pl->scratch_size = MAX (size, 4096);
-      pl->scratch = g_malloc (pl->scratch_size);
-    }
-  ViperTram *t = pl->scratch;
-  memset (t, 0, sizeof *t);
-  t->time = time;
-  t->proc = proc;
-  t->rec = rec;
-  t->ev = ev;
-  t->process = process;
-  t->ndata = ndata;
-  t->raw_len = raw_len;
-  t->data_off = data_off;
-  t->line = (guint32) pl->line;
-  t->type = type;
-  t->dtype = dtype;
-  t->flags = flags;
+  /* straight into the pool, as viper_tram_copy would leave it: a fresh tram
+   * with the same content and classification */
+  ViperTram *t = text ? viper_tram_pool_alloc_uninit (pl->base.pool, nints, raw_len)
+                      : viper_tram_pool_alloc_canon_uninit (pl->base.pool, nints);
+  guint32 slab = t->pool_slab;
+  *t = (ViperTram) {
+    .time = time,
+    .proc = proc,
+    .rec = rec,
+    .ev = ev,
+    .process = process,
+    .raw_len = raw_len,
+    .line = (guint32) pl->line,
+    .channel = pl->channel,
+    .pool_slab = slab,
+    .ndata = ndata,
+    .data_off = data_off,
+    .type = type,
+    .dtype = dtype,
+    .state = VIPER_TRAM_NEW,
+    .flags = flags & (VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE),
+  };
   gint64 *d = (gint64 *) (t + 1);
   for (guint32 i = 0; i < nints; i++)
     d[i] = get_s (&p);
@@ -476,9 +479,7 @@ play_tram (Player *pl, const char **pp)
       p += raw_len;
     }
   *pp = p;
-  ViperTram *c = viper_tram_copy (pl->base.pool, t);
-  c->channel = pl->channel;
-  return c;
+  return t;
 }
 
 /* Play items up to the next tram (queued) or the end of the tape. */
@@ -598,7 +599,6 @@ play_destroy (ViperTramSource *src)
     g_main_context_unref (pl->ctx);
   if (pl->queued)
     viper_tram_pool_release (pl->base.pool, pl->queued);
-  g_free (pl->scratch);
 }
 
 static const ViperTramSourceClass player_class = {

@@ -124,5 +124,11 @@ typedef struct {
 void viper_clc_apply (double **times, const guint *counts, guint n_procs,
                       const ViperClockRef *order, gsize n_order,
                       const ViperClockPair *pairs, gsize n_pairs);
+/* The same on the arrays the replay reads: lc[p][2 i] holds the time as read
+ * (kept), the clock starts from a[p] + b[p] * lc[p][2 i] and is written to
+ * lc[p][2 i + 1]; scratch[p] has room for counts[p] doubles. */
+void viper_clc_apply_mapped (double **lc, const double *a, const double *b, double **scratch, const guint *counts,
+                             guint n_procs, const ViperClockRef *order, gsize n_order,
+                             const ViperClockPair *pairs, gsize n_pairs);
 
 G_END_DECLS
