@@ -63,7 +63,9 @@ struct _ViperReadAhead {
   Batch *filling;
   Batch *spare;             /* recycled, empty */
 
-  /* the consumer's */
+  /* the consumer's, 128 bytes away from the worker's (no line, and no
+   * line pair the prefetcher fetches together, written by both threads) */
+  char pad_[128];
   Batch *cur;
   guint cur_i;
   guint64 bytes;
