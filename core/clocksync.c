@@ -339,6 +339,9 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
   viper_diag_init (&diag, keep_sink, cs->keep);
   ViperModel *model = paradigm->model_new ? paradigm->model_new (paradigm, setup) : NULL;
   ViperRun *run = viper_run_new (paradigm, model, pool, channels, &diag, 0.5);
+  /* what is kept does not depend on which causal order the trams leave in
+   * (per module, sequence order; each effect after its cause) */
+  viper_run_set_any_order (run, TRUE);
   ViperScheduler *sched = viper_scheduler_new (run, NULL, channels, &diag);
   Pass1 p1 = { cs, run };
   for (const char *const *p = paths; p && *p; p++)
@@ -387,6 +390,15 @@ cmp_proc (gconstpointer a, gconstpointer b)
 {
   gint64 x = ((const ProcData *) a)->proc, y = ((const ProcData *) b)->proc;
   return x < y ? -1 : x > y;
+}
+
+static gint
+cmp_adj (gconstpointer a, gconstpointer b, gpointer data)
+{
+  guint self = GPOINTER_TO_UINT (data);
+  const PairData *x = *(PairData *const *) a, *y = *(PairData *const *) b;
+  guint u = x->lo == self ? x->hi : x->lo, v = y->lo == self ? y->hi : y->lo;
+  return u < v ? -1 : u > v;
 }
 
 typedef struct {
@@ -484,6 +496,11 @@ estimate (ViperClockSync *cs)
         }
     }
   g_free (old_to_new);
+  /* each module's pairs by the other module: the tree does not depend on the
+   * order the pairs were first seen in (ties in its cost) */
+  for (guint i = 0; i < n; i++)
+    if (adj[i])
+      g_ptr_array_sort_with_data (adj[i], cmp_adj, GUINT_TO_POINTER (i));
 
   /* the reference: the samples' REF, else the lowest module that has pairs */
   guint root = 0;
