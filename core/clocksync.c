@@ -309,10 +309,15 @@ sort_messages (ViperClockSync *cs)
           const ViperClockPair *pr = &cs->cause_pairs.v[i];
           if (pr->cause.proc == pr->effect.proc)
             continue;
+          if (pass == 0)
+            {
+              add_message (cs, pr->cause.proc, 0, pr->effect.proc, 0, MSG_COUNT);
+              continue;
+            }
           const ProcData *c = &g_array_index (cs->procs, ProcData, pr->cause.proc);
           const ProcData *e = &g_array_index (cs->procs, ProcData, pr->effect.proc);
           add_message (cs, pr->cause.proc, c->raw.v[pr->cause.index], pr->effect.proc, e->raw.v[pr->effect.index],
-                       pass == 0 ? MSG_COUNT : MSG_ADD);
+                       MSG_ADD);
         }
       for (guint i = 0; i < cs->msgs.len; i++)
         add_message (cs, cs->msgs.v[i].from, cs->msgs.v[i].ts, cs->msgs.v[i].to, cs->msgs.v[i].tr,
