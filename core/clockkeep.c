@@ -43,7 +43,9 @@ typedef struct {
   GArray *chunks;           /* Chunk */
   gboolean complete;        /* the file was read to its end */
   guint64 trams;
-  /* writing */
+  /* writing: the free room of the last chunk (its `used` is brought up to
+   * date by tape_sync; one pointer per tram, not the chunk array's) */
+  char *w, *wend;
   gint64 prev_line;
   guint64 m_read, m_bad, m_bytes;   /* the counters a player has at this point */
 } Tape;
@@ -96,6 +98,18 @@ tape_drop_chunks (Tape *t)
   for (guint i = 0; i < t->chunks->len; i++)
     g_free (g_array_index (t->chunks, Chunk, i).data);
   g_array_set_size (t->chunks, 0);
+  t->w = t->wend = NULL;
+}
+
+/* The last chunk's `used` from the write position. */
+static void
+tape_sync (Tape *t)
+{
+  if (t->w && t->chunks->len)
+    {
+      Chunk *c = &g_array_index (t->chunks, Chunk, t->chunks->len - 1);
+      c->used = (gsize) (t->w - c->data);
+    }
 }
 
 static void
@@ -122,11 +136,12 @@ keep_give_up (ViperClockKeep *k)
 static char *
 tape_reserve (ViperClockKeep *k, Tape *t, gsize need)
 {
+  if (G_LIKELY (t->w && (gsize) (t->wend - t->w) >= need))
+    return t->w;
   if (k->hit)
     return NULL;
+  tape_sync (t);
   Chunk *c = t->chunks->len ? &g_array_index (t->chunks, Chunk, t->chunks->len - 1) : NULL;
-  if (c && c->size - c->used >= need)
-    return c->data + c->used;
   gsize size = c ? MIN (c->size * 2, CHUNK_MAX) : CHUNK_MIN;
   size = MAX (size, need);
   if (size > k->limit || k->bytes > k->limit - size)
@@ -145,14 +160,15 @@ tape_reserve (ViperClockKeep *k, Tape *t, gsize need)
   g_array_append_val (t->chunks, n);
   k->bytes += size;
   k->peak = MAX (k->peak, k->bytes);
+  t->w = n.data;
+  t->wend = n.data + size;
   return n.data;
 }
 
-static void
+static inline void
 tape_commit (Tape *t, char *end)
 {
-  Chunk *c = &g_array_index (t->chunks, Chunk, t->chunks->len - 1);
-  c->used = (gsize) (end - c->data);
+  t->w = end;
 }
 
 static void
@@ -341,6 +357,7 @@ static void
 rec_destroy (ViperTramSource *src)
 {
   Recorder *r = (Recorder *) src;
+  tape_sync (r->tape);
   r->tape->complete = !r->stash && viper_tram_source_at_end (r->inner);
   if (r->stash)
     viper_tram_pool_release (r->inner->pool, r->stash);
@@ -617,6 +634,7 @@ viper_clock_keep_source_new (ViperClockKeep *k, guint i, ViperTramPool *pool, Vi
 {
   if (k->hit || i >= k->tapes->len || !((Tape *) k->tapes->pdata[i])->complete)
     return NULL;
+  tape_sync (k->tapes->pdata[i]);
   Player *pl = g_new0 (Player, 1);
   pl->base.klass = &player_class;
   pl->tape = k->tapes->pdata[i];
