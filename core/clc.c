@@ -34,9 +34,9 @@ typedef struct {
   double excess;
 } Jump;
 
-/* The clock of tram i of module p lives at lc[p][2 i + 1]; its (mapped) time
- * as read, from which the clock starts, is a[p] + b[p] * lc[p][2 i]; cap[p][i]
- * is scratch (the earliest clock of its effects).  One array per module for
+/* The clock of tram i of module p lives at lc[p][2 i + 1], set by the
+ * caller to its (mapped) time as read, a[p] + b[p] * lc[p][2 i]; cap[p][i]
+ * (the earliest clock of its effects) set by the caller to infinity.  One array per module for
  * both, so the drift analysis hands over the array the replay reads
  * (core/clocksync.c) and no copy of the times is made. */
 static void
@@ -45,12 +45,6 @@ clc_core (double **lc, const double *a, const double *b, double **cap, const gui
 {
 #define ORIG(p, i) (a[p] + b[p] * lc[p][2 * (gsize) (i)])
 #define LC(p, i) lc[p][2 * (gsize) (i) + 1]
-  for (guint p = 0; p < n_procs; p++)
-    for (guint i = 0; i < counts[p]; i++)
-      {
-        LC (p, i) = ORIG (p, i);
-        cap[p][i] = INFINITY;
-      }
   GArray *jumps = g_array_new (FALSE, FALSE, sizeof (Jump));
 
   /* forward */
@@ -156,9 +150,13 @@ viper_clc_apply (double **times, const guint *counts, guint n_procs,
     {
       b[p] = 1;
       lc[p] = g_new (double, 2 * (gsize) counts[p] + 1);
-      for (guint i = 0; i < counts[p]; i++)
-        lc[p][2 * (gsize) i] = times[p][i];
       cap[p] = g_new (double, counts[p] + 1);
+      for (guint i = 0; i < counts[p]; i++)
+        {
+          lc[p][2 * (gsize) i] = times[p][i];
+          lc[p][2 * (gsize) i + 1] = a[p] + b[p] * times[p][i];
+          cap[p][i] = INFINITY;
+        }
     }
   clc_core (lc, a, b, cap, counts, n_procs, order, n_order, pairs, n_pairs);
   for (guint p = 0; p < n_procs; p++)

@@ -663,7 +663,11 @@ run_clc (ViperClockSync *cs)
       b[i] = pd->b;
       pd->lc = lc[i] = g_new (double, 2 * (gsize) pd->raw.len + 1);
       for (guint k = 0; k < pd->raw.len; k++)
-        pd->lc[2 * (gsize) k] = pd->raw.v[k];
+        {
+          pd->lc[2 * (gsize) k] = pd->raw.v[k];
+          pd->lc[2 * (gsize) k + 1] = pd->a + pd->b * pd->raw.v[k];
+          pd->raw.v[k] = INFINITY;
+        }
       scratch[i] = pd->raw.v;                  /* lc holds it; raw.len stays the count */
       pd->raw.v = NULL;
       pd->raw.cap = 0;

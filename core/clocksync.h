@@ -125,8 +125,8 @@ void viper_clc_apply (double **times, const guint *counts, guint n_procs,
                       const ViperClockRef *order, gsize n_order,
                       const ViperClockPair *pairs, gsize n_pairs);
 /* The same on the arrays the replay reads: lc[p][2 i] holds the time as read
- * (kept), the clock starts from a[p] + b[p] * lc[p][2 i] and is written to
- * lc[p][2 i + 1]; scratch[p] has room for counts[p] doubles. */
+ * (kept), lc[p][2 i + 1] the clock, which the caller sets to a[p] + b[p] *
+ * lc[p][2 i] to start; scratch[p] holds counts[p] doubles, set to infinity. */
 void viper_clc_apply_mapped (double **lc, const double *a, const double *b, double **scratch, const guint *counts,
                              guint n_procs, const ViperClockRef *order, gsize n_order,
                              const ViperClockPair *pairs, gsize n_pairs);
