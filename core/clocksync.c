@@ -733,6 +733,15 @@ viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradig
   g_hash_table_remove_all (cs->pairs);
   if (mode == VIPER_CLOCK_CLC)
     run_clc (cs);
+  else
+    for (guint i = 0; i < cs->procs->len; i++)
+      {
+        /* drift maps by module alone: the stamps are not needed by the
+         * replay (raw.len stays the count) */
+        ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+        g_clear_pointer (&pd->raw.v, g_free);
+        pd->raw.cap = 0;
+      }
   cs->n_pairs = cs->cause_pairs.len;
   g_clear_pointer (&cs->order.v, g_free);
   g_clear_pointer (&cs->cause_pairs.v, g_free);
@@ -882,7 +891,7 @@ viper_clock_sync_bytes (const ViperClockSync *cs)
   for (guint i = 0; i < cs->procs->len; i++)
     {
       const ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      b += sizeof *pd + pd->raw.len * sizeof (double) * (pd->lc ? 2 : 1);
+      b += sizeof *pd + (pd->lc ? pd->raw.len * 2 * sizeof (double) : 0);
     }
   return b;
 }

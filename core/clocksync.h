@@ -88,7 +88,8 @@ guint64 viper_clock_sync_pairs (const ViperClockSync *cs);        /* cause -> ef
 guint64 viper_clock_sync_samples (const ViperClockSync *cs);      /* -6 -951 samples used */
 guint64 viper_clock_sync_violations_raw (const ViperClockSync *cs);
 guint64 viper_clock_sync_violations_repaired (const ViperClockSync *cs);
-/* Bytes the analysis keeps for the replay (per-tram times, pairs). */
+/* Bytes the analysis keeps for the replay: per module, and with clc each
+ * tram's stamp and clock (16 bytes a tram). */
 gsize viper_clock_sync_bytes (const ViperClockSync *cs);
 
 /* The state document's fields: "clock_mode", "violations_repaired" and
