@@ -445,6 +445,12 @@ post_expect (ViperRun *run, const BucketKey *key, Prim *p, guint entry, gboolean
       ViperSeqList *l = b->stalled;
       b->stalled = NULL;
       l->stalled = FALSE;
+      /* its claim resumes soon, on a tram that stalled long ago */
+      if (l->claim)
+        {
+          __builtin_prefetch (l->claim, 1);
+          __builtin_prefetch (&l->claim->type, 1);
+        }
       g_ptr_array_add (run->resume, l);
     }
 }
@@ -669,7 +675,12 @@ advance_claims (ViperRun *run, ViperSeqList *l)
         {
           ViperTram *t = l->claim;
           if (t->next)
-            __builtin_prefetch (t->next, 1);
+            {
+              /* its header spans two cache lines: next and prim early,
+               * type and flags late */
+              __builtin_prefetch (t->next, 1);
+              __builtin_prefetch (&t->next->type, 1);
+            }
           if (!claim (run, l, t))
             break;
           l->claim = t->next;
