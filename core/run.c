@@ -279,9 +279,16 @@ maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
   /* On shuffled input the trams of a list lie anywhere in memory; when t
    * leaves, its successor and the trams it wakes are looked at next. */
   if (t->next)
-    __builtin_prefetch (t->next, 1);
+    {
+      __builtin_prefetch (t->next, 1);
+      __builtin_prefetch (&t->next->type, 1);   /* waits, flags, state: the header's other line */
+    }
   if (t->prim && ((Prim *) t->prim)->entries[t->slot].waiters)
-    __builtin_prefetch (((Prim *) t->prim)->entries[t->slot].waiters, 1);
+    {
+      ViperTram *w = ((Prim *) t->prim)->entries[t->slot].waiters;
+      __builtin_prefetch (w, 1);
+      __builtin_prefetch (&w->type, 1);
+    }
 }
 
 static void
