@@ -34,22 +34,17 @@ typedef struct {
   double excess;
 } Jump;
 
-void
-viper_clc_apply (double **times, const guint *counts, guint n_procs,
-                 const ViperClockRef *order, gsize n_order,
-                 const ViperClockPair *pairs, gsize n_pairs)
+/* The clock of tram i of module p lives at lc[p][2 i + 1], set by the
+ * caller to its (mapped) time as read, a[p] + b[p] * lc[p][2 i]; cap[p][i]
+ * (the earliest clock of its effects) set by the caller to infinity.  One array per module for
+ * both, so the drift analysis hands over the array the replay reads
+ * (core/clocksync.c) and no copy of the times is made. */
+static void
+clc_core (double **lc, const double *a, const double *b, double **cap, const guint *counts, guint n_procs,
+          const ViperClockRef *order, gsize n_order, const ViperClockPair *pairs, gsize n_pairs)
 {
-  double **orig = g_new (double *, n_procs);
-  double **cap = g_new (double *, n_procs);
-  for (guint p = 0; p < n_procs; p++)
-    {
-      orig[p] = g_new (double, counts[p] + 1);
-      if (counts[p])
-        memcpy (orig[p], times[p], counts[p] * sizeof (double));
-      cap[p] = g_new (double, counts[p] + 1);
-      for (guint i = 0; i < counts[p]; i++)
-        cap[p][i] = INFINITY;
-    }
+#define ORIG(p, i) (a[p] + b[p] * lc[p][2 * (gsize) (i)])
+#define LC(p, i) lc[p][2 * (gsize) (i) + 1]
   GArray *jumps = g_array_new (FALSE, FALSE, sizeof (Jump));
 
   /* forward */
@@ -59,13 +54,13 @@ viper_clc_apply (double **times, const guint *counts, guint n_procs,
       guint32 p = order[k].proc, i = order[k].index;
       if (p >= n_procs || i >= counts[p])
         continue;
-      double m = orig[p][i];
-      double lc = m, natural = m;
+      double m = ORIG (p, i);
+      double clock = m, natural = m;
       if (i > 0)
         {
-          double lprev = times[p][i - 1], d = m - orig[p][i - 1];
-          lc = MAX (lc, lprev + CLC_GAMMA * d);
-          lc = MAX (lc, lprev);
+          double lprev = LC (p, i - 1), d = m - ORIG (p, i - 1);
+          clock = MAX (clock, lprev + CLC_GAMMA * d);
+          clock = MAX (clock, lprev);
           natural = lprev + MAX (d, 0.0);
           natural = MAX (natural, m);
         }
@@ -76,15 +71,15 @@ viper_clc_apply (double **times, const guint *counts, guint n_procs,
           pc++;
           if (c->proc < n_procs && c->index < counts[c->proc])
             {
-              double lcause = times[c->proc][c->index];
-              if (lcause > lc)
-                lc = lcause;
+              double lcause = LC (c->proc, c->index);
+              if (lcause > clock)
+                clock = lcause;
             }
         }
-      times[p][i] = lc;
-      if (lc > natural && i > 0)
+      LC (p, i) = clock;
+      if (clock > natural && i > 0)
         {
-          Jump j = { p, i, lc - natural };
+          Jump j = { p, i, clock - natural };
           g_array_append_val (jumps, j);
         }
     }
@@ -96,7 +91,7 @@ viper_clc_apply (double **times, const guint *counts, guint n_procs,
       if (q->cause.proc >= n_procs || q->cause.index >= counts[q->cause.proc]
           || q->effect.proc >= n_procs || q->effect.index >= counts[q->effect.proc])
         continue;
-      double e = times[q->effect.proc][q->effect.index];
+      double e = LC (q->effect.proc, q->effect.index);
       double *c = &cap[q->cause.proc][q->cause.index];
       if (e < *c)
         *c = e;
@@ -109,31 +104,70 @@ viper_clc_apply (double **times, const guint *counts, guint n_procs,
       const Jump *jp = &g_array_index (jumps, Jump, k);
       guint p = jp->proc, i = jp->index, from = last_jump[p];
       last_jump[p] = i;
-      double span = orig[p][i] - orig[p][from];
+      double o_from = ORIG (p, from);
+      double span = ORIG (p, i) - o_from;
       if (!(span > 0) || i <= from + 1)
         continue;
       double slack = INFINITY;
       for (guint j = i - 1; j > from; j--)
         {
-          double lc = times[p][j];
-          if (cap[p][j] - lc < slack)
-            slack = cap[p][j] - lc;
-          double ramp = jp->excess * (orig[p][j] - orig[p][from]) / span;
+          double clock = LC (p, j);
+          if (cap[p][j] - clock < slack)
+            slack = cap[p][j] - clock;
+          double ramp = jp->excess * (ORIG (p, j) - o_from) / span;
           double add = MIN (ramp, slack);
           if (add > 0)
             {
-              double v = lc + add;
-              times[p][j] = MIN (v, cap[p][j]);
+              double v = clock + add;
+              LC (p, j) = MIN (v, cap[p][j]);
             }
         }
     }
+#undef ORIG
+#undef LC
   g_free (last_jump);
   g_array_unref (jumps);
+}
+
+void
+viper_clc_apply_mapped (double **lc, const double *a, const double *b, double **scratch, const guint *counts,
+                        guint n_procs, const ViperClockRef *order, gsize n_order,
+                        const ViperClockPair *pairs, gsize n_pairs)
+{
+  clc_core (lc, a, b, scratch, counts, n_procs, order, n_order, pairs, n_pairs);
+}
+
+void
+viper_clc_apply (double **times, const guint *counts, guint n_procs,
+                 const ViperClockRef *order, gsize n_order,
+                 const ViperClockPair *pairs, gsize n_pairs)
+{
+  double **lc = g_new (double *, n_procs);
+  double **cap = g_new (double *, n_procs);
+  double *a = g_new0 (double, n_procs + 1);
+  double *b = g_new (double, n_procs + 1);
   for (guint p = 0; p < n_procs; p++)
     {
-      g_free (orig[p]);
+      b[p] = 1;
+      lc[p] = g_new (double, 2 * (gsize) counts[p] + 1);
+      cap[p] = g_new (double, counts[p] + 1);
+      for (guint i = 0; i < counts[p]; i++)
+        {
+          lc[p][2 * (gsize) i] = times[p][i];
+          lc[p][2 * (gsize) i + 1] = a[p] + b[p] * times[p][i];
+          cap[p][i] = INFINITY;
+        }
+    }
+  clc_core (lc, a, b, cap, counts, n_procs, order, n_order, pairs, n_pairs);
+  for (guint p = 0; p < n_procs; p++)
+    {
+      for (guint i = 0; i < counts[p]; i++)
+        times[p][i] = lc[p][2 * (gsize) i + 1];
+      g_free (lc[p]);
       g_free (cap[p]);
     }
-  g_free (orig);
+  g_free (lc);
   g_free (cap);
+  g_free (a);
+  g_free (b);
 }

@@ -18,8 +18,8 @@
  * TRAM item counts one line read when it is played back.
  *
  * Playing back (pass 2): pending() plays items up to the next TRAM, which it
- * decodes into a scratch image and copies into the pool (viper_tram_copy,
- * the same allocation a file source makes), and stops there, as a file
+ * decodes straight into a tram of the pool (the same allocation and content
+ * viper_tram_copy gives a file source's tram), and stops there, as a file
  * source parses only up to the next tram; the end of the tape is the end of
  * the file.  The counters and diagnostics are thus the same as the file
  * source's at every call.
@@ -43,7 +43,9 @@ typedef struct {
   GArray *chunks;           /* Chunk */
   gboolean complete;        /* the file was read to its end */
   guint64 trams;
-  /* writing */
+  /* writing: the free room of the last chunk (its `used` is brought up to
+   * date by tape_sync; one pointer per tram, not the chunk array's) */
+  char *w, *wend;
   gint64 prev_line;
   guint64 m_read, m_bad, m_bytes;   /* the counters a player has at this point */
 } Tape;
@@ -96,6 +98,18 @@ tape_drop_chunks (Tape *t)
   for (guint i = 0; i < t->chunks->len; i++)
     g_free (g_array_index (t->chunks, Chunk, i).data);
   g_array_set_size (t->chunks, 0);
+  t->w = t->wend = NULL;
+}
+
+/* The last chunk's `used` from the write position. */
+static void
+tape_sync (Tape *t)
+{
+  if (t->w && t->chunks->len)
+    {
+      Chunk *c = &g_array_index (t->chunks, Chunk, t->chunks->len - 1);
+      c->used = (gsize) (t->w - c->data);
+    }
 }
 
 static void
@@ -122,11 +136,12 @@ keep_give_up (ViperClockKeep *k)
 static char *
 tape_reserve (ViperClockKeep *k, Tape *t, gsize need)
 {
+  if (G_LIKELY (t->w && (gsize) (t->wend - t->w) >= need))
+    return t->w;
   if (k->hit)
     return NULL;
+  tape_sync (t);
   Chunk *c = t->chunks->len ? &g_array_index (t->chunks, Chunk, t->chunks->len - 1) : NULL;
-  if (c && c->size - c->used >= need)
-    return c->data + c->used;
   gsize size = c ? MIN (c->size * 2, CHUNK_MAX) : CHUNK_MIN;
   size = MAX (size, need);
   if (size > k->limit || k->bytes > k->limit - size)
@@ -145,14 +160,15 @@ tape_reserve (ViperClockKeep *k, Tape *t, gsize need)
   g_array_append_val (t->chunks, n);
   k->bytes += size;
   k->peak = MAX (k->peak, k->bytes);
+  t->w = n.data;
+  t->wend = n.data + size;
   return n.data;
 }
 
-static void
+static inline void
 tape_commit (Tape *t, char *end)
 {
-  Chunk *c = &g_array_index (t->chunks, Chunk, t->chunks->len - 1);
-  c->used = (gsize) (end - c->data);
+  t->w = end;
 }
 
 static void
@@ -341,6 +357,7 @@ static void
 rec_destroy (ViperTramSource *src)
 {
   Recorder *r = (Recorder *) src;
+  tape_sync (r->tape);
   r->tape->complete = !r->stash && viper_tram_source_at_end (r->inner);
   if (r->stash)
     viper_tram_pool_release (r->inner->pool, r->stash);
@@ -396,8 +413,6 @@ typedef struct {
   gint64 line;
   ViperTram *queued;        /* decoded, not yet taken */
   gboolean finished;        /* the tape has been played to its end */
-  ViperTram *scratch;       /* a tram image to decode into */
-  gsize scratch_size;
   GMainContext *ctx;
   GSource *kick;
 } Player;
@@ -426,6 +441,10 @@ play_kick (Player *pl)
   g_source_attach (pl->kick, pl->ctx);
 }
 
+/* core/tram.c: blocks whose every field the caller sets (as tramparse.c uses them) */
+ViperTram *viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
+ViperTram *viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints);
+
 static ViperTram *
 play_tram (Player *pl, const char **pp)
 {
@@ -444,27 +463,28 @@ play_tram (Player *pl, const char **pp)
   guint16 type = (guint16) (get_u (&p) - 1);
   guint32 nints = dtype == VIPER_DTYPE_INT ? ndata : 0;
   gboolean text = !(flags & VIPER_TRAM_F_CANON);
-  gsize size = sizeof (ViperTram) + (gsize) nints * sizeof (gint64) + (text ? (gsize) raw_len + 1 : 0);
-  if (size > pl->scratch_size)
-    {
-      g_free (pl->scratch);
-      pl->scratch_size = MAX (size, 4096);
-      pl->scratch = g_malloc (pl->scratch_size);
-    }
-  ViperTram *t = pl->scratch;
-  memset (t, 0, sizeof *t);
-  t->time = time;
-  t->proc = proc;
-  t->rec = rec;
-  t->ev = ev;
-  t->process = process;
-  t->ndata = ndata;
-  t->raw_len = raw_len;
-  t->data_off = data_off;
-  t->line = (guint32) pl->line;
-  t->type = type;
-  t->dtype = dtype;
-  t->flags = flags;
+  /* straight into the pool, as viper_tram_copy would leave it: a fresh tram
+   * with the same content and classification */
+  ViperTram *t = text ? viper_tram_pool_alloc_uninit (pl->base.pool, nints, raw_len)
+                      : viper_tram_pool_alloc_canon_uninit (pl->base.pool, nints);
+  guint32 slab = t->pool_slab;
+  *t = (ViperTram) {
+    .time = time,
+    .proc = proc,
+    .rec = rec,
+    .ev = ev,
+    .process = process,
+    .raw_len = raw_len,
+    .line = (guint32) pl->line,
+    .channel = pl->channel,
+    .pool_slab = slab,
+    .ndata = ndata,
+    .data_off = data_off,
+    .type = type,
+    .dtype = dtype,
+    .state = VIPER_TRAM_NEW,
+    .flags = flags & (VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE),
+  };
   gint64 *d = (gint64 *) (t + 1);
   for (guint32 i = 0; i < nints; i++)
     d[i] = get_s (&p);
@@ -476,9 +496,7 @@ play_tram (Player *pl, const char **pp)
       p += raw_len;
     }
   *pp = p;
-  ViperTram *c = viper_tram_copy (pl->base.pool, t);
-  c->channel = pl->channel;
-  return c;
+  return t;
 }
 
 /* Play items up to the next tram (queued) or the end of the tape. */
@@ -598,7 +616,6 @@ play_destroy (ViperTramSource *src)
     g_main_context_unref (pl->ctx);
   if (pl->queued)
     viper_tram_pool_release (pl->base.pool, pl->queued);
-  g_free (pl->scratch);
 }
 
 static const ViperTramSourceClass player_class = {
@@ -617,6 +634,7 @@ viper_clock_keep_source_new (ViperClockKeep *k, guint i, ViperTramPool *pool, Vi
 {
   if (k->hit || i >= k->tapes->len || !((Tape *) k->tapes->pdata[i])->complete)
     return NULL;
+  tape_sync (k->tapes->pdata[i]);
   Player *pl = g_new0 (Player, 1);
   pl->base.klass = &player_class;
   pl->tape = k->tapes->pdata[i];

@@ -200,17 +200,28 @@ pair_get (ViperClockSync *cs, guint p, guint q, gboolean *swapped)
   return pd;
 }
 
-/* A message from module index `from` at its time ts to `to` at its time tr. */
+enum { MSG_ADD, MSG_SYNC, MSG_COUNT };
+
+/* A message from module index `from` at its time ts to `to` at its time tr:
+ * a point of its pair (MSG_ADD, MSG_SYNC for a sync sample), or only counted
+ * in the cap of the pair's array it goes to (MSG_COUNT, the array not yet
+ * allocated). */
 static void
-add_message (ViperClockSync *cs, guint from, double ts, guint to, double tr, gboolean sync)
+add_message (ViperClockSync *cs, guint from, double ts, guint to, double tr, int what)
 {
   if (from == to)
     return;
   gboolean swapped;
   PairData *pd = pair_get (cs, from, to, &swapped);
+  gboolean sync = what == MSG_SYNC;
+  PtVec *a = swapped ? (sync ? &pd->sync_down : &pd->down) : (sync ? &pd->sync_up : &pd->up);
+  if (what == MSG_COUNT)
+    {
+      a->cap++;
+      return;
+    }
   /* x is always lo's clock, y hi's */
   Pt pt = swapped ? (Pt) { tr, ts } : (Pt) { ts, tr };
-  PtVec *a = swapped ? (sync ? &pd->sync_down : &pd->down) : (sync ? &pd->sync_up : &pd->up);
   VEC_PUSH (*a, pt);
 }
 
@@ -242,8 +253,8 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
       const gint64 *d = viper_tram_data (t);
       guint ri = proc_index (cs, d[0]);
       /* proc_index may have grown the array */
-      add_message (cs, pi, (double) d[1] / 1e9, ri, (double) d[2] / 1e9, TRUE);
-      add_message (cs, ri, (double) d[2] / 1e9, pi, (double) d[3] / 1e9, TRUE);
+      add_message (cs, pi, (double) d[1] / 1e9, ri, (double) d[2] / 1e9, MSG_SYNC);
+      add_message (cs, ri, (double) d[2] / 1e9, pi, (double) d[3] / 1e9, MSG_SYNC);
       cs->samples++;
       if (!cs->have_ref)
         {
@@ -261,14 +272,56 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
       gint64 cidx = cseq - cpd->first_seq;
       if (cidx >= 0 && cidx < (gint64) cpd->raw.len && cpd->raw.v[cidx] == ctime)
         {
+          /* its message (when between two modules) is read from the pair
+           * and the times after pass 1 */
           ViperClockPair pr = { { ci, (guint32) cidx }, ref };
           VEC_PUSH (cs->cause_pairs, pr);
         }
-      if (ci != pi)
+      else if (ci != pi)
         {
           Msg m = { ci, pi, ctime, t->time };
           VEC_PUSH (cs->msgs, m);
         }
+    }
+}
+
+/* After pass 1: each message between two modules into its pair's points,
+ * each pair's arrays allocated once at their size (counted first). */
+static void
+sort_messages (ViperClockSync *cs)
+{
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      if (pass == 1)
+        {
+          GHashTableIter it;
+          gpointer k, v;
+          g_hash_table_iter_init (&it, cs->pairs);
+          while (g_hash_table_iter_next (&it, &k, &v))
+            {
+              PairData *pd = v;
+              pd->up.v = g_new (Pt, pd->up.cap + 1);
+              pd->down.v = g_new (Pt, pd->down.cap + 1);
+            }
+        }
+      for (guint i = 0; i < cs->cause_pairs.len; i++)
+        {
+          const ViperClockPair *pr = &cs->cause_pairs.v[i];
+          if (pr->cause.proc == pr->effect.proc)
+            continue;
+          if (pass == 0)
+            {
+              add_message (cs, pr->cause.proc, 0, pr->effect.proc, 0, MSG_COUNT);
+              continue;
+            }
+          const ProcData *c = &g_array_index (cs->procs, ProcData, pr->cause.proc);
+          const ProcData *e = &g_array_index (cs->procs, ProcData, pr->effect.proc);
+          add_message (cs, pr->cause.proc, c->raw.v[pr->cause.index], pr->effect.proc, e->raw.v[pr->effect.index],
+                       MSG_ADD);
+        }
+      for (guint i = 0; i < cs->msgs.len; i++)
+        add_message (cs, cs->msgs.v[i].from, cs->msgs.v[i].ts, cs->msgs.v[i].to, cs->msgs.v[i].tr,
+                     pass == 0 ? MSG_COUNT : MSG_ADD);
     }
 }
 
@@ -291,6 +344,9 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
   viper_diag_init (&diag, keep_sink, cs->keep);
   ViperModel *model = paradigm->model_new ? paradigm->model_new (paradigm, setup) : NULL;
   ViperRun *run = viper_run_new (paradigm, model, pool, channels, &diag, 0.5);
+  /* what is kept does not depend on which causal order the trams leave in
+   * (per module, sequence order; each effect after its cause) */
+  viper_run_set_any_order (run, TRUE);
   ViperScheduler *sched = viper_scheduler_new (run, NULL, channels, &diag);
   Pass1 p1 = { cs, run };
   for (const char *const *p = paths; p && *p; p++)
@@ -339,6 +395,15 @@ cmp_proc (gconstpointer a, gconstpointer b)
 {
   gint64 x = ((const ProcData *) a)->proc, y = ((const ProcData *) b)->proc;
   return x < y ? -1 : x > y;
+}
+
+static gint
+cmp_adj (gconstpointer a, gconstpointer b, gpointer data)
+{
+  guint self = GPOINTER_TO_UINT (data);
+  const PairData *x = *(PairData *const *) a, *y = *(PairData *const *) b;
+  guint u = x->lo == self ? x->hi : x->lo, v = y->lo == self ? y->hi : y->lo;
+  return u < v ? -1 : u > v;
 }
 
 typedef struct {
@@ -436,6 +501,11 @@ estimate (ViperClockSync *cs)
         }
     }
   g_free (old_to_new);
+  /* each module's pairs by the other module: the tree does not depend on the
+   * order the pairs were first seen in (ties in its cost) */
+  for (guint i = 0; i < n; i++)
+    if (adj[i])
+      g_ptr_array_sort_with_data (adj[i], cmp_adj, GUINT_TO_POINTER (i));
 
   /* the reference: the samples' REF, else the lowest module that has pairs */
   guint root = 0;
@@ -579,32 +649,37 @@ static void
 run_clc (ViperClockSync *cs)
 {
   guint n = cs->procs->len;
-  double **times = g_new (double *, n);
+  double **lc = g_new (double *, n), **scratch = g_new (double *, n);
+  double *a = g_new (double, n + 1), *b = g_new (double, n + 1);
   guint *counts = g_new (guint, n);
+  /* pass 2 looks up the time as read and the clock for each tram: one array,
+   * one cache line, and the times as read no longer needed apart (their
+   * array is the clc's scratch) */
   for (guint i = 0; i < n; i++)
     {
       ProcData *pd = &g_array_index (cs->procs, ProcData, i);
       counts[i] = pd->raw.len;
-      times[i] = g_new (double, pd->raw.len + 1);
-      for (guint k = 0; k < pd->raw.len; k++)
-        times[i][k] = pd->a + pd->b * pd->raw.v[k];
-    }
-  viper_clc_apply (times, counts, n, cs->order.v, cs->order.len, cs->cause_pairs.v, cs->cause_pairs.len);
-  /* pass 2 looks up both for each tram: one cache line, not two */
-  for (guint i = 0; i < n; i++)
-    {
-      ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      pd->lc = g_new (double, 2 * (gsize) pd->raw.len + 1);
+      a[i] = pd->a;
+      b[i] = pd->b;
+      pd->lc = lc[i] = g_new (double, 2 * (gsize) pd->raw.len + 1);
       for (guint k = 0; k < pd->raw.len; k++)
         {
-          pd->lc[2 * k] = pd->raw.v[k];
-          pd->lc[2 * k + 1] = times[i][k];
+          pd->lc[2 * (gsize) k] = pd->raw.v[k];
+          pd->lc[2 * (gsize) k + 1] = pd->a + pd->b * pd->raw.v[k];
+          pd->raw.v[k] = INFINITY;
         }
-      g_free (times[i]);
-      g_clear_pointer (&pd->raw.v, g_free);    /* lc holds it; raw.len stays the count */
+      scratch[i] = pd->raw.v;                  /* lc holds it; raw.len stays the count */
+      pd->raw.v = NULL;
       pd->raw.cap = 0;
     }
-  g_free (times);
+  viper_clc_apply_mapped (lc, a, b, scratch, counts, n, cs->order.v, cs->order.len,
+                          cs->cause_pairs.v, cs->cause_pairs.len);
+  for (guint i = 0; i < n; i++)
+    g_free (scratch[i]);
+  g_free (scratch);
+  g_free (lc);
+  g_free (a);
+  g_free (b);
   g_free (counts);
 }
 
@@ -640,8 +715,8 @@ viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradig
   cs->direct = g_new0 (guint, DIRECT_PROCS);
   cs->direct_pairs = g_new0 (gpointer, DIRECT_PAIRS * DIRECT_PAIRS);
   gboolean ok = read_pass1 (cs, paradigm, setup, paths, error);
-  for (guint i = 0; ok && i < cs->msgs.len; i++)
-    add_message (cs, cs->msgs.v[i].from, cs->msgs.v[i].ts, cs->msgs.v[i].to, cs->msgs.v[i].tr, FALSE);
+  if (ok)
+    sort_messages (cs);
   g_clear_pointer (&cs->msgs.v, g_free);
   cs->msgs.len = cs->msgs.cap = 0;
   /* indices are renumbered from here on */
@@ -658,6 +733,15 @@ viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradig
   g_hash_table_remove_all (cs->pairs);
   if (mode == VIPER_CLOCK_CLC)
     run_clc (cs);
+  else
+    for (guint i = 0; i < cs->procs->len; i++)
+      {
+        /* drift maps by module alone: the stamps are not needed by the
+         * replay (raw.len stays the count) */
+        ProcData *pd = &g_array_index (cs->procs, ProcData, i);
+        g_clear_pointer (&pd->raw.v, g_free);
+        pd->raw.cap = 0;
+      }
   cs->n_pairs = cs->cause_pairs.len;
   g_clear_pointer (&cs->order.v, g_free);
   g_clear_pointer (&cs->cause_pairs.v, g_free);
@@ -807,7 +891,7 @@ viper_clock_sync_bytes (const ViperClockSync *cs)
   for (guint i = 0; i < cs->procs->len; i++)
     {
       const ProcData *pd = &g_array_index (cs->procs, ProcData, i);
-      b += sizeof *pd + pd->raw.len * sizeof (double) * (pd->lc ? 2 : 1);
+      b += sizeof *pd + (pd->lc ? pd->raw.len * 2 * sizeof (double) : 0);
     }
   return b;
 }

@@ -88,7 +88,8 @@ guint64 viper_clock_sync_pairs (const ViperClockSync *cs);        /* cause -> ef
 guint64 viper_clock_sync_samples (const ViperClockSync *cs);      /* -6 -951 samples used */
 guint64 viper_clock_sync_violations_raw (const ViperClockSync *cs);
 guint64 viper_clock_sync_violations_repaired (const ViperClockSync *cs);
-/* Bytes the analysis keeps for the replay (per-tram times, pairs). */
+/* Bytes the analysis keeps for the replay: per module, and with clc each
+ * tram's stamp and clock (16 bytes a tram). */
 gsize viper_clock_sync_bytes (const ViperClockSync *cs);
 
 /* The state document's fields: "clock_mode", "violations_repaired" and
@@ -124,5 +125,11 @@ typedef struct {
 void viper_clc_apply (double **times, const guint *counts, guint n_procs,
                       const ViperClockRef *order, gsize n_order,
                       const ViperClockPair *pairs, gsize n_pairs);
+/* The same on the arrays the replay reads: lc[p][2 i] holds the time as read
+ * (kept), lc[p][2 i + 1] the clock, which the caller sets to a[p] + b[p] *
+ * lc[p][2 i] to start; scratch[p] holds counts[p] doubles, set to infinity. */
+void viper_clc_apply_mapped (double **lc, const double *a, const double *b, double **scratch, const guint *counts,
+                             guint n_procs, const ViperClockRef *order, gsize n_order,
+                             const ViperClockPair *pairs, gsize n_pairs);
 
 G_END_DECLS

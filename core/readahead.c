@@ -42,6 +42,10 @@ struct _Batch {
   gsize used, size;
   guint64 bytes;            /* read() while filling this batch */
   gboolean last;            /* the file ends after it */
+  /* the worker writes n and used per line of the batch it fills, while the
+   * consumer reads the batch it takes: 128 bytes after the fields keep two
+   * batches' fields off each other's cache lines (false sharing) */
+  char pad_[128];
 };
 
 struct _ViperReadAhead {
@@ -63,7 +67,9 @@ struct _ViperReadAhead {
   Batch *filling;
   Batch *spare;             /* recycled, empty */
 
-  /* the consumer's */
+  /* the consumer's, 128 bytes away from the worker's (no line, and no
+   * line pair the prefetcher fetches together, written by both threads) */
+  char pad_[128];
   Batch *cur;
   guint cur_i;
   guint64 bytes;

@@ -137,6 +137,7 @@ struct _ViperRun {
   ViperCounts counts;
   ViperJoin *join;          /* collectives (paradigm->join), or NULL */
 
+  gboolean any_order;        /* viper_run_set_any_order: heap used as a stack */
   /* post-mortem clock modes (core/clocksync.c): rewrites TIME at insert */
   ViperTimeMapFunc time_map;
   gpointer time_map_data;
@@ -245,12 +246,17 @@ heap_less (gconstpointer x, gconstpointer y)
 static void
 heap_push (ViperRun *run, ViperTram *t)
 {
-  viper_heap_push (run->heap, t, heap_less);
+  if (run->any_order)
+    g_ptr_array_add (run->heap, t);
+  else
+    viper_heap_push (run->heap, t, heap_less);
 }
 
 static ViperTram *
 heap_pop (ViperRun *run)
 {
+  if (run->any_order)
+    return run->heap->len ? g_ptr_array_steal_index (run->heap, run->heap->len - 1) : NULL;
   return viper_heap_pop (run->heap, heap_less);
 }
 
@@ -440,6 +446,9 @@ post_expect (ViperRun *run, const BucketKey *key, Prim *p, guint entry, gboolean
       ViperSeqList *l = b->stalled;
       b->stalled = NULL;
       l->stalled = FALSE;
+      /* its claim resumes soon, on a tram that stalled long ago */
+      if (l->claim)
+        viper_tram_prefetch (l->claim);
       g_ptr_array_add (run->resume, l);
     }
 }
@@ -1051,7 +1060,9 @@ viper_run_count_rejected (ViperRun *run, guint64 n)
 const ViperTram *
 viper_run_peek (ViperRun *run)
 {
-  return run->heap->len ? run->heap->pdata[0] : NULL;
+  if (!run->heap->len)
+    return NULL;
+  return run->heap->pdata[run->any_order ? run->heap->len - 1 : 0];
 }
 
 const ViperTram *
@@ -1123,6 +1134,13 @@ viper_run_transfer_next (ViperRun *run)
     viper_join_transferred (run->join, t, join_ready, run);
   run->last_out = t;
   return t;
+}
+
+void
+viper_run_set_any_order (ViperRun *run, gboolean any_order)
+{
+  g_return_if_fail (run->heap->len == 0);
+  run->any_order = any_order;
 }
 
 void

@@ -86,6 +86,11 @@ ViperTimeMapFunc viper_run_get_time_map (const ViperRun *run, gpointer *data);
  * reply for its request): that tram's module, sequence number and TIME.
  * The pairs the paradigm's profiles make, with no paradigm named. */
 gboolean viper_run_last_cause (const ViperRun *run, gint64 *proc, gint64 *seq, double *time);
+/* For an analysis that needs only the dependencies (core/clocksync.c's first
+ * reading): ready trams leave in a causal order but not by adjusted time
+ * (the last made ready first), which saves the heap's work.  Set before the
+ * first insert. */
+void viper_run_set_any_order (ViperRun *run, gboolean any_order);
 
 double viper_run_clock (const ViperRun *run);          /* -inf before the first transfer */
 double viper_run_offset (const ViperRun *run, gint64 proc);
