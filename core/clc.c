@@ -39,9 +39,10 @@ typedef struct {
  * (the earliest clock of its effects) set by the caller to infinity.  One array per module for
  * both, so the drift analysis hands over the array the replay reads
  * (core/clocksync.c) and no copy of the times is made. */
-static void
-clc_core (double **lc, const double *a, const double *b, double **cap, const guint *counts, guint n_procs,
-          const ViperClockRef *order, gsize n_order, const ViperClockPair *pairs, gsize n_pairs)
+void
+viper_clc_apply_mapped (double **lc, const double *a, const double *b, double **cap, const guint *counts,
+                        guint n_procs, const ViperClockRef *order, gsize n_order,
+                        const ViperClockPair *pairs, gsize n_pairs)
 {
 #define ORIG(p, i) (a[p] + b[p] * lc[p][2 * (gsize) (i)])
 #define LC(p, i) lc[p][2 * (gsize) (i) + 1]
@@ -130,14 +131,6 @@ clc_core (double **lc, const double *a, const double *b, double **cap, const gui
 }
 
 void
-viper_clc_apply_mapped (double **lc, const double *a, const double *b, double **scratch, const guint *counts,
-                        guint n_procs, const ViperClockRef *order, gsize n_order,
-                        const ViperClockPair *pairs, gsize n_pairs)
-{
-  clc_core (lc, a, b, scratch, counts, n_procs, order, n_order, pairs, n_pairs);
-}
-
-void
 viper_clc_apply (double **times, const guint *counts, guint n_procs,
                  const ViperClockRef *order, gsize n_order,
                  const ViperClockPair *pairs, gsize n_pairs)
@@ -158,7 +151,7 @@ viper_clc_apply (double **times, const guint *counts, guint n_procs,
           cap[p][i] = INFINITY;
         }
     }
-  clc_core (lc, a, b, cap, counts, n_procs, order, n_order, pairs, n_pairs);
+  viper_clc_apply_mapped (lc, a, b, cap, counts, n_procs, order, n_order, pairs, n_pairs);
   for (guint p = 0; p < n_procs; p++)
     {
       for (guint i = 0; i < counts[p]; i++)

@@ -288,7 +288,7 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
 /* After pass 1: each message between two modules into its pair's points,
  * each pair's arrays allocated once at their size (counted first). */
 static void
-sort_messages (ViperClockSync *cs)
+messages_to_pairs (ViperClockSync *cs)
 {
   for (guint pass = 0; pass < 2; pass++)
     {
@@ -716,7 +716,7 @@ viper_clock_sync_analyse_keep (ViperClockMode mode, const ViperParadigm *paradig
   cs->direct_pairs = g_new0 (gpointer, DIRECT_PAIRS * DIRECT_PAIRS);
   gboolean ok = read_pass1 (cs, paradigm, setup, paths, error);
   if (ok)
-    sort_messages (cs);
+    messages_to_pairs (cs);
   g_clear_pointer (&cs->msgs.v, g_free);
   cs->msgs.len = cs->msgs.cap = 0;
   /* indices are renumbered from here on */

@@ -1038,10 +1038,11 @@ viper_run_insert (ViperRun *run, ViperTram *t)
 void
 viper_run_prefetch (ViperRun *run, const ViperTram *t)
 {
-  /* only explicit sequence numbers land far from the cut; without them a
-   * list's trams come in order and are never placed; and while few trams
-   * wait, the slots they land in are in the cache anyway */
-  if (run->counts.read - run->counts.transferred < PREFETCH_PENDING || !run->paradigm->explicit_seq
+  /* while few trams wait, the slots they land in are in the cache anyway.
+   * The scheduler asks only for paradigms with explicit sequence numbers
+   * (without them a list's trams come in order and are never placed); for
+   * others data[0] is no sequence number and the prefetch is merely wasted */
+  if (run->counts.read - run->counts.transferred < PREFETCH_PENDING
       || t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
     return;
   gboolean small = t->proc >= -1 && t->proc < DIRECT_LISTS - 1;

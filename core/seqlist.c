@@ -30,8 +30,8 @@
 #define PAGE_MASK ((guint64) PAGE_SLOTS - 1)
 #define DIR_MIN 4u
 #define DIR_MAX (1u << 12)
-#define DIR_KEEP 64u
-#define DRAIN_AHEAD 12          /* trams a sweep prefetches ahead */            /* an emptied directory larger than this shrinks back */
+#define DIR_KEEP 64u            /* an emptied directory larger than this shrinks back */
+#define DRAIN_AHEAD 12          /* trams a sweep prefetches ahead */
 
 typedef struct {
   gint64 pageno;            /* key of the far table; sequence number >> PAGE_BITS */

@@ -34,6 +34,18 @@ hook (const ViperTram *t, gboolean changed, gpointer data)
     w->late++;   /* the clock ran ahead of the pace */
 }
 
+/* Write text to a temporary trace file; returns its path. */
+static char *
+write_trace (const char *text)
+{
+  char *path = NULL;
+  int fd = g_file_open_tmp ("viper-pace-XXXXXX.trc", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  close (fd);
+  return path;
+}
+
 static char *
 trace (void)
 {
@@ -41,13 +53,49 @@ trace (void)
   GString *s = g_string_new (NULL);
   for (int i = 0; i < 10; i++)
     g_string_append_printf (s, "-3 -901 %.2f 0 0 0\n", i * 0.03);
-  char *path = NULL;
-  int fd = g_file_open_tmp ("viper-pace-XXXXXX.trc", &path, NULL);
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
-  close (fd);
+  char *path = write_trace (s->str);
   g_string_free (s, TRUE);
   return path;
+}
+
+/* A picl replay of one file: the engine's parts, set up and torn down together. */
+typedef struct {
+  ViperTramPool *pool;
+  ViperChannels *ch;
+  ViperDiag diag;
+  ViperModel *m;
+  ViperRun *run;
+  ViperScheduler *s;
+} Rig;
+
+static void
+rig_open (Rig *r, const char *path, gboolean attach)
+{
+  viper_paradigms_register_all ();
+  const ViperParadigm *p = viper_paradigm_lookup ("picl");
+  r->pool = viper_tram_pool_new ();
+  r->ch = viper_channels_new ();
+  viper_diag_init (&r->diag, NULL, NULL);
+  r->m = p->model_new (p, NULL);
+  r->run = viper_run_new (p, r->m, r->pool, r->ch, &r->diag, 0.5);
+  r->s = viper_scheduler_new (r->run, r->m, r->ch, &r->diag);
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, r->pool, &r->diag, r->ch, &error);
+  g_assert_no_error (error);
+  viper_scheduler_add_source (r->s, src);
+  if (attach)
+    viper_scheduler_attach (r->s, NULL);
+}
+
+static void
+rig_close (Rig *r)
+{
+  viper_scheduler_free (r->s);
+  viper_run_free (r->run);
+  viper_model_free (r->m);
+  viper_channels_free (r->ch);
+  viper_diag_clear (&r->diag);
+  viper_tram_pool_free (r->pool);
 }
 
 /* Replay the trace in the default main context at `speed` (breakpoint bp);
@@ -55,21 +103,9 @@ trace (void)
 static double
 play (const char *path, double speed, double bp, gboolean headless, Watch *w)
 {
-  viper_paradigms_register_all ();
-  const ViperParadigm *p = viper_paradigm_lookup ("picl");
-  ViperTramPool *pool = viper_tram_pool_new ();
-  ViperChannels *ch = viper_channels_new ();
-  ViperDiag diag;
-  viper_diag_init (&diag, NULL, NULL);
-  ViperModel *m = p->model_new (p, NULL);
-  ViperRun *run = viper_run_new (p, m, pool, ch, &diag, 0.5);
-  ViperScheduler *s = viper_scheduler_new (run, m, ch, &diag);
-  GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, pool, &diag, ch, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (s, src);
-  if (!headless)
-    viper_scheduler_attach (s, NULL);
+  Rig r;
+  rig_open (&r, path, !headless);
+  ViperScheduler *s = r.s;
   viper_scheduler_set_speed (s, speed);
   g_assert_cmpfloat (viper_scheduler_speed (s), ==, speed);
   viper_scheduler_set_breakpoint (s, bp);
@@ -88,13 +124,8 @@ play (const char *path, double speed, double bp, gboolean headless, Watch *w)
     }
   double took = (double) (g_get_monotonic_time () - t0) / 1e6;
   g_assert_cmpint (viper_scheduler_last_stop (s), ==, VIPER_STOP_END);
-  g_assert_cmpuint (m->applied, ==, 10);
-  viper_scheduler_free (s);
-  viper_run_free (run);
-  viper_model_free (m);
-  viper_channels_free (ch);
-  viper_diag_clear (&diag);
-  viper_tram_pool_free (pool);
+  g_assert_cmpuint (r.m->applied, ==, 10);
+  rig_close (&r);
   return took;
 }
 
@@ -156,27 +187,13 @@ test_deadline (void)
   GString *str = g_string_new (NULL);
   for (int i = 0; i < 200000; i++)
     g_string_append_printf (str, "-3 -901 %d.%06d 0 0 0\n", i / 1000000, i % 1000000);
-  char *path = NULL;
-  int fd = g_file_open_tmp ("viper-deadline-XXXXXX.trc", &path, NULL);
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_true (g_file_set_contents (path, str->str, -1, NULL));
-  close (fd);
+  char *path = write_trace (str->str);
   g_string_free (str, TRUE);
 
-  viper_paradigms_register_all ();
-  const ViperParadigm *p = viper_paradigm_lookup ("picl");
-  ViperTramPool *pool = viper_tram_pool_new ();
-  ViperChannels *ch = viper_channels_new ();
-  ViperDiag diag;
-  viper_diag_init (&diag, NULL, NULL);
-  ViperModel *m = p->model_new (p, NULL);
-  ViperRun *run = viper_run_new (p, m, pool, ch, &diag, 0.5);
-  ViperScheduler *s = viper_scheduler_new (run, m, ch, &diag);
-  GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, pool, &diag, ch, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (s, src);
-  viper_scheduler_attach (s, NULL);
+  Rig r;
+  rig_open (&r, path, TRUE);
+  ViperScheduler *s = r.s;
+  ViperModel *m = r.m;
   viper_scheduler_set_speed (s, 0);
   viper_scheduler_go (s);
   gint64 took, ended;
@@ -203,12 +220,7 @@ test_deadline (void)
   g_assert_cmpint (viper_scheduler_state (s), !=, VIPER_SCHED_IDLE);
   g_assert_cmpint (took, >=, 2000);
 
-  viper_scheduler_free (s);
-  viper_run_free (run);
-  viper_model_free (m);
-  viper_channels_free (ch);
-  viper_diag_clear (&diag);
-  viper_tram_pool_free (pool);
+  rig_close (&r);
   g_unlink (path);
   g_free (path);
 }

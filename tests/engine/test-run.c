@@ -295,6 +295,19 @@ test_inglb_all_fifo_orders (void)
   g_assert_cmpuint (count, ==, 70);   /* C(8,4) interleavings of two lists of 4 */
 }
 
+/* idx = a random permutation of 0..7 */
+static void
+shuffle8 (GRand *r, guint idx[8])
+{
+  for (guint i = 0; i < 8; i++)
+    idx[i] = i;
+  for (guint i = 7; i > 0; i--)
+    {
+      guint j = g_rand_int_range (r, 0, (gint32) i + 1);
+      guint t = idx[i]; idx[i] = idx[j]; idx[j] = t;
+    }
+}
+
 /* Even with per-module order scrambled (sequence numbers restore it). */
 static void
 test_inglb_scrambled (void)
@@ -302,12 +315,8 @@ test_inglb_scrambled (void)
   GRand *r = g_rand_new_with_seed (7);
   for (guint round = 0; round < 500; round++)
     {
-      guint idx[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-      for (guint i = 7; i > 0; i--)
-        {
-          guint j = g_rand_int_range (r, 0, (gint32) i + 1);
-          guint t = idx[i]; idx[i] = idx[j]; idx[j] = t;
-        }
+      guint idx[8];
+      shuffle8 (r, idx);
       Fix f;
       fix_init (&f, &test_paradigm, 0.5);
       for (guint i = 0; i < 8; i++)
@@ -349,12 +358,8 @@ test_any_order (void)
   GRand *r = g_rand_new_with_seed (11);
   for (guint round = 0; round < 200; round++)
     {
-      guint idx[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-      for (guint i = 7; i > 0; i--)
-        {
-          guint j = g_rand_int_range (r, 0, (gint32) i + 1);
-          guint t = idx[i]; idx[i] = idx[j]; idx[j] = t;
-        }
+      guint idx[8];
+      shuffle8 (r, idx);
       Fix f;
       fix_init (&f, &test_paradigm, 0.5);
       viper_run_set_any_order (f.run, TRUE);
