@@ -82,6 +82,12 @@ typedef struct {
   ViperMonalisaProgramState reported;   /* INACTIVE = none */
   GArray *cycle;            /* of gint64, sorted */
   GArray *reported_list;    /* the last verdict's modules */
+  /* evaluate()'s scratch, kept from one call to the next: it runs after
+   * most trams of a program with a blocked module, and four allocations a
+   * tram were a tenth of a Farm replay's engine thread */
+  GArray *next_cycle;       /* of gint64: the cycle being derived */
+  gboolean *in;             /* per module: still a candidate for the cycle */
+  guint in_cap;
   gboolean dirty;           /* the program state must be re-derived */
   gboolean changed;         /* this apply changed something visible */
   const ViperTram *tram;    /* being applied */
@@ -767,7 +773,8 @@ evaluate (MlModel *m)
 {
   m->dirty = FALSE;
   ViperMonalisaProgramState s;
-  GArray *cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *cycle = m->next_cycle;
+  g_array_set_size (cycle, 0);
   if (m->n_started == 0)
     s = VIPER_ML_PROGRAM_INACTIVE;
   else if (m->n_finished == m->n_exist)
@@ -777,7 +784,12 @@ evaluate (MlModel *m)
   else
     {
       guint n = m->modules->len;
-      gboolean *in = g_new0 (gboolean, n);
+      if (n > m->in_cap)
+        {
+          m->in_cap = MAX (n, 2 * m->in_cap);
+          m->in = g_renew (gboolean, m->in, m->in_cap);
+        }
+      gboolean *in = m->in;
       for (guint i = 0; i < n; i++)
         in[i] = remote_blocked (m->modules->pdata[i]);
       gboolean again = TRUE;
@@ -820,7 +832,6 @@ evaluate (MlModel *m)
           on_finished = on_finished || blocked_on_finished (m, mod);
           all_expose = all_expose && mod->state == VIPER_ML_BLOCKED && mod->prim.prim == VIPER_ML_PRIM_EXPOSEGLB;
         }
-      g_free (in);
       if (cycle->len)
         s = VIPER_ML_PROGRAM_DEADLOCK;
       else if (on_finished || all_expose)
@@ -851,13 +862,11 @@ evaluate (MlModel *m)
         viper_damage_add (m->base.damage, VIPER_AREA_MODULE, g_array_index (m->cycle, gint64, i), 0);
       for (guint i = 0; i < cycle->len; i++)
         viper_damage_add (m->base.damage, VIPER_AREA_MODULE, g_array_index (cycle, gint64, i), 0);
-      g_array_unref (m->cycle);
+      m->next_cycle = m->cycle;
       m->cycle = cycle;
       viper_damage_add (m->base.damage, VIPER_AREA_PROGRAM, 0, 0);
       m->changed = TRUE;
     }
-  else
-    g_array_unref (cycle);
 }
 
 /* ---- the model class --------------------------------------------------------------- */
@@ -915,6 +924,8 @@ ml_destroy (ViperModel *base)
   MlModel *m = ML (base);
   g_ptr_array_unref (m->modules);
   g_array_unref (m->cycle);
+  g_array_unref (m->next_cycle);
+  g_free (m->in);
   g_array_unref (m->reported_list);
   viper_model_finish (base);
   g_free (m);
@@ -1141,6 +1152,7 @@ viper_monalisa_model_new (const ViperParadigm *p, ViperSetup *setup)
   m->setup = (const ViperMonalisaSetup *) setup;
   m->modules = g_ptr_array_new_with_free_func (module_free);
   m->cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
+  m->next_cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
   m->reported_list = g_array_new (FALSE, FALSE, sizeof (gint64));
   populate (m);
   viper_damage_clear (m->base.damage);
