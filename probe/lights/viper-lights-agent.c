@@ -314,7 +314,7 @@ up_connect (void)
         }
     }
   freeaddrinfo (res);
-  if (A.up_fd < 0)
+  if (A.up_fd < 0 && err != EINTR)   /* a signal: stopping, the final flush retries */
     up_unreachable (strerror (err));
   else if (A.up_err[0])
     {
