@@ -12,6 +12,7 @@ with its reason, lines never delivered end the agent with exit 1, and lines
 that waited reach an upstream that comes late.  Loopback only; bounded in time.
 """
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -56,8 +57,10 @@ def unreachable_upstream(tmp):
     r = run(["-n", "0", "-t", to, "--count", "3", "-i", "100"])
     check(r.returncode == 1, "an upstream never reached: exit 1 (%d)" % r.returncode)
     check("%s: Connection refused; retrying" % to in r.stderr, "the refusal named with the address (%s)" % r.stderr)
-    check("%s: 5 lines" % to in r.stderr and "could not be delivered: Connection refused" in r.stderr,
-          "the undelivered lines counted at the end (Joined, a message, 3 Loads)")
+    m = re.search(r"%s: (\d+) lines \(\d+ bytes\) could not be delivered: Connection refused" % re.escape(to),
+                  r.stderr)
+    check(m is not None and int(m.group(1)) >= 5,
+          "the undelivered lines counted at the end (Joined, a message, 3 Loads at least)")
 
     # bound but not listening: refused until the test listens, after the agent said so
     srv = socket.socket()
