@@ -314,8 +314,11 @@ up_connect (void)
         }
     }
   freeaddrinfo (res);
-  if (A.up_fd < 0 && err != EINTR)   /* a signal: stopping, the final flush retries */
-    up_unreachable (strerror (err));
+  if (A.up_fd < 0)
+    {
+      if (err != EINTR)   /* a signal: stopping, the final flush retries */
+        up_unreachable (strerror (err));
+    }
   else if (A.up_err[0])
     {
       fprintf (stderr, "viper-lights-agent: %s: connected again; %zu bytes that waited go now\n", A.to, A.up_len);
