@@ -321,7 +321,10 @@ up_connect (void)
     }
   else if (A.up_err[0])
     {
-      fprintf (stderr, "viper-lights-agent: %s: connected again; %zu bytes that waited go now\n", A.to, A.up_len);
+      if (A.up_len)
+        fprintf (stderr, "viper-lights-agent: %s: connected again; %zu bytes that waited go now\n", A.to, A.up_len);
+      else
+        fprintf (stderr, "viper-lights-agent: %s: connected again\n", A.to);
       A.up_err[0] = 0;
     }
 }
