@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,19 @@ typedef struct {
   gboolean spread;          /* node k at k / nodes of the interval */
   gboolean live;            /* --connect: paced in real time */
   FILE *out;
+  int err;                  /* errno of the first failed write (0: none) */
   gint64 *seq;
   double t0;
 } Sim;
+
+/* Keeps the reason of the first failed write, while errno still holds it:
+ * by the final fclose it may be long gone. */
+static void
+note_error (Sim *s)
+{
+  if (!s->err && ferror (s->out))
+    s->err = errno ? errno : EIO;
+}
 
 static void
 emit (Sim *s, double t, int node, int ev, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
@@ -59,6 +70,7 @@ emit (Sim *s, double t, int node, int ev, const char *fmt, ...)
       n++;
   fprintf (s->out, "4 %d %.6f %d 0 %d 2 %" G_GINT64_FORMAT " %s\n", ev, t, node, n, ++s->seq[node], rest);
   g_free (rest);
+  note_error (s);
 }
 
 static int
@@ -158,6 +170,7 @@ write_sample (Sim *s, int sample, double t, gint64 start)
                 {
                   /* what is due goes out before the wait */
                   fflush (s->out);
+                  note_error (s);
                   g_usleep ((gulong) (due - now));
                 }
               tk = g_get_real_time () / 1e6;
@@ -292,6 +305,8 @@ main (int argc, char **argv)
       "Send to a listening Viper (tcp:HOST:PORT) in real time, one sample per interval", "ADDR" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  /* a viewer that goes away is a write error to report (EPIPE), not a silent death */
+  signal (SIGPIPE, SIG_IGN);
   GOptionContext *ctx = g_option_context_new ("- simulated clusters for Viper's lights paradigm");
   g_option_context_set_summary (ctx, "Writes the trams of a cluster of nodes (loads, traffic between chosen pairs,\n"
                                      "joined and lost nodes), or the matching view setup file.");
@@ -355,6 +370,7 @@ main (int argc, char **argv)
           return 2;
         }
       write_view (&s);
+      note_error (&s);
     }
   else
     {
@@ -366,13 +382,16 @@ main (int argc, char **argv)
       write_message (&s, t, 0, hello);
       g_free (hello);
       s.live = connect_addr != NULL;
-      for (int i = 1; i <= s.samples; i++)
+      for (int i = 1; i <= s.samples && !s.err; i++)
         {
           gint64 due = start + (gint64) i * s.interval_ms * 1000;
           if (connect_addr)
             {
               /* real time: one sample per interval, stamped with the wall clock */
               fflush (s.out);
+              note_error (&s);
+              if (s.err)
+                break;
               gint64 now = g_get_monotonic_time ();
               if (due > now)
                 g_usleep ((gulong) (due - now));
@@ -383,19 +402,19 @@ main (int argc, char **argv)
           write_sample (&s, i, t, due);
         }
     }
-  gboolean bad = ferror (s.out) != 0;
-  if (s.out != stdout ? fclose (s.out) != 0 : fflush (s.out) != 0)
-    bad = TRUE;
-  if (bad)
-    {
-      fprintf (stderr, "viper-lights-sim: %s: write error\n", out ? out : connect_addr ? connect_addr : "stdout");
-      return 1;
-    }
+  note_error (&s);
+  errno = 0;
+  if ((s.out != stdout ? fclose (s.out) : fflush (s.out)) != 0 && !s.err)
+    s.err = errno ? errno : EIO;
+  if (s.err)
+    fprintf (stderr, "viper-lights-sim: %s: %s\n",
+             connect_addr ? connect_addr : out && !g_str_equal (out, "-") ? out : "standard output",
+             g_strerror (s.err));
   g_free (s.seq);
   g_free (s.pattern);
   g_free (s.topology);
   g_free (out);
   g_free (lose);
   g_free (connect_addr);
-  return 0;
+  return s.err ? 1 : 0;
 }

@@ -754,12 +754,35 @@ viper_picl_gen (const ViperPiclGenOptions *o, GError **error)
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--messages must be at most %u", 1u << 26);
       return NULL;
     }
-  if (!(o->offset >= 0 && o->drift >= 0 && o->drift < 0.5 && o->jitter >= 0 && o->latency >= 0 && o->compute >= 0))
+  if (o->barriers > 1u << 26 || o->collectives > 1u << 26)
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "offset, jitter, latency and compute must be >= 0 and drift in [0, 0.5)");
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--barriers and --collectives must be at most %u",
+                   1u << 26);
       return NULL;
     }
+  /* the option names of viper-picl-gen, which reports these as usage errors */
+  const struct { const char *name; double v; } chances[] = {
+    { "nonblocking", o->p_nonblocking }, { "anysource", o->p_anysource }, { "crossing", o->p_hoist },
+    { "reorder", o->p_delay }, { "waitall", o->p_waitall }, { "notes", o->p_note },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (chances); i++)
+    if (!(chances[i].v >= 0 && chances[i].v <= 1))
+      {
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                     "--%s=%g: a chance must be between 0 and 1", chances[i].name, chances[i].v);
+        return NULL;
+      }
+  const struct { const char *name; double v, max; } spans[] = {
+    { "offset", o->offset, 1e6 }, { "drift", o->drift, 0.5 }, { "jitter", o->jitter, 1e6 },
+    { "latency", o->latency, 1e6 }, { "compute", o->compute, 1e6 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (spans); i++)
+    if (!(spans[i].v >= 0 && spans[i].v < spans[i].max))
+      {
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s=%g: must be >= 0 and below %g",
+                     spans[i].name, spans[i].v, spans[i].max);
+        return NULL;
+      }
   ViperPiclGenTrace *t = g_new0 (ViperPiclGenTrace, 1);
   t->procs = o->procs;
   t->text = g_string_chunk_new (64 * 1024);

@@ -20,9 +20,11 @@
  * children (--listen), forwards their lines whole to its upstream - Viper
  * or its parent (--to) - and remembers which nodes each child's lines came
  * from.  When a child's connection ends, that subtree is reported lost in
- * one Lost tram.  An upstream that cannot be reached is retried every
+ * one Lost tram.  An upstream that cannot be reached is said so on standard
+ * error (its address and the reason, once per reason) and retried every
  * interval while lines wait in a bounded buffer; nothing is dropped (a gap
- * would stall the replay), so a full buffer ends the agent with a message.
+ * would stall the replay), so a full buffer ends the agent with a message,
+ * and lines still undelivered at the end are counted and exit 1.
  *
  * Plain C and POSIX, no GLib: the agent runs beside the observed system and
  * must cost little (its CPU share at 500 ms is measured by the benchmark).
@@ -101,6 +103,8 @@ static struct {
   int to_file;
   char *up_buf;
   size_t up_len, up_cap;
+  size_t up_sent;           /* bytes of up_buf written to this connection (a line in part at most) */
+  char up_err[160];         /* why the upstream is not connected now ("" when it is) */
   int up_port, listen_port;
   /* children */
   int listen_fd;
@@ -176,25 +180,54 @@ up_append (const char *s, size_t n)
   A.up_len += n;
 }
 
+/* The upstream cannot be reached or went away: say so once per reason (the
+ * lines wait and are retried every interval), and keep the reason for the
+ * final word should they never be delivered. */
+static void
+up_unreachable (const char *why)
+{
+  if (strcmp (why, A.up_err) != 0)
+    fprintf (stderr, "viper-lights-agent: %s: %s; retrying every %d ms, the lines wait meanwhile\n", A.to,
+             why, A.interval_ms);
+  snprintf (A.up_err, sizeof A.up_err, "%s", why);
+}
+
+static void
+up_lost (const char *why)
+{
+  close (A.up_fd);
+  A.up_fd = -1;
+  /* the line the old connection took in part is sent again whole on the
+   * next one: its tail alone would be a bad line there, and a gap */
+  A.up_sent = 0;
+  up_unreachable (why);
+}
+
 static void
 up_flush (void)
 {
-  while (A.up_fd >= 0 && A.up_len)
+  while (A.up_fd >= 0 && A.up_sent < A.up_len)
     {
-      ssize_t k = write (A.up_fd, A.up_buf, A.up_len);
+      ssize_t k = write (A.up_fd, A.up_buf + A.up_sent, A.up_len - A.up_sent);
       if (k < 0)
         {
           if (errno == EAGAIN || errno == EINTR)
-            return;
+            break;
           if (A.to_file)
             die ("%s: %s", A.out_path, strerror (errno));
-          fprintf (stderr, "viper-lights-agent: %s: %s; reconnecting\n", A.to, strerror (errno));
-          close (A.up_fd);
-          A.up_fd = -1;
+          up_lost (strerror (errno));
           return;
         }
-      memmove (A.up_buf, A.up_buf + k, A.up_len - (size_t) k);
-      A.up_len -= (size_t) k;
+      A.up_sent += (size_t) k;
+    }
+  /* forget the lines written whole */
+  const char *nl = A.up_sent ? memrchr (A.up_buf, '\n', A.up_sent) : NULL;
+  if (nl)
+    {
+      size_t done = (size_t) (nl + 1 - A.up_buf);
+      memmove (A.up_buf, A.up_buf + done, A.up_len - done);
+      A.up_len -= done;
+      A.up_sent -= done;
     }
 }
 
@@ -222,6 +255,29 @@ split_addr (const char *spec, char *host, size_t hlen, char *port, size_t plen)
   return *port ? 0 : -1;
 }
 
+/* Connect, waiting at most an interval (2 s at most): an upstream that does
+ * not answer must not stall the sampling and the children for minutes. */
+static int
+connect_bounded (int fd, const struct sockaddr *addr, socklen_t len)
+{
+  if (connect (fd, addr, len) == 0)
+    return 0;
+  if (errno != EINPROGRESS)
+    return -1;
+  struct pollfd p = { fd, POLLOUT, 0 };
+  int r = poll (&p, 1, A.interval_ms < 2000 ? A.interval_ms : 2000);
+  if (r == 0)
+    errno = ETIMEDOUT;
+  if (r <= 0)
+    return -1;
+  int err = 0;
+  socklen_t el = sizeof err;
+  if (getsockopt (fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+    return -1;
+  errno = err;
+  return err ? -1 : 0;
+}
+
 static void
 up_connect (void)
 {
@@ -231,23 +287,46 @@ up_connect (void)
   if (split_addr (A.to, host, sizeof host, port, sizeof port) < 0)
     die ("%s: expected tcp:HOST:PORT", A.to);
   struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
-  if (getaddrinfo (host, port, &hints, &res) != 0)
-    return;
+  int gai = getaddrinfo (host, port, &hints, &res);
+  if (gai != 0)
+    {
+      up_unreachable (gai == EAI_SYSTEM ? strerror (errno) : gai_strerror (gai));
+      return;
+    }
+  int err = 0;
   for (struct addrinfo *a = res; a && A.up_fd < 0; a = a->ai_next)
     {
-      int fd = socket (a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+      int fd = socket (a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
       if (fd < 0)
-        continue;
-      if (connect (fd, a->ai_addr, a->ai_addrlen) == 0)
         {
-          fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
+          err = errno;
+          continue;
+        }
+      if (connect_bounded (fd, a->ai_addr, a->ai_addrlen) == 0)
+        {
           A.up_fd = fd;
           A.up_port = atoi (port);
         }
       else
-        close (fd);
+        {
+          err = errno;
+          close (fd);
+        }
     }
   freeaddrinfo (res);
+  if (A.up_fd < 0)
+    {
+      if (err != EINTR)   /* a signal: stopping, the final flush retries */
+        up_unreachable (strerror (err));
+    }
+  else if (A.up_err[0])
+    {
+      if (A.up_len)
+        fprintf (stderr, "viper-lights-agent: %s: connected again; %zu bytes that waited go now\n", A.to, A.up_len);
+      else
+        fprintf (stderr, "viper-lights-agent: %s: connected again\n", A.to);
+      A.up_err[0] = 0;
+    }
 }
 
 /* ---- trams ---------------------------------------------------------------------- */
@@ -816,8 +895,9 @@ usage (FILE *out)
            "  -h, --help             print this help\n"
            "  -V, --version          print the version\n"
            "\n"
-           "Exit status: 0 stopped by a signal or --count; 1 an error (message on standard error);\n"
-           "2 a usage error.  See viper-lights-agent(1) and docs/collector-lights.md.\n",
+           "Exit status: 0 stopped by a signal or --count, every line delivered; 1 an error, or lines\n"
+           "the upstream never took (message on standard error); 2 a usage error.\n"
+           "See viper-lights-agent(1) and docs/collector-lights.md.\n",
            MAX_CHILDREN_HARD);
 }
 
@@ -954,9 +1034,7 @@ main (int argc, char **argv)
               ssize_t k = read (A.up_fd, junk, sizeof junk);
               if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
                 {
-                  fprintf (stderr, "viper-lights-agent: %s closed; reconnecting\n", A.to);
-                  close (A.up_fd);
-                  A.up_fd = -1;
+                  up_lost (k == 0 ? "connection closed by the upstream" : strerror (errno));
                 }
             }
           /* children from the last: a lost one is replaced by the last */
@@ -979,15 +1057,28 @@ main (int argc, char **argv)
         }
       up_flush ();
     }
-  /* flush what waits, bounded: a second at most */
+  /* flush what waits, bounded: a second at most, the upstream retried */
   double until = now_mono () + 1.0;
-  while (A.up_len && A.up_fd >= 0 && now_mono () < until)
+  while (A.up_len && now_mono () < until)
     {
+      if (A.up_fd < 0)
+        up_connect ();
       struct pollfd pf = { A.up_fd, POLLOUT, 0 };
-      poll (&pf, 1, 50);
+      poll (&pf, A.up_fd >= 0 ? 1 : 0, A.up_fd >= 0 ? 50 : 100);
       up_flush ();
+    }
+  int status = 0;
+  if (A.up_len)
+    {
+      size_t lines = 0;
+      for (const char *p = A.up_buf; (p = memchr (p, '\n', (size_t) (A.up_buf + A.up_len - p))); p++)
+        lines++;
+      fprintf (stderr, "viper-lights-agent: %s: %zu line%s (%zu bytes) could not be delivered: %s\n",
+               A.to_file ? A.out_path : A.to, lines, lines == 1 ? "" : "s", A.up_len,
+               A.up_err[0] ? A.up_err : "not taken within a second");
+      status = 1;
     }
   if (A.up_fd >= 0 && A.up_fd != 1)
     close (A.up_fd);
-  return 0;
+  return status;
 }

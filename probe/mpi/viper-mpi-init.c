@@ -37,9 +37,7 @@ vm_now (void)
 static int
 sync_rounds (void)
 {
-  const char *s = getenv ("VIPER_MPI_SYNC");
-  int n = s && *s ? atoi (s) : 4;
-  return n < 0 ? 0 : n > 100 ? 100 : n;
+  return vm_env_sync ();
 }
 
 /* rank 0 serves each rank in turn; ranks record T1 TR T2 */
@@ -91,7 +89,9 @@ start (int provided)
   int64_t epoch = (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
   PMPI_Bcast (&epoch, 1, MPI_INT64_T, 0, vm.comm);
   vm.epoch_ns = epoch;
-  int ok = vm_out_open () == 0;
+  /* a bad VIPER_MPI_* value is said (per rank, like an unwritable file) and
+   * the rank runs untraced: better than tracing with a guessed value */
+  int ok = vm_env_check () == 0 && vm_out_open () == 0;
   vm.on = ok;
   vm_comm_init ();
   VM_E0 (VM_BEGIN, VM_EV_TRACING, vm_now ());
@@ -132,6 +132,13 @@ cross_check (void)
   PMPI_Gather (mine, 6, MPI_INT64_T, all, 6, MPI_INT64_T, 0, vm.comm);
   if (vm.rank != 0 || !all)
     return;
+  /* a rank traced to the end has recording on; one that failed at Init
+   * recorded nothing, one that failed later recorded part of its run */
+  int traced = 0;
+  for (int r = 0; r < vm.size; r++)
+    traced += all[6 * r] != 0;
+  const char *dest = getenv ("VIPER_MPI_LIVE") && *getenv ("VIPER_MPI_LIVE") ? getenv ("VIPER_MPI_LIVE")
+                                                                              : getenv ("VIPER_MPI_OUT");
   if (!vm.quiet)
     {
       for (int r = 0; r < vm.size; r++)
@@ -140,11 +147,31 @@ cross_check (void)
           fprintf (stderr,
                    "viper-mpi: rank %d: sent %lld received %lld collectives %lld records %lld dropped %lld%s\n",
                    r, (long long) c[1], (long long) c[2], (long long) c[3], (long long) c[4], (long long) c[5],
-                   c[0] ? "" : " (not traced to the end)");
+                   c[0] ? "" : c[4] ? " (not traced to the end)" : " (not traced)");
         }
-      fprintf (stderr, "viper-mpi: %d ranks traced to %s\n", vm.size,
-               getenv ("VIPER_MPI_LIVE") && *getenv ("VIPER_MPI_LIVE") ? getenv ("VIPER_MPI_LIVE")
-                                                                       : getenv ("VIPER_MPI_OUT"));
+      if (traced == vm.size)
+        fprintf (stderr, "viper-mpi: %d ranks traced to %s\n", vm.size, dest);
+    }
+  if (traced < vm.size)
+    {
+      /* said even with --quiet: the trace is not what was asked for */
+      char list[200];
+      size_t n = 0;
+      int shown = 0;
+      list[0] = 0;
+      for (int r = 0; r < vm.size && n < sizeof list - 16; r++)
+        if (!all[6 * r])
+          n += (size_t) snprintf (list + n, sizeof list - n, "%s%d", shown++ ? " " : "", r);
+      fprintf (stderr, "viper-mpi: %d of %d ranks traced to %s; not traced (to the end): rank%s %s%s\n", traced,
+               vm.size, dest, vm.size - traced == 1 ? "" : "s", list, shown < vm.size - traced ? " ..." : "");
+    }
+  /* viper-trace's exit status: what the ranks achieved, for its caller */
+  const char *status = getenv ("VIPER_MPI_STATUS");
+  FILE *f = status && *status ? fopen (status, "w") : NULL;
+  if (f)
+    {
+      fprintf (f, "ranks %d traced %d\n", vm.size, traced);
+      fclose (f);
     }
   free (all);
 }

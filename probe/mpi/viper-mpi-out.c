@@ -58,21 +58,109 @@ say (const char *what, const char *why)
   fprintf (stderr, "viper-mpi: rank %d: %s: %s; this rank is not traced from here on\n", vm.rank, what, why);
 }
 
+/* VIPER_MPI_BUFFER: bytes, or a number with a suffix K or M; 4K..1024M. */
+#define VM_BUFFER_MIN ((unsigned long long) 4 << 10)
+#define VM_BUFFER_MAX ((unsigned long long) 1 << 30)
+
+static int
+parse_size (const char *s, size_t *out)
+{
+  if (*s < '0' || *s > '9')
+    return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull (s, &end, 10);
+  if (errno)
+    return -1;
+  unsigned shift = 0;
+  if (*end == 'k' || *end == 'K')
+    shift = 10, end++;
+  else if (*end == 'm' || *end == 'M')
+    shift = 20, end++;
+  if (*end || v > (VM_BUFFER_MAX >> shift))
+    return -1;
+  v <<= shift;
+  if (v < VM_BUFFER_MIN)
+    return -1;
+  *out = (size_t) v;
+  return 0;
+}
+
+/* an integer lo..hi, the whole string */
+static int
+parse_int (const char *s, long lo, long hi, long *out)
+{
+  if (!((*s >= '0' && *s <= '9') || (*s == '-' && s[1] >= '0' && s[1] <= '9')))
+    return -1;
+  char *end;
+  errno = 0;
+  long v = strtol (s, &end, 10);
+  if (errno || *end || v < lo || v > hi)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* seconds, 0..3600, decimals allowed */
+static int
+parse_seconds (const char *s, double *out)
+{
+  if (!((*s >= '0' && *s <= '9') || *s == '.'))
+    return -1;
+  char *end;
+  errno = 0;
+  double v = strtod (s, &end);
+  if (errno || *end || end == s || !(v >= 0 && v <= 3600))
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int
+vm_env_check (void)
+{
+  const char *s;
+  size_t size;
+  long n;
+  double secs;
+  char what[160];
+  if ((s = getenv ("VIPER_MPI_BUFFER")) && *s && parse_size (s, &size) != 0)
+    {
+      snprintf (what, sizeof what, "VIPER_MPI_BUFFER='%.64s'", s);
+      say (what, "expected a size from 4K to 1024M (bytes, or a number with a suffix K or M)");
+      return -1;
+    }
+  if ((s = getenv ("VIPER_MPI_SYNC")) && *s && parse_int (s, 0, 100, &n) != 0)
+    {
+      snprintf (what, sizeof what, "VIPER_MPI_SYNC='%.64s'", s);
+      say (what, "expected a number of ping-pongs from 0 to 100");
+      return -1;
+    }
+  if ((s = getenv ("VIPER_MPI_LIVE_TIMEOUT")) && *s && parse_seconds (s, &secs) != 0)
+    {
+      snprintf (what, sizeof what, "VIPER_MPI_LIVE_TIMEOUT='%.64s'", s);
+      say (what, "expected seconds from 0 to 3600");
+      return -1;
+    }
+  return 0;
+}
+
+int
+vm_env_sync (void)
+{
+  const char *s = getenv ("VIPER_MPI_SYNC");
+  long n = 4;
+  if (s && *s && parse_int (s, 0, 100, &n) != 0)
+    n = 0;   /* rejected at Init (vm_env_check): the same on every rank */
+  return (int) n;
+}
+
 static size_t
 env_size (const char *name, size_t dflt)
 {
   const char *s = getenv (name);
-  if (!s || !*s)
-    return dflt;
-  char *end;
-  unsigned long long v = strtoull (s, &end, 10);
-  if (*end == 'k' || *end == 'K')
-    v <<= 10;
-  else if (*end == 'm' || *end == 'M')
-    v <<= 20;
-  if (v < 4096)
-    v = 4096;
-  return (size_t) v;
+  size_t v;
+  return s && *s && parse_size (s, &v) == 0 ? v : dflt;
 }
 
 static int
@@ -388,8 +476,8 @@ vm_out_drain (void)
     }
   double secs = 5;
   const char *s = getenv ("VIPER_MPI_LIVE_TIMEOUT");
-  if (s && *s)
-    secs = atof (s);
+  if (s && *s && parse_seconds (s, &secs) != 0)
+    secs = 5;   /* rejected at Init (vm_env_check) */
   struct timespec t0, t1;
   clock_gettime (CLOCK_MONOTONIC, &t0);
   while (vm.on && head < len)

@@ -65,6 +65,8 @@ int64_t vm_now (void);
 
 /* output (viper-mpi-out.c) */
 int vm_out_open (void);            /* 0 = ok; on failure prints why and returns -1 */
+int vm_env_check (void);           /* 0 = VIPER_MPI_BUFFER, _SYNC, _LIVE_TIMEOUT valid; else says which, -1 */
+int vm_env_sync (void);            /* VIPER_MPI_SYNC's rounds (4 unset, 0 invalid) */
 void vm_out_drain (void);          /* Finalize: flush (live: within a bound, the rest counted dropped) */
 void vm_out_close (int drain);     /* flush (drain: as vm_out_drain), close */
 void vm_emit_line (int64_t rec, int64_t ev, int64_t t, int64_t proc, int64_t process,

@@ -7,9 +7,12 @@ sample, all on consecutive sequence numbers and accepted by viper-replay as
 lights trams; a cgroup-like directory (--cgroup) whose cpuacct.usage the
 test advances by a known amount between samples gives loads that follow it;
 a child agent's lines are forwarded whole through its parent, and when the
-child ends the parent sends Lost for it.  Loopback only; bounded in time.
+child ends the parent sends Lost for it; an unreachable upstream is named
+with its reason, lines never delivered end the agent with exit 1, and lines
+that waited reach an upstream that comes late.  Loopback only; bounded in time.
 """
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -43,6 +46,56 @@ def free_port():
     p = s.getsockname()[1]
     s.close()
     return p
+
+
+def unreachable_upstream(tmp):
+    """An upstream nobody listens on: the agent says so (address, reason), and
+    lines never delivered are counted at the end with exit 1; an upstream that
+    starts listening later gets every line, whole and in order."""
+    port = free_port()
+    to = "tcp:127.0.0.1:%d" % port
+    r = run(["-n", "0", "-t", to, "--count", "3", "-i", "100"])
+    check(r.returncode == 1, "an upstream never reached: exit 1 (%d)" % r.returncode)
+    check("%s: Connection refused; retrying" % to in r.stderr, "the refusal named with the address (%s)" % r.stderr)
+    m = re.search(r"%s: (\d+) lines \(\d+ bytes\) could not be delivered: Connection refused" % re.escape(to),
+                  r.stderr)
+    check(m is not None and int(m.group(1)) >= 5,
+          "the undelivered lines counted at the end (Joined, a message, 3 Loads at least)")
+
+    # bound but not listening: refused until the test listens, after the agent said so
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    to = "tcp:127.0.0.1:%d" % srv.getsockname()[1]
+    agent = subprocess.Popen([AGENT, "-n", "4", "-t", to, "--count", "6", "-i", "100", "-v"],
+                             stderr=subprocess.PIPE, text=True)
+    err = []
+    for line in agent.stderr:
+        err.append(line)
+        if "Connection refused; retrying" in line or len(err) > 50:
+            break
+    srv.listen(1)
+    srv.settimeout(20)
+    got = b""
+    try:
+        conn, _ = srv.accept()
+        conn.settimeout(20)
+        while True:
+            b = conn.recv(65536)
+            if not b:
+                break
+            got += b
+        conn.close()
+    except OSError as e:
+        check(False, "the agent connects once the upstream listens (%s)" % e)
+    srv.close()
+    err += agent.stderr.readlines()
+    agent.wait(timeout=20)
+    check(agent.returncode == 0, "every line delivered late: exit 0 (%d; %s)" % (agent.returncode, "".join(err)))
+    check(any("connected again" in l for l in err), "the reconnection said")
+    t = trams(got.decode())
+    check(bool(t) and [int(w[7]) for w in t] == list(range(1, len(t) + 1)) and t[0][1] == "42",
+          "the lines that waited arrive whole and in order, from Joined on (%d)" % len(t))
+    check(len([w for w in t if w[1] == "40"]) == 6, "all 6 Loads delivered")
 
 
 def main():
@@ -125,6 +178,7 @@ def main():
     check([int(w[7]) for w in child_lines] == list(range(1, len(child_lines) + 1)), "whole, in order")
     lost = [w for w in t if w[1] == "43"]
     check(len(lost) == 1 and lost[0][3] == "0" and lost[0][8:] == ["7"], "the parent reports node 7 lost: %s" % lost)
+    unreachable_upstream(tmp)
     print("# %d checks failed" % len(failures) if failures else "# all checks passed")
     return 1 if failures else 0
 

@@ -15,7 +15,8 @@ Each case runs an unmodified MPI program twice, without and with the library
     Testsome, cancelled requests, subsets of split communicators, ...).
 Cases: p2p, coll (own C programs), robust (unreachable directory or viewer,
 MPI_Abort, a fatal signal), hpcc, mpi4py, live (the same programs streamed
-to viper-replay --listen give the same counts as the files).
+to viper-replay --listen give the same counts as the files), options (bad
+numeric options and VIPER_MPI_* values).
 Every wait is bounded; nothing sleeps to synchronise.
 """
 import argparse
@@ -394,11 +395,14 @@ def case_robust(args):
     prog = os.path.join(args.prog_dir, "mpi-p2p")
     plain = run(mpirun(args, 4) + [prog])
     # an unreachable directory: every rank says so, the program runs as without the library
+    # (exit 1: the program succeeded, the tracing did not)
     r = run([args.viper_trace, "--out=/proc/viper-cannot-write-here", "--"] + mpirun(args, 4) + [prog])
-    if r.returncode != 0 or r.stdout != plain.stdout:
+    if r.returncode != 1 or r.stdout != plain.stdout:
         fail(f"robust: with an unwritable directory exit {r.returncode}, output {r.stdout!r}: {r.stderr[-800:]}")
     if r.stderr.count("is not traced") < 4 or "viper-cannot-write-here" not in r.stderr:
         fail(f"robust: no clear message per rank for an unwritable directory: {r.stderr[-800:]}")
+    if re.search(r"^viper-mpi: 4 ranks traced", r.stderr, re.M) or "0 of 4 ranks traced" not in r.stderr:
+        fail(f"robust: the summary claims ranks traced that were not: {r.stderr[-800:]}")
     # an unreachable viewer (a port nobody listens on)
     import socket
     s = socket.socket()
@@ -406,7 +410,7 @@ def case_robust(args):
     port = s.getsockname()[1]
     s.close()
     r = run([args.viper_trace, f"--live=tcp:127.0.0.1:{port}", "--"] + mpirun(args, 4) + [prog])
-    if r.returncode != 0 or r.stdout != plain.stdout or r.stderr.count("is not traced") < 4:
+    if r.returncode != 1 or r.stdout != plain.stdout or r.stderr.count("is not traced") < 4:
         fail(f"robust: with no viewer exit {r.returncode}, output {r.stdout!r}: {r.stderr[-800:]}")
     # a viewer that accepts and never reads: the program is not held up; lines are dropped, counted, reported
     import threading
@@ -470,6 +474,51 @@ def case_robust(args):
             if "rejected: 0" not in rr.stdout:
                 fail(f"robust/{mode}: the trace of an aborted run has bad lines: {rr.stdout} {rr.stderr[-800:]}")
             print(f"robust/{mode}: files of {sorted(t)} ranks, rank 1 ends {failing[-1][:3]}")
+
+
+def case_options(args):
+    """Numeric options are checked before anything runs (exit 2, the option
+    named); a bad VIPER_MPI_BUFFER or VIPER_MPI_SYNC in the environment is
+    said per rank, and then the summary does not claim those ranks traced
+    and viper-trace exits 1 though the program succeeded."""
+    tried = 0
+    for opt in ("--buffer=-5", "--buffer=abc", "--buffer=1K", "--buffer=2048M", "--buffer=",
+                "--sync=abc", "--sync=-1", "--sync=101", "--live-timeout=abc", "--live-timeout=-1",
+                "--live-timeout=1.2.3"):
+        with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+            out = os.path.join(tmp, "tb")
+            r = run([args.viper_trace, opt, f"--out={out}", "--", "true"])
+            tried += 1
+            if r.returncode != 2 or f"viper-trace: {opt}: expected" not in r.stderr:
+                fail(f"options: {opt}: exit {r.returncode} (want 2 and a message): {r.stderr[-400:]}")
+            if os.path.exists(out):
+                fail(f"options: {opt}: the command ran anyway")
+    r = run([args.viper_trace, "--buffer=64K", "--sync=0", "--live-timeout=0.5", "--print-env"])
+    if r.returncode != 0 or "VIPER_MPI_BUFFER='64K'" not in r.stdout or "VIPER_MPI_SYNC='0'" not in r.stdout:
+        fail(f"options: good values refused: {r.returncode} {r.stdout} {r.stderr}")
+    prog = os.path.join(args.prog_dir, "mpi-p2p")
+    plain = run(mpirun(args, 4) + [prog])
+    for var, value in (("VIPER_MPI_BUFFER", "-5"), ("VIPER_MPI_SYNC", "abc")):
+        with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+            out = os.path.join(tmp, "tb")
+            # the variable as a launcher would pass it, past viper-trace's checks
+            r = run([args.viper_trace, f"--out={out}", "--"] + mpirun(args, 4) + [prog],
+                    env=mpi_env({var: value, "OMPI_MCA_mca_base_env_list": var}))
+            label = f"options: {var}={value}"
+            if r.stdout != plain.stdout:
+                fail(f"{label}: the program's output changed")
+            if r.stderr.count(f"{var}='{value}': expected") != 4 or r.stderr.count("is not traced") != 4:
+                fail(f"{label}: not said once per rank: {r.stderr[-800:]}")
+            if "Cannot allocate memory" in r.stderr:
+                fail(f"{label}: reported as an allocation failure")
+            if re.search(r"^viper-mpi: 4 ranks traced", r.stderr, re.M) or "0 of 4 ranks traced" not in r.stderr:
+                fail(f"{label}: the summary claims ranks traced: {r.stderr[-800:]}")
+            if r.returncode != 1 or "4 of 4 ranks not traced" not in r.stderr:
+                fail(f"{label}: exit {r.returncode}, want 1 with a message: {r.stderr[-400:]}")
+            files = os.listdir(out) if os.path.isdir(out) else []
+            if files:
+                fail(f"{label}: untraced ranks left files {files}")
+    print(f"options: {tried} bad options refused with exit 2; bad environment values said per rank, exit 1")
 
 
 def write_hpccinf(d):
@@ -765,7 +814,7 @@ def main():
             args.python = py
             break
     {"p2p": case_p2p, "coll": case_coll, "robust": case_robust, "hpcc": case_hpcc,
-     "mpi4py": case_mpi4py, "live": case_live}[args.case](args)
+     "mpi4py": case_mpi4py, "live": case_live, "options": case_options}[args.case](args)
     if problems:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         sys.exit(1)

@@ -360,19 +360,33 @@ test_cli (void)
   g_free (out);
   g_free (err);
 
-  /* usage errors exit 2 */
-  const char *bad[][3] = { { "--procs=1", NULL, NULL }, { "--delivery=random", NULL, NULL }, { "--bogus", NULL, NULL },
-                           { "extra-arg", NULL, NULL } };
+  /* usage errors exit 2, naming the option: chances outside 0..1, negative
+   * or unbounded spans of time, counts out of range */
+  const char *bad[][2] = {
+    { "--procs=1", "--procs" }, { "--delivery=random", "--delivery" }, { "--bogus", "--bogus" },
+    { "extra-arg", "extra-arg" }, { "--nonblocking=2", "--nonblocking=2" }, { "--anysource=-0.1", "--anysource" },
+    { "--crossing=1.5", "--crossing" }, { "--reorder=nan", "--reorder" }, { "--waitall=2", "--waitall" },
+    { "--notes=-1", "--notes" }, { "--offset=-1", "--offset" }, { "--offset=inf", "--offset" },
+    { "--drift=0.5", "--drift" }, { "--jitter=-2e-6", "--jitter" }, { "--latency=nan", "--latency" },
+    { "--compute=-1", "--compute" }, { "--messages=-1", "--messages" }, { "--tags=0", "--tags" },
+    { "--barriers=-1", "--barriers" }, { "--collectives=100000000", "--collectives" }, { "--procs=abc", "--procs" },
+  };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       char *argv3[] = { exe, (char *) bad[i][0], NULL };
       g_assert_true (g_spawn_sync (NULL, argv3, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
-      g_assert_false (g_spawn_check_wait_status (status, NULL));
-      g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 2);
-      g_assert_nonnull (strstr (err, "viper-picl-gen"));
+      if (!WIFEXITED (status) || WEXITSTATUS (status) != 2 || !strstr (err, "viper-picl-gen") || !strstr (err, bad[i][1]))
+        g_error ("%s: status %d, stderr '%s' (want exit 2 naming %s)", bad[i][0], status, err, bad[i][1]);
+      g_assert_cmpstr (out, ==, "");
       g_free (out);
       g_free (err);
     }
+  /* the ends of the ranges are fine */
+  char *argv4[] = { exe, "-M", "5", "--nonblocking=1", "--anysource=0", "--notes=1", "--drift=0", NULL };
+  g_assert_true (g_spawn_sync (NULL, argv4, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_free (out);
+  g_free (err);
 
   viper_picl_gen_free (t);
   g_string_free (want, TRUE);
