@@ -37,6 +37,7 @@ typedef struct {
   double group_begin;
   gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
   gboolean tracing, started;
+  gboolean shown;           /* its first tram was applied (and, outside a call, drawn busy) */
   guint64 sent, received;
 } Proc;
 

@@ -515,6 +515,24 @@ apply_tracing (PiclModel *m, Proc *p, const ViperTram *t, gboolean on)
   return TRUE;
 }
 
+static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin);
+
+/* A processor is busy outside communication (spec section 3) from its first
+ * tram on: unless that tram opened a call, a busy entry at its time starts
+ * its row in the history, as the exporters start its state there, so the
+ * space-time view shows the work done before its first call (and a
+ * processor that never communicates) instead of nothing. */
+static void
+show_from_first (PiclModel *m, gint64 id, double t)
+{
+  Proc *p = picl_proc_find (m, id);
+  if (!p || p->shown)
+    return;
+  p->shown = TRUE;
+  if (!p->calls->len)
+    history_state (m, id, t, VIPER_PICL_BUSY);
+}
+
 static gboolean
 picl_apply (ViperModel *base, const ViperTram *t)
 {
@@ -536,6 +554,14 @@ picl_apply (ViperModel *base, const ViperTram *t)
     return FALSE;
   if (t->ev == VIPER_PICL_EV_SYNC || t->ev == VIPER_PICL_EV_MESSAGE)
     return FALSE;           /* clock samples, trace messages: no visible state */
+  gboolean changed = picl_apply_proc (m, t, begin);
+  show_from_first (m, t->proc, t->adjusted);
+  return changed;
+}
+
+static gboolean
+picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin)
+{
   Proc *p = proc_get (m, t->proc);
   if (viper_picl_collective_shape (t->ev) != VIPER_PICL_SHAPE_NONE)
     return begin ? picl_collective_begin (m, p, t) : picl_collective_end (m, p, t);

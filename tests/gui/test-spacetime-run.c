@@ -1,0 +1,168 @@
+/* test-spacetime-run.c - the space-time view shows the whole run: its axis
+ * starts at the run's start (not at the first state change), a processor's
+ * row is busy from its first tram on (before its first call, and when it
+ * never communicates).
+ *
+ * The traces are the new-user trial's reproductions (simple.trc,
+ * missing-arrow.trc from a real viper-trace run); pixels are probed in the
+ * PNG viper-replay --render writes, with the colours written out here.
+ */
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include "core/scheduler.h"
+#include "paradigms/paradigms.h"
+#include "paradigms/views.h"
+#include "tests/common/test-replay.h"
+
+#define W 800
+#define H 600
+#define BUSY 0x3cb44b
+#define IDLE 0xd7263d
+
+/* Tracing on at 0 on P0 and P1; P1 posts a receive at 0.5, P0 sends at 1.0. */
+static const char simple_trace[] =
+  "-3 -901 0.0 0 0 0\n"
+  "-3 -901 0.0 1 0 0\n"
+  "-3 -52 0.5 1 0 3 2 7 0 0\n"
+  "-3 -21 1.0 0 0 4 2 8 7 1 0\n"
+  "-4 -21 1.1 0 0 0\n"
+  "-4 -52 1.2 1 0 4 2 8 7 0 0\n"
+  "-3 -21 2.0 1 0 4 2 8 7 0 0\n"
+  "-4 -21 2.1 1 0 0\n"
+  "-3 -52 1.5 0 0 3 2 7 1 0\n"
+  "-4 -52 2.2 0 0 4 2 8 7 1 0\n"
+  "-4 -901 3.0 0 0 0\n"
+  "-4 -901 3.0 1 0 0\n";
+
+/* P2 traces from 0.5 to 2.5 and never communicates. */
+static const char quiet_trace[] =
+  "-3 -901 0.0 0 0 0\n"
+  "-3 -901 0.0 1 0 0\n"
+  "-3 -901 0.5 2 0 0\n"
+  "-3 -21 1.0 0 0 4 2 8 7 1 0\n"
+  "-4 -21 1.1 0 0 0\n"
+  "-3 -52 1.0 1 0 3 2 7 0 0\n"
+  "-4 -52 1.2 1 0 4 2 8 7 0 0\n"
+  "-4 -901 3.0 0 0 0\n"
+  "-4 -901 3.0 1 0 0\n"
+  "-4 -901 2.5 2 0 0\n";
+
+typedef struct {
+  TestReplay rp;
+  char *trace, *png;
+  cairo_surface_t *s;
+  ViperViewGeometry *g;
+} Shot;
+
+/* Replays TEXT to its end and renders the space-time view as --render does. */
+static void
+shot_open (Shot *x, const char *text)
+{
+  memset (x, 0, sizeof *x);
+  GError *error = NULL;
+  int fd = g_file_open_tmp ("viper-st-run-XXXXXX.trc", &x->trace, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (x->trace, text, -1, &error));
+  fd = g_file_open_tmp ("viper-st-run-XXXXXX.png", &x->png, &error);
+  g_assert_no_error (error);
+  close (fd);
+  test_replay_open (&x->rp, "picl", x->trace, NULL, 0, NULL, NULL);
+  viper_scheduler_go (x->rp.sched);
+  g_assert_true (viper_scheduler_run (x->rp.sched) == VIPER_STOP_END);
+  g_assert_true (viper_view_render_to_file ("spacetime", x->rp.model, x->rp.run, x->png, W, H, &error));
+  g_assert_no_error (error);
+  x->s = cairo_image_surface_create_from_png (x->png);
+  g_assert_cmpint (cairo_surface_status (x->s), ==, CAIRO_STATUS_SUCCESS);
+  x->g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, x->rp.model, x->rp.run, NULL, NULL, W, H);
+}
+
+static void
+shot_close (Shot *x)
+{
+  viper_view_geometry_free (x->g);
+  cairo_surface_destroy (x->s);
+  test_replay_close (&x->rp);
+  g_unlink (x->trace);
+  g_unlink (x->png);
+  g_free (x->trace);
+  g_free (x->png);
+}
+
+static guint32
+pixel (cairo_surface_t *s, double x, double y)
+{
+  int ix = (int) floor (x), iy = (int) floor (y);
+  g_assert_cmpint (ix, >=, 0);
+  g_assert_cmpint (iy, >=, 0);
+  g_assert_cmpint (ix, <, cairo_image_surface_get_width (s));
+  g_assert_cmpint (iy, <, cairo_image_surface_get_height (s));
+  const unsigned char *row = cairo_image_surface_get_data (s) + iy * cairo_image_surface_get_stride (s);
+  return ((const guint32 *) row)[ix] & 0xffffff;
+}
+
+/* Where adjusted time t of processor id's row is drawn. */
+static void
+at (const Shot *x, gint64 id, double t, double *px, double *py)
+{
+  double sx;
+  g_assert_true (viper_view_geometry_module_point (x->g, id, &sx, py));
+  g_assert_true (viper_view_geometry_time_x (x->g, t, px));
+}
+
+static void
+assert_colour (const Shot *x, gint64 id, double t, guint32 want)
+{
+  double px, py;
+  at (x, id, t, &px, &py);
+  guint32 got = pixel (x->s, px, py);
+  if (got != want)
+    g_error ("P%" G_GINT64_FORMAT " at %g (%.0f, %.0f) is #%06x, want #%06x", id, t, px, py, got, want);
+}
+
+/* The axis spans the run [0, 3]; both rows are busy from 0 to their first
+ * call, as the Pajé export says (processor 0 busy 0 - 1, processor 1 busy
+ * 0 - 0.5), and the Home extent is the same run. */
+static void
+test_run_start (void)
+{
+  Shot x;
+  shot_open (&x, simple_trace);
+  double t0, t1, x0, x1;
+  g_assert_true (viper_view_geometry_plot (x.g, &t0, &t1, &x0, &x1));
+  g_assert_cmpfloat (t0, ==, 0.0);
+  g_assert_cmpfloat (t1, ==, 3.0);
+  g_assert_true (viper_time_window_extent (x.rp.model, &t0, &t1));
+  g_assert_cmpfloat (t0, ==, 0.0);
+  g_assert_cmpfloat (t1, ==, 3.0);
+  assert_colour (&x, 0, 0.05, BUSY);
+  assert_colour (&x, 0, 0.5, BUSY);
+  assert_colour (&x, 0, 0.95, BUSY);
+  assert_colour (&x, 1, 0.05, BUSY);
+  assert_colour (&x, 1, 0.45, BUSY);
+  assert_colour (&x, 1, 0.75, IDLE);
+  assert_colour (&x, 0, 1.75, IDLE);
+  shot_close (&x);
+}
+
+/* A processor that traces and never communicates is busy all along. */
+static void
+test_quiet_processor (void)
+{
+  Shot x;
+  shot_open (&x, quiet_trace);
+  for (double t = 0.55; t < 3.0; t += 0.25)
+    assert_colour (&x, 2, t, BUSY);
+  assert_colour (&x, 0, 0.5, BUSY);
+  shot_close (&x);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/spacetime-run/start", test_run_start);
+  g_test_add_func ("/spacetime-run/quiet-processor", test_quiet_processor);
+  return g_test_run ();
+}
