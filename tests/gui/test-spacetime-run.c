@@ -1,7 +1,8 @@
 /* test-spacetime-run.c - the space-time view shows the whole run: its axis
  * starts at the run's start (not at the first state change), a processor's
  * row is busy from its first tram on (before its first call, and when it
- * never communicates).
+ * never communicates), and every message is an arrow even when two rows
+ * send in the same pixel column.
  *
  * The traces are the new-user trial's reproductions (simple.trc,
  * missing-arrow.trc from a real viper-trace run); pixels are probed in the
@@ -47,6 +48,40 @@ static const char quiet_trace[] =
   "-4 -901 3.0 0 0 0\n"
   "-4 -901 3.0 1 0 0\n"
   "-4 -901 2.5 2 0 0\n";
+
+/* Three ranks of a real run; P0 and P2 begin their sends 50 us apart, in
+ * one pixel column of the whole run. */
+static const char missing_arrow_trace[] =
+  "-3 -901 1.4191 0 0 0\n"
+  "-3 -57 3.3038 0 0 3 2 9 2 0\n"
+  "-4 -57 3.31171 0 0 1 2 1\n"
+  "-3 -27 3.40836 0 0 4 2 4 9 1 0\n"
+  "-4 -27 3.41867 0 0 1 2 2\n"
+  "-3 -61 3.43129 0 0 1 2 1\n"
+  "-3 -31 3.43129 0 0 1 2 2\n"
+  "-4 -61 3.44842 0 0 4 2 4 9 2 0\n"
+  "-4 -31 3.44842 0 0 0\n"
+  "-4 -901 6.4671 0 0 0\n"
+  "-3 -901 2.46175 1 0 0\n"
+  "-3 -57 3.67575 1 0 3 2 9 0 0\n"
+  "-4 -57 3.68316 1 0 1 2 1\n"
+  "-3 -27 3.7756 1 0 4 2 4 9 2 0\n"
+  "-4 -27 3.78461 1 0 1 2 2\n"
+  "-3 -61 3.82728 1 0 1 2 1\n"
+  "-3 -31 3.82728 1 0 1 2 2\n"
+  "-4 -61 3.83369 1 0 4 2 4 9 0 0\n"
+  "-4 -31 3.83369 1 0 0\n"
+  "-4 -901 4.67003 1 0 0\n"
+  "-3 -901 2.95814 2 0 0\n"
+  "-3 -57 3.27591 2 0 3 2 9 1 0\n"
+  "-4 -57 3.29163 2 0 1 2 1\n"
+  "-3 -27 3.40841 2 0 4 2 4 9 0 0\n"
+  "-4 -27 3.41892 2 0 1 2 2\n"
+  "-3 -61 3.43334 2 0 1 2 1\n"
+  "-3 -31 3.43334 2 0 1 2 2\n"
+  "-4 -61 3.79007 2 0 4 2 4 9 1 0\n"
+  "-4 -31 3.79007 2 0 0\n"
+  "-4 -901 6.47315 2 0 0\n";
 
 typedef struct {
   TestReplay rp;
@@ -158,11 +193,65 @@ test_quiet_processor (void)
   shot_close (&x);
 }
 
+static gboolean
+dark (guint32 c)
+{
+  return ((c >> 16) & 0xff) < 0x50 && ((c >> 8) & 0xff) < 0x50 && (c & 0xff) < 0x50;
+}
+
+/* An arrow from (a, ta) to (b, tb) crosses the row of `via` (between
+ * them): dark ink a few pixels either side of where it does. */
+static gboolean
+arrow_crosses (const Shot *x, gint64 a, double ta, gint64 b, double tb, gint64 via)
+{
+  double xa, ya, xb, yb, xv, yv;
+  at (x, a, ta, &xa, &ya);
+  at (x, b, tb, &xb, &yb);
+  at (x, via, ta, &xv, &yv);
+  g_assert_cmpfloat (fabs (yb - ya), >, 20);
+  double cx = xa + (yv - ya) / (yb - ya) * (xb - xa);
+  for (double d = -3; d <= 3; d += 1)
+    if (dark (pixel (x->s, cx + d, yv)))
+      return TRUE;
+  return FALSE;
+}
+
+/* P0 and P2 send 50 us apart (one pixel column): both are drawn, as are
+ * the other messages (P0 -> P1 crosses nothing: checked at its middle). */
+static void
+test_same_column_arrows (void)
+{
+  Shot x;
+  shot_open (&x, missing_arrow_trace);
+  double xa, xb;
+  g_assert_true (viper_view_geometry_time_x (x.g, 3.40836, &xa));
+  g_assert_true (viper_view_geometry_time_x (x.g, 3.40841, &xb));
+  g_assert_cmpfloat (floor (xa), ==, floor (xb));   /* the case: one column */
+  if (!arrow_crosses (&x, 2, 3.40841, 0, 3.44842, 1))
+    g_error ("no arrow P2 -> P0 (sent 3.40841, received 3.44842)");
+  /* P1 -> P2 and P0 -> P1: checked at mid-height between the rows */
+  double x1, y1, x2, y2;
+  at (&x, 1, 3.7756, &x1, &y1);
+  at (&x, 2, 3.79007, &x2, &y2);
+  gboolean seen = FALSE;
+  for (double d = -3; d <= 3 && !seen; d++)
+    seen = dark (pixel (x.s, (x1 + x2) / 2 + d, (y1 + y2) / 2));
+  g_assert_true (seen);
+  at (&x, 0, 3.40836, &x1, &y1);
+  at (&x, 1, 3.83369, &x2, &y2);
+  seen = FALSE;
+  for (double d = -3; d <= 3 && !seen; d++)
+    seen = dark (pixel (x.s, (x1 + x2) / 2 + d, (y1 + y2) / 2));
+  g_assert_true (seen);
+  shot_close (&x);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/spacetime-run/start", test_run_start);
   g_test_add_func ("/spacetime-run/quiet-processor", test_quiet_processor);
+  g_test_add_func ("/spacetime-run/same-column-arrows", test_same_column_arrows);
   return g_test_run ();
 }
