@@ -16,7 +16,7 @@ and the bundled Macrame 3x3 testbed (module states compared through
 
 Scenario space-time: on a 64-rank PICL trace, Ctrl+wheel keeps the time
 under the pointer where it was (within a pixel), - past the run and Home
-show exactly the run [first change, clock], + zooms in, Ctrl+Shift+wheel
+show exactly the run [run start, clock] (the status bar's run), + zooms in, Ctrl+Shift+wheel
 makes rows tall enough for a label each and the wheel then scrolls them.
 On a 1,024-rank trace the rows stop shrinking at 3 px and scroll.
 
@@ -224,6 +224,11 @@ def scenario_spacetime(args, display, tmp, shots):
         check(st["follow"] and st["t0"] == st["run"][0] and st["t1"] == st["run"][1] == end,
               "at the end the view shows exactly the run [%s, %s]" % (st["run"][0], st["run"][1]))
         check(st["rows"] == 64, "64 rows (%d)" % st["rows"])
+        # the run is the status bar's (the index's first adjusted time), not
+        # the first state change: the ranks trace before their first call
+        pb = pb_state(app)
+        check(abs(st["run"][0] - pb["run"][0]) <= 1e-9 * (pb["run"][1] - pb["run"][0]),
+              "the view's run starts where the status bar's does (%s, %s)" % (st["run"][0], pb["run"][0]))
         # Ctrl+wheel at 30% of the plot keeps the time under the pointer
         x = int(st["x0"] + 0.3 * (st["x1"] - st["x0"]))
         y = st["origin"][1] + 40
