@@ -37,7 +37,6 @@ typedef struct {
   double group_begin;
   gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
   gboolean tracing, started;
-  gboolean shown;           /* its first tram was applied (and, outside a call, drawn busy) */
   guint64 sent, received;
 } Proc;
 
@@ -87,6 +86,7 @@ typedef struct {
   Map counts;               /* (src or -1, dest, tag or -1) -> v0 = sends pending */
   Map requests;             /* (proc, REQ, 0) -> v0 = src, v1 = tag of the posted receive */
   Map coll_counts;          /* (proc, ev, subset) -> v0 = collective begins so far */
+  Map seen;                 /* (proc, 0, 0): processors whose first tram was applied */
   GArray *pending;          /* of Pending */
   gint32 free_pending;      /* free list through next, -1 = empty */
   GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */

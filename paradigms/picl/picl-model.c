@@ -525,11 +525,12 @@ static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begi
 static void
 show_from_first (PiclModel *m, gint64 id, double t)
 {
-  Proc *p = picl_proc_find (m, id);
-  if (!p || p->shown)
+  gboolean first;
+  map_insert (&m->seen, id, 0, 0, &first);
+  if (!first)
     return;
-  p->shown = TRUE;
-  if (!p->calls->len)
+  Proc *p = picl_proc_find (m, id);
+  if (!p || !p->calls->len)
     history_state (m, id, t, VIPER_PICL_BUSY);
 }
 
@@ -550,11 +551,12 @@ picl_apply (ViperModel *base, const ViperTram *t)
   if (t->proc < 0)
     return FALSE;
   gboolean begin = t->rec == VIPER_PICL_REC_BEGIN;
-  if (!begin && t->rec != VIPER_PICL_REC_END)
-    return FALSE;
-  if (t->ev == VIPER_PICL_EV_SYNC || t->ev == VIPER_PICL_EV_MESSAGE)
-    return FALSE;           /* clock samples, trace messages: no visible state */
-  gboolean changed = picl_apply_proc (m, t, begin);
+  gboolean changed = FALSE;
+  /* clock samples, trace messages and other records: no state of their
+   * own, but a processor's first tram all the same (the exports start its
+   * state at any of its trams) */
+  if ((begin || t->rec == VIPER_PICL_REC_END) && t->ev != VIPER_PICL_EV_SYNC && t->ev != VIPER_PICL_EV_MESSAGE)
+    changed = picl_apply_proc (m, t, begin);
   show_from_first (m, t->proc, t->adjusted);
   return changed;
 }
@@ -644,6 +646,7 @@ picl_reset (ViperModel *base)
   map_clear (&m->counts);
   map_clear (&m->requests);
   map_clear (&m->coll_counts);
+  map_clear (&m->seen);
   g_array_set_size (m->pending, 0);
   g_hash_table_remove_all (m->subset_pos);
   g_hash_table_remove_all (m->subsets);

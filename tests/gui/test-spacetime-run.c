@@ -36,11 +36,16 @@ static const char simple_trace[] =
   "-4 -901 3.0 0 0 0\n"
   "-4 -901 3.0 1 0 0\n";
 
-/* P2 traces from 0.5 to 2.5 and never communicates. */
+/* P2 traces from 0.5 to 2.5 and never communicates; P3's first tram is a
+ * clock sample at 0.2, before its tracing starts at 0.4 (the exports start
+ * its state at the sample). */
 static const char quiet_trace[] =
   "-3 -901 0.0 0 0 0\n"
   "-3 -901 0.0 1 0 0\n"
   "-3 -901 0.5 2 0 0\n"
+  "-6 -951 0.2 3 0 4 2 0 200000000 200000000 200000000\n"
+  "-3 -901 0.4 3 0 0\n"
+  "-4 -901 2.5 3 0 0\n"
   "-3 -21 1.0 0 0 4 2 8 7 1 0\n"
   "-4 -21 1.1 0 0 0\n"
   "-3 -52 1.0 1 0 3 2 7 0 0\n"
@@ -181,7 +186,8 @@ test_run_start (void)
   shot_close (&x);
 }
 
-/* A processor that traces and never communicates is busy all along. */
+/* A processor that traces and never communicates is busy all along, from
+ * its first tram. */
 static void
 test_quiet_processor (void)
 {
@@ -190,6 +196,8 @@ test_quiet_processor (void)
   for (double t = 0.55; t < 3.0; t += 0.25)
     assert_colour (&x, 2, t, BUSY);
   assert_colour (&x, 0, 0.5, BUSY);
+  assert_colour (&x, 3, 0.25, BUSY);
+  assert_colour (&x, 3, 0.35, BUSY);
   shot_close (&x);
 }
 
