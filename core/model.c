@@ -158,6 +158,7 @@ viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadi
   m->setup = setup;
   m->damage = viper_damage_new ();
   m->clock = -INFINITY;
+  m->start = INFINITY;
   m->history = g_array_new (FALSE, FALSE, sizeof (ViperHistoryEntry));
   m->history_index = index_new ();
 }
@@ -229,6 +230,8 @@ viper_model_apply (ViperModel *m, const ViperTram *t)
       m->clock = t->adjusted;
       viper_damage_add (m->damage, VIPER_AREA_CLOCK, 0, 0);
     }
+  if (t->adjusted < m->start)
+    m->start = t->adjusted;
   m->applied++;
   gboolean changed = (t->flags & VIPER_TRAM_F_IGNORED) ? FALSE : m->klass->apply (m, t);
   if (changed)
@@ -259,6 +262,7 @@ static void
 reset_all (ViperModel *m)
 {
   m->clock = -INFINITY;
+  m->start = INFINITY;
   m->applied = m->changes = m->inconsistent = 0;
   g_array_set_size (m->history, 0);
   m->history_dropped = 0;
@@ -401,7 +405,7 @@ struct _ViperModelCkpt {
   const ViperModelClass *klass;
   gpointer snap;
   gsize bytes;
-  double clock;
+  double clock, start;
   guint64 applied, changes, inconsistent;
   guint64 history_total;    /* history_dropped + history->len */
   guint history_dropped;
@@ -423,6 +427,7 @@ viper_model_checkpoint (const ViperModel *m)
   c->klass = m->klass;
   c->snap = m->klass->snapshot (m, &c->bytes);
   c->clock = m->clock;
+  c->start = m->start;
   c->applied = m->applied;
   c->changes = m->changes;
   c->inconsistent = m->inconsistent;
@@ -554,6 +559,7 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
     }
   guint64 applied_then = m->applied;
   m->clock = c->clock;
+  m->start = c->start;
   m->applied = c->applied;
   m->changes = c->changes;
   m->inconsistent = c->inconsistent;

@@ -60,6 +60,8 @@ struct _ViperModel {
   ViperDamage *damage;              /* owned */
   ViperDiag *diag;                  /* not owned, may be NULL */
   double clock;                     /* adjusted time of the last applied tram's maximum */
+  double start;                     /* earliest adjusted time applied (+INFINITY before any):
+                                     * with clock, the run so far, which views show whole */
   guint64 applied;                  /* trams applied */
   guint64 changes;                  /* applies that changed the visible state */
   guint64 inconsistent;

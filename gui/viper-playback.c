@@ -68,6 +68,7 @@ struct _ViperPlayback {
   gboolean seeking;
   char *last_dump;
   gint64 ckpt_every;        /* --checkpoint-every (0: the trail's default) */
+  GtkWidget *goto_label;    /* the Go to clock dialog's run and clock, while it is open */
 };
 
 /* ---- speed ---------------------------------------------------------------------- */
@@ -361,12 +362,38 @@ act_seek (GSimpleAction *action, GVariant *param, gpointer data)
   seek_clock (data, g_variant_get_double (param));
 }
 
+/* The Go to clock dialog's line: the run and the clock now (kept up to date
+ * by viper_playback_tick while the dialog is open: playback goes on). */
+static void
+goto_text (ViperPlayback *pb, char *range, gsize len)
+{
+  char a[32], b[32], now[32];
+  if (isfinite (pb->run_t0))
+    g_snprintf (range, len, "The run goes from %s to %s%s; the clock is at %s.",
+                viper_view_format_clock (pb->run_t0, 0, a, sizeof a), viper_view_format_clock (pb->run_t1, 0, b, sizeof b),
+                pb->index_done ? "" : " (still reading)",
+                viper_view_format_clock (pb->s ? viper_run_clock (pb->s->run) : NAN, 0, now, sizeof now));
+  else
+    g_strlcpy (range, "The run's range is not known yet.", len);
+}
+
+static void
+goto_update (ViperPlayback *pb)
+{
+  if (!pb->goto_label)
+    return;
+  char range[160];
+  goto_text (pb, range, sizeof range);
+  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (pb->goto_label)), range) != 0)
+    gtk_label_set_text (GTK_LABEL (pb->goto_label), range);
+}
+
 static void
 act_goto (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   ViperPlayback *pb = data;
-  if (!can_seek (pb))
+  if (!can_seek (pb) || pb->goto_label)
     return;
   GtkWidget *d = gtk_dialog_new_with_buttons ("Go to clock", pb->window, GTK_DIALOG_MODAL, "_Cancel",
                                               GTK_RESPONSE_CANCEL, "_Go", GTK_RESPONSE_OK, NULL);
@@ -374,22 +401,22 @@ act_goto (GSimpleAction *action, GVariant *param, gpointer data)
   GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
   gtk_container_set_border_width (GTK_CONTAINER (box), 12);
   gtk_box_set_spacing (GTK_BOX (box), 6);
-  char range[160], a[32], b[32], now[32];
-  if (isfinite (pb->run_t0))
-    g_snprintf (range, sizeof range, "The run goes from %s to %s%s; the clock is at %s.",
-                viper_view_format_clock (pb->run_t0, 0, a, sizeof a), viper_view_format_clock (pb->run_t1, 0, b, sizeof b),
-                pb->index_done ? "" : " (still reading)",
-                viper_view_format_clock (viper_run_clock (pb->s->run), 0, now, sizeof now));
-  else
-    g_strlcpy (range, "The run's range is not known yet.", sizeof range);
+  char range[160];
+  goto_text (pb, range, sizeof range);
   GtkWidget *label = gtk_label_new (range);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_container_add (GTK_CONTAINER (box), label);
+  GtkWidget *hint = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (hint), 0);
+  gtk_container_add (GTK_CONTAINER (box), hint);
   GtkWidget *entry = gtk_entry_new ();
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "clock");
   gtk_container_add (GTK_CONTAINER (box), entry);
   gtk_widget_show_all (d);
+  gtk_widget_hide (hint);
+  pb->goto_label = label;
+  write_dump (pb);
   double t = NAN;
   while (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
     {
@@ -401,9 +428,12 @@ act_goto (GSimpleAction *action, GVariant *param, gpointer data)
           t = v;
           break;
         }
-      gtk_label_set_text (GTK_LABEL (label), "Type a number, such as 12.5.");
+      gtk_label_set_text (GTK_LABEL (hint), "Type a number, such as 12.5.");
+      gtk_widget_show (hint);
     }
+  pb->goto_label = NULL;
   gtk_widget_destroy (d);
+  write_dump (pb);
   seek_clock (pb, t);
 }
 
@@ -437,6 +467,37 @@ timeline_t (ViperPlayback *pb, double x, int width)
   double t0, t1;
   timeline_range (pb, &t0, &t1);
   return t0 + CLAMP ((x - TL_PAD) / (width - 2 * TL_PAD), 0, 1) * (t1 - t0);
+}
+
+/* The line under the timeline: trams, clock and the run (none before a
+ * tram was read: a file with no trams has no run, not the range 0 - 1 the
+ * timeline is drawn over). */
+static void
+status_line (ViperPlayback *pb, char *line, gsize len)
+{
+  char cb[32], ab[32], bb[32], m[48], run[96];
+  if (!pb->s)
+    {
+      line[0] = 0;
+      return;
+    }
+  if (is_live (pb))
+    g_strlcpy (m, "live", sizeof m);
+  else if (pb->index_done)
+    g_snprintf (m, sizeof m, "%" G_GUINT64_FORMAT, pb->index_trams);
+  else
+    g_strlcpy (m, "? (reading)", sizeof m);
+  if (isfinite (pb->run_t0))
+    {
+      double t0, t1;
+      timeline_range (pb, &t0, &t1);
+      g_snprintf (run, sizeof run, "run %s \u2013 %s", viper_view_format_clock (t0, 0, ab, sizeof ab),
+                  viper_view_format_clock (t1, 0, bb, sizeof bb));
+    }
+  else
+    g_strlcpy (run, pb->index_done && !is_live (pb) ? "no run (no trams)" : "run not known yet", sizeof run);
+  g_snprintf (line, len, "tram %" G_GUINT64_FORMAT " of %s \u00b7 clock %s \u00b7 %s", pb->s->model->applied, m,
+              viper_view_format_clock (viper_run_clock (pb->s->run), 0, cb, sizeof cb), run);
 }
 
 static gboolean
@@ -498,19 +559,8 @@ timeline_draw (GtkWidget *w, cairo_t *cr, gpointer data)
           cairo_line_to (cr, x, bar_top + bar_h + 2);
           cairo_stroke (cr);
         }
-      char line[256], cb[32], ab[32], bb[32];
-      double t0, t1;
-      timeline_range (pb, &t0, &t1);
-      char m[48];
-      if (is_live (pb))
-        g_strlcpy (m, "live", sizeof m);
-      else if (pb->index_done)
-        g_snprintf (m, sizeof m, "%" G_GUINT64_FORMAT, pb->index_trams);
-      else
-        g_strlcpy (m, "? (reading)", sizeof m);
-      g_snprintf (line, sizeof line, "tram %" G_GUINT64_FORMAT " of %s \u00b7 clock %s \u00b7 run %s \u2013 %s",
-                  pb->s->model->applied, m, viper_view_format_clock (clock, 0, cb, sizeof cb),
-                  viper_view_format_clock (t0, 0, ab, sizeof ab), viper_view_format_clock (t1, 0, bb, sizeof bb));
+      char line[256];
+      status_line (pb, line, sizeof line);
       cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
       cairo_set_font_size (cr, 11);
       cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
@@ -594,6 +644,24 @@ trail_json (ViperPlayback *pb)
                           viper_scheduler_replaying (pb->s->sched) ? "true" : "false");
 }
 
+/* TEXT as a JSON string, or null. */
+static char *
+json_text (const char *text)
+{
+  if (!text)
+    return g_strdup ("null");
+  GString *o = g_string_new ("\"");
+  for (const char *c = text; *c; c++)
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf (o, "\\%c", *c);
+    else if ((guchar) *c < 0x20)
+      g_string_append_printf (o, "\\u%04x", (guchar) *c);
+    else
+      g_string_append_c (o, *c);
+  g_string_append_c (o, '"');
+  return g_string_free (o, FALSE);
+}
+
 static void
 write_dump (ViperPlayback *pb)
 {
@@ -616,17 +684,23 @@ write_dump (ViperPlayback *pb)
   double t0, t1;
   timeline_range (pb, &t0, &t1);
   char *trail = trail_json (pb);
+  char line[256];
+  status_line (pb, line, sizeof line);
+  char *status = json_text (line);
+  char *go = json_text (pb->goto_label ? gtk_label_get_text (GTK_LABEL (pb->goto_label)) : NULL);
   int tw = pb->timeline ? gtk_widget_get_allocated_width (pb->timeline) : 0;
   char *doc = g_strdup_printf (
     "{\"speed\": %s, \"live\": %s, \"index_done\": %s, \"trams\": %" G_GUINT64_FORMAT ", \"run\": [%s, %s], "
     "\"clock\": %s, \"timeline\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, \"x0\": %d, \"x1\": %d}, "
-    "\"trail\": %s}\n",
+    "\"trail\": %s, \"status\": %s, \"goto\": %s}\n",
     pb->speed_i < 0 ? "null" : viper_format_double (ladder (pb->speed_i), sp), is_live (pb) ? "true" : "false",
     pb->index_done ? "true" : "false", pb->index_trams, viper_format_double (t0, a), viper_format_double (t1, b),
     pb->s && isfinite (viper_run_clock (pb->s->run)) ? viper_format_double (viper_run_clock (pb->s->run), c) : "null",
     ox, oy, tw, pb->timeline ? gtk_widget_get_allocated_height (pb->timeline) : 0, ox + (int) TL_PAD,
-    ox + tw - (int) TL_PAD, trail);
+    ox + tw - (int) TL_PAD, trail, status, go);
   g_free (trail);
+  g_free (status);
+  g_free (go);
   if (g_strcmp0 (doc, pb->last_dump) == 0)
     {
       g_free (doc);
@@ -837,6 +911,7 @@ viper_playback_tick (ViperPlayback *pb)
       last_clock = clock;
       last_applied = pb->s->model->applied;
       gtk_widget_queue_draw (pb->timeline);
+      goto_update (pb);
       write_dump (pb);
     }
 }

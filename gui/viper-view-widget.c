@@ -11,7 +11,7 @@
  * else time (Shift+wheel: always time); Home fits the whole run (and keeps
  * fitting it as it grows), End follows the clock at the current zoom, and so
  * does a double click.  Time is clamped to the run: the window never shows
- * more than [first change, clock], nor starts before it or ends after it.
+ * more than [run start, clock], nor starts before it or ends after it.
  * Scrollbars (viper_view_widget_wrap) show and move the same window.  Its
  * tooltip describes the state bar, message or row under the pointer; the
  * animation view's names the module under it.
@@ -135,7 +135,7 @@ an_zoom_at (ViperViewWidget *self, double f, double x, double y)
 
 /* ---- space-time navigation ---------------------------------------------------------- */
 
-/* The run the view can show: [first change, clock]; FALSE before any. */
+/* The run the view can show: [run start, clock]; FALSE before any. */
 static gboolean
 run_extent (ViperViewWidget *self, double *lo, double *hi)
 {

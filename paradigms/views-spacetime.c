@@ -57,6 +57,8 @@ vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWi
 
 /* More messages than this in a frame are drawn without antialiasing. */
 #define ST_AA_ARROWS 64
+/* A pixel column shows arrows from this many rows at most (st_row_arrows). */
+#define ST_COL_ARROWS 4
 
 typedef struct {
   double last_t;
@@ -453,16 +455,24 @@ typedef gboolean (*StArrowVisit) (const StArrow *a, gpointer data);
 /* The messages a row's module sent that the view shows.  Those that have
  * arrived and fit in the module's arrow_span start at or after
  * t0 - arrow_span: a binary search finds the first, and one arrived message
- * per pixel column of their start is all a screen can show (taken[] marks
- * the plot's columns that have one, whichever row sent it), so after each
- * a search jumps to the next column.  Underway ones (and arrived ones
+ * per pixel column of their start in the sender's row is all a screen can
+ * show (taken[] marks the columns of this row that have one), so after each
+ * a search jumps to the next column.  The columns are the sender row's own:
+ * two rows sending in the same column start two arrows a row apart (columns
+ * shared by all rows lost P2 -> P0 when P0 sent 50 us before it, in one
+ * column of a 3 s run).  A column holds arrows of up to ST_COL_ARROWS rows
+ * (count[], NULL for rows scrolled out; the rows after see it taken): past
+ * that many it is solid ink, and 64 ranks sending in every column would
+ * cost a frame ten times as long for the same picture.  Rows scrolled out
+ * of view share one taken[]: their arrows enter the plot from its edge, and
+ * sharing keeps them a few jumps each.  Underway ones (and arrived ones
  * longer than the span, not yet swept from the list) are in the module's
  * `open` list and are all shown: they are few, and each is news.  The
  * painter and the tooltip both walk this, so the tooltip names only what
  * is drawn. */
 static gboolean
 st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double clock, guint8 *taken,
-               StArrowVisit visit, gpointer data)
+               guint8 *count, StArrowVisit visit, gpointer data)
 {
   const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, row).id);
   if (!h)
@@ -476,8 +486,8 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
       const ViperHistoryEntry *e = ref_entry (m, refs, i++);
       if (!e || isnan (e->t1))
         continue;
-      /* a column another message took shows that one: this one is not
-       * placed at all (most columns are taken after the first rows) */
+      /* a column another message of the row took shows that one: this
+       * one is not placed at all */
       double col = floor (vv_st_x (g, e->t0));
       double c = col - floor (g->plot_x);
       gboolean in_plot = c >= 0 && c <= g->plot_w;
@@ -486,7 +496,11 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
           if (visit (&a, data))
             return TRUE;
           if (in_plot)
-            taken[(guint) c] = 1;
+            {
+              taken[(guint) c] = 1;
+              if (count)
+                count[(guint) c]++;
+            }
         }
       double next = col + 1;
       if (in_plot && h->arrow_disorder == 0)
@@ -513,15 +527,26 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
   return FALSE;
 }
 
-/* Every row's messages; taken[] is shared so a pixel column keeps one. */
+/* Every row's messages: a row on screen keeps one per pixel column of its
+ * own, in the columns that have fewer than ST_COL_ARROWS; the rows scrolled
+ * out share theirs. */
 static gboolean
 st_arrows (const ViperViewGeometry *g, const ViperModel *m, double clock, StArrowVisit visit, gpointer data)
 {
-  guint8 *taken = g_malloc0 ((gsize) g->plot_w + 2);
+  gsize ncols = (gsize) g->plot_w + 2;
+  guint8 *taken = g_malloc0 (ncols), *taken_out = g_malloc0 (ncols), *count = g_malloc0 (ncols);
   gboolean stopped = FALSE;
   for (guint i = 0; m && i < g->mods->len && !stopped; i++)
-    stopped = st_row_arrows (g, m, (gint) i, clock, taken, visit, data);
+    {
+      gboolean shown = i >= g->first_row && i < g->first_row + g->rows_shown;
+      if (shown)
+        for (gsize c = 0; c < ncols; c++)
+          taken[c] = count[c] >= ST_COL_ARROWS;
+      stopped = st_row_arrows (g, m, (gint) i, clock, shown ? taken : taken_out, shown ? count : NULL, visit, data);
+    }
   g_free (taken);
+  g_free (taken_out);
+  g_free (count);
   return stopped;
 }
 

@@ -242,11 +242,16 @@ viper_time_window_range (const ViperTimeWindow *w, const ViperModel *m, double *
         a = b - w->span;
       else
         {
-          /* everything the history holds.  It is appended in run order,
-           * which is time order up to the offsets between modules, so the
-           * earliest start is among the first entries: looking at a few keeps
-           * this O(1) for a history of millions */
+          /* the run so far: from its earliest adjusted time, not from its
+           * first history entry (a processor is busy from its first tram on,
+           * before any state change is written).  Once trimming dropped the
+           * start, everything the history holds: it is appended in run
+           * order, which is time order up to the offsets between modules,
+           * so the earliest start is among the first entries: looking at a
+           * few keeps this O(1) for a history of millions */
           a = b;
+          if (m && m->history_dropped == 0 && isfinite (m->start))
+            a = MIN (a, m->start);
           if (m && m->history)
             for (guint i = 0; i < MIN (m->history->len, 256u); i++)
               a = MIN (a, g_array_index (m->history, ViperHistoryEntry, i).t0);

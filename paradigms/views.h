@@ -163,7 +163,8 @@ typedef struct {
 
 #define VIPER_VIEW_MIN_ROW 3.0
 
-/* The whole run the history holds: [first change, clock]; FALSE when empty. */
+/* The whole run so far: [earliest adjusted time applied, clock] (once the
+ * history was trimmed, from its first entry); FALSE when empty. */
 gboolean viper_time_window_extent (const ViperModel *m, double *t0, double *t1);
 
 void viper_time_window_init (ViperTimeWindow *w);

@@ -86,6 +86,7 @@ typedef struct {
   Map counts;               /* (src or -1, dest, tag or -1) -> v0 = sends pending */
   Map requests;             /* (proc, REQ, 0) -> v0 = src, v1 = tag of the posted receive */
   Map coll_counts;          /* (proc, ev, subset) -> v0 = collective begins so far */
+  Map seen;                 /* (proc, 0, 0): processors whose first tram was applied */
   GArray *pending;          /* of Pending */
   gint32 free_pending;      /* free list through next, -1 = empty */
   GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */

@@ -515,6 +515,25 @@ apply_tracing (PiclModel *m, Proc *p, const ViperTram *t, gboolean on)
   return TRUE;
 }
 
+static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin);
+
+/* A processor is busy outside communication (spec section 3) from its first
+ * tram on: unless that tram opened a call, a busy entry at its time starts
+ * its row in the history, as the exporters start its state there, so the
+ * space-time view shows the work done before its first call (and a
+ * processor that never communicates) instead of nothing. */
+static void
+show_from_first (PiclModel *m, gint64 id, double t)
+{
+  gboolean first;
+  map_insert (&m->seen, id, 0, 0, &first);
+  if (!first)
+    return;
+  Proc *p = picl_proc_find (m, id);
+  if (!p || !p->calls->len)
+    history_state (m, id, t, VIPER_PICL_BUSY);
+}
+
 static gboolean
 picl_apply (ViperModel *base, const ViperTram *t)
 {
@@ -532,10 +551,19 @@ picl_apply (ViperModel *base, const ViperTram *t)
   if (t->proc < 0)
     return FALSE;
   gboolean begin = t->rec == VIPER_PICL_REC_BEGIN;
-  if (!begin && t->rec != VIPER_PICL_REC_END)
-    return FALSE;
-  if (t->ev == VIPER_PICL_EV_SYNC || t->ev == VIPER_PICL_EV_MESSAGE)
-    return FALSE;           /* clock samples, trace messages: no visible state */
+  gboolean changed = FALSE;
+  /* clock samples, trace messages and other records: no state of their
+   * own, but a processor's first tram all the same (the exports start its
+   * state at any of its trams) */
+  if ((begin || t->rec == VIPER_PICL_REC_END) && t->ev != VIPER_PICL_EV_SYNC && t->ev != VIPER_PICL_EV_MESSAGE)
+    changed = picl_apply_proc (m, t, begin);
+  show_from_first (m, t->proc, t->adjusted);
+  return changed;
+}
+
+static gboolean
+picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin)
+{
   Proc *p = proc_get (m, t->proc);
   if (viper_picl_collective_shape (t->ev) != VIPER_PICL_SHAPE_NONE)
     return begin ? picl_collective_begin (m, p, t) : picl_collective_end (m, p, t);
@@ -618,6 +646,7 @@ picl_reset (ViperModel *base)
   map_clear (&m->counts);
   map_clear (&m->requests);
   map_clear (&m->coll_counts);
+  map_clear (&m->seen);
   g_array_set_size (m->pending, 0);
   g_hash_table_remove_all (m->subset_pos);
   g_hash_table_remove_all (m->subsets);

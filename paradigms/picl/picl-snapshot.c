@@ -26,7 +26,7 @@ typedef struct {
   guint64 messages, unreceived;
   double last_stop, first_time;
   GArray *procs;            /* of Proc, calls and spans copied */
-  Map proc_index, channels, counts, requests, coll_counts;
+  Map proc_index, channels, counts, requests, coll_counts, seen;
   GArray *pending;
   gint32 free_pending;
   GArray *subset_ids;       /* gint64 */
@@ -107,6 +107,7 @@ picl_snapshot (const ViperModel *base, gsize *bytes)
   map_copy (&s->counts, &m->counts);
   map_copy (&s->requests, &m->requests);
   map_copy (&s->coll_counts, &m->coll_counts);
+  map_copy (&s->seen, &m->seen);
   s->pending = g_array_copy (m->pending);
   s->free_pending = m->free_pending;
   s->subset_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -139,7 +140,7 @@ picl_snapshot (const ViperModel *base, gsize *bytes)
       const Proc *p = &g_array_index (s->procs, Proc, i);
       b += sizeof (Proc) + p->calls->len * sizeof (Call) + p->spans->len * sizeof (Span);
     }
-  b += (gsize) (s->proc_index.cap + s->channels.cap + s->counts.cap + s->requests.cap + s->coll_counts.cap)
+  b += (gsize) (s->proc_index.cap + s->channels.cap + s->counts.cap + s->requests.cap + s->coll_counts.cap + s->seen.cap)
        * sizeof (MapSlot);
   b += s->pending->len * sizeof (Pending) + s->decided->len * sizeof (ViperPiclChange)
        + s->entries->len * sizeof (SavedEntry);
@@ -173,6 +174,8 @@ picl_restore (ViperModel *base, gconstpointer snap)
   map_copy (&m->requests, &s->requests);
   map_clear (&m->coll_counts);
   map_copy (&m->coll_counts, &s->coll_counts);
+  map_clear (&m->seen);
+  map_copy (&m->seen, &s->seen);
   g_array_set_size (m->pending, 0);
   g_array_append_vals (m->pending, s->pending->data, s->pending->len);
   m->free_pending = s->free_pending;
@@ -222,6 +225,7 @@ picl_snapshot_free (gpointer snap)
   map_clear (&s->counts);
   map_clear (&s->requests);
   map_clear (&s->coll_counts);
+  map_clear (&s->seen);
   g_array_unref (s->pending);
   g_array_unref (s->subset_ids);
   g_ptr_array_unref (s->subset_members);

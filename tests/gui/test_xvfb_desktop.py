@@ -2,7 +2,8 @@
 """The viper app under Xvfb: problems in plain sight and live sessions (issue 14).
 
 Each scenario is one a new user hit, with what the window must show:
-  binary      a binary file: the info bar says "not a trace" (an error bar)
+  binary      a binary file: the info bar says "not a trace" (an error bar), the
+              status line "no run"
   bad-lines   a Farm with bad lines: the count and the first FILE:LINE:COLUMN reason
   wrong-setup farm.trc with deadlock.setup: the pending count viper-replay prints,
               its first reason, and the inconsistencies
@@ -82,6 +83,11 @@ def scenario_binary(args, display, tmp, shots):
         check("binary file" in (ib["text"] or "") and "not a text trace" in ib["text"],
               "binary: it says the file is binary, not a trace")
         check("program.trc" in ib["text"], "binary: it names the file")
+        # no trams, no run: the status line said "run 0 - 1" (the timeline's default range)
+        pb = X.poll(lambda: (lambda p: p if p and p["index_done"] else None)(
+            X.read_json(os.path.join(app.dir, "playback.json"))), "the index", proc=app.proc)
+        check("no run" in (pb.get("status") or "") and "run 0" not in pb["status"],
+              "binary: the status line says there is no run (%r)" % pb.get("status"))
         c = bar_colour(display, d, os.path.join(shots, "d1-binary.png"))
         check(is_reddish(c), "binary: the bar is red on screen (%s)" % (c,))
     finally:

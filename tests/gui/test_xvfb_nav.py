@@ -7,6 +7,9 @@ presses of ] (5 -> 10 -> 20) make it move faster, at most 20 per second; F plays
 every view shows the final state - the space-time strip at the right edge
 included, which stayed stale before (the probe reads it at every module).
 
+Scenario goto-live: Ctrl+G while playing; the dialog's line follows the
+clock (playback.json carries it as "goto").
+
 Scenario seek: Go to clock (Ctrl+G, typed value, Return) forward and
 backward, Back (Left) and a click on the timeline land on exactly the state
 viper-replay reports for --until=CLOCK or --steps=K, on screen (probed
@@ -16,7 +19,7 @@ and the bundled Macrame 3x3 testbed (module states compared through
 
 Scenario space-time: on a 64-rank PICL trace, Ctrl+wheel keeps the time
 under the pointer where it was (within a pixel), - past the run and Home
-show exactly the run [first change, clock], + zooms in, Ctrl+Shift+wheel
+show exactly the run [run start, clock] (the status bar's run), + zooms in, Ctrl+Shift+wheel
 makes rows tall enough for a label each and the wheel then scrolls them.
 On a 1,024-rank trace the rows stop shrinking at 3 px and scroll.
 
@@ -27,6 +30,7 @@ Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -111,6 +115,40 @@ def goto(app, clock):
                    stdout=subprocess.DEVNULL, check=True, timeout=X.TIMEOUT)
     subprocess.run(["xdotool", "type", "--delay", "20", "--", str(clock)], env=env, check=True, timeout=X.TIMEOUT)
     subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=X.TIMEOUT)
+
+
+def goto_clock(text):
+    """The clock the Go to clock dialog's line says it is at."""
+    m = re.search(r"the clock is at (-?[0-9.e+-]+)\.", text or "")
+    return float(m.group(1)) if m else None
+
+
+def scenario_goto_live(args, display, tmp, shots):
+    """Ctrl+G while playing: the dialog's "the clock is at" follows the
+    clock (it said 98.584 while the title showed 105.01)."""
+    trace = os.path.join(args.source_root, "traces", "farm.trc")
+    setup = os.path.join(args.source_root, "setup", "farm.setup")
+    app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--speed=5"], tmp, "goto-live")
+    env = dict(os.environ, DISPLAY=display)
+    try:
+        wait_pb(app, lambda p: p["index_done"], "the index of the run")
+        app.key("space")
+        wait_pb(app, lambda p: p["clock"] is not None and p["clock"] > 2, "the clock to pass 2")
+        app.key("ctrl+g")
+        subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Go to clock"], env=env,
+                       stdout=subprocess.DEVNULL, check=True, timeout=X.TIMEOUT)
+        p1 = wait_pb(app, lambda p: goto_clock(p.get("goto")) is not None, "the Go to clock line")
+        c1 = goto_clock(p1["goto"])
+        p2 = wait_pb(app, lambda p: p["clock"] >= c1 + 3 and goto_clock(p.get("goto")) is not None
+                     and goto_clock(p["goto"]) >= c1 + 2, "the dialog's clock to follow playback")
+        c2 = goto_clock(p2["goto"])
+        check(abs(c2 - p2["clock"]) <= 1.0, "Ctrl+G while playing: the dialog says the clock is at %s, the clock is "
+              "%s (it said %s when it opened)" % (c2, p2["clock"], c1))
+        X.screenshot(display, os.path.join(shots, "nav-goto-live.png"))
+        subprocess.run(["xdotool", "key", "Escape"], env=env, check=True, timeout=X.TIMEOUT)
+        wait_pb(app, lambda p: p.get("goto", 0) is None, "the dialog to close")
+    finally:
+        app.close()
 
 
 def scenario_seek(args, display, tmp, shots):
@@ -224,6 +262,11 @@ def scenario_spacetime(args, display, tmp, shots):
         check(st["follow"] and st["t0"] == st["run"][0] and st["t1"] == st["run"][1] == end,
               "at the end the view shows exactly the run [%s, %s]" % (st["run"][0], st["run"][1]))
         check(st["rows"] == 64, "64 rows (%d)" % st["rows"])
+        # the run is the status bar's (the index's first adjusted time), not
+        # the first state change: the ranks trace before their first call
+        pb = pb_state(app)
+        check(abs(st["run"][0] - pb["run"][0]) <= 1e-9 * (pb["run"][1] - pb["run"][0]),
+              "the view's run starts where the status bar's does (%s, %s)" % (st["run"][0], pb["run"][0]))
         # Ctrl+wheel at 30% of the plot keeps the time under the pointer
         x = int(st["x0"] + 0.3 * (st["x1"] - st["x0"]))
         y = st["origin"][1] + 40
@@ -300,6 +343,7 @@ def main():
     xvfb, display = X.start_xvfb()
     try:
         scenario_speed(args, display, tmp, shots)
+        scenario_goto_live(args, display, tmp, shots)
         scenario_seek(args, display, tmp, shots)
         scenario_seek_picl(args, display, tmp, shots)
         scenario_seek_macrame(args, display, tmp, shots)
