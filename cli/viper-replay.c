@@ -65,6 +65,8 @@ typedef struct {
   ViperRun *run;
   ViperScheduler *sched;
   ViperOutFile *run_out;
+  ViperOutFile *state_out;   /* opened before the replay, written at the stop point */
+  ViperOutFile **render_out; /* one per --render, likewise */
   GString *line;
   gboolean io_error;
   gboolean interrupted;
@@ -314,6 +316,62 @@ print_stats (App *app, double seconds, GString *out)
     g_string_append (out, app->export_stats->str);
 }
 
+/* Two outputs on one file: the later would replace the earlier (or cut
+ * into it), so one of them would be lost while the exit status says all is
+ * well.  The message naming both options, or NULL when every output has a
+ * file of its own.  Standard output (or a terminal) may take several
+ * outputs, one after the other, but not two of those written during the
+ * replay (--run-out, --export): their lines would mix. */
+static char *
+outputs_clash (const Options *o)
+{
+  GPtrArray *opt = g_ptr_array_new_with_free_func (g_free), *path = g_ptr_array_new_with_free_func (g_free);
+  guint n_live = 0;   /* the first n_live outputs are written during the replay */
+  if (o->run_out)
+    {
+      g_ptr_array_add (opt, g_strdup_printf ("--run-out=%s", o->run_out));
+      g_ptr_array_add (path, g_strdup (o->run_out));
+    }
+  for (char **x = o->exports; x && *x; x++)
+    {
+      char *xformat = NULL, *xfile = NULL;
+      if (viper_export_parse_spec (*x, &xformat, &xfile, NULL))
+        {
+          g_ptr_array_add (opt, g_strdup_printf ("--export=%s", *x));
+          g_ptr_array_add (path, g_steal_pointer (&xfile));
+        }
+      g_free (xformat);
+      g_free (xfile);
+    }
+  n_live = path->len;
+  if (o->state_out)
+    {
+      g_ptr_array_add (opt, g_strdup_printf ("--state-out=%s", o->state_out));
+      g_ptr_array_add (path, g_strdup (o->state_out));
+    }
+  for (char **r = o->render; r && *r; r++)
+    {
+      g_ptr_array_add (opt, g_strdup_printf ("--render=%s", *r));
+      g_ptr_array_add (path, g_strdup (strchr (*r, ':') + 1));
+    }
+  char *msg = NULL;
+  for (guint i = 0; !msg && i < path->len; i++)
+    for (guint j = i + 1; !msg && j < path->len; j++)
+      {
+        ViperOutSame same = viper_outfile_compare (path->pdata[i], path->pdata[j]);
+        if (same == VIPER_OUT_SAME_FILE)
+          msg = g_strdup_printf ("%s and %s write the same file; give each output a file of its own",
+                                 (char *) opt->pdata[i], (char *) opt->pdata[j]);
+        else if (same == VIPER_OUT_SAME_STREAM && j < n_live)
+          msg = g_strdup_printf ("%s and %s would both write to %s during the replay, their lines mixed; "
+                                 "give one of them a file", (char *) opt->pdata[i], (char *) opt->pdata[j],
+                                 g_str_equal (path->pdata[i], "-") ? "standard output" : (char *) path->pdata[i]);
+      }
+  g_ptr_array_unref (opt);
+  g_ptr_array_unref (path);
+  return msg;
+}
+
 static int
 usage_error (GOptionContext *ctx, const char *msg)
 {
@@ -516,6 +574,13 @@ main (int argc, char **argv)
           g_free (msg);
           goto out_ctx;
         }
+      if (viper_view_image_format (colon + 1) < 0)
+        {
+          char *msg = g_strdup_printf ("--render=%s: unknown image format (use .png, .svg or .pdf)", *r);
+          rc = usage_error (ctx, msg);
+          g_free (msg);
+          goto out_ctx;
+        }
     }
   if (!app.opt.traces && !app.opt.listen)
     {
@@ -553,6 +618,13 @@ main (int argc, char **argv)
           rc = usage_error (ctx, error->message);
           goto out_ctx;
         }
+    }
+  char *clash = outputs_clash (&app.opt);
+  if (clash)
+    {
+      rc = usage_error (ctx, clash);
+      g_free (clash);
+      goto out_ctx;
     }
   if (app.opt.setup)
     {
@@ -680,6 +752,30 @@ main (int argc, char **argv)
       g_ptr_array_add (app.exporters, ex);
       viper_scheduler_add_hook (app.sched, viper_exporter_hook, ex);
     }
+  /* --state-out and --render are written at the stop point, but opened now:
+   * a bad path is refused before the replay, as for --run-out */
+  if (app.opt.state_out)
+    {
+      app.state_out = viper_outfile_open (app.opt.state_out, "viper-replay", &error);
+      if (!app.state_out)
+        {
+          fprintf (stderr, "viper-replay: --state-out: %s\n", error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+    }
+  if (app.opt.render && app.model)
+    app.render_out = g_new0 (ViperOutFile *, g_strv_length (app.opt.render));
+  for (guint i = 0; app.render_out && app.opt.render[i]; i++)
+    {
+      app.render_out[i] = viper_outfile_open (strchr (app.opt.render[i], ':') + 1, "viper-replay", &error);
+      if (!app.render_out[i])
+        {
+          fprintf (stderr, "viper-replay: --render=%s: %s\n", app.opt.render[i], error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+    }
   viper_scheduler_set_breakpoint (app.sched, until);
   viper_scheduler_set_step_limit (app.sched, (guint64) app.opt.steps);
 
@@ -718,10 +814,12 @@ main (int argc, char **argv)
       viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), NULL);
     }
 
-  if (app.opt.state_out)
+  if (app.state_out)
     {
       char *json = viper_state_to_json (app.run, app.model, TRUE);
-      if (!viper_outfile_set_contents (app.opt.state_out, "viper-replay", json, strlen (json), &error))
+      ViperOutFile *so = g_steal_pointer (&app.state_out);
+      viper_outfile_write (so, json, strlen (json));
+      if (!viper_outfile_close (so, &error))
         {
           fprintf (stderr, "viper-replay: --state-out: %s\n", error->message);
           g_clear_error (&error);
@@ -729,10 +827,12 @@ main (int argc, char **argv)
         }
       g_free (json);
     }
-  for (char **r = app.opt.render; r && *r && app.model; r++)
+  for (guint i = 0; app.render_out && app.opt.render[i]; i++)
     {
+      const char *const *r = (const char *const *) &app.opt.render[i];
       char *view = g_strndup (*r, (gsize) (strchr (*r, ':') - *r));
-      if (!viper_view_render_to_file (view, app.model, app.run, strchr (*r, ':') + 1, render_w, render_h, &error))
+      if (!viper_view_render_to_outfile (view, app.model, app.run, g_steal_pointer (&app.render_out[i]),
+                                         viper_view_image_format (strchr (*r, ':') + 1), render_w, render_h, &error))
         {
           fprintf (stderr, "viper-replay: --render=%s: %s\n", *r, error->message);
           g_clear_error (&error);
@@ -785,6 +885,10 @@ main (int argc, char **argv)
     }
 out:
   viper_outfile_abort (app.run_out);
+  viper_outfile_abort (app.state_out);
+  for (guint i = 0; app.render_out && app.opt.render[i]; i++)
+    viper_outfile_abort (app.render_out[i]);
+  g_free (app.render_out);
   for (guint i = 0; app.exporters && i < app.exporters->len; i++)
     viper_exporter_close (app.exporters->pdata[i], NULL);
   if (app.exporters)
