@@ -498,9 +498,13 @@ main (int argc, char **argv)
       rc = usage_error (ctx, "--clock must be decay, drift or clc");
       goto out_ctx;
     }
-  if (clock_mode != VIPER_CLOCK_DECAY && (app.opt.listen || !app.opt.traces))
+  gboolean reads_stdin = FALSE;
+  for (char **t = app.opt.traces; t && *t; t++)
+    reads_stdin |= g_str_equal (*t, "-");
+  if (clock_mode != VIPER_CLOCK_DECAY && (app.opt.listen || !app.opt.traces || reads_stdin))
     {
-      rc = usage_error (ctx, "--clock=drift and --clock=clc need trace files (they read the whole trace first)");
+      rc = usage_error (ctx, "--clock=drift and --clock=clc need trace files, not standard input or --listen "
+                             "(they read the whole trace first)");
       goto out_ctx;
     }
   if (idle_s && (!parse_double_arg ("--idle-exit", idle_s, &app.opt.idle_exit, &error) || app.opt.idle_exit < 0))
