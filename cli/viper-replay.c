@@ -13,7 +13,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib-unix.h>
+#include <glib/gstdio.h>
 #include "core/outfile.h"
 #include "core/scheduler.h"
 #include "core/clocksync.h"
@@ -639,10 +643,23 @@ main (int argc, char **argv)
           g_free (msg);
           goto out_ctx;
         }
+      /* "--setup: FILE: reason", as for every other file (the loaders say
+       * GLib's "Failed to open file ..." without the option) */
+      GStatBuf sst;
+      int sfd = g_open (app.opt.setup, O_RDONLY | O_CLOEXEC, 0);
+      int serr = sfd < 0 ? errno : fstat (sfd, &sst) != 0 ? errno : S_ISDIR (sst.st_mode) ? EISDIR : 0;
+      if (sfd >= 0)
+        close (sfd);
+      if (serr)
+        {
+          fprintf (stderr, "viper-replay: --setup: %s: %s\n", app.opt.setup, g_strerror (serr));
+          rc = EXIT_IO;
+          goto out_ctx;
+        }
       app.setup = app.paradigm->setup_load (app.opt.setup, &error);
       if (!app.setup)
         {
-          fprintf (stderr, "viper-replay: %s\n", error->message);
+          fprintf (stderr, "viper-replay: --setup: %s\n", error->message);
           rc = EXIT_IO;
           goto out_ctx;
         }
