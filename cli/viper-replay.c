@@ -393,7 +393,7 @@ main (int argc, char **argv)
   gint64 seek_every = 0;
   app.opt.decay = 0.5;
   app.opt.idle_exit = 1.0;
-  app.opt.steps = 0;
+  app.opt.steps = G_MININT64;   /* not given */
   char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL, *conn_timeout_s = NULL;
   char *stuck_s = NULL;
   app.opt.stuck_after = 10.0;
@@ -416,8 +416,8 @@ main (int argc, char **argv)
       "With --listen: close a connection silent for SECONDS (default 3600; 0 = never)", "SECONDS" },
     { "max-partial", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_partial,
       "With --listen: bytes that unfinished lines of all connections may hold together (default 67108864; 0 = no bound)", "BYTES" },
-    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm of the trace (default picl; auto = from the content; see --list-paradigms)", "NAME" },
-    { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
+    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm: picl (default), monalisa, macrame, switchnet, lights, or auto = from the content (see --list-paradigms)", "NAME" },
+    { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file; Macrame, lights: a view setup; switchnet: a .swm model or .init file)", "FILE" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s,
       "Global time: decay (default, live), drift (estimate each clock's offset and drift first) or clc "
@@ -427,7 +427,7 @@ main (int argc, char **argv)
       "With --clock=drift|clc: bytes the trams may take in memory between the analysis and the replay "
       "(default 536870912; past it, or with 0, the files are read again)", "BYTES" },
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop before the execution clock would pass CLOCK", "CLOCK" },
-    { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state)", "N" },
+    { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
     { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
       "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },
     { "max-procs", 0, 0, G_OPTION_ARG_INT64, &max_procs,
@@ -555,7 +555,7 @@ main (int argc, char **argv)
     limits.max_connections = (guint) app.opt.max_connections;
   if (app.opt.max_partial >= 0)
     limits.max_partial_bytes = (gsize) app.opt.max_partial;
-  if (app.opt.steps < 0)
+  if (app.opt.steps < 0 && app.opt.steps != G_MININT64)
     {
       rc = usage_error (ctx, "--steps must not be negative");
       goto out_ctx;
@@ -797,8 +797,11 @@ main (int argc, char **argv)
           goto out;
         }
     }
-  viper_scheduler_set_breakpoint (app.sched, until);
-  viper_scheduler_set_step_limit (app.sched, (guint64) app.opt.steps);
+  /* --steps=0: the state before the first step, at the start, as the GUI
+   * shows it before Go or Step: no tram passes a breakpoint at -infinity
+   * (the step limit's 0 means "no limit") */
+  viper_scheduler_set_breakpoint (app.sched, app.opt.steps == 0 ? -INFINITY : until);
+  viper_scheduler_set_step_limit (app.sched, app.opt.steps > 0 ? (guint64) app.opt.steps : 0);
 
   guint sigint = g_unix_signal_add (SIGINT, on_signal, &app);
   guint sigterm = g_unix_signal_add (SIGTERM, on_signal, &app);
