@@ -376,6 +376,14 @@ outputs_clash (const Options *o)
   return msg;
 }
 
+/* --render's image format: the file's extension; "-" (standard output,
+ * spec picl.md section 5) is PNG. */
+static int
+render_format (const char *path)
+{
+  return g_str_equal (path, "-") ? 0 : viper_view_image_format (path);
+}
+
 static int
 usage_error (GOptionContext *ctx, const char *msg)
 {
@@ -582,7 +590,7 @@ main (int argc, char **argv)
           g_free (msg);
           goto out_ctx;
         }
-      if (viper_view_image_format (colon + 1) < 0)
+      if (render_format (colon + 1) < 0)
         {
           char *msg = g_strdup_printf ("--render=%s: unknown image format (use .png, .svg or .pdf)", *r);
           rc = usage_error (ctx, msg);
@@ -856,7 +864,7 @@ main (int argc, char **argv)
       const char *const *r = (const char *const *) &app.opt.render[i];
       char *view = g_strndup (*r, (gsize) (strchr (*r, ':') - *r));
       if (!viper_view_render_to_outfile (view, app.model, app.run, g_steal_pointer (&app.render_out[i]),
-                                         viper_view_image_format (strchr (*r, ':') + 1), render_w, render_h, &error))
+                                         render_format (strchr (*r, ':') + 1), render_w, render_h, &error))
         {
           fprintf (stderr, "viper-replay: --render=%s: %s\n", *r, error->message);
           g_clear_error (&error);

@@ -414,6 +414,17 @@ def render_bad_path_fails_before_replay(tmp, problems):
 
 
 @case
+def render_to_standard_output_is_png(tmp, problems):
+    """spec picl.md 5: '-' is standard output for --render too (it was an
+    unknown format); the format there is PNG."""
+    p = subprocess.run([ARGS.viper_replay, "--render=program:-"] + farm_args(), cwd=tmp, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    expect(p.returncode == 0, f"exit {p.returncode} {p.stderr!r}", problems)
+    expect(p.stdout.startswith(b"\x89PNG\r\n\x1a\n") and len(p.stdout) > 1000,
+           f"not a PNG on stdout: {p.stdout[:16]!r}", problems)
+
+
+@case
 def state_out_missing_directory_fails_before_replay(tmp, problems):
     rc, _, err = run(["--run-out=run.txt", "--state-out=nodir/s.json"] + farm_args(), tmp)
     expect(rc == 1, f"exit {rc}", problems)
@@ -470,7 +481,8 @@ def main():
                state_out_to_fifo_reader_gets_it, generators_write_fifos_in_place, symlink_followed, regular_file_keeps_mode,
                read_only_file_stays_read_only, missing_directory_fails_before_replay,
                two_outputs_on_one_file_are_refused, standard_output_may_take_several_outputs,
-               render_bad_path_fails_before_replay, state_out_missing_directory_fails_before_replay,
+               render_bad_path_fails_before_replay, render_to_standard_output_is_png,
+               state_out_missing_directory_fails_before_replay,
                unwritable_proc_file_real_reason,
                demo_headless_prints_final_state]:
         fn()
