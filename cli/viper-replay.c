@@ -13,7 +13,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib-unix.h>
+#include <glib/gstdio.h>
 #include "core/outfile.h"
 #include "core/scheduler.h"
 #include "core/clocksync.h"
@@ -65,6 +69,8 @@ typedef struct {
   ViperRun *run;
   ViperScheduler *sched;
   ViperOutFile *run_out;
+  ViperOutFile *state_out;   /* opened before the replay, written at the stop point */
+  ViperOutFile **render_out; /* one per --render, likewise */
   GString *line;
   gboolean io_error;
   gboolean interrupted;
@@ -314,6 +320,70 @@ print_stats (App *app, double seconds, GString *out)
     g_string_append (out, app->export_stats->str);
 }
 
+/* Two outputs on one file: the later would replace the earlier (or cut
+ * into it), so one of them would be lost while the exit status says all is
+ * well.  The message naming both options, or NULL when every output has a
+ * file of its own.  Standard output (or a terminal) may take several
+ * outputs, one after the other, but not two of those written during the
+ * replay (--run-out, --export): their lines would mix. */
+static char *
+outputs_clash (const Options *o)
+{
+  GPtrArray *opt = g_ptr_array_new_with_free_func (g_free), *path = g_ptr_array_new_with_free_func (g_free);
+  guint n_live = 0;   /* the first n_live outputs are written during the replay */
+  if (o->run_out)
+    {
+      g_ptr_array_add (opt, g_strdup_printf ("--run-out=%s", o->run_out));
+      g_ptr_array_add (path, g_strdup (o->run_out));
+    }
+  for (char **x = o->exports; x && *x; x++)
+    {
+      char *xformat = NULL, *xfile = NULL;
+      if (viper_export_parse_spec (*x, &xformat, &xfile, NULL))
+        {
+          g_ptr_array_add (opt, g_strdup_printf ("--export=%s", *x));
+          g_ptr_array_add (path, g_steal_pointer (&xfile));
+        }
+      g_free (xformat);
+      g_free (xfile);
+    }
+  n_live = path->len;
+  if (o->state_out)
+    {
+      g_ptr_array_add (opt, g_strdup_printf ("--state-out=%s", o->state_out));
+      g_ptr_array_add (path, g_strdup (o->state_out));
+    }
+  for (char **r = o->render; r && *r; r++)
+    {
+      g_ptr_array_add (opt, g_strdup_printf ("--render=%s", *r));
+      g_ptr_array_add (path, g_strdup (strchr (*r, ':') + 1));
+    }
+  char *msg = NULL;
+  for (guint i = 0; !msg && i < path->len; i++)
+    for (guint j = i + 1; !msg && j < path->len; j++)
+      {
+        ViperOutSame same = viper_outfile_compare (path->pdata[i], path->pdata[j]);
+        if (same == VIPER_OUT_SAME_FILE)
+          msg = g_strdup_printf ("%s and %s write the same file; give each output a file of its own",
+                                 (char *) opt->pdata[i], (char *) opt->pdata[j]);
+        else if (same == VIPER_OUT_SAME_STREAM && j < n_live)
+          msg = g_strdup_printf ("%s and %s would both write to %s during the replay, their lines mixed; "
+                                 "give one of them a file", (char *) opt->pdata[i], (char *) opt->pdata[j],
+                                 g_str_equal (path->pdata[i], "-") ? "standard output" : (char *) path->pdata[i]);
+      }
+  g_ptr_array_unref (opt);
+  g_ptr_array_unref (path);
+  return msg;
+}
+
+/* --render's image format: the file's extension; "-" (standard output,
+ * spec picl.md section 5) is PNG. */
+static int
+render_format (const char *path)
+{
+  return g_str_equal (path, "-") ? 0 : viper_view_image_format (path);
+}
+
 static int
 usage_error (GOptionContext *ctx, const char *msg)
 {
@@ -331,7 +401,7 @@ main (int argc, char **argv)
   gint64 seek_every = 0;
   app.opt.decay = 0.5;
   app.opt.idle_exit = 1.0;
-  app.opt.steps = 0;
+  app.opt.steps = G_MININT64;   /* not given */
   char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL, *conn_timeout_s = NULL;
   char *stuck_s = NULL;
   app.opt.stuck_after = 10.0;
@@ -354,8 +424,8 @@ main (int argc, char **argv)
       "With --listen: close a connection silent for SECONDS (default 3600; 0 = never)", "SECONDS" },
     { "max-partial", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_partial,
       "With --listen: bytes that unfinished lines of all connections may hold together (default 67108864; 0 = no bound)", "BYTES" },
-    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm of the trace (default picl; auto = from the content; see --list-paradigms)", "NAME" },
-    { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
+    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm: picl (default), monalisa, macrame, switchnet, lights, or auto = from the content (see --list-paradigms)", "NAME" },
+    { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file; Macrame, lights: a view setup; switchnet: a .swm model or .init file)", "FILE" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s,
       "Global time: decay (default, live), drift (estimate each clock's offset and drift first) or clc "
@@ -365,7 +435,7 @@ main (int argc, char **argv)
       "With --clock=drift|clc: bytes the trams may take in memory between the analysis and the replay "
       "(default 536870912; past it, or with 0, the files are read again)", "BYTES" },
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop before the execution clock would pass CLOCK", "CLOCK" },
-    { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state)", "N" },
+    { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
     { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
       "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },
     { "max-procs", 0, 0, G_OPTION_ARG_INT64, &max_procs,
@@ -440,9 +510,13 @@ main (int argc, char **argv)
       rc = usage_error (ctx, "--clock must be decay, drift or clc");
       goto out_ctx;
     }
-  if (clock_mode != VIPER_CLOCK_DECAY && (app.opt.listen || !app.opt.traces))
+  gboolean reads_stdin = FALSE;
+  for (char **t = app.opt.traces; t && *t; t++)
+    reads_stdin |= g_str_equal (*t, "-");
+  if (clock_mode != VIPER_CLOCK_DECAY && (app.opt.listen || !app.opt.traces || reads_stdin))
     {
-      rc = usage_error (ctx, "--clock=drift and --clock=clc need trace files (they read the whole trace first)");
+      rc = usage_error (ctx, "--clock=drift and --clock=clc need trace files, not standard input or --listen "
+                             "(they read the whole trace first)");
       goto out_ctx;
     }
   if (idle_s && (!parse_double_arg ("--idle-exit", idle_s, &app.opt.idle_exit, &error) || app.opt.idle_exit < 0))
@@ -489,7 +563,7 @@ main (int argc, char **argv)
     limits.max_connections = (guint) app.opt.max_connections;
   if (app.opt.max_partial >= 0)
     limits.max_partial_bytes = (gsize) app.opt.max_partial;
-  if (app.opt.steps < 0)
+  if (app.opt.steps < 0 && app.opt.steps != G_MININT64)
     {
       rc = usage_error (ctx, "--steps must not be negative");
       goto out_ctx;
@@ -512,6 +586,13 @@ main (int argc, char **argv)
         {
           char *msg = g_strdup_printf ("--render=%s: expected VIEW:FILE with VIEW one of animation, spacetime, "
                                        "variables, program", *r);
+          rc = usage_error (ctx, msg);
+          g_free (msg);
+          goto out_ctx;
+        }
+      if (render_format (colon + 1) < 0)
+        {
+          char *msg = g_strdup_printf ("--render=%s: unknown image format (use .png, .svg or .pdf)", *r);
           rc = usage_error (ctx, msg);
           g_free (msg);
           goto out_ctx;
@@ -554,6 +635,13 @@ main (int argc, char **argv)
           goto out_ctx;
         }
     }
+  char *clash = outputs_clash (&app.opt);
+  if (clash)
+    {
+      rc = usage_error (ctx, clash);
+      g_free (clash);
+      goto out_ctx;
+    }
   if (app.opt.setup)
     {
       if (!app.paradigm->setup_load)
@@ -563,10 +651,23 @@ main (int argc, char **argv)
           g_free (msg);
           goto out_ctx;
         }
+      /* "--setup: FILE: reason", as for every other file (the loaders say
+       * GLib's "Failed to open file ..." without the option) */
+      GStatBuf sst;
+      int sfd = g_open (app.opt.setup, O_RDONLY | O_CLOEXEC, 0);
+      int serr = sfd < 0 ? errno : fstat (sfd, &sst) != 0 ? errno : S_ISDIR (sst.st_mode) ? EISDIR : 0;
+      if (sfd >= 0)
+        close (sfd);
+      if (serr)
+        {
+          fprintf (stderr, "viper-replay: --setup: %s: %s\n", app.opt.setup, g_strerror (serr));
+          rc = EXIT_IO;
+          goto out_ctx;
+        }
       app.setup = app.paradigm->setup_load (app.opt.setup, &error);
       if (!app.setup)
         {
-          fprintf (stderr, "viper-replay: %s\n", error->message);
+          fprintf (stderr, "viper-replay: --setup: %s\n", error->message);
           rc = EXIT_IO;
           goto out_ctx;
         }
@@ -680,8 +781,35 @@ main (int argc, char **argv)
       g_ptr_array_add (app.exporters, ex);
       viper_scheduler_add_hook (app.sched, viper_exporter_hook, ex);
     }
-  viper_scheduler_set_breakpoint (app.sched, until);
-  viper_scheduler_set_step_limit (app.sched, (guint64) app.opt.steps);
+  /* --state-out and --render are written at the stop point, but opened now:
+   * a bad path is refused before the replay, as for --run-out */
+  if (app.opt.state_out)
+    {
+      app.state_out = viper_outfile_open (app.opt.state_out, "viper-replay", &error);
+      if (!app.state_out)
+        {
+          fprintf (stderr, "viper-replay: --state-out: %s\n", error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+    }
+  if (app.opt.render && app.model)
+    app.render_out = g_new0 (ViperOutFile *, g_strv_length (app.opt.render));
+  for (guint i = 0; app.render_out && app.opt.render[i]; i++)
+    {
+      app.render_out[i] = viper_outfile_open (strchr (app.opt.render[i], ':') + 1, "viper-replay", &error);
+      if (!app.render_out[i])
+        {
+          fprintf (stderr, "viper-replay: --render=%s: %s\n", app.opt.render[i], error->message);
+          rc = EXIT_IO;
+          goto out;
+        }
+    }
+  /* --steps=0: the state before the first step, at the start, as the GUI
+   * shows it before Go or Step: no tram passes a breakpoint at -infinity
+   * (the step limit's 0 means "no limit") */
+  viper_scheduler_set_breakpoint (app.sched, app.opt.steps == 0 ? -INFINITY : until);
+  viper_scheduler_set_step_limit (app.sched, app.opt.steps > 0 ? (guint64) app.opt.steps : 0);
 
   guint sigint = g_unix_signal_add (SIGINT, on_signal, &app);
   guint sigterm = g_unix_signal_add (SIGTERM, on_signal, &app);
@@ -718,10 +846,12 @@ main (int argc, char **argv)
       viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), NULL);
     }
 
-  if (app.opt.state_out)
+  if (app.state_out)
     {
       char *json = viper_state_to_json (app.run, app.model, TRUE);
-      if (!viper_outfile_set_contents (app.opt.state_out, "viper-replay", json, strlen (json), &error))
+      ViperOutFile *so = g_steal_pointer (&app.state_out);
+      viper_outfile_write (so, json, strlen (json));
+      if (!viper_outfile_close (so, &error))
         {
           fprintf (stderr, "viper-replay: --state-out: %s\n", error->message);
           g_clear_error (&error);
@@ -729,10 +859,12 @@ main (int argc, char **argv)
         }
       g_free (json);
     }
-  for (char **r = app.opt.render; r && *r && app.model; r++)
+  for (guint i = 0; app.render_out && app.opt.render[i]; i++)
     {
+      const char *const *r = (const char *const *) &app.opt.render[i];
       char *view = g_strndup (*r, (gsize) (strchr (*r, ':') - *r));
-      if (!viper_view_render_to_file (view, app.model, app.run, strchr (*r, ':') + 1, render_w, render_h, &error))
+      if (!viper_view_render_to_outfile (view, app.model, app.run, g_steal_pointer (&app.render_out[i]),
+                                         render_format (strchr (*r, ':') + 1), render_w, render_h, &error))
         {
           fprintf (stderr, "viper-replay: --render=%s: %s\n", *r, error->message);
           g_clear_error (&error);
@@ -785,6 +917,10 @@ main (int argc, char **argv)
     }
 out:
   viper_outfile_abort (app.run_out);
+  viper_outfile_abort (app.state_out);
+  for (guint i = 0; app.render_out && app.opt.render[i]; i++)
+    viper_outfile_abort (app.render_out[i]);
+  g_free (app.render_out);
   for (guint i = 0; app.exporters && i < app.exporters->len; i++)
     viper_exporter_close (app.exporters->pdata[i], NULL);
   if (app.exporters)

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -231,14 +232,45 @@ viper_outfile_open (const char *path, const char *who, GError **error)
     {
       int err = errno;
       g_clear_pointer (&o->tmp, g_free);
-      if (exists && (err == EACCES || err == EROFS || err == EPERM))
+      if (!exists)
         {
-          /* the file may be written, its directory not: write it in place */
+          set_error (error, o, err);   /* a missing directory: what ">" says */
+          outfile_free (o);
+          return NULL;
+        }
+      /* The target exists but no file can be made beside it.  Say what is
+       * true of the target itself when it cannot be opened for writing
+       * (not the temporary file's reason: in /proc that is "No such file or
+       * directory" for a file that is there). */
+      fd = open (o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0)
+        {
+          set_error (error, o, errno);
+          outfile_free (o);
+          return NULL;
+        }
+      if (err == EACCES || err == EROFS || err == EPERM)
+        {
+          /* the file may be written, its directory not: write it in place,
+           * truncated, as ">" does */
           o->kind = OUT_INPLACE;
-          fd = open (o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_TRUNC);
-          if (fd >= 0 && open_fd (o, fd))
+          if (ftruncate (fd, 0) == 0 && open_fd (o, fd))
             return o;
-          err = fd < 0 ? errno : o->err;
+          err = o->err ? o->err : errno;
+          if (!o->err)
+            close (fd);
+        }
+      else
+        {
+          /* nothing may be created there (a pseudo file system), or no room:
+           * the target stays as it is, and the message says which step failed */
+          close (fd);
+          char *dir = g_path_get_dirname (o->target);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+                       "%s: cannot create a temporary file in %s to replace it: %s", o->name, dir, g_strerror (err));
+          g_free (dir);
+          outfile_free (o);
+          return NULL;
         }
       set_error (error, o, err);
       outfile_free (o);
@@ -388,6 +420,60 @@ viper_outfile_set_contents (const char *path, const char *who, const char *data,
     return FALSE;
   viper_outfile_write (o, data, len);
   return viper_outfile_close (o, error);
+}
+
+/* The path a not yet existing output would be created at: links followed,
+ * the directory resolved, absolute. */
+static char *
+target_key (const char *path)
+{
+  char *real = resolve_links (path);
+  char *dir = g_path_get_dirname (real);
+  char *base = g_path_get_basename (real);
+  char *rdir = realpath (dir, NULL);
+  char *joined = g_build_filename (rdir ? rdir : dir, base, NULL);
+  char *key = g_canonicalize_filename (joined, NULL);
+  free (rdir);
+  g_free (joined);
+  g_free (base);
+  g_free (dir);
+  g_free (real);
+  return key;
+}
+
+/* Written as a stream, in order, never replaced: standard output or error,
+ * a character device.  "-" is standard output. */
+static gboolean
+stream_stat (const char *path, struct stat *st)
+{
+  if (g_str_equal (path, "-"))
+    return fstat (STDOUT_FILENO, st) == 0;
+  return stat (path, st) == 0
+         && (S_ISCHR (st->st_mode) || same_file (st, STDOUT_FILENO) || same_file (st, STDERR_FILENO));
+}
+
+ViperOutSame
+viper_outfile_compare (const char *a, const char *b)
+{
+  struct stat sa, sb;
+  gboolean ta = stream_stat (a, &sa), tb = stream_stat (b, &sb);
+  if (ta || tb)
+    {
+      struct stat null;
+      if (!ta || !tb || sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino)
+        return VIPER_OUT_DIFFERENT;
+      if (S_ISCHR (sa.st_mode) && stat ("/dev/null", &null) == 0 && null.st_rdev == sa.st_rdev)
+        return VIPER_OUT_DIFFERENT;   /* nothing there to mix */
+      return VIPER_OUT_SAME_STREAM;
+    }
+  gboolean ea = stat (a, &sa) == 0, eb = stat (b, &sb) == 0;
+  if (ea && eb)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino ? VIPER_OUT_SAME_FILE : VIPER_OUT_DIFFERENT;
+  char *ka = target_key (a), *kb = target_key (b);
+  gboolean same = g_str_equal (ka, kb);
+  g_free (ka);
+  g_free (kb);
+  return same ? VIPER_OUT_SAME_FILE : VIPER_OUT_DIFFERENT;
 }
 
 gboolean

@@ -58,6 +58,21 @@ void viper_outfile_abort (ViperOutFile *o);
 gboolean viper_outfile_set_contents (const char *path, const char *who, const char *data, gsize len,
                                      GError **error);
 
+/* Whether two outputs on paths a and b would write the same file:
+ *   VIPER_OUT_SAME_FILE   the same existing file (device and inode, whatever
+ *                         links or paths lead to it), or the same path once
+ *                         its symbolic links and directory are resolved: one
+ *                         output would replace or cut the other;
+ *   VIPER_OUT_SAME_STREAM the same stream, written in order and never
+ *                         replaced: standard output ("-", /dev/stdout, the
+ *                         file it is redirected to), standard error, or one
+ *                         terminal or other character device (but /dev/null):
+ *                         outputs there follow one another, and mix when both
+ *                         are written at once;
+ *   VIPER_OUT_DIFFERENT   anything else (/dev/null included). */
+typedef enum { VIPER_OUT_DIFFERENT, VIPER_OUT_SAME_FILE, VIPER_OUT_SAME_STREAM } ViperOutSame;
+ViperOutSame viper_outfile_compare (const char *a, const char *b);
+
 /* Flush standard output and check that everything written to it arrived.
  * FALSE with "standard output: reason" otherwise (e.g. a full device). */
 gboolean viper_stdout_flush (GError **error);

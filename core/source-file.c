@@ -594,7 +594,7 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
         {
           int e = errno;
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
-                       "cannot open '%s': %s", path, g_strerror (e));
+                       "%s: %s", path, g_strerror (e));
           return NULL;
         }
     }
@@ -602,7 +602,7 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
     {
       int e = S_ISDIR (st.st_mode) ? EISDIR : errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
-                   "cannot read '%s': %s", path, g_strerror (e));
+                   "%s: %s", path, g_strerror (e));
       if (!is_stdin)
         close (fd);
       return NULL;

@@ -1690,7 +1690,7 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &a->setup, "The paradigm's setup file (Mona Lisa: the Module Setup file)", "FILE" },
     { "view", 0, 0, G_OPTION_ARG_FILENAME, &a->view, "A view setup file for the views (Macrame: also its setup)", "FILE" },
-    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default: detected from the content; auto, picl, monalisa, macrame)", "NAME" },
+    { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &a->paradigm, "Paradigm of the trace (default: detected from the content; auto, picl, monalisa, macrame, switchnet, lights)", "NAME" },
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &a->listen, "Accept trams on ADDR (tcp:HOST:PORT, tcp:PORT, unix:PATH) and play them live", "ADDR" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s, "Global time: decay (default), drift or clc (trace files only)", "MODE" },

@@ -723,32 +723,29 @@ write_to_outfile (void *closure, const unsigned char *data, unsigned int length)
   return viper_outfile_write (closure, data, length) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-gboolean
-viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, const ViperRun *run,
-                                const ViperLayout *layout, const ViperTimeWindow *window,
-                                const char *path, int width, int height, GError **error)
+int
+viper_view_image_format (const char *path)
 {
-  if (width <= 0 || height <= 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: the image size must be positive", path);
-      return FALSE;
-    }
   char *lower = g_ascii_strdown (path, -1);
   int fmt = g_str_has_suffix (lower, ".png") ? 0 : g_str_has_suffix (lower, ".svg") ? 1
             : g_str_has_suffix (lower, ".pdf") ? 2 : -1;
   g_free (lower);
-  if (fmt < 0)
+  return fmt;
+}
+
+/* Draw into out (already open) and close it; the target is left as it was
+ * on any failure. */
+static gboolean
+render_kind_to_outfile (ViperViewKind kind, const ViperModel *model, const ViperRun *run, const ViperLayout *layout,
+                        const ViperTimeWindow *window, ViperOutFile *out, int fmt, int width, int height,
+                        GError **error)
+{
+  if (width <= 0 || height <= 0 || fmt < 0 || fmt > 2)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "%s: unknown image format (use .png, .svg or .pdf)", path);
-      return FALSE;
-    }
-  GError *ferr = NULL;
-  ViperOutFile *out = viper_outfile_open (path, g_get_prgname (), &ferr);
-  if (!out)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, ferr->message);
-      g_error_free (ferr);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: %s", viper_outfile_name (out),
+                   fmt < 0 || fmt > 2 ? "unknown image format (use .png, .svg or .pdf)"
+                                      : "the image size must be positive");
+      viper_outfile_abort (out);
       return FALSE;
     }
   cairo_surface_t *s = fmt == 0 ? cairo_image_surface_create (CAIRO_FORMAT_RGB24, width, height)
@@ -767,11 +764,12 @@ viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, con
   if (st != CAIRO_STATUS_SUCCESS && viper_outfile_ok (out))
     {
       /* cairo's own failure (memory, size): nothing is written */
-      viper_outfile_abort (out);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot draw the image: %s", path,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot draw the image: %s", viper_outfile_name (out),
                    cairo_status_to_string (st));
+      viper_outfile_abort (out);
       return FALSE;
     }
+  GError *ferr = NULL;
   if (!viper_outfile_close (out, &ferr))
     {
       /* the real reason ("No space left on device"), from the file */
@@ -780,6 +778,51 @@ viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, con
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, const ViperRun *run,
+                                const ViperLayout *layout, const ViperTimeWindow *window,
+                                const char *path, int width, int height, GError **error)
+{
+  if (width <= 0 || height <= 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s: the image size must be positive", path);
+      return FALSE;
+    }
+  int fmt = viper_view_image_format (path);
+  if (fmt < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "%s: unknown image format (use .png, .svg or .pdf)", path);
+      return FALSE;
+    }
+  GError *ferr = NULL;
+  ViperOutFile *out = viper_outfile_open (path, g_get_prgname (), &ferr);
+  if (!out)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, ferr->message);
+      g_error_free (ferr);
+      return FALSE;
+    }
+  return render_kind_to_outfile (kind, model, run, layout, window, out, fmt, width, height, error);
+}
+
+gboolean
+viper_view_render_to_outfile (const char *view, ViperModel *model, const ViperRun *run, ViperOutFile *out, int fmt,
+                              int width, int height, GError **error)
+{
+  int kind = viper_view_kind_from_name (view);
+  if (kind < 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "unknown view '%s' (animation, spacetime, variables or program)", view ? view : "");
+      viper_outfile_abort (out);
+      return FALSE;
+    }
+  ViperTimeWindow w;
+  viper_time_window_init (&w);
+  return render_kind_to_outfile ((ViperViewKind) kind, model, run, NULL, &w, out, fmt, width, height, error);
 }
 
 gboolean

@@ -16,6 +16,7 @@
 
 #include <cairo.h>
 #include "core/model.h"
+#include "core/outfile.h"
 #include "core/run.h"
 #include "paradigms/viewsetup.h"
 
@@ -245,6 +246,17 @@ gboolean viper_view_render_to_file (const char *view, ViperModel *model, const V
 gboolean viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, const ViperRun *run,
                                          const ViperLayout *layout, const ViperTimeWindow *window,
                                          const char *path, int width, int height, GError **error);
+
+/* The image format a file name asks for, from its extension (any case):
+ * 0 .png, 1 .svg, 2 .pdf, -1 none of them. */
+int viper_view_image_format (const char *path);
+
+/* Render one view into an output opened beforehand with viper_outfile_open
+ * (so that a bad path is refused before a long replay), in the image
+ * format fmt (viper_view_image_format).  Closes out in every case (aborts
+ * it when drawing fails, leaving the target as it was). */
+gboolean viper_view_render_to_outfile (const char *view, ViperModel *model, const ViperRun *run,
+                                       ViperOutFile *out, int fmt, int width, int height, GError **error);
 
 /* ---- frame cache (views-cache.c) ---------------------------------------------- */
 

@@ -341,6 +341,114 @@ def missing_directory_fails_before_replay(tmp, problems):
            f"stderr {err!r}", problems)
 
 
+def refused_as_clash(tmp, args, first, second, problems, before=None):
+    """args name one file twice: exit 2 before the replay, a message naming
+    both options, and the directory exactly as it was (before: its files)."""
+    before = before if before is not None else {}
+    rc, out, err = run(args + farm_args(), tmp)
+    expect(rc == 2, f"{args}: exit {rc}, expected 2 (usage error)", problems)
+    lines = err.splitlines()
+    expect(lines and first in lines[0] and second in lines[0] and "same file" in lines[0],
+           f"{args}: the message does not name {first} and {second}: {err!r}", problems)
+    expect(out == "", f"{args}: stdout {out[:200]!r}", problems)
+    now = {n: open(os.path.join(tmp, n), "rb").read() for n in os.listdir(tmp)
+           if os.path.isfile(os.path.join(tmp, n))}
+    expect(now == before, f"{args}: files changed: {sorted(now)} (were {sorted(before)})", problems)
+
+
+@case
+def two_outputs_on_one_file_are_refused(tmp, problems):
+    """The new-user trial: --state-out and --run-out on one file kept only the
+    state (the run lost, exit 0).  Same path, the same path spelt otherwise,
+    a link to it, or another hard link of it: a usage error naming both."""
+    refused_as_clash(tmp, ["--state-out=same", "--run-out=same"], "--run-out=same", "--state-out=same", problems)
+    refused_as_clash(tmp, ["--run-out=same", f"--export=chrome:{tmp}/./same"], "--run-out=same",
+                     f"--export=chrome:{tmp}/./same", problems)
+    os.symlink("pic.png", os.path.join(tmp, "link"))
+    refused_as_clash(tmp, ["--run-out=link", "--render=animation:pic.png"], "--run-out=link",
+                     "--render=animation:pic.png", problems)
+    os.unlink(os.path.join(tmp, "link"))
+    open(os.path.join(tmp, "old"), "w").write("old\n")
+    os.link(os.path.join(tmp, "old"), os.path.join(tmp, "also"))
+    refused_as_clash(tmp, ["--state-out=old", "--export=paje:also"], "--state-out=old", "--export=paje:also",
+                     problems, before={"old": b"old\n", "also": b"old\n"})
+
+
+@case
+def standard_output_may_take_several_outputs(tmp, problems):
+    """'-' twice is not a clash when one output follows the other: the run
+    streams during the replay, the state follows at the stop point."""
+    rc, out, err = run(["--run-out=-", "--state-out=-"] + farm_args(), tmp)
+    expect(rc == 0, f"exit {rc} {err!r}", problems)
+    brace = out.find("{")
+    run_lines = out[:brace].splitlines() if brace >= 0 else []
+    expect(len(run_lines) == 337, f"{len(run_lines)} run lines before the state, expected 337", problems)
+    expect(brace >= 0 and is_state(out[brace:]), "no state after the run", problems)
+    # but two outputs written during the replay would mix their lines there
+    rc, out, err = run(["--run-out=-", "--export=paje:-"] + farm_args(), tmp)
+    expect(rc == 2 and out == "", f"--run-out=- --export=paje:-: exit {rc}, stdout {out[:100]!r}", problems)
+    expect(err.startswith("viper-replay: --run-out=- and --export=paje:- would both write to standard output "
+                          "during the replay"), f"stderr {err!r}", problems)
+    rc, out, err = run(["--run-out=/dev/null", "--export=paje:/dev/null", "--quiet"] + farm_args(), tmp)
+    expect(rc == 0 and out == "" and err == "", f"/dev/null twice: exit {rc} {err!r}", problems)
+
+
+@case
+def render_bad_path_fails_before_replay(tmp, problems):
+    """--render with a missing directory or an unknown extension stops before
+    the replay, so --state-out writes nothing (it used to be written and the
+    render to fail at the end)."""
+    rc, _, err = run(["--state-out=ok.json", "--render=animation:nodir/a.png"] + farm_args(), tmp)
+    expect(rc == 1, f"missing directory: exit {rc}", problems)
+    expect("viper-replay: --render=animation:nodir/a.png: nodir/a.png: No such file or directory" in err.splitlines(),
+           f"stderr {err!r}", problems)
+    expect(os.listdir(tmp) == [], f"written anyway: {os.listdir(tmp)}", problems)
+    rc, _, err = run(["--state-out=ok.json", "--render=animation:a.bmp"] + farm_args(), tmp)
+    expect(rc == 2, f".bmp: exit {rc}, expected 2 (usage error)", problems)
+    expect(err.startswith("viper-replay: --render=animation:a.bmp: unknown image format (use .png, .svg or .pdf)\n"),
+           f"stderr {err!r}", problems)
+    expect(os.listdir(tmp) == [], f"written anyway: {os.listdir(tmp)}", problems)
+    rc, _, err = run(["--state-out=ok.json", "--render=program:A.PNG"] + farm_args(), tmp)
+    expect(rc == 0, f"an upper-case .PNG: exit {rc} {err!r}", problems)
+    expect(sorted(os.listdir(tmp)) == ["A.PNG", "ok.json"], f"files {os.listdir(tmp)}", problems)
+
+
+@case
+def render_to_standard_output_is_png(tmp, problems):
+    """spec picl.md 5: '-' is standard output for --render too (it was an
+    unknown format); the format there is PNG."""
+    p = subprocess.run([ARGS.viper_replay, "--render=program:-"] + farm_args(), cwd=tmp, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    expect(p.returncode == 0, f"exit {p.returncode} {p.stderr!r}", problems)
+    expect(p.stdout.startswith(b"\x89PNG\r\n\x1a\n") and len(p.stdout) > 1000,
+           f"not a PNG on stdout: {p.stdout[:16]!r}", problems)
+
+
+@case
+def state_out_missing_directory_fails_before_replay(tmp, problems):
+    rc, _, err = run(["--run-out=run.txt", "--state-out=nodir/s.json"] + farm_args(), tmp)
+    expect(rc == 1, f"exit {rc}", problems)
+    expect("viper-replay: --state-out: nodir/s.json: No such file or directory" in err.splitlines(),
+           f"stderr {err!r}", problems)
+    expect(os.listdir(tmp) == [], f"written anyway: {os.listdir(tmp)}", problems)
+
+
+@case
+def unwritable_proc_file_real_reason(tmp, problems):
+    """/proc/version exists: "No such file or directory" (the temporary file's
+    reason, /proc takes no new files) was a lie about the target."""
+    before = open("/proc/version").read()
+    rc, _, err = run(["--run-out=/proc/version"] + farm_args(), tmp)
+    expect(rc == 1, f"exit {rc}", problems)
+    if os.geteuid() == 0:
+        want = ("viper-replay: --run-out: /proc/version: cannot create a temporary file in /proc to replace it: "
+                "No such file or directory")
+    else:
+        want = "viper-replay: --run-out: /proc/version: Permission denied"
+    expect(err.splitlines() == [want], f"stderr {err!r}, expected {want!r}", problems)
+    expect(open("/proc/version").read() == before, "/proc/version changed", problems)
+
+
 @case
 def demo_headless_prints_final_state(tmp, problems):
     """README's first command: scripts/demo without a display prints the
@@ -372,6 +480,10 @@ def main():
                render_png_real_reason, export_to_full_device_names_path, fifo_without_reader,
                state_out_to_fifo_reader_gets_it, generators_write_fifos_in_place, symlink_followed, regular_file_keeps_mode,
                read_only_file_stays_read_only, missing_directory_fails_before_replay,
+               two_outputs_on_one_file_are_refused, standard_output_may_take_several_outputs,
+               render_bad_path_fails_before_replay, render_to_standard_output_is_png,
+               state_out_missing_directory_fails_before_replay,
+               unwritable_proc_file_real_reason,
                demo_headless_prints_final_state]:
         fn()
     failed = [n for n, p in RESULTS if p]

@@ -194,7 +194,7 @@ def usage_cases(d):
     r = subprocess.run([REPLAY, '--clock=bogus', 'x'], capture_output=True, text=True)
     check(r.returncode == 2 and '--clock' in r.stderr, '--clock=bogus is a usage error')
     r = subprocess.run([REPLAY, '--clock=drift', '-'], input='', capture_output=True, text=True)
-    check(r.returncode == 1 and 'standard input' in r.stderr, '--clock=drift refuses standard input')
+    check(r.returncode == 2 and 'standard input' in r.stderr, '--clock=drift refuses standard input (a usage error, as --listen)')
     r = subprocess.run([REPLAY, '--clock=clc', '--listen=tcp:127.0.0.1:0'], capture_output=True, text=True)
     check(r.returncode == 2, '--clock=clc refuses --listen')
 
