@@ -322,7 +322,7 @@ print_stats (App *app, double seconds, GString *out)
 
 /* Two outputs on one file: the later would replace the earlier (or cut
  * into it), so one of them would be lost while the exit status says all is
- * well.  The message naming both options, or NULL when every output has a
+ * well; an output on an input file would replace the trace or setup read.  The message naming both options, or NULL when every output has a
  * file of its own.  Standard output (or a terminal) may take several
  * outputs, one after the other, but not two of those written during the
  * replay (--run-out, --export): their lines would mix. */
@@ -359,6 +359,18 @@ outputs_clash (const Options *o)
       g_ptr_array_add (path, g_strdup (strchr (*r, ':') + 1));
     }
   char *msg = NULL;
+  /* an output onto one of the inputs would replace the trace (or setup)
+   * being read: refused like two outputs on one file */
+  for (guint i = 0; !msg && i < path->len; i++)
+    {
+      for (char **t = o->traces; !msg && t && *t; t++)
+        if (!g_str_equal (*t, "-") && viper_outfile_compare (path->pdata[i], *t) == VIPER_OUT_SAME_FILE)
+          msg = g_strdup_printf ("%s would replace the trace %s it reads; give the output a file of its own",
+                                 (char *) opt->pdata[i], *t);
+      if (!msg && o->setup && viper_outfile_compare (path->pdata[i], o->setup) == VIPER_OUT_SAME_FILE)
+        msg = g_strdup_printf ("%s would replace the setup file %s it reads; give the output a file of its own",
+                               (char *) opt->pdata[i], o->setup);
+    }
   for (guint i = 0; !msg && i < path->len; i++)
     for (guint j = i + 1; !msg && j < path->len; j++)
       {

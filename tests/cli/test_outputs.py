@@ -375,6 +375,29 @@ def two_outputs_on_one_file_are_refused(tmp, problems):
 
 
 @case
+def output_onto_an_input_is_refused(tmp, problems):
+    """An output naming the trace (or the setup file) being read would replace
+    it at the end: the input lost.  A usage error before anything is read,
+    and the input untouched, whatever path or link names it."""
+    src = ARGS.source_root
+    trace = os.path.join(tmp, "farm.trc")
+    setup = os.path.join(tmp, "farm.setup")
+    for a, b in ((f"{src}/traces/farm.trc", trace), (f"{src}/setup/farm.setup", setup)):
+        with open(a, "rb") as f, open(b, "wb") as g:
+            g.write(f.read())
+    os.symlink("farm.trc", os.path.join(tmp, "t-link"))
+    before = {n: open(os.path.join(tmp, n), "rb").read() for n in ("farm.trc", "farm.setup")}
+    for out_opt, names in ((f"--run-out={tmp}/./farm.trc", "the trace"), ("--export=chrome:t-link", "the trace"),
+                           ("--state-out=farm.setup", "the setup file")):
+        rc, out, err = run(["--paradigm=monalisa", "--setup=farm.setup", out_opt, "farm.trc"], tmp)
+        expect(rc == 2, f"{out_opt}: exit {rc}, expected 2", problems)
+        first = err.splitlines()[0] if err else ""
+        expect(out_opt in first and f"would replace {names}" in first, f"{out_opt}: stderr {err!r}", problems)
+    now = {n: open(os.path.join(tmp, n), "rb").read() for n in ("farm.trc", "farm.setup")}
+    expect(now == before, "an input file changed", problems)
+
+
+@case
 def standard_output_may_take_several_outputs(tmp, problems):
     """'-' twice is not a clash when one output follows the other: the run
     streams during the replay, the state follows at the stop point."""
@@ -480,7 +503,8 @@ def main():
                render_png_real_reason, export_to_full_device_names_path, fifo_without_reader,
                state_out_to_fifo_reader_gets_it, generators_write_fifos_in_place, symlink_followed, regular_file_keeps_mode,
                read_only_file_stays_read_only, missing_directory_fails_before_replay,
-               two_outputs_on_one_file_are_refused, standard_output_may_take_several_outputs,
+               two_outputs_on_one_file_are_refused, output_onto_an_input_is_refused,
+               standard_output_may_take_several_outputs,
                render_bad_path_fails_before_replay, render_to_standard_output_is_png,
                state_out_missing_directory_fails_before_replay,
                unwritable_proc_file_real_reason,
