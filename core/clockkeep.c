@@ -28,7 +28,7 @@
 #include "clockkeep.h"
 #include "varint.h"
 
-enum { ITEM_TRAM = 0, ITEM_DIAG = 1, ITEM_STATE = 2 };
+enum { ITEM_TRAM = 0, ITEM_DIAG = 1, ITEM_STATE = 2, ITEM_REJECT = 3 };
 
 #define CHUNK_MIN ((gsize) 4096)
 #define CHUNK_MAX ((gsize) 1 << 20)
@@ -239,6 +239,21 @@ tape_put_diag (ViperClockKeep *k, Tape *t, ViperDiagKind kind, const char *messa
   tape_commit (t, p + len);
 }
 
+/* A bad line whose PROC (and D1) could be read: the replay lets its module
+ * go on past it as the first reading did (spec section 1). */
+static void
+tape_put_reject (ViperClockKeep *k, Tape *t, gint64 proc, gint64 d1, guint64 line)
+{
+  char *p = tape_reserve (k, t, 1 + 3 * 10);
+  if (!p)
+    return;
+  *p++ = ITEM_REJECT;
+  p = put_s (p, proc);
+  p = put_s (p, d1);
+  p = put_u (p, line);
+  tape_commit (t, p);
+}
+
 /* ---- the keeper ------------------------------------------------------------- */
 
 ViperClockKeep *
@@ -374,6 +389,15 @@ static const ViperTramSourceClass recorder_class = {
   .destroy = rec_destroy,
 };
 
+static void
+rec_reject (gint64 proc, gint64 d1, guint32 channel, guint64 line, gpointer data)
+{
+  Recorder *r = data;
+  tape_put_reject (r->k, r->tape, proc, d1, line);
+  if (r->base.reject)
+    r->base.reject (proc, d1, channel, line, r->base.reject_data);
+}
+
 ViperTramSource *
 viper_clock_keep_wrap (ViperClockKeep *k, ViperTramSource *inner)
 {
@@ -391,6 +415,7 @@ viper_clock_keep_wrap (ViperClockKeep *k, ViperTramSource *inner)
   r->tape = t;
   r->inner = inner;
   viper_tram_source_set_ready_func (inner, rec_ready, r);
+  viper_tram_source_set_reject_func (inner, rec_reject, r);
   return &r->base;
 }
 
@@ -532,6 +557,14 @@ play_fill (Player *pl)
             if (pl->base.diag)
               viper_diag_event (pl->base.diag, kind, "%.*s", (int) len, p);
             p += len;
+            break;
+          }
+        case ITEM_REJECT:
+          {
+            gint64 proc = get_s (&p), d1 = get_s (&p);
+            guint64 line = get_u (&p);
+            if (pl->base.reject)
+              pl->base.reject (proc, d1, pl->channel, line, pl->base.reject_data);
             break;
           }
         case ITEM_STATE:

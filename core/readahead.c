@@ -30,7 +30,9 @@ typedef struct {
   gsize tram;               /* offset of the tram in the batch's arena + 1; 0: a bad line or a warning */
   guint64 lineno;
   guint column;
+  gboolean salvaged;        /* a bad line whose PROC (and maybe D1) could be read */
   char *text;
+  gint64 proc, d1;
 } Entry;
 
 typedef struct _Batch Batch;
@@ -106,6 +108,7 @@ on_line (const char *line, gsize len, guint64 lineno, gpointer data)
       err.reason[sizeof err.reason - 1] = '\0';
       e->column = err.column;
       e->text = g_strdup (err.reason[0] ? err.reason : "bad line");
+      e->salvaged = viper_tram_salvage (line, len, &e->proc, &e->d1);
       return;
     }
   guint32 nints, text;
@@ -285,6 +288,9 @@ viper_read_ahead_next (ViperReadAhead *ra, ViperAheadItem *item)
           item->lineno = e->lineno;
           item->column = e->column;
           item->text = e->text;
+          item->salvaged = e->salvaged;
+          item->proc = e->proc;
+          item->d1 = e->d1;
           return;
         }
       if (ra->cur && ra->cur->last)

@@ -28,6 +28,8 @@ typedef struct {
   guint64 lineno;
   guint column;
   const char *text;         /* valid until the next call */
+  gboolean salvaged;        /* VIPER_AHEAD_BAD: the line's PROC (and D1 when not 0) could be read */
+  gint64 proc, d1;
 } ViperAheadItem;
 
 /* Start a worker on fd (read from its current offset; the caller must not

@@ -843,39 +843,57 @@ static void drain_resume (ViperRun *run);
  * sequence number can be read it counts as used, and the line is remembered
  * so that a tram that needed it can name it. */
 static void
-reject_passes (ViperRun *run, const ViperTram *t, const char *file)
+reject_passes_at (ViperRun *run, gint64 proc, gint64 d1, const char *file, guint64 line)
 {
   gint64 seq = 0;
   if (run->paradigm->explicit_seq)
     {
-      if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1 || viper_tram_data (t)[0] < 1)
+      if (d1 < 1)
         return;
-      seq = viper_tram_data (t)[0];
+      seq = d1;
     }
-  RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &t->proc);
+  /* a bad line names any PROC: past the bound of modules it creates no list
+   * and is only counted, as any line of a new PROC would be */
+  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, proc, FALSE))
+    return;
+  RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
   if (!rl)
     {
       gint64 *key = g_new (gint64, 1);
-      *key = t->proc;
+      *key = proc;
       rl = g_new0 (RejectedLines, 1);
       rl->text = g_string_new (NULL);
       g_hash_table_insert (run->rejected_at, key, rl);
     }
   if (rl->n++ < REJECTED_NAMED)
     {
-      g_string_append_printf (rl->text, "%s%s:%u", rl->n > 1 ? ", " : "", file, t->line);
+      g_string_append_printf (rl->text, "%s%s:%" G_GUINT64_FORMAT, rl->n > 1 ? ", " : "", file, line);
       if (seq)
         g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
     }
   if (!seq)
     return;
-  ViperSeqList *l = list_get (run, t->proc, TRUE);
+  ViperSeqList *l = list_get (run, proc, TRUE);
   ViperTram *first = NULL;
   if (viper_seqlist_mark_used (l, seq, &first) == VIPER_SEQ_QUEUED && first)
     {
       advance_claims (run, l);
       drain_resume (run);
     }
+}
+
+static void
+reject_passes (ViperRun *run, const ViperTram *t, const char *file)
+{
+  gint64 d1 = t->dtype == VIPER_DTYPE_INT && t->ndata >= 1 ? viper_tram_data (t)[0] : 0;
+  reject_passes_at (run, t->proc, d1, file, t->line);
+}
+
+void
+viper_run_note_rejected (ViperRun *run, gint64 proc, gint64 d1, guint32 channel, guint64 line)
+{
+  const char *file = run->channels ? viper_channels_name (run->channels, channel) : "-";
+  reject_passes_at (run, proc, d1, file, line);
 }
 
 static gboolean

@@ -67,6 +67,11 @@ gboolean viper_run_insert (ViperRun *run, ViperTram *tram);
 void viper_run_prefetch (ViperRun *run, const ViperTram *upcoming);
 /* Count n bad lines the sources rejected (read and rejected). */
 void viper_run_count_rejected (ViperRun *run, guint64 n);
+/* A line a source rejected as bad input (counted with viper_run_count_rejected)
+ * whose PROC, and D1 (0: unreadable), could still be read: it does not strand
+ * its module (spec section 1).  With explicit sequence numbers D1 counts as
+ * used; the line is remembered, so that a tram that waits for it names it. */
+void viper_run_note_rejected (ViperRun *run, gint64 proc, gint64 d1, guint32 channel, guint64 line);
 
 /* The ready tram with the smallest adjusted time, or NULL.  Peek does not
  * transfer; transfer_next does (updating offsets and the clock).  The tram

@@ -133,12 +133,20 @@ source_ahead (const ViperTram *upcoming, gpointer data)
   viper_run_prefetch (((ViperScheduler *) data)->run, upcoming);
 }
 
+/* A bad line that still names its PROC (and D1): its module goes on past it. */
+static void
+source_reject (gint64 proc, gint64 d1, guint32 channel, guint64 line, gpointer data)
+{
+  viper_run_note_rejected (((ViperScheduler *) data)->run, proc, d1, channel, line);
+}
+
 void
 viper_scheduler_add_source (ViperScheduler *s, ViperTramSource *src)
 {
   SourceSlot slot = { .src = src };
   g_array_append_val (s->sources, slot);
   viper_tram_source_set_ready_func (src, source_ready, s);
+  viper_tram_source_set_reject_func (src, source_reject, s);
   /* only explicit sequence numbers land far from the cut (viper_run_prefetch) */
   if (viper_run_paradigm (s->run)->explicit_seq)
     viper_tram_source_set_ahead_func (src, source_ahead, s);

@@ -132,6 +132,7 @@ file_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
     {
       err.reason[sizeof err.reason - 1] = '\0';
       file_report_bad (fs, lineno, err.column, err.reason[0] ? err.reason : "bad line");
+      viper_tram_source_salvage (&fs->base, line, len, fs->channel, lineno);
       return;
     }
   fs->base.lines_read++;
@@ -296,6 +297,8 @@ file_fill_ahead (FileSource *fs)
           }
         case VIPER_AHEAD_BAD:
           file_report_bad (fs, it.lineno, it.column, it.text);
+          if (it.salvaged && fs->base.reject)
+            fs->base.reject (it.proc, it.d1, fs->channel, it.lineno, fs->base.reject_data);
           break;
         case VIPER_AHEAD_WARNING:
           /* whatever was read stays good; the rest is lost and must be said */

@@ -264,6 +264,7 @@ conn_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
     {
       err.reason[sizeof err.reason - 1] = '\0';
       conn_report_bad (c, lineno, err.column, err.reason[0] ? err.reason : "bad line");
+      viper_tram_source_salvage (&ls->base, line, len, c->channel, lineno);
       return;
     }
   c->lines++;

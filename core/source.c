@@ -13,6 +13,7 @@
  * and must outlive the source.
  */
 #include "core/source.h"
+#include "core/tramparse.h"
 
 gboolean
 viper_tram_source_reset (ViperTramSource *s, GError **error)
@@ -57,6 +58,22 @@ viper_tram_source_set_ahead_func (ViperTramSource *s, ViperSourceAheadFunc f, gp
   g_return_if_fail (s != NULL);
   s->ahead = f;
   s->ahead_data = data;
+}
+
+void
+viper_tram_source_set_reject_func (ViperTramSource *s, ViperSourceRejectFunc f, gpointer data)
+{
+  g_return_if_fail (s != NULL);
+  s->reject = f;
+  s->reject_data = data;
+}
+
+void
+viper_tram_source_salvage (ViperTramSource *s, const char *line, gsize len, guint32 channel, guint64 lineno)
+{
+  gint64 proc, d1;
+  if (s->reject && line && viper_tram_salvage (line, len, &proc, &d1))
+    s->reject (proc, d1, channel, lineno, s->reject_data);
 }
 
 void

@@ -47,6 +47,11 @@ typedef void (*ViperSourceReadyFunc) (ViperTramSource *src, gpointer user_data);
  * so the engine can prefetch the memory that tram will touch.  The tram is
  * not the source's yet: valid only during the call. */
 typedef void (*ViperSourceAheadFunc) (const ViperTram *upcoming, gpointer user_data);
+/* A bad line the source just reported (and counted in lines_bad) whose PROC
+ * could still be read (viper_tram_salvage; d1 0 when D1 could not): the
+ * engine lets its module go on past it (spec section 1).  Called in the
+ * order the lines are taken, on the thread that takes them. */
+typedef void (*ViperSourceRejectFunc) (gint64 proc, gint64 d1, guint32 channel, guint64 line, gpointer user_data);
 #define VIPER_SOURCE_AHEAD 16
 
 struct _ViperTramSourceClass {
@@ -72,6 +77,8 @@ struct _ViperTramSource {
   gpointer ready_data;
   ViperSourceAheadFunc ahead;
   gpointer ahead_data;
+  ViperSourceRejectFunc reject;
+  gpointer reject_data;
 };
 
 /* get() hands the tram over: the caller releases it to the pool.  attach()
@@ -85,6 +92,10 @@ gboolean viper_tram_source_at_end (ViperTramSource *s);
 void viper_tram_source_attach (ViperTramSource *s, GMainContext *ctx);
 void viper_tram_source_set_ready_func (ViperTramSource *s, ViperSourceReadyFunc f, gpointer data);
 void viper_tram_source_set_ahead_func (ViperTramSource *s, ViperSourceAheadFunc f, gpointer data);
+void viper_tram_source_set_reject_func (ViperTramSource *s, ViperSourceRejectFunc f, gpointer data);
+/* For sources: tell the reject func about bad line `line` (if it has one and
+ * the line's PROC can be read). */
+void viper_tram_source_salvage (ViperTramSource *s, const char *line, gsize len, guint32 channel, guint64 lineno);
 void viper_tram_source_free (ViperTramSource *s);
 
 /* A trace file ("-" = standard input, which cannot be reset).  A regular

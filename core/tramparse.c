@@ -441,6 +441,61 @@ viper_tram_scan (const char *line, gsize len, ViperTramFields *f, ViperParseErro
   return VIPER_LINE_TRAM;
 }
 
+/* The i-th blank-separated word of [p, end), or NULL. */
+static const char *
+nth_word (const char *p, const char *end, guint i, const char **word_end)
+{
+  for (guint k = 0;; k++)
+    {
+      p = skip_blanks (p, end);
+      if (p == end)
+        return NULL;
+      const char *e = skip_word (p, end);
+      if (k == i)
+        {
+          *word_end = e;
+          return p;
+        }
+      p = e;
+    }
+}
+
+/* A whole word that is an integer (the scanner's syntax). */
+static gboolean
+word_int (const char *w, const char *we, gint64 *v)
+{
+  const char *p = w;
+  return w && scan_int (&p, we, v) == NUM_OK && p == we;
+}
+
+gboolean
+viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1)
+{
+  *proc = 0;
+  *d1 = 0;
+  if (len && line[len - 1] == '\r')
+    len--;
+  if (len > VIPER_MAX_LINE || memchr (line, '\0', len))
+    return FALSE;
+  const char *end = line + len, *we = NULL;
+  const char *w = nth_word (line, end, 3, &we);
+  if (!word_int (w, we, proc))
+    return FALSE;
+  /* D1 only behind an integer NDATA of 1 or more and DTYPE 2: after a quoted
+   * DTYPE the words no longer say where the data fields start */
+  gint64 ndata, dtype, v;
+  w = nth_word (line, end, 5, &we);
+  if (!word_int (w, we, &ndata) || ndata < 1)
+    return TRUE;
+  w = nth_word (line, end, 6, &we);
+  if (!word_int (w, we, &dtype) || dtype != VIPER_DTYPE_INT)
+    return TRUE;
+  w = nth_word (line, end, 7, &we);
+  if (word_int (w, we, &v))
+    *d1 = v;
+  return TRUE;
+}
+
 ViperTramFields *
 viper_tram_fields_new (void)
 {

@@ -45,6 +45,11 @@ void viper_tram_fields_free (ViperTramFields *f);
 
 ViperLineKind viper_tram_scan (const char *line, gsize len, ViperTramFields *f, ViperParseError *err);
 ViperTram *viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line);
+/* What can still be read of a bad line (spec section 1: a rejected line does
+ * not strand its module): its PROC (the fourth word, an integer), and D1 (the
+ * eighth, when NDATA is an integer of 1 or more and DTYPE is 2), 0 when it
+ * cannot be read.  FALSE when not even PROC can. */
+gboolean viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1);
 /* from_fields in two steps, for trams built outside a pool (readahead.c): the
  * size of the tram's block and what goes in it; then writing it into a block
  * whose header is zeroed.  The result is a tram to viper_tram_copy. */

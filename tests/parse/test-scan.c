@@ -413,6 +413,43 @@ test_from_fields (void)
   viper_tram_pool_free (pool);
 }
 
+/* What a bad line still tells (spec section 1): PROC, and D1 behind an
+ * integer NDATA >= 1 and DTYPE 2. */
+static void
+test_salvage (void)
+{
+  static const struct {
+    const char *line;
+    gboolean ok;
+    gint64 proc, d1;
+  } cases[] = {
+    { "2 31 zz 5 0 1 2 2", TRUE, 5, 2 },                 /* bad TIME */
+    { "2 31 4.0 5 0 1 2 4 9", TRUE, 5, 4 },              /* NDATA says 1, two follow */
+    { "2 14 -2.478 2 0 3 2 2 0 zz", TRUE, 2, 2 },        /* a bad later data field */
+    { "\t2  31 zz\t-7 0 1 2 12\r", TRUE, -7, 12 },       /* blanks and a CR */
+    { "-3 -21 abc 0 0 4 2 8 7 1 0", TRUE, 0, 8 },        /* picl: D1 is no sequence number there */
+    { "2 31 zz 5 0 1 \"%d\" 2", TRUE, 5, 0 },            /* quoted DTYPE: no D1 */
+    { "2 31 zz 5 0 1 3 2", TRUE, 5, 0 },                 /* DTYPE not 2 */
+    { "2 31 zz 5 0 0", TRUE, 5, 0 },                     /* no data */
+    { "2 31 zz 5 0 x 2 2", TRUE, 5, 0 },                 /* NDATA unreadable */
+    { "2 31 zz 5 0 1 2 x", TRUE, 5, 0 },                 /* D1 unreadable */
+    { "2 31 zz 5x 0 1 2 2", FALSE, 0, 0 },               /* PROC unreadable */
+    { "2 31 zz", FALSE, 0, 0 },                          /* no PROC */
+    { "2 31 zz 99999999999999999999 0 1 2 2", FALSE, 0, 0 },   /* PROC overflows */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gint64 proc = -99, d1 = -99;
+      gboolean ok = viper_tram_salvage (cases[i].line, strlen (cases[i].line), &proc, &d1);
+      if (ok != cases[i].ok || proc != cases[i].proc || d1 != cases[i].d1)
+        g_error ("'%s': %d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT ", expected %d %" G_GINT64_FORMAT " %"
+                 G_GINT64_FORMAT, cases[i].line, ok, proc, d1, cases[i].ok, cases[i].proc, cases[i].d1);
+    }
+  /* a NUL byte: the line is not text, nothing is read from it */
+  gint64 proc, d1;
+  g_assert_false (viper_tram_salvage ("2 31 zz 5\0 0 1 2 2", 17, &proc, &d1));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -433,6 +470,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/bad/nul", test_nul);
   g_test_add_func ("/scan/line-length", test_line_length);
   g_test_add_func ("/scan/from-fields", test_from_fields);
+  g_test_add_func ("/scan/salvage", test_salvage);
   int rc = g_test_run ();
   viper_tram_fields_free (fields);
   return rc;
