@@ -100,6 +100,13 @@ struct _ViperExporter {
 
 /* export.c: output */
 void viper_exp_sink (ViperExporter *e, const char *s, gsize len);
+/* v, computed from numbers as large as scale (a shift, a conversion, a
+ * difference), printed to 15 significant digits of the larger of the two
+ * (buf: 32 bytes): the operation's rounding noise in v's last bits goes even
+ * when v is much smaller than its operands (0.03 - 0.02997 is 3e-05, not
+ * 2.99999999999998e-05), and rounding to a fixed grid never reorders two
+ * times of the same scale. */
+char *viper_exp_format_noisy (double v, double scale, char *buf);
 void viper_exp_sinkf (ViperExporter *e, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 /* export-timeline.c: Pajé and Chrome */

@@ -165,7 +165,12 @@ chrome_flush_spool (ViperExporter *e)
             {
               char num[32];
               viper_exp_sink (e, text->str, (gsize) (mark - text->str));
-              viper_format_double (ts + shift, num);
+              /* in microseconds, and maybe shifted: 15 significant digits drop the
+               * conversion's noise (1105.2099999999991), as for every exporter */
+              if (shift == 0.0 && unit == 1.0)
+                viper_format_double (ts, num);
+              else
+                viper_exp_format_noisy (ts + shift, MAX (fabs (ts), shift), num);
               viper_exp_sink (e, num, strlen (num));
               viper_exp_sink (e, mark + 1, len - (gsize) (mark + 1 - text->str));
             }
@@ -205,7 +210,9 @@ chrome_slice (ViperExporter *e, const Track *tr, double end)
 {
   char ts[32], dur[32];
   chrome_ts (e, tr->since, ts);
-  viper_format_double ((end - tr->since) * e->table->timeline_info->us_per_unit, dur);
+  /* a difference, converted: to the precision of its ends (51.84800000000017 -> 51.848) */
+  double unit = e->table->timeline_info->us_per_unit;
+  viper_exp_format_noisy ((end - tr->since) * unit, MAX (fabs (end), fabs (tr->since)) * unit, dur);
   char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
                               "\"name\":\"%s\",\"cat\":\"state\"}",
                               tr->id, ts, dur, e->table->timeline_info->states[tr->state]);

@@ -97,20 +97,42 @@ heap_pop (GPtrArray *h)
 }
 
 
+char *
+viper_exp_format_noisy (double v, double scale, char *buf)
+{
+  double m = MAX (fabs (v), fabs (scale));
+  if (v == 0.0 || !isfinite (v) || !isfinite (m) || m < 1e-14)
+    return viper_format_double (v == 0.0 ? 0.0 : v, buf);
+  int decimals = 14 - (int) floor (log10 (m));
+  if (decimals <= 0)
+    return g_ascii_formatd (buf, 32, "%.15g", v);
+  char fmt[16];
+  g_snprintf (fmt, sizeof fmt, "%%.%df", MIN (decimals, 28));
+  g_ascii_formatd (buf, 32, fmt, v);
+  char *end = buf + strlen (buf);
+  while (end > buf && end[-1] == '0')
+    *--end = '\0';
+  if (end > buf && end[-1] == '.')
+    *--end = '\0';
+  if (strcmp (buf, "-0") == 0 || buf[0] == '\0')
+    strcpy (buf, "0");
+  return buf;
+}
+
 /* A time as written: shifted, and in seconds for ParaGraph. */
 static char *
 out_time (ViperExporter *e, double t, char *num)
 {
-  double v = t + e->shift;
+  double v = t + e->shift, scale = MAX (fabs (t), fabs (e->shift));
   gboolean scaled = e->fmt == FMT_PARAGRAPH && e->units_per_second != 1.0;
   if (scaled)
-    v /= e->units_per_second;
+    {
+      v /= e->units_per_second;
+      scale /= e->units_per_second;
+    }
   if (e->shift == 0.0 && !scaled)
     return viper_format_double (v, num);    /* the adjusted time exactly */
-  /* Shifting and scaling add rounding noise in the last bits (0.03 - 0.00003
-   * gives 2.9999999999999804e-05): 15 significant digits drop it, and
-   * rounding to a fixed precision never reorders two times. */
-  return g_ascii_formatd (num, 32, "%.15g", v);
+  return viper_exp_format_noisy (v, scale, num);
 }
 
 static void

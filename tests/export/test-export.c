@@ -20,6 +20,7 @@
 #include "core/scheduler.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/export.h"
+#include "paradigms/export-private.h"
 #include "paradigms/picl/picl.h"
 #include "paradigms/picl/picl-gen-lib.h"
 #include "paradigms/monalisa/monalisa.h"
@@ -1033,6 +1034,52 @@ test_export_files (void)
   g_free (trace);
 }
 
+/* Shifted and converted times keep 15 significant digits of their operands:
+ * the operation's noise goes (docs/exports.md), real digits stay, and the
+ * order of two times never changes. */
+static void
+test_format_noisy (void)
+{
+  char buf[32];
+  static const struct {
+    double v, scale;
+    const char *want;
+  } cases[] = {
+    { 0.03 - 0.02997, 0.03, "0.00003" },
+    { 0.00110521 * 1e6, 0.00110521 * 1e6, "1105.21" },
+    { 1157.058 - 1105.21, 1157.058, "51.848" },
+    { 0.0179574928125, 0.0179574928125, "0.0179574928125" },
+    { -2.5e-3, 2.5e-3, "-0.0025" },
+    { 1e-20, 1.0, "0" },
+    { 0.0, 5.0, "0" },
+    { 123456789012345678.0, 1.0, "1.23456789012346e+17" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpstr (viper_exp_format_noisy (cases[i].v, cases[i].scale, buf), ==, cases[i].want);
+  /* never reorders: times at one scale, shifted, stay in order once printed */
+  GRand *r = g_rand_new_with_seed (77);
+  for (guint i = 0; i < 100000; i++)
+    {
+      double scale = pow (10, g_rand_double_range (r, -9, 9));
+      double a = g_rand_double_range (r, 0, scale), b = g_rand_double_range (r, 0, scale), shift = -scale / 3;
+      if (a > b)
+        {
+          double t = a;
+          a = b;
+          b = t;
+        }
+      char sa[32], sb[32];
+      viper_exp_format_noisy (a + shift, MAX (a, -shift), sa);
+      viper_exp_format_noisy (b + shift, MAX (b, -shift), sb);
+      if (g_ascii_strtod (sa, NULL) > g_ascii_strtod (sb, NULL))
+        g_error ("%.17g < %.17g printed as %s > %s", a + shift, b + shift, sa, sb);
+      /* and what is printed is the value to about 15 digits of the scale */
+      if (fabs (g_ascii_strtod (sa, NULL) - (a + shift)) > 1e-14 * scale)
+        g_error ("%.17g printed as %s", a + shift, sa);
+    }
+  g_rand_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1052,6 +1099,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/unsupported", test_unsupported);
   g_test_add_func ("/export/cli", test_cli);
   g_test_add_func ("/export/files", test_export_files);
+  g_test_add_func ("/export/format-noisy", test_format_noisy);
   int rc = g_test_run ();
   g_rmdir (tmpdir);
   g_free (tmpdir);
