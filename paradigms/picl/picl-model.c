@@ -137,7 +137,9 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
    * at the receive (views pick arrows in this order: it must not depend on
    * the order of the receives in the run) */
   node->arrow = (guint64) m->base.history_dropped + m->base.history->len;
-  ViperHistoryEntry e = { .t0 = adjusted, .t1 = adjusted, .module = (gint32) src, .other = (gint32) dest,
+  /* t1 NaN: underway (the history keeps it open, and the space-time view
+   * draws it dashed to the clock) until the receive sets it */
+  ViperHistoryEntry e = { .t0 = adjusted, .t1 = NAN, .module = (gint32) src, .other = (gint32) dest,
                           .state = VIPER_PICL_ARROW_MESSAGE, .flags = VIPER_PICL_ARROW_UNDERWAY };
   viper_model_history_add (&m->base, &e);
   gboolean created;

@@ -39,7 +39,8 @@ static gboolean
 picl_history_arrow (const ViperModel *m, const ViperHistoryEntry *e, ViperColor *color)
 {
   (void) m;
-  if (e->state != VIPER_PICL_ARROW_MESSAGE || (e->flags & VIPER_PICL_ARROW_UNDERWAY))
+  /* underway ones too: the view draws them dashed to the clock (t1 NaN) */
+  if (e->state != VIPER_PICL_ARROW_MESSAGE)
     return FALSE;
   *color = (ViperColor) { 0, 0, 0 };
   return TRUE;
