@@ -457,7 +457,6 @@ node_state_name (guint8 s)
 static void
 lights_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
 {
-  (void) run;
   const LightsModel *m = (const LightsModel *) base;
   GArray *ids = lights_model_ids (base);
   for (guint i = 0; i < ids->len; i++)
@@ -467,6 +466,13 @@ lights_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
       viper_json_begin_object (j);
       viper_json_key (j, "id");
       viper_json_int (j, n.id);
+      /* every module has id, name and offset (spec section 5) */
+      char name[32];
+      g_snprintf (name, sizeof name, "node %" G_GINT64_FORMAT, n.id);
+      viper_json_key (j, "name");
+      viper_json_string (j, name);
+      viper_json_key (j, "offset");
+      viper_json_double (j, run ? viper_run_offset (run, n.id) : 0.0);
       viper_json_key (j, "state");
       viper_json_string (j, node_state_name (n.state));
       viper_json_key (j, "load");

@@ -360,7 +360,6 @@ write_part (ViperJson *j, const char *key, guint8 state, gint32 rate)
 static void
 macrame_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
 {
-  (void) run;
   GArray *ids = macrame_model_ids (base);
   for (guint i = 0; i < ids->len; i++)
     {
@@ -369,6 +368,13 @@ macrame_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j
       viper_json_begin_object (j);
       viper_json_key (j, "id");
       viper_json_int (j, d.id);
+      /* every module has id, name and offset (spec section 5) */
+      char name[48];
+      g_snprintf (name, sizeof name, "%s %" G_GINT64_FORMAT, macrame_kind_name ((MacrameKind) d.kind), d.id);
+      viper_json_key (j, "name");
+      viper_json_string (j, name);
+      viper_json_key (j, "offset");
+      viper_json_double (j, run ? viper_run_offset (run, d.id) : 0.0);
       viper_json_key (j, "kind");
       viper_json_string (j, macrame_kind_name ((MacrameKind) d.kind));
       viper_json_key (j, "alive");

@@ -394,7 +394,6 @@ swn_write_top (const ViperModel *base, ViperJson *j)
 static void
 swn_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
 {
-  (void) run;
   const SwnModel *m = (const SwnModel *) base;
   for (guint sw = 0; sw < m->n_switches; sw++)
     {
@@ -402,6 +401,11 @@ swn_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
       viper_json_begin_object (j);
       viper_json_key (j, "id");
       viper_json_int (j, sw);
+      /* every module has id, name and offset (spec section 5) */
+      viper_json_key (j, "name");
+      viper_json_string (j, s->label);
+      viper_json_key (j, "offset");
+      viper_json_double (j, run ? viper_run_offset (run, sw) : 0.0);
       viper_json_key (j, "label");
       viper_json_string (j, s->label);
       viper_json_key (j, "row");

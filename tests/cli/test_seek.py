@@ -10,6 +10,7 @@ restored model checkpoints (the paradigm has the hook).  Also: the usage
 errors, and --seek-bench printing its figures.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -39,6 +40,21 @@ def seek_test(args, name, paradigm, trace, setup=None, extra=()):
           "%s: 40 seeks equal a replay from the start (%s)" % (name, (r.stdout + r.stderr).strip()[-400:]))
     check(m and int(m.group(1)) > 0 and "model checkpoints: yes" in r.stdout,
           "%s: model checkpoints were taken" % name)
+
+
+def state_modules(args, name, paradigm, trace, setup=None):
+    """Every module of --state-out has id, name and offset (spec section 5), whatever the paradigm."""
+    cmd = [args.viper_replay, "--paradigm=" + paradigm, "--quiet", "--state-out=-"]
+    if setup:
+        cmd.append("--setup=" + setup)
+    r = subprocess.run(cmd + [trace], capture_output=True, text=True, timeout=300)
+    try:
+        mods = json.loads(r.stdout)["modules"]
+    except (ValueError, KeyError):
+        mods = []
+    missing = [m.get("id") for m in mods if not all(k in m for k in ("id", "name", "offset"))]
+    check(mods and not missing, "%s: --state-out modules have id, name and offset (%d modules, missing in %s)"
+          % (name, len(mods), missing[:5]))
 
 
 def main():
@@ -73,6 +89,7 @@ def main():
         subprocess.run([args.lights_sim, "-n", "9", "--samples", "25", "--lose=4@10", "-p", "0-1,1-2,2-5,4-3,8-0",
                         "--bytes", "60000", "-o", ltrace], check=True, timeout=60)
         seek_test(args, "lights", "lights", ltrace, lview, ["--history=0"])
+        state_modules(args, "lights", "lights", ltrace, lview)
         d = os.path.join(tmp, "cplant")
         subprocess.run([sys.executable, os.path.join(src, "setup", "switchnet", "gen-switchnet.py"), "cplant", d],
                        check=True, timeout=60, capture_output=True)
@@ -80,6 +97,11 @@ def main():
         subprocess.run([args.switchnet_import, "--model", os.path.join(d, "cplant.swm"), "--params",
                         os.path.join(d, "traffic.par"), "-o", strc], check=True, timeout=60, capture_output=True)
         seek_test(args, "switchnet", "switchnet", strc, os.path.join(d, "badpackets.init"), ["--history=0"])
+        state_modules(args, "switchnet", "switchnet", strc, os.path.join(d, "badpackets.init"))
+        state_modules(args, "macrame", "macrame", mesh, view)
+        state_modules(args, "monalisa", "monalisa", os.path.join(src, "traces", "farm.trc"),
+                      os.path.join(src, "setup", "farm.setup"))
+        state_modules(args, "picl", "picl", os.path.join(tmp, "p3.trc"))
         # usage errors and the benchmark's figures
         r = subprocess.run([args.viper_replay, "--seek-test=3", "--listen=unix:" + os.path.join(tmp, "s")],
                            capture_output=True, text=True, timeout=60)

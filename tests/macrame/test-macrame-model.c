@@ -285,13 +285,18 @@ test_state_out (void)
   char *json = viper_state_to_json (fx.run, fx.model, FALSE);
   const char *want =
     "\"modules\":["
-    "{\"id\":0,\"kind\":\"switch\",\"alive\":true,\"used\":false,\"state\":\"congested\"},"
-    "{\"id\":1,\"kind\":\"switch\",\"alive\":false,\"used\":false,\"state\":\"undefined\"},"
-    "{\"id\":2,\"kind\":\"node\",\"alive\":false,\"used\":false,\"tx\":{\"state\":\"undefined\",\"rate\":0},"
+    "{\"id\":0,\"name\":\"switch 0\",\"offset\":0,\"kind\":\"switch\",\"alive\":true,\"used\":false,"
+    "\"state\":\"congested\"},"
+    "{\"id\":1,\"name\":\"switch 1\",\"offset\":0,\"kind\":\"switch\",\"alive\":false,\"used\":false,"
+    "\"state\":\"undefined\"},"
+    "{\"id\":2,\"name\":\"node 2\",\"offset\":0,\"kind\":\"node\",\"alive\":false,\"used\":false,"
+    "\"tx\":{\"state\":\"undefined\",\"rate\":0},"
     "\"rx\":{\"state\":\"undefined\",\"rate\":0}},"
-    "{\"id\":3,\"kind\":\"node\",\"alive\":false,\"used\":false,\"tx\":{\"state\":\"communicating\",\"rate\":40},"
+    "{\"id\":3,\"name\":\"node 3\",\"offset\":0,\"kind\":\"node\",\"alive\":false,\"used\":false,"
+    "\"tx\":{\"state\":\"communicating\",\"rate\":40},"
     "\"rx\":{\"state\":\"idle/ok\",\"rate\":10}},"
-    "{\"id\":77,\"kind\":\"unknown\",\"alive\":false,\"used\":true,\"state\":\"undefined\","
+    "{\"id\":77,\"name\":\"unknown 77\",\"offset\":0,\"kind\":\"unknown\",\"alive\":false,\"used\":true,"
+    "\"state\":\"undefined\","
     "\"tx\":{\"state\":\"undefined\",\"rate\":0},\"rx\":{\"state\":\"undefined\",\"rate\":0}}"
     "]";
   if (!strstr (json, want))
