@@ -441,26 +441,7 @@ viper_tram_scan (const char *line, gsize len, ViperTramFields *f, ViperParseErro
   return VIPER_LINE_TRAM;
 }
 
-/* The i-th blank-separated word of [p, end), or NULL. */
-static const char *
-nth_word (const char *p, const char *end, guint i, const char **word_end)
-{
-  for (guint k = 0;; k++)
-    {
-      p = skip_blanks (p, end);
-      if (p == end)
-        return NULL;
-      const char *e = skip_word (p, end);
-      if (k == i)
-        {
-          *word_end = e;
-          return p;
-        }
-      p = e;
-    }
-}
-
-/* A whole word that is an integer (the scanner's syntax). */
+/* A whole word [w, we) that is an integer (the scanner's syntax). */
 static gboolean
 word_int (const char *w, const char *we, gint64 *v)
 {
@@ -477,21 +458,24 @@ viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1)
     len--;
   if (len > VIPER_MAX_LINE || memchr (line, '\0', len))
     return FALSE;
-  const char *end = line + len, *we = NULL;
-  const char *w = nth_word (line, end, 3, &we);
-  if (!word_int (w, we, proc))
+  /* the first eight words: REC EV TIME PROC PROCESS NDATA DTYPE D1 */
+  const char *w[8] = { NULL }, *we[8] = { NULL };
+  const char *p = line, *end = line + len;
+  for (guint k = 0; k < 8; k++)
+    {
+      p = skip_blanks (p, end);
+      if (p == end)
+        break;
+      w[k] = p;
+      p = we[k] = skip_word (p, end);
+    }
+  if (!word_int (w[3], we[3], proc))
     return FALSE;
   /* D1 only behind an integer NDATA of 1 or more and DTYPE 2: after a quoted
    * DTYPE the words no longer say where the data fields start */
   gint64 ndata, dtype, v;
-  w = nth_word (line, end, 5, &we);
-  if (!word_int (w, we, &ndata) || ndata < 1)
-    return TRUE;
-  w = nth_word (line, end, 6, &we);
-  if (!word_int (w, we, &dtype) || dtype != VIPER_DTYPE_INT)
-    return TRUE;
-  w = nth_word (line, end, 7, &we);
-  if (word_int (w, we, &v))
+  if (word_int (w[5], we[5], &ndata) && ndata >= 1 && word_int (w[6], we[6], &dtype) && dtype == VIPER_DTYPE_INT
+      && word_int (w[7], we[7], &v))
     *d1 = v;
   return TRUE;
 }

@@ -137,10 +137,9 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
    * at the receive (views pick arrows in this order: it must not depend on
    * the order of the receives in the run) */
   node->arrow = (guint64) m->base.history_dropped + m->base.history->len;
-  /* t1 NaN: underway (the history keeps it open, and the space-time view
-   * draws it dashed to the clock) until the receive sets it */
+  /* t1 NaN: underway until the receive sets it (picl.h) */
   ViperHistoryEntry e = { .t0 = adjusted, .t1 = NAN, .module = (gint32) src, .other = (gint32) dest,
-                          .state = VIPER_PICL_ARROW_MESSAGE, .flags = VIPER_PICL_ARROW_UNDERWAY };
+                          .state = VIPER_PICL_ARROW_MESSAGE };
   viper_model_history_add (&m->base, &e);
   gboolean created;
   MapSlot *c = map_insert (&m->channels, src, dest, tag, &created);
@@ -474,9 +473,6 @@ apply_receive_end (PiclModel *m, Proc *p, const ViperTram *t)
   guint64 arrow = 0;
   if (channel_pop (m, src, p->id, tag, &sent_at, &arrow))
     {
-      ViperHistoryEntry *e = (ViperHistoryEntry *) viper_model_history_at (&m->base, arrow);
-      if (e)
-        e->flags &= ~VIPER_PICL_ARROW_UNDERWAY;
       viper_model_history_arrow_arrived (&m->base, arrow, t->adjusted);
       m->messages++;
       p->received++;

@@ -80,11 +80,11 @@ typedef enum {
 } ViperPiclState;
 
 /* `state` code of a history arrow (a message, module = from, other = to).
- * The arrow is written at the send, in the sender's order, with t1 = t0 and
- * the flag VIPER_PICL_ARROW_UNDERWAY; the receive writes t1 and clears it.
- * Views draw only arrived arrows. */
+ * The arrow is written at the send, in the sender's order, with t1 NaN: the
+ * message is underway (the core history keeps it open, and a seek back
+ * re-opens it the same way); the receive writes t1.  The space-time view
+ * draws an underway message dashed to the clock. */
 #define VIPER_PICL_ARROW_MESSAGE 16
-#define VIPER_PICL_ARROW_UNDERWAY 1
 
 const char *viper_picl_state_name (ViperPiclState s);
 

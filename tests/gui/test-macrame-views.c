@@ -20,6 +20,7 @@
 #include "paradigms/viewlayout.h"
 #include "paradigms/macrame/macrame.h"
 #include "paradigms/macrame/macrame-render.h"
+#include "tests/common/test-pixels.h"
 
 #define W 1100
 #define H 900
@@ -89,18 +90,6 @@ rgb (ViperColor c)
   return ((guint32) lround (c.r * 255) << 16) | ((guint32) lround (c.g * 255) << 8) | (guint32) lround (c.b * 255);
 }
 
-static guint32
-pixel (cairo_surface_t *s, double x, double y)
-{
-  int ix = (int) floor (x), iy = (int) floor (y);
-  g_assert_cmpint (ix, >=, 0);
-  g_assert_cmpint (iy, >=, 0);
-  g_assert_cmpint (ix, <, cairo_image_surface_get_width (s));
-  g_assert_cmpint (iy, <, cairo_image_surface_get_height (s));
-  const unsigned char *row = cairo_image_surface_get_data (s) + iy * cairo_image_surface_get_stride (s);
-  return ((const guint32 *) row)[ix] & 0xffffff;
-}
-
 typedef struct {
   guint bases, meters, crosses, switches;
   guint classes[5];         /* setup classes seen on node bases */
@@ -142,26 +131,26 @@ probe_view (Bed *b, const ViperLayout *layout, const char *png)
       if (g_str_equal (mod->repr, "switch"))
         {
           guint32 want = rgb (d.state == MACRAME_ERROR ? macrame_dynamic_color (MACRAME_ERROR) : macrame_setup_color (sc));
-          g_assert_cmphex (pixel (s, x + 2.5, y + 2.5), ==, want);
+          g_assert_cmphex (test_pixel (s, x + 2.5, y + 2.5), ==, want);
           pr.switches++;
           continue;
         }
       if (d.tx_state == MACRAME_ERROR || d.rx_state == MACRAME_ERROR)
         {
-          g_assert_cmphex (pixel (s, x + w / 2, y + h / 2), ==, 0xffffff);
+          g_assert_cmphex (test_pixel (s, x + w / 2, y + h / 2), ==, 0xffffff);
           pr.crosses++;
           continue;
         }
       MacrameNodeGeometry ng;
       macrame_node_geometry (x, y, w, h, &ng);
-      g_assert_cmphex (pixel (s, ng.base_x + ng.base_w / 2, ng.base_y + ng.base_h / 2), ==,
+      g_assert_cmphex (test_pixel (s, ng.base_x + ng.base_w / 2, ng.base_y + ng.base_h / 2), ==,
                        rgb (macrame_setup_color (sc)));
       pr.bases++;
       pr.classes[sc]++;
       double fill = ng.tx_h * CLAMP (d.tx_rate / (double) macrame_model_maxrate (b->model), 0.0, 1.0);
       if (fill >= 4 && ng.tx_w >= 3)
         {
-          g_assert_cmphex (pixel (s, ng.tx_x + ng.tx_w / 2, ng.tx_y + ng.tx_h - 2.5), ==,
+          g_assert_cmphex (test_pixel (s, ng.tx_x + ng.tx_w / 2, ng.tx_y + ng.tx_h - 2.5), ==,
                            rgb (macrame_dynamic_color ((MacrameState) d.tx_state)));
           pr.meters++;
         }

@@ -14,6 +14,7 @@
 #include "core/scheduler.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
+#include "tests/common/test-pixels.h"
 #include "tests/common/test-replay.h"
 
 #define W 800
@@ -130,18 +131,6 @@ shot_close (Shot *x)
   g_free (x->png);
 }
 
-static guint32
-pixel (cairo_surface_t *s, double x, double y)
-{
-  int ix = (int) floor (x), iy = (int) floor (y);
-  g_assert_cmpint (ix, >=, 0);
-  g_assert_cmpint (iy, >=, 0);
-  g_assert_cmpint (ix, <, cairo_image_surface_get_width (s));
-  g_assert_cmpint (iy, <, cairo_image_surface_get_height (s));
-  const unsigned char *row = cairo_image_surface_get_data (s) + iy * cairo_image_surface_get_stride (s);
-  return ((const guint32 *) row)[ix] & 0xffffff;
-}
-
 /* Where adjusted time t of processor id's row is drawn. */
 static void
 at (const Shot *x, gint64 id, double t, double *px, double *py)
@@ -156,7 +145,7 @@ assert_colour (const Shot *x, gint64 id, double t, guint32 want)
 {
   double px, py;
   at (x, id, t, &px, &py);
-  guint32 got = pixel (x->s, px, py);
+  guint32 got = test_pixel (x->s, px, py);
   if (got != want)
     g_error ("P%" G_GINT64_FORMAT " at %g (%.0f, %.0f) is #%06x, want #%06x", id, t, px, py, got, want);
 }
@@ -219,7 +208,7 @@ arrow_crosses (const Shot *x, gint64 a, double ta, gint64 b, double tb, gint64 v
   g_assert_cmpfloat (fabs (yb - ya), >, 20);
   double cx = xa + (yv - ya) / (yb - ya) * (xb - xa);
   for (double d = -3; d <= 3; d += 1)
-    if (dark (pixel (x->s, cx + d, yv)))
+    if (dark (test_pixel (x->s, cx + d, yv)))
       return TRUE;
   return FALSE;
 }
@@ -243,13 +232,13 @@ test_same_column_arrows (void)
   at (&x, 2, 3.79007, &x2, &y2);
   gboolean seen = FALSE;
   for (double d = -3; d <= 3 && !seen; d++)
-    seen = dark (pixel (x.s, (x1 + x2) / 2 + d, (y1 + y2) / 2));
+    seen = dark (test_pixel (x.s, (x1 + x2) / 2 + d, (y1 + y2) / 2));
   g_assert_true (seen);
   at (&x, 0, 3.40836, &x1, &y1);
   at (&x, 1, 3.83369, &x2, &y2);
   seen = FALSE;
   for (double d = -3; d <= 3 && !seen; d++)
-    seen = dark (pixel (x.s, (x1 + x2) / 2 + d, (y1 + y2) / 2));
+    seen = dark (test_pixel (x.s, (x1 + x2) / 2 + d, (y1 + y2) / 2));
   g_assert_true (seen);
   shot_close (&x);
 }

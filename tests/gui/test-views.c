@@ -14,6 +14,7 @@
 #include "paradigms/views.h"
 #include "paradigms/picl/picl.h"
 #include "paradigms/monalisa/monalisa.h"
+#include "tests/common/test-pixels.h"
 #include "tests/common/test-replay.h"
 
 #define W 800
@@ -56,18 +57,6 @@ replay_close (Replay *r)
   g_free (r->dir);
 }
 
-static guint32
-pixel (cairo_surface_t *s, double x, double y)
-{
-  int ix = (int) floor (x), iy = (int) floor (y);
-  g_assert_cmpint (ix, >=, 0);
-  g_assert_cmpint (iy, >=, 0);
-  g_assert_cmpint (ix, <, cairo_image_surface_get_width (s));
-  g_assert_cmpint (iy, <, cairo_image_surface_get_height (s));
-  const unsigned char *row = cairo_image_surface_get_data (s) + iy * cairo_image_surface_get_stride (s);
-  return ((const guint32 *) row)[ix] & 0xffffff;
-}
-
 /* Pixels that are not the white background. */
 static guint
 ink (cairo_surface_t *s)
@@ -75,7 +64,7 @@ ink (cairo_surface_t *s)
   guint n = 0;
   for (int y = 0; y < cairo_image_surface_get_height (s); y++)
     for (int x = 0; x < cairo_image_surface_get_width (s); x++)
-      if (pixel (s, x, y) != 0xffffff)
+      if (test_pixel (s, x, y) != 0xffffff)
         n++;
   return n;
 }
@@ -123,7 +112,7 @@ probe_modules (Replay *r, guint32 (*expected) (const ViperModel *m, gint64 id), 
           gint64 id = viper_view_geometry_module (g, i);
           double x, y;
           g_assert_true (viper_view_geometry_module_point (g, id, &x, &y));
-          guint32 want = expected (r->rp.model, id), got = pixel (s, x, y);
+          guint32 want = expected (r->rp.model, id), got = test_pixel (s, x, y);
           if (want != got)
             g_error ("%s view: module %" G_GINT64_FORMAT " at (%.0f, %.0f) is #%06x, its state's colour is #%06x",
                      viper_view_kind_name (kinds[k]), id, x, y, got, want);
@@ -151,7 +140,7 @@ probe_program (Replay *r, const char *want_word)
   ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_PROGRAM, r->rp.model, r->rp.run, NULL, NULL, W, H);
   double x, y;
   g_assert_true (viper_view_geometry_module_point (g, -1, &x, &y));
-  g_assert_cmphex (pixel (s, x, y), ==, program_colour (want_word));
+  g_assert_cmphex (test_pixel (s, x, y), ==, program_colour (want_word));
   viper_view_geometry_free (g);
   cairo_surface_destroy (s);
   cairo_surface_destroy (render (r, VIPER_VIEW_ANIMATION, "svg"));
@@ -246,7 +235,7 @@ dark_across_midpoint (cairo_surface_t *s, const ViperViewGeometry *g, gint64 a, 
   double px = -(yb - ya) / len, py = (xb - xa) / len;
   for (double d = -7; d <= 7; d += 0.5)
     {
-      guint32 c = pixel (s, (xa + xb) / 2 + px * d, (ya + yb) / 2 + py * d);
+      guint32 c = test_pixel (s, (xa + xb) / 2 + px * d, (ya + yb) / 2 + py * d);
       if (((c >> 16) & 0xff) < 0x50 && ((c >> 8) & 0xff) < 0x50 && (c & 0xff) < 0x50)
         return TRUE;
     }
@@ -481,7 +470,7 @@ test_spacetime_dense (void)
               if (xb - xa < 6 || sg->from < t0 || sg->to > t1)
                 continue;
               double x = floor ((xa + xb) / 2) + 0.5;
-              guint32 got = pixel (s, x, y);
+              guint32 got = test_pixel (s, x, y);
               if (got != ml_state_rgb[sg->state])
                 g_error ("window %u, module %u: at %.0f (t = %.1f .. %.1f, state %d) #%06x, want #%06x", k, mod, x,
                          sg->from, sg->to, sg->state, got, ml_state_rgb[sg->state]);

@@ -527,7 +527,7 @@ replay_and_check (const ViperPiclGenTrace *trace, double decay, guint64 seed)
   for (guint k = 0; k < m->history->len; k++)
     {
       const ViperHistoryEntry *e = &g_array_index (m->history, ViperHistoryEntry, k);
-      if (e->state != VIPER_PICL_ARROW_MESSAGE || (e->flags & VIPER_PICL_ARROW_UNDERWAY))
+      if (e->state != VIPER_PICL_ARROW_MESSAGE || isnan (e->t1))
         continue;
       g_assert_cmpfloat (e->t0, <=, e->t1);
       double a[4] = { e->module, e->other, e->t0, e->t1 };
