@@ -35,7 +35,9 @@
  * is removed if it is still the one this source created (same device and
  * inode).  The socket file is created owner-only (mode 0600) whatever the
  * umask: the protocol has no authentication, so whoever can connect can
- * inject trams.  For the same reason binding TCP beyond loopback is warned
+ * inject trams.  It appears only once its socket listens (bound under a
+ * temporary name, then linked), so a client that waits for the file and
+ * connects at once is never refused.  For the same reason binding TCP beyond loopback is warned
  * about.
  *
  * Limits (ViperListenLimits, the command line's --max-connections,
@@ -51,6 +53,7 @@
 #include "core/tramparse.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -628,33 +631,98 @@ clear_stale_socket (const char *path, const char *address, GError **error)
   return TRUE;
 }
 
+static gboolean
+start_listening (GSocket *sock, const char *address, GError **error)
+{
+  g_socket_set_listen_backlog (sock, 128);
+  if (g_socket_listen (sock, error))
+    return TRUE;
+  g_prefix_error (error, "cannot listen on '%s': ", address);
+  return FALSE;
+}
+
+/* Bind and listen on a Unix socket at PATH.  The socket is bound under a
+ * temporary name beside PATH and hard-linked to PATH only once it listens, so
+ * a client that waits for the socket file never finds it refusing connections
+ * (and clear_stale_socket in another Viper never takes a socket still being set
+ * up for a dead one).  link() also refuses to replace a file that appeared at
+ * PATH meanwhile.  When the temporary name would not fit in sun_path, PATH is
+ * bound directly (with the short window between bind and listen). */
 static GSocket *
 bind_unix (ListenSource *ls, const char *address, const char *path, GError **error)
 {
   GSocketAddress *sa;
   GSocket *sock;
   struct stat st;
+  static gint serial;
+  char *tmp = g_strdup_printf ("%s.%ld-%d~", path, (long) getpid (), g_atomic_int_add (&serial, 1));
 
+  if (strlen (tmp) >= 108)      /* sizeof sun_path on Linux */
+    g_clear_pointer (&tmp, g_free);
   if (!clear_stale_socket (path, address, error))
-    return NULL;
+    {
+      g_free (tmp);
+      return NULL;
+    }
   sock = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
   if (sock == NULL)
-    return NULL;
-  sa = g_unix_socket_address_new (path);
+    {
+      g_free (tmp);
+      return NULL;
+    }
+  if (tmp)
+    (void) unlink (tmp);        /* our own pid's name: a leftover of a crash */
+  sa = g_unix_socket_address_new (tmp ? tmp : path);
   /* owner-only from the start, whatever the umask (no window for a chmod race).
    * The umask is the process's: this is safe because Viper's other thread
    * (the read-ahead) creates no files, and the window is one bind() call. */
   mode_t old_mask = umask (0177);
   gboolean bound = g_socket_bind (sock, sa, FALSE, error);
   umask (old_mask);
+  g_object_unref (sa);
   if (!bound)
     {
       g_prefix_error (error, "cannot listen on '%s': ", address);
-      g_object_unref (sa);
       g_object_unref (sock);
+      g_free (tmp);
       return NULL;
     }
-  g_object_unref (sa);
+  if (!start_listening (sock, address, error))
+    {
+      if (tmp)
+        (void) unlink (tmp);
+      else
+        (void) unlink (path);
+      g_object_unref (sock);
+      g_free (tmp);
+      return NULL;
+    }
+  if (tmp)
+    {
+      int rc = link (tmp, path);
+      int saved = errno;
+      if (rc != 0 && saved != EEXIST)
+        {
+          /* a file system without hard links: rename (may replace a file
+           * that appeared since clear_stale_socket; nothing better exists) */
+          rc = rename (tmp, path);
+          saved = errno;
+        }
+      (void) unlink (tmp);
+      if (rc != 0)
+        {
+          if (saved == EEXIST)
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE,
+                         "cannot listen on '%s': %s appeared meanwhile (another program?)", address, path);
+          else
+            g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                         "cannot listen on '%s': cannot create %s: %s", address, path, g_strerror (saved));
+          g_object_unref (sock);
+          g_free (tmp);
+          return NULL;
+        }
+      g_free (tmp);
+    }
   if (lstat (path, &st) == 0)
     {
       (void) chmod (path, 0600);
@@ -845,15 +913,8 @@ viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *di
   gboolean path_was_unix = path != NULL;
   g_free (path);
 
-  if (sock)
-    {
-      g_socket_set_listen_backlog (sock, 128);
-      if (!g_socket_listen (sock, error))
-        {
-          g_prefix_error (error, "cannot listen on '%s': ", address);
-          g_clear_object (&sock);
-        }
-    }
+  if (sock && !path_was_unix && !start_listening (sock, address, error))
+    g_clear_object (&sock);
   if (sock == NULL)
     {
       if (ls->unix_path)

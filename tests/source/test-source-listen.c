@@ -14,6 +14,7 @@
 #include "core/source.h"
 #include "core/tramparse.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -23,6 +24,27 @@
 #include <gio/gunixsocketaddress.h>
 
 #define WATCHDOG_S 60
+
+/* ---- listen(2) seen from inside --------------------------------------------
+ * This program's listen() runs before libc's: when listen_watch names a path,
+ * it records whether a file was already there when the socket started to
+ * listen.  A client that waits for the socket file and then connects must
+ * never be refused, so the file must not exist before listen(). */
+static const char *listen_watch;
+static int listen_calls, listen_saw_file;
+
+int
+listen (int fd, int backlog)
+{
+  int (*real) (int, int) = (int (*) (int, int)) dlsym (RTLD_NEXT, "listen");
+  if (listen_watch)
+    {
+      listen_calls++;
+      if (access (listen_watch, F_OK) == 0)
+        listen_saw_file++;
+    }
+  return real (fd, backlog);
+}
 
 /* ---- fixture: pool, channels, captured diagnostics, one listener ---------- */
 
@@ -468,6 +490,53 @@ test_unix (Fixture *f, gconstpointer data)
   g_free (address);
 }
 
+/* The socket file appears only once its socket listens, and no temporary
+ * name is left beside it. */
+static void
+test_unix_ready (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  char *path = g_build_filename (f->dir, "ready.sock", NULL);
+  char *address = g_strdup_printf ("unix:%s", path);
+  listen_watch = path;
+  listen_calls = listen_saw_file = 0;
+  start_listener (f, address);
+  listen_watch = NULL;
+  g_assert_cmpint (listen_calls, ==, 1);
+  g_assert_cmpint (listen_saw_file, ==, 0);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  GDir *dir = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+  guint files = 0;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_assert_cmpstr (name, ==, "ready.sock");
+      files++;
+    }
+  g_dir_close (dir);
+  g_assert_cmpuint (files, ==, 1);
+
+  /* it is the listener's socket: a connection arrives */
+  GError *error = NULL;
+  GSocket *c = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error);
+  GSocketAddress *sa = g_unix_socket_address_new (path);
+  g_assert_true (g_socket_connect (c, sa, NULL, &error));
+  g_assert_no_error (error);
+  g_socket_close (c, NULL);
+  g_object_unref (c);
+  g_object_unref (sa);
+  f->want_conns = 1;
+  run_until_done (f);
+  g_assert_false (f->timed_out);
+
+  viper_tram_source_free (f->src);
+  f->src = NULL;
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_free (path);
+  g_free (address);
+}
+
 static void
 test_unix_stale (Fixture *f, gconstpointer data)
 {
@@ -760,6 +829,7 @@ main (int argc, char **argv)
 #define ADD(name, fn) g_test_add ("/source/listen/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("tcp-many", test_tcp_many);
   ADD ("unix", test_unix);
+  ADD ("unix-ready", test_unix_ready);
   ADD ("unix-stale", test_unix_stale);
   ADD ("cut-line", test_cut_line);
   ADD ("garbage", test_garbage);
