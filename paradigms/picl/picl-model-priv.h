@@ -37,6 +37,7 @@ typedef struct {
   double group_begin;
   gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
   gboolean tracing, started;
+  gboolean shown;           /* in m->seen: its first tram was applied */
   guint64 sent, received;
 } Proc;
 
@@ -81,6 +82,8 @@ typedef struct {
   Map proc_index;           /* (proc, 0, 0) -> v0 = index in procs */
   gint64 last_proc;         /* lookup cache */
   guint last_index;
+  guint32 *proc_slot;       /* lookup cache for ids below PICL_PROC_SLOTS: index in procs + 1, 0 = not known */
+  guint proc_slot_len;
 
   Map channels;             /* (src, dest, tag) -> v0 = FIFO head, v1 = tail (Pending index) */
   Map counts;               /* (src or -1, dest, tag or -1) -> v0 = sends pending */
@@ -97,6 +100,7 @@ typedef struct {
 
 
 Proc *picl_proc_find (PiclModel *m, gint64 id);
+void picl_proc_cache_clear (PiclModel *m);
 const char *picl_ev_name (gint64 ev);
 /* A communication call begins / the call at idx ends (w: when it stopped waiting, NAN: never waited). */
 gboolean picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c);

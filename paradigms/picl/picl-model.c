@@ -40,16 +40,53 @@ picl (const ViperModel *m)
   return (PiclModel *) m;
 }
 
+/* Processor ids are small in practice: below this, a direct table caches
+ * where each one is in procs (the map stays the truth, and a snapshot's). */
+#define PICL_PROC_SLOTS 65536u
+
+static void
+proc_slot_set (PiclModel *m, gint64 id, guint index)
+{
+  if (id < 0 || (guint64) id >= PICL_PROC_SLOTS)
+    return;
+  if ((guint) id >= m->proc_slot_len)
+    {
+      guint len = MAX (64u, m->proc_slot_len);
+      while (len <= (guint) id)
+        len *= 2;
+      m->proc_slot = g_renew (guint32, m->proc_slot, len);
+      memset (m->proc_slot + m->proc_slot_len, 0, (len - m->proc_slot_len) * sizeof (guint32));
+      m->proc_slot_len = len;
+    }
+  m->proc_slot[id] = index + 1;
+}
+
+void
+picl_proc_cache_clear (PiclModel *m)
+{
+  m->last_proc = 0;
+  m->last_index = G_MAXUINT;
+  if (m->proc_slot_len)
+    memset (m->proc_slot, 0, m->proc_slot_len * sizeof (guint32));
+}
+
 Proc *
 picl_proc_find (PiclModel *m, gint64 id)
 {
   if (m->last_index < m->procs->len && m->last_proc == id)
     return &g_array_index (m->procs, Proc, m->last_index);
+  if (id >= 0 && (guint64) id < m->proc_slot_len && m->proc_slot[id])
+    {
+      m->last_proc = id;
+      m->last_index = m->proc_slot[id] - 1;
+      return &g_array_index (m->procs, Proc, m->last_index);
+    }
   MapSlot *s = map_lookup (&m->proc_index, id, 0, 0);
   if (!s)
     return NULL;
   m->last_proc = id;
   m->last_index = (guint) s->v0;
+  proc_slot_set (m, id, m->last_index);
   return &g_array_index (m->procs, Proc, s->v0);
 }
 
@@ -67,6 +104,7 @@ proc_get (PiclModel *m, gint64 id)
   s->v0 = m->procs->len - 1;
   m->last_proc = id;
   m->last_index = m->procs->len - 1;
+  proc_slot_set (m, id, m->last_index);
   return &g_array_index (m->procs, Proc, m->procs->len - 1);
 }
 
@@ -269,7 +307,19 @@ group_close (PiclModel *m, Proc *p)
       cuts[2 * i + 1] = s->w;
       end = MAX (end, s->e);
     }
-  qsort (cuts, n_cuts, sizeof (double), cmp_double);
+  /* a group has two cuts per call, nearly always 2 to 8: insertion sort
+   * (qsort's call and merge cost more than the sort); many waits: qsort */
+  if (n_cuts > G_N_ELEMENTS (cuts_stack))
+    qsort (cuts, n_cuts, sizeof (double), cmp_double);
+  else
+    for (guint i = 1; i < n_cuts; i++)
+    {
+      double x = cuts[i];
+      guint j = i;
+      for (; j > 0 && cuts[j - 1] > x; j--)
+        cuts[j] = cuts[j - 1];
+      cuts[j] = x;
+    }
   ViperPiclState last = VIPER_PICL_BUSY;
   gboolean first = TRUE;
   for (guint i = 0; i < n_cuts; i++)
@@ -523,11 +573,15 @@ static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begi
 static void
 show_from_first (PiclModel *m, gint64 id, double t)
 {
+  Proc *p = picl_proc_find (m, id);
+  if (p && p->shown)
+    return;
   gboolean first;
   map_insert (&m->seen, id, 0, 0, &first);
+  if (p)
+    p->shown = TRUE;
   if (!first)
     return;
-  Proc *p = picl_proc_find (m, id);
   if (!p || !p->calls->len)
     history_state (m, id, t, VIPER_PICL_BUSY);
 }
@@ -536,7 +590,8 @@ static gboolean
 picl_apply (ViperModel *base, const ViperTram *t)
 {
   PiclModel *m = picl (base);
-  g_array_set_size (m->decided, 0);
+  if (m->decided->len)
+    g_array_set_size (m->decided, 0);
   if (t->adjusted < m->first_time)
     m->first_time = t->adjusted;
   if (!m->any_applied)
@@ -651,8 +706,7 @@ picl_reset (ViperModel *base)
   g_hash_table_remove_all (m->insts);
   g_array_set_size (m->decided, 0);
   m->free_pending = -1;
-  m->last_proc = 0;
-  m->last_index = G_MAXUINT;
+  picl_proc_cache_clear (m);
 }
 
 static void
@@ -663,6 +717,7 @@ picl_destroy (ViperModel *base)
   g_array_unref (m->procs);
   g_array_unref (m->pending);
   g_array_unref (m->decided);
+  g_free (m->proc_slot);
   g_hash_table_destroy (m->subset_pos);
   g_hash_table_destroy (m->subsets);
   g_hash_table_destroy (m->insts);

@@ -179,8 +179,7 @@ picl_restore (ViperModel *base, gconstpointer snap)
   g_array_set_size (m->pending, 0);
   g_array_append_vals (m->pending, s->pending->data, s->pending->len);
   m->free_pending = s->free_pending;
-  m->last_proc = 0;
-  m->last_index = G_MAXUINT;
+  picl_proc_cache_clear (m);
   g_hash_table_remove_all (m->subset_pos);
   g_hash_table_remove_all (m->subsets);
   for (guint i = 0; i < s->subset_ids->len; i++)

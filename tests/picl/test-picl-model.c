@@ -301,6 +301,59 @@ test_many_channels (void)
   fix_clear (&f);
 }
 
+/* Processor ids around and far past the model's direct lookup table (ids
+ * below 65536) pair their messages and keep their states, also after a
+ * checkpoint is restored over a model that had seen other processors. */
+static void
+test_large_ids (void)
+{
+  Fix f;
+  fix_init (&f);
+  const gint64 ids[] = { 0, 65535, 65536, G_GINT64_CONSTANT (1) << 40 };
+  char line[160];
+  double t = 1;
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_snprintf (line, sizeof line, "-3 -901 %g %" G_GINT64_FORMAT " 0 0", t, ids[i]);
+      put (&f, line, t);
+    }
+  ViperModelCkpt *ck = viper_model_checkpoint (f.m);
+  g_assert_nonnull (ck);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      /* each sends to the next; the next posts its receive first, so it idles */
+      for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+        {
+          gint64 to = ids[(i + 1) % G_N_ELEMENTS (ids)], from = ids[i];
+          t += 1;
+          g_snprintf (line, sizeof line, "-3 -52 %g %" G_GINT64_FORMAT " 0 3 2 7 %" G_GINT64_FORMAT " 0", t, to, from);
+          put (&f, line, t);
+          g_assert_cmpint (state (&f, to), ==, VIPER_PICL_IDLE);
+          g_snprintf (line, sizeof line, "-3 -21 %g %" G_GINT64_FORMAT " 0 4 2 8 7 %" G_GINT64_FORMAT " 0", t, from, to);
+          put (&f, line, t);
+          g_assert_cmpint (state (&f, to), ==, VIPER_PICL_COMMUNICATING);
+          g_snprintf (line, sizeof line, "-4 -21 %g %" G_GINT64_FORMAT " 0 0", t, from);
+          put (&f, line, t);
+          g_snprintf (line, sizeof line, "-4 -52 %g %" G_GINT64_FORMAT " 0 4 2 8 7 %" G_GINT64_FORMAT " 0", t + 0.5, to, from);
+          put (&f, line, t + 0.5);
+          g_assert_cmpint (state (&f, to), ==, VIPER_PICL_BUSY);
+        }
+      g_assert_cmpuint (viper_picl_model_messages (f.m), ==, G_N_ELEMENTS (ids));
+      g_assert_cmpuint (viper_picl_model_unreceived (f.m), ==, 0);
+      g_assert_cmpuint (f.m->inconsistent, ==, 0);
+      for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+        g_assert_true (viper_picl_model_tracing (f.m, ids[i]));
+      /* a processor the checkpoint has not seen, then back to the checkpoint */
+      put (&f, "-3 -901 100 12 0 0", 100);
+      g_assert_true (viper_picl_model_tracing (f.m, 12));
+      g_assert_true (viper_model_restore (f.m, ck));
+      g_assert_false (viper_picl_model_tracing (f.m, 12));
+      g_assert_cmpuint (viper_picl_model_messages (f.m), ==, 0);
+      t = 1;
+    }
+  viper_model_ckpt_free (ck);
+  fix_clear (&f);
+}
 
 /* The state changes of a processor in its history, "T:state T:state ...". */
 static char *
@@ -556,6 +609,7 @@ main (int argc, char **argv)
   g_test_add_func ("/picl/model/nonblocking-receive", test_nonblocking_receive);
   g_test_add_func ("/picl/model/inconsistencies", test_inconsistencies);
   g_test_add_func ("/picl/model/many-channels", test_many_channels);
+  g_test_add_func ("/picl/model/large-ids", test_large_ids);
   g_test_add_func ("/picl/model/state-json", test_state_json);
   g_test_add_func ("/picl/model/overlapping-waits", test_overlapping_waits);
   g_test_add_func ("/picl/model/state-from-adjusted-times", test_state_from_adjusted_times);
