@@ -320,7 +320,10 @@ set_session (App *a, ViperSession *s)
   if (a->infobar)
     viper_infobar_clear (a->infobar);
   if (a->inspect)
-    viper_inspect_clear (a->inspect);
+    {
+      viper_inspect_close (a->inspect);
+      viper_inspect_clear (a->inspect);
+    }
   if (a->status)
     {
       char *p = s ? g_strdup_printf ("%s%s%s%s", s->paradigm->name, s->detect_reason ? " (detected: " : " (chosen)",
@@ -416,6 +419,9 @@ flush (App *a)
   /* hidden views too: they drop the damage but know their cached frame is stale */
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_damage (VIPER_VIEW_WIDGET (a->views[k]), a->areas);
+  /* the open module description follows the same damage */
+  if (a->inspect)
+    viper_inspect_refresh (a->inspect, a->areas);
 }
 
 static gboolean
@@ -935,7 +941,7 @@ act_seeked (GSimpleAction *action, GVariant *param, gpointer data)
   if (a->infobar)
     viper_infobar_clear (a->infobar);
   if (a->inspect)
-    viper_inspect_clear (a->inspect);
+    viper_inspect_seeked (a->inspect);
   flush (a);
   update_controls (a);
   request_dump (a, "seek");
@@ -1596,6 +1602,7 @@ build_window (App *a)
   if (viper_settings_get_bool (set, "window", "maximized", FALSE))
     gtk_window_maximize (GTK_WINDOW (a->window));
   a->inspect = viper_inspect_new (&a->s, inspect_notify, a);
+  viper_inspect_set_debug_dir (a->inspect, a->debug_dir);
   viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_ANIMATION], TRUE);
   viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_VARIABLES], TRUE);
   viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_PROGRAM], TRUE);
