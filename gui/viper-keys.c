@@ -198,8 +198,11 @@ items_json (Watch *w, GtkWidget *menu, const char *parent, GString *j)
       json_str (j, action);
       g_string_append (j, ", \"accel\": ");
       json_str (j, accel);
-      g_string_append_printf (j, ", \"visible\": %s, \"sensitive\": %s", gtk_widget_get_visible (item) ? "true" : "false",
-                              gtk_widget_is_sensitive (item) ? "true" : "false");
+      g_string_append_printf (j, ", \"visible\": %s, \"sensitive\": %s, \"checked\": %s",
+                              gtk_widget_get_visible (item) ? "true" : "false",
+                              gtk_widget_is_sensitive (item) ? "true" : "false",
+                              GTK_IS_CHECK_MENU_ITEM (item) && gtk_check_menu_item_get_active (GTK_CHECK_MENU_ITEM (item))
+                                ? "true" : "false");
       GtkWidget *top = gtk_widget_get_toplevel (item);
       GdkWindow *gw = gtk_widget_get_window (top);
       int x, y;

@@ -14,6 +14,12 @@ state change back (= viper-replay --steps), Faster doubles the speed, Go to
 Clock... opens its dialog and lands on viper-replay --until's state, and the
 Space-time Navigation submenu shows its keys.
 
+Scenario paradigms: a switch network session's menu has a Network submenu
+with every switchnet key beside its item, and its Torus item sets the torus
+layout (the state dump's switchnet settings); a cluster lights session's
+menu has Freeze Lights (Shift+F) and Range of Interest... (I), and Freeze
+Lights freezes the display.
+
 Synchronisation polls the app's dump files (VIPER_DEBUG_DIR); no sleeps.
 Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 """
@@ -163,8 +169,69 @@ def scenario_menus(args, display, tmp, shots):
         app.close()
 
 
+def paradigm_menu(app, display, d, prefix, label):
+    """Open the menu; every key of PREFIX's actions is on a visible item with the key beside it."""
+    m = open_menu(app, display, d["ui"]["menu_button"])
+    shown = {i["action"]: i for i in m["items"] if i["action"]}
+    for k in m["keys"]:
+        if k["action"].startswith(prefix):
+            it = shown.get(k["action"])
+            check(it is not None and it["visible"] and it["accel"] == k["accels"][0],
+                  "%s: %s is in the menu with its key %s (%s)" % (label, k["action"], k["accels"][0],
+                                                                  (it or {}).get("accel", "no item")))
+    return m
+
+
+def scenario_switchnet(args, display, tmp, shots):
+    t4 = os.path.join(args.source_root, "setup", "switchnet", "torus4")
+    model = os.path.join(t4, "torus4.swm")
+    trace = os.path.join(tmp, "t4.trc")
+    subprocess.run([getattr(args, "import"), "-q", "-m", model, "-p", os.path.join(t4, "packets.par"), "-j",
+                    os.path.join(t4, "jobs.job"), "-o", trace], check=True, timeout=60)
+    app = X.App(args, display, ["--paradigm=switchnet", "--setup=" + model, "--breakpoint=1000", trace], tmp, "swn")
+    try:
+        d = wait_state(app, lambda s: s["why"] in ("end", "breakpoint"), "the switchnet run")
+        m = paradigm_menu(app, display, d, "app.switchnet", "switchnet")
+        net = item(m, "Network")
+        check(net is not None and "box" in net, "switchnet: the menu has a Network submenu")
+        before = m["written"]
+        x, y, w, h = net["box"]
+        xdo(display, "mousemove", str(x + w // 2), str(y + h // 2))
+        m = poll(lambda: (lambda m: m if m and m["written"] > before and "box" in (item(m, "Torus", "Network") or {})
+                          else None)(menu_json(app)), "the Network submenu", proc=app.proc)
+        X.screenshot(display, os.path.join(shots, "menus-5-network.png"))
+        click_item(display, item(m, "Torus", "Network"))
+        d = wait_state(app, lambda s: (s["state"].get("switchnet") or {}).get("view") == "torus",
+                       "the torus layout from Network > Torus")
+        check(d["state"]["switchnet"]["view"] == "torus", "switchnet: Network > Torus sets the torus layout")
+    finally:
+        app.close()
+
+
+def scenario_lights(args, display, tmp, shots):
+    view, trace = os.path.join(tmp, "mesh.view"), os.path.join(tmp, "mesh.trc")
+    subprocess.run([args.lights_sim, "--view", "-n", "9", "-o", view], check=True, timeout=60)
+    subprocess.run([args.lights_sim, "-n", "9", "--samples", "20", "-p", "0-1,1-2", "--bytes", "60000", "-o", trace],
+                   check=True, timeout=60)
+    app = X.App(args, display, ["--paradigm=lights", "--setup=" + view, "--breakpoint=1005", trace], tmp, "lights")
+    try:
+        d = wait_state(app, lambda s: s["why"] in ("end", "breakpoint"), "the lights run")
+        m = paradigm_menu(app, display, d, "app.lights-", "lights")
+        X.screenshot(display, os.path.join(shots, "menus-6-lights.png"))
+        for label in ("Freeze Lights", "Range of Interest…"):
+            it = item(m, label)
+            check(it is not None and it["visible"] and it["sensitive"], "lights: the menu shows %s" % label)
+        click_item(display, item(m, "Freeze Lights"))
+        m = open_menu(app, display, d["ui"]["menu_button"])
+        X.screenshot(display, os.path.join(shots, "menus-7-lights-frozen.png"))
+        check(item(m, "Freeze Lights")["checked"] is True, "lights: Freeze Lights is ticked after a click on it")
+        xdo(display, "key", "Escape")
+    finally:
+        app.close()
+
+
 def main():
-    args = X.parse_args([])
+    args = X.parse_args(["--import", "--lights-sim"])
     if X.missing_tool():
         return 77
     if not (os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK)):
@@ -176,6 +243,8 @@ def main():
     xvfb, display = X.start_xvfb()
     try:
         scenario_menus(args, display, tmp, shots)
+        scenario_switchnet(args, display, tmp, shots)
+        scenario_lights(args, display, tmp, shots)
     finally:
         xvfb.terminate()
         xvfb.wait()
