@@ -52,6 +52,7 @@
 #include "viper-settings.h"
 #include "viper-desktop.h"
 #include "viper-inspect.h"
+#include "viper-keys.h"
 #include "viper-ticker.h"
 
 typedef struct {
@@ -107,6 +108,8 @@ typedef struct {
   GtkWidget *dock, *main_paned;      /* the docked diagnostics, below the views */
   GtkWidget *top, *bottom, *vp;      /* the views' containers (reflow when views are hidden) */
   GMenu *recent_menu;
+  GMenu *paradigm_menu;              /* the session's paradigm's own keys (viper-keys.c) */
+  GtkWidget *menu_button;
   ViperSettings *settings;
   char *open_folder, *setup_folder;  /* where the dialogs were last */
   char *export_folder;
@@ -317,7 +320,10 @@ set_session (App *a, ViperSession *s)
   if (a->infobar)
     viper_infobar_clear (a->infobar);
   if (a->inspect)
-    viper_inspect_clear (a->inspect);
+    {
+      viper_inspect_close (a->inspect);
+      viper_inspect_clear (a->inspect);
+    }
   if (a->status)
     {
       char *p = s ? g_strdup_printf ("%s%s%s%s", s->paradigm->name, s->detect_reason ? " (detected: " : " (chosen)",
@@ -349,6 +355,8 @@ set_session (App *a, ViperSession *s)
     }
   if (a->lights)
     viper_lights_panel_set_model (a->lights, s ? s->model : NULL);
+  if (a->paradigm_menu)
+    viper_keys_fill_paradigm_menu (a->paradigm_menu, s ? s->paradigm->name : NULL);
   viper_playback_set_session (a->pb, s);
   update_controls (a);
 }
@@ -411,6 +419,9 @@ flush (App *a)
   /* hidden views too: they drop the damage but know their cached frame is stale */
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_damage (VIPER_VIEW_WIDGET (a->views[k]), a->areas);
+  /* the open module description follows the same damage */
+  if (a->inspect)
+    viper_inspect_refresh (a->inspect, a->areas);
 }
 
 static gboolean
@@ -658,6 +669,11 @@ ui_json (App *a)
   gboolean placed = gtk_widget_get_visible (ibw) && root_origin (ibw, &ix, &iy);
   g_string_append_printf (j, ", \"infobar_box\": [%d, %d, %d, %d]", ix, iy, placed ? ial.width : 0,
                           placed ? ial.height : 0);
+  int mx = 0, my = 0;
+  placed = root_origin (a->menu_button, &mx, &my);
+  g_string_append_printf (j, ", \"menu_button\": [%d, %d, %d, %d]", mx, my,
+                          placed ? gtk_widget_get_allocated_width (a->menu_button) : 0,
+                          placed ? gtk_widget_get_allocated_height (a->menu_button) : 0);
   g_string_append_printf (j, ", \"diagnostics\": {\"docked\": %s, \"shown\": %s}",
                           viper_status_docked (a->status) ? "true" : "false",
                           viper_status_shown (a->status) ? "true" : "false");
@@ -925,7 +941,7 @@ act_seeked (GSimpleAction *action, GVariant *param, gpointer data)
   if (a->infobar)
     viper_infobar_clear (a->infobar);
   if (a->inspect)
-    viper_inspect_clear (a->inspect);
+    viper_inspect_seeked (a->inspect);
   flush (a);
   update_controls (a);
   request_dump (a, "seek");
@@ -1360,16 +1376,34 @@ build_menu (App *a)
   GMenu *replay = g_menu_new ();
   g_menu_append (replay, "_Go / Stop", "app.go");
   g_menu_append (replay, "St_ep", "app.step");
+  g_menu_append (replay, "Step _Back", "app.back");
   g_menu_append (replay, "_Reset", "app.reset");
   g_menu_append (replay, "_Breakpoint\u2026", "app.breakpoint");
+  g_menu_append (replay, "Go to _Clock\u2026", "app.goto");
   g_menu_append_section (menu, "Replay", G_MENU_MODEL (replay));
   g_object_unref (replay);
+  /* every key is in the menu with its key beside it (viper-keys.c) */
+  GMenu *speed = g_menu_new ();
+  g_menu_append (speed, "_Faster", "app.faster");
+  g_menu_append (speed, "_Slower", "app.slower");
+  g_menu_append (speed, "As Fast as _Possible", "app.full-speed");
+  g_menu_append_section (menu, "Replay Speed", G_MENU_MODEL (speed));
+  g_object_unref (speed);
   GMenu *views = g_menu_new ();
   g_menu_append (views, "Animation", "app.show-animation");
   g_menu_append (views, "Space-time", "app.show-spacetime");
   g_menu_append (views, "Variables", "app.show-variables");
   g_menu_append (views, "Program state", "app.show-program");
+  GMenu *nav = g_menu_new ();
+  g_menu_append (nav, "Zoom _In", "app.zoom-in");
+  g_menu_append (nav, "Zoom _Out", "app.zoom-out");
+  g_menu_append (nav, "Fit the _Whole Run", "app.zoom-fit");
+  g_menu_append (nav, "_Follow the Clock", "app.follow");
+  g_menu_append_submenu (views, "Space-time _Navigation", G_MENU_MODEL (nav));
+  g_object_unref (nav);
   g_menu_append_section (menu, "Views", G_MENU_MODEL (views));
+  a->paradigm_menu = g_menu_new ();
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (a->paradigm_menu));
   GMenu *other = g_menu_new ();
   g_menu_append (other, "_Diagnostics", "app.status");
   g_menu_append (other, "_Dock Diagnostics in the Window", "app.dock-status");
@@ -1509,6 +1543,9 @@ build_window (App *a)
   gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (menu), model);
   g_object_unref (model);
   gtk_widget_set_can_focus (menu, FALSE);
+  gtk_widget_set_tooltip_text (menu, "Every action, with its key");
+  viper_keys_watch_menu (menu, a->gapp, a->debug_dir);
+  a->menu_button = menu;
   gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), menu);
   /* The fast-forward progress lives in the header bar: shown below the
    * views it took their height while running and gave it back at the stop,
@@ -1565,6 +1602,7 @@ build_window (App *a)
   if (viper_settings_get_bool (set, "window", "maximized", FALSE))
     gtk_window_maximize (GTK_WINDOW (a->window));
   a->inspect = viper_inspect_new (&a->s, inspect_notify, a);
+  viper_inspect_set_debug_dir (a->inspect, a->debug_dir);
   viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_ANIMATION], TRUE);
   viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_VARIABLES], TRUE);
   viper_inspect_attach (a->inspect, a->views[VIPER_VIEW_PROGRAM], TRUE);
@@ -1799,6 +1837,7 @@ main (int argc, char **argv)
   viper_infobar_free (a->infobar);
   viper_inspect_free (a->inspect);
   g_clear_object (&a->recent_menu);
+  g_clear_object (&a->paradigm_menu);
   viper_settings_free (a->settings);
   g_free (a->open_folder);
   g_free (a->setup_folder);

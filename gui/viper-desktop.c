@@ -125,32 +125,76 @@ viper_desktop_enable_drop (GtkWidget *w, ViperDropFunc open, gpointer data)
 
 /* ---- shortcuts, about, help ------------------------------------------------------------ */
 
+#define SC_GROUP(title) \
+  "   <child><object class='GtkShortcutsGroup'><property name='visible'>1</property><property name='title'>" title \
+  "</property>"
+#define SC(accel, title) \
+  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>" \
+  accel "</property><property name='title'>" title "</property></object></child>"
+#define SC_END "   </object></child>"
+
+/* Every key of the app (gui/viper-app.c, viper-playback.c, viper-view-widget.c,
+ * viper-lights-panel.c, viper-switchnet-panel.c); the test gui-xvfb-menus
+ * checks that none is missing. */
 static const char shortcuts_ui[] =
   "<interface>"
   " <object class='GtkShortcutsWindow' id='w'><property name='modal'>1</property>"
   "  <child><object class='GtkShortcutsSection'><property name='visible'>1</property>"
   "   <property name='section-name'>main</property>"
-  "   <child><object class='GtkShortcutsGroup'><property name='visible'>1</property><property name='title'>Replay</property>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>space</property><property name='title'>Go / Stop</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>Right s</property><property name='title'>Step one state change</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>r</property><property name='title'>Reset</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>b</property><property name='title'>Breakpoint…</property></object></child>"
-  "   </object></child>"
-  "   <child><object class='GtkShortcutsGroup'><property name='visible'>1</property><property name='title'>Files</property>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;o</property><property name='title'>Open trace…</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;l</property><property name='title'>Listen…</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;e</property><property name='title'>Export view…</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Shift&gt;&lt;Control&gt;e</property><property name='title'>Export trace…</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Shift&gt;&lt;Control&gt;o</property><property name='title'>View setup…</property></object></child>"
-  "   </object></child>"
-  "   <child><object class='GtkShortcutsGroup'><property name='visible'>1</property><property name='title'>Window</property>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>F9</property><property name='title'>Diagnostics</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Shift&gt;F9</property><property name='title'>Dock diagnostics in the window</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;comma</property><property name='title'>Settings…</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;question</property><property name='title'>Keyboard shortcuts</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>F1</property><property name='title'>Help</property></object></child>"
-  "    <child><object class='GtkShortcutsShortcut'><property name='visible'>1</property><property name='accelerator'>&lt;Control&gt;q</property><property name='title'>Quit</property></object></child>"
-  "   </object></child>"
+  SC_GROUP ("Replay")
+  SC ("space", "Go / Stop")
+  SC ("Right s", "Step one state change")
+  SC ("Left BackSpace", "Back one state change")
+  SC ("r", "Reset")
+  SC ("b", "Breakpoint…")
+  SC ("&lt;Control&gt;g", "Go to clock…")
+  SC_END
+  SC_GROUP ("Replay speed")
+  SC ("bracketright", "Faster")
+  SC ("bracketleft", "Slower")
+  SC ("f", "As fast as possible (and back)")
+  SC_END
+  SC_GROUP ("Files")
+  SC ("&lt;Control&gt;o", "Open trace…")
+  SC ("&lt;Control&gt;l", "Listen…")
+  SC ("&lt;Control&gt;e", "Export view…")
+  SC ("&lt;Shift&gt;&lt;Control&gt;e", "Export trace…")
+  SC ("&lt;Shift&gt;&lt;Control&gt;o", "View setup…")
+  SC_END
+  SC_GROUP ("Views")
+  SC ("&lt;Alt&gt;1", "Show or hide the animation")
+  SC ("&lt;Alt&gt;2", "Show or hide the space-time view")
+  SC ("&lt;Alt&gt;3", "Show or hide the variables")
+  SC ("&lt;Alt&gt;4", "Show or hide the program state")
+  SC ("plus equal KP_Add", "Space-time: zoom in")
+  SC ("minus KP_Subtract", "Space-time: zoom out")
+  SC ("Home", "Space-time: fit the whole run")
+  SC ("End", "Space-time: follow the clock")
+  SC_END
+  SC_GROUP ("Window")
+  SC ("F9 &lt;Control&gt;i", "Diagnostics")
+  SC ("&lt;Shift&gt;F9", "Dock diagnostics in the window")
+  SC ("&lt;Control&gt;comma", "Settings…")
+  SC ("&lt;Control&gt;question &lt;Control&gt;F1", "Keyboard shortcuts")
+  SC ("F1", "Help")
+  SC ("&lt;Control&gt;q", "Quit")
+  SC_END
+  SC_GROUP ("Cluster lights")
+  SC ("&lt;Shift&gt;f", "Freeze the lights")
+  SC ("i", "Range of interest…")
+  SC_END
+  SC_GROUP ("Switch networks")
+  SC ("&lt;Alt&gt;n", "Layout: planar network")
+  SC ("&lt;Alt&gt;p", "Layout: processor ports")
+  SC ("&lt;Alt&gt;o", "Layout: torus")
+  SC ("&lt;Alt&gt;s", "Values: slice")
+  SC ("&lt;Alt&gt;r", "Values: running total")
+  SC ("&lt;Alt&gt;t", "Values: total")
+  SC ("&lt;Alt&gt;j", "Colour by job")
+  SC ("&lt;Alt&gt;Left &lt;Alt&gt;Right", "Turn the torus")
+  SC ("&lt;Alt&gt;Up &lt;Alt&gt;Down", "Tilt the torus")
+  SC ("&lt;Alt&gt;plus &lt;Alt&gt;minus", "Zoom the torus")
+  SC_END
   "  </object></child>"
   " </object>"
   "</interface>";
@@ -161,8 +205,40 @@ viper_desktop_shortcuts (GtkWindow *parent)
   GtkBuilder *b = gtk_builder_new_from_string (shortcuts_ui, -1);
   GtkWidget *w = GTK_WIDGET (gtk_builder_get_object (b, "w"));
   gtk_window_set_transient_for (GTK_WINDOW (w), parent);
+  gtk_window_set_title (GTK_WINDOW (w), "Keyboard Shortcuts");   /* the window's name, as the menu says */
   gtk_widget_show_all (w);
   g_object_unref (b);
+}
+
+char **
+viper_desktop_shortcuts_accels (void)
+{
+  GtkBuilder *b = gtk_builder_new_from_string (shortcuts_ui, -1);
+  GPtrArray *out = g_ptr_array_new ();
+  GSList *objs = gtk_builder_get_objects (b);
+  for (GSList *l = objs; l; l = l->next)
+    {
+      if (!GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+        continue;
+      char *accel = NULL;
+      g_object_get (l->data, "accelerator", &accel, NULL);
+      char **keys = g_strsplit (accel ? accel : "", " ", -1);
+      for (char **k = keys; *k; k++)
+        {
+          guint key;
+          GdkModifierType mods;
+          gtk_accelerator_parse (*k, &key, &mods);
+          if (key)
+            g_ptr_array_add (out, gtk_accelerator_name (key, mods));
+        }
+      g_strfreev (keys);
+      g_free (accel);
+    }
+  g_slist_free (objs);
+  gtk_widget_destroy (GTK_WIDGET (gtk_builder_get_object (b, "w")));
+  g_object_unref (b);
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
 }
 
 void

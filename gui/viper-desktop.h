@@ -16,6 +16,8 @@ typedef void (*ViperDropFunc) (char **traces, const char *setup, gpointer data);
 void viper_desktop_enable_drop (GtkWidget *w, ViperDropFunc open, gpointer data);
 
 void viper_desktop_shortcuts (GtkWindow *parent);
+/* Every key the shortcuts window lists (gtk_accelerator_name spellings), NULL-terminated. */
+char **viper_desktop_shortcuts_accels (void);
 void viper_desktop_about (GtkWindow *parent);
 /* Open the user guide (installed, else the source tree's docs/user-guide.md). */
 void viper_desktop_help (GtkWindow *parent);

@@ -9,9 +9,20 @@
  * renderer's activity line: the current primitive), its variables, and its
  * last trams.  The last trams are kept here, a few per module, from the
  * scheduler's transfer hook: the run keeps none once applied.
+ *
+ * The description a click opens follows the run: each time the views take
+ * the model's damage (the app's flush, at the redraw tick, after a stop, a
+ * seek or a reset) the open popover's text is made again when that damage
+ * touches its module (or when a tram of the module arrived), so it never
+ * shows the state of when it was opened; with nothing damaged it costs
+ * nothing.  After a seek the last trams are those of the trail (core/trail.h)
+ * up to the place the seek reached, read again from it when a description
+ * needs them - not the trams replayed since the checkpoint the seek restored.
  */
 #include <string.h>
+#include <glib/gstdio.h>
 #include "viper-inspect.h"
+#include "core/trail.h"
 #include "viper-view-widget.h"
 #include "paradigms/views.h"
 
@@ -32,9 +43,18 @@ typedef struct {
 struct _ViperInspect {
   ViperSession **session;
   GHashTable *rings;        /* proc -> Ring */
-  char *last_text;          /* what the last click showed */
+  char *last_text;          /* what the popover shows (or showed last) */
   void (*notify) (gpointer data);
   gpointer notify_data;
+  gboolean stale;           /* the rings are behind a seek: read them again from the trail */
+  /* the open popover: what it describes, and whether a tram of it came */
+  GtkWidget *pop, *label, *view;
+  gint64 id;
+  gboolean custom;
+  double x, y;
+  gboolean dirty;
+  guint64 updates, computed;
+  char *debug_path;         /* inspect.json (tests), or NULL */
 };
 
 ViperInspect *
@@ -53,8 +73,14 @@ viper_inspect_free (ViperInspect *in)
 {
   if (!in)
     return;
+  if (in->pop)
+    {
+      g_signal_handlers_disconnect_by_data (in->pop, in);
+      gtk_widget_destroy (in->pop);
+    }
   g_hash_table_unref (in->rings);
   g_free (in->last_text);
+  g_free (in->debug_path);
   g_free (in);
 }
 
@@ -62,12 +88,30 @@ void
 viper_inspect_clear (ViperInspect *in)
 {
   g_hash_table_remove_all (in->rings);
+  in->stale = FALSE;
+  in->dirty = TRUE;
+}
+
+void
+viper_inspect_seeked (ViperInspect *in)
+{
+  /* the trams the seek replays from its checkpoint are not all there were */
+  g_hash_table_remove_all (in->rings);
+  in->stale = TRUE;
+  in->dirty = TRUE;
+}
+
+void
+viper_inspect_set_debug_dir (ViperInspect *in, const char *dir)
+{
+  g_free (in->debug_path);
+  in->debug_path = dir ? g_build_filename (dir, "inspect.json", NULL) : NULL;
 }
 
 const char *viper_inspect_last_text (ViperInspect *in) { return in->last_text; }
 
-void
-viper_inspect_transfer (ViperInspect *in, const ViperTram *t)
+static void
+ring_add (ViperInspect *in, const ViperTram *t)
 {
   Ring *r = g_hash_table_lookup (in->rings, &t->proc);
   if (!r)
@@ -83,6 +127,39 @@ viper_inspect_transfer (ViperInspect *in, const ViperTram *t)
   r->count++;
 }
 
+void
+viper_inspect_transfer (ViperInspect *in, const ViperTram *t)
+{
+  if (in->pop && (t->proc == in->id || in->id < 0 || in->custom))
+    in->dirty = TRUE;
+  if (!in->stale)
+    ring_add (in, t);
+}
+
+/* The rings after a seek: every tram the trail logged before the place the
+ * model is at (model->applied counts the trams delivered, as the trail does). */
+static void
+rebuild (ViperInspect *in, ViperSession *s)
+{
+  if (!in->stale)
+    return;
+  in->stale = FALSE;
+  g_hash_table_remove_all (in->rings);
+  ViperTrail *tr = viper_scheduler_get_trail (s->sched);
+  if (!tr || viper_trail_failed (tr))
+    return;
+  guint64 n = MIN (s->model->applied, viper_trail_length (tr));
+  ViperTrailPos pos;
+  viper_trail_pos_init (&pos);
+  for (guint64 i = 0; i < n; i++)
+    {
+      guint64 read, rejected;
+      ring_add (in, viper_trail_peek (tr, &pos, &read, &rejected));
+      viper_trail_advance (tr, &pos);
+    }
+  viper_trail_pos_clear (&pos);
+}
+
 static const char *
 type_name (const ViperParadigm *p, gint64 rec, gint64 ev)
 {
@@ -96,6 +173,7 @@ viper_inspect_describe (ViperInspect *in, ViperSession *s, gint64 id)
   const ViperRenderer *r = viper_view_renderer (s->model);
   GString *g = g_string_new (NULL);
   char tb[32], ab[32];
+  rebuild (in, s);
   if (id < 0)
     {
       ViperCounts c;
@@ -217,6 +295,45 @@ on_query_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *t
   return TRUE;
 }
 
+/* inspect.json (tests): what the popover shows and the replay's place then. */
+static void
+write_debug (ViperInspect *in, ViperSession *s)
+{
+  if (!in->debug_path)
+    return;
+  GString *j = g_string_new (NULL);
+  g_string_append_printf (j, "{\"open\": %s, \"id\": %" G_GINT64_FORMAT ", \"updates\": %" G_GUINT64_FORMAT
+                          ", \"computed\": %" G_GUINT64_FORMAT ", \"steps\": %" G_GUINT64_FORMAT
+                          ", \"applied\": %" G_GUINT64_FORMAT ", \"text\": \"",
+                          in->pop ? "true" : "false", in->custom ? -2 : in->id, in->updates, in->computed,
+                          s ? viper_scheduler_steps_done (s->sched) : 0, s ? s->model->applied : 0);
+  for (const char *p = in->last_text ? in->last_text : ""; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (j, "\\%c", *p);
+      else if ((guchar) *p < 0x20)
+        g_string_append_printf (j, "\\u%04x", (guchar) *p);
+      else
+        g_string_append_c (j, *p);
+    }
+  g_string_append (j, "\"}\n");
+  char *tmp = g_strconcat (in->debug_path, ".tmp", NULL);
+  if (g_file_set_contents (tmp, j->str, (gssize) j->len, NULL))
+    g_rename (tmp, in->debug_path);
+  g_free (tmp);
+  g_string_free (j, TRUE);
+}
+
+static void
+on_pop_destroy (GtkWidget *pop, gpointer data)
+{
+  ViperInspect *in = data;
+  if (in->pop != pop)
+    return;
+  in->pop = in->label = in->view = NULL;
+  write_debug (in, *in->session);
+}
+
 static gboolean
 on_button (GtkWidget *w, GdkEventButton *ev, gpointer data)
 {
@@ -233,24 +350,89 @@ on_button (GtkWidget *w, GdkEventButton *ev, gpointer data)
     return FALSE;
   if (!text)
     text = viper_inspect_describe (in, s, id);
+  if (in->pop)
+    gtk_widget_destroy (in->pop);
   GtkWidget *pop = gtk_popover_new (w);
   gtk_widget_set_name (pop, "inspect");
   GdkRectangle rect = { (int) ev->x, (int) ev->y, 1, 1 };
   gtk_popover_set_pointing_to (GTK_POPOVER (pop), &rect);
   GtkWidget *label = gtk_label_new (text);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  /* the replay's keys (Left, Right, Home, End) stay the app's while it is
+   * open: a focused selectable label took them to move its caret (the text
+   * can still be selected with the pointer and copied from its menu) */
+  gtk_widget_set_can_focus (label, FALSE);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_container_set_border_width (GTK_CONTAINER (pop), 8);
   gtk_container_add (GTK_CONTAINER (pop), label);
   g_signal_connect (pop, "closed", G_CALLBACK (gtk_widget_destroy), NULL);
+  g_signal_connect (pop, "destroy", G_CALLBACK (on_pop_destroy), in);
+  in->pop = pop;
+  in->label = label;
+  in->view = w;
+  in->id = custom ? G_MININT64 : id;
+  in->custom = custom;
+  in->x = ev->x;
+  in->y = ev->y;
+  in->dirty = FALSE;
   gtk_widget_show_all (pop);
   gtk_popover_popup (GTK_POPOVER (pop));
   gtk_label_select_region (GTK_LABEL (label), 0, 0);   /* selectable, not selected */
   g_free (in->last_text);
   in->last_text = text;
+  write_debug (in, s);
   if (in->notify)
     in->notify (in->notify_data);
   return TRUE;
+}
+
+void
+viper_inspect_close (ViperInspect *in)
+{
+  if (in->pop)
+    gtk_widget_destroy (in->pop);
+}
+
+void
+viper_inspect_refresh (ViperInspect *in, const GArray *areas)
+{
+  ViperSession *s = *in->session;
+  if (!in->pop || !s)
+    return;
+  gboolean touched = in->dirty;
+  for (guint i = 0; i < areas->len && !touched; i++)
+    {
+      const ViperArea *ar = &g_array_index (areas, ViperArea, i);
+      switch (ar->kind)
+        {
+        case VIPER_AREA_ALL: touched = TRUE; break;
+        case VIPER_AREA_PROGRAM: touched = in->id < 0 || in->custom; break;
+        case VIPER_AREA_MODULE:
+        case VIPER_AREA_VARIABLE: touched = ar->a == in->id || in->custom; break;
+        case VIPER_AREA_LINK: touched = ar->a == in->id || ar->b == in->id || in->custom; break;
+        case VIPER_AREA_CLOCK:
+        default: touched = in->custom; break;
+        }
+    }
+  if (!touched)
+    return;
+  in->dirty = FALSE;
+  in->computed++;
+  gboolean custom = FALSE;
+  char *text = in->custom ? custom_describe (in->view, s, in->x, in->y, &custom) : viper_inspect_describe (in, s, in->id);
+  if (!text)
+    return;                 /* nothing under the point any more: what it was stays */
+  if (g_strcmp0 (text, gtk_label_get_text (GTK_LABEL (in->label))) == 0)
+    {
+      g_free (text);
+      return;
+    }
+  gtk_label_set_text (GTK_LABEL (in->label), text);
+  gtk_label_select_region (GTK_LABEL (in->label), 0, 0);
+  in->updates++;
+  g_free (in->last_text);
+  in->last_text = text;
+  write_debug (in, s);
 }
 
 void

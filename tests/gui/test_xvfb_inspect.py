@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""The module description a click opens follows the replay (gui-xvfb-inspect).
+
+A new user found the popover stale while the replay played: it kept the
+state of when it was opened.  Scenario (the Farm at speed 5): Space plays, a
+click on SLAVE[1]'s disc opens its description; the app writes inspect.json
+each time the popover's text changes, with the number of state changes
+applied then.  While it plays the text changes several times, and every
+time its "state:" is viper-replay --steps=K's state of SLAVE[1].  At the
+stop the popover (still open) says the state the state dump says, and the
+disc beside it is in that state's colour.  While nothing changes the text is
+not even made again (no timer: two dumps without damage leave the count of
+descriptions made unchanged).  Back (Left) with the popover open: its state
+is viper-replay --steps=K-1's.  Go to clock (Ctrl+G) back to 20: its text -
+state, since, trams applied and the last trams - is exactly the text a
+second viper stopped at --breakpoint=20 shows for a click on the same disc
+(the last trams after a seek come from the whole run, not from the trams
+replayed since the checkpoint the seek restored).
+
+Synchronisation polls the app's dump files; no sleeps.
+Exit 77 when Xvfb, xdotool or ImageMagick are missing.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_xvfb as X  # noqa: E402
+
+check, poll = X.check, X.poll
+MODULE = 1   # SLAVE[1]
+
+
+def inspect_json(app):
+    return X.read_json(os.path.join(app.dir, "inspect.json"))
+
+
+def pb_state(app):
+    return X.read_json(os.path.join(app.dir, "playback.json"))
+
+
+def wait_state(app, pred, what):
+    d = poll(lambda: (lambda s: s if s and pred(s) else None)(app.state()), what, proc=app.proc)
+    app.dumps = max(app.dumps, d["dumps"])
+    return d
+
+
+def xdo(display, *argv):
+    subprocess.run(["xdotool"] + list(argv), env=dict(os.environ, DISPLAY=display), stdout=subprocess.DEVNULL,
+                   check=True, timeout=X.TIMEOUT)
+
+
+def state_of(text):
+    m = re.search(r"^state: (\S+)", text or "", re.M)
+    return m.group(1) if m else None
+
+
+def click_module(app, display, layout):
+    p = [q for q in layout["views"]["animation"] if q["id"] == MODULE][0]
+    xdo(display, "mousemove", str(p["x"]), str(p["y"]), "click", "1")
+    return p
+
+
+def goto(app, display, clock):
+    app.key("ctrl+g")
+    out = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Go to clock"],
+                         env=dict(os.environ, DISPLAY=display), stdout=subprocess.PIPE, check=True, timeout=X.TIMEOUT)
+    xdo(display, "windowfocus", "--sync", out.stdout.split()[0].decode())
+    xdo(display, "type", "--delay", "20", "--", clock)
+    xdo(display, "key", "Return")
+
+
+def scenario_inspect(args, display, tmp, shots):
+    trace = os.path.join(args.source_root, "traces", "farm.trc")
+    setup = os.path.join(args.source_root, "setup", "farm.setup")
+    n_mod = len(X.replay_state(args, trace, setup, [])["modules"])
+    cache = {}
+
+    def state_after(steps):
+        if steps not in cache:
+            cache[steps] = X.module_states(X.replay_state(args, trace, setup, ["--steps=%d" % steps]))[MODULE]
+        return cache[steps]
+
+    app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--speed=5",
+                                  "--checkpoint-every=16"], tmp, "inspect")
+    try:
+        layout = app.layout(n_mod)
+        poll(lambda: (lambda p: p if p and p["index_done"] else None)(pb_state(app)), "the index of the run",
+             proc=app.proc)
+        app.key("space")
+        poll(lambda: (lambda p: p if p and p["clock"] is not None and p["clock"] > 1 else None)(pb_state(app)),
+             "the clock to pass 1", proc=app.proc)
+        point = click_module(app, display, layout)
+        first = poll(lambda: (lambda j: j if j and j["open"] and j["id"] == MODULE else None)(inspect_json(app)),
+                     "the description of SLAVE[%d]" % MODULE, proc=app.proc)
+        X.screenshot(display, os.path.join(shots, "inspect-1-opened.png"))
+        # while it plays: several new texts, each the state at its step count
+        seen = [first]
+
+        def next_update():
+            j = inspect_json(app)
+            if j and j["open"] and j["updates"] > seen[-1]["updates"] and j["steps"] != seen[-1]["steps"]:
+                return j
+            return None
+        for _ in range(3):
+            seen.append(poll(next_update, "the description to follow the replay", proc=app.proc))
+        check(len({state_of(j["text"]) for j in seen}) >= 2 or len({j["text"] for j in seen}) >= 3,
+              "while playing the description changed: %s" % [(j["steps"], state_of(j["text"])) for j in seen])
+        for j in seen:
+            want = state_after(j["steps"])
+            check(state_of(j["text"]) == want, "playing, after %d state changes the popover says %s (viper-replay: %s)"
+                  % (j["steps"], state_of(j["text"]), want))
+        X.screenshot(display, os.path.join(shots, "inspect-2-playing.png"))
+
+        # stopped: the popover says what the state dump says, the disc shows it
+        app.key("space")
+        d = wait_state(app, lambda s: s["why"] == "stopped", "the stop")
+        j = inspect_json(app)
+        want = X.module_states(d["state"])[MODULE]
+        check(j["open"] and state_of(d["ui"]["inspect"]) == want and d["ui"]["inspect"] == j["text"],
+              "at the stop the open popover says %s, the state dump %s" % (state_of(j["text"]), want))
+        pixel = X.screenshot(display, os.path.join(shots, "inspect-3-stopped.png"))
+        # the info bar that says what is pending may have moved the views down
+        point = [q for q in app.layout(n_mod)["views"]["animation"] if q["id"] == MODULE][0]
+        got = pixel(point["x"], point["y"] + 20)
+        check(got == X.STATE_RGB[want], "the disc below the popover is %s's colour (%s)" % (want, got))
+
+        # nothing changes: nothing is described again
+        computed = inspect_json(app)["computed"]
+        app.key("alt+3")
+        wait_state(app, lambda s: not s["ui"]["views"]["variables"]["shown"], "the variables hidden")
+        app.key("alt+3")
+        wait_state(app, lambda s: s["ui"]["views"]["variables"]["shown"], "the variables shown")
+        j = inspect_json(app)
+        check(j["open"] and j["computed"] == computed,
+              "stopped, dumps without damage made no description (%d -> %d)" % (computed, j["computed"]))
+
+        # Back with the popover open
+        steps = d["steps"]
+        app.key("Left")
+        d = wait_state(app, lambda s: s["steps"] == steps - 1, "Back")
+        j = inspect_json(app)
+        want = state_after(steps - 1)
+        check(j["open"] and d["ui"]["inspect"] == j["text"] and state_of(j["text"]) == want,
+              "after Back the popover says %s (viper-replay --steps=%d: %s)" % (state_of(j["text"]), steps - 1, want))
+
+        # Go to clock 20: the text a fresh replay to there shows
+        goto(app, display, "20")
+        d = wait_state(app, lambda s: s["why"] in ("seek", "breakpoint") and s["state"]["clock"] <= 20,
+                       "the seek to 20")
+        j = inspect_json(app)
+        check(j["open"] and d["ui"]["inspect"] == j["text"], "after the seek the popover is open and says what it did")
+        after_seek = j["text"]
+        X.screenshot(display, os.path.join(shots, "inspect-4-seek.png"))
+    finally:
+        app.close()
+    fresh = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--breakpoint=20"], tmp, "fresh")
+    try:
+        wait_state(fresh, lambda s: s["why"] == "breakpoint", "the breakpoint at 20")
+        click_module(fresh, display, fresh.layout(n_mod))
+        j = poll(lambda: (lambda j: j if j and j["open"] else None)(inspect_json(fresh)), "the fresh description",
+                 proc=fresh.proc)
+        check(j["text"] == after_seek, "after the seek to 20 the popover = a fresh replay's:\n%s\n--- fresh:\n%s"
+              % (after_seek, j["text"]))
+    finally:
+        fresh.close()
+
+
+def main():
+    args = X.parse_args([])
+    if X.missing_tool():
+        return 77
+    if not (os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK)):
+        print("1..0 # SKIP ImageMagick (/usr/bin/import, /usr/bin/convert) is not installed")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="viper-xvfb-inspect-")
+    shots = args.keep or os.path.join(tmp, "shots")
+    os.makedirs(shots, exist_ok=True)
+    xvfb, display = X.start_xvfb()
+    try:
+        scenario_inspect(args, display, tmp, shots)
+    finally:
+        xvfb.terminate()
+        xvfb.wait()
+    print("screenshots in", shots)
+    if X.failures:
+        print("%d checks failed" % len(X.failures))
+        return 1
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
