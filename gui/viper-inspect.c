@@ -196,7 +196,7 @@ viper_inspect_describe (ViperInspect *in, ViperSession *s, gint64 id)
           const ViperHistoryRef *ref = &g_array_index (hm->states, ViperHistoryRef, hm->states->len - 1);
           const ViperHistoryEntry *e = viper_model_history_at (s->model, ref->pos);
           if (e)
-            g_string_append_printf (g, " since %s", viper_format_double (e->t0, tb));
+            g_string_append_printf (g, " since %s", viper_view_format_clock (e->t0, 0, tb, sizeof tb));
         }
       g_string_append_c (g, '\n');
       char *act = r->module_activity ? r->module_activity (s->model, id) : NULL;
@@ -220,8 +220,8 @@ viper_inspect_describe (ViperInspect *in, ViperSession *s, gint64 id)
           const Last *l = &ring->last[(ring->next + LAST_TRAMS - 1 - k) % LAST_TRAMS];
           const char *name = type_name (s->paradigm, l->rec, l->ev);
           g_string_append_printf (g, "\n  %s (%" G_GINT64_FORMAT " %" G_GINT64_FORMAT ") at %s, adjusted %s",
-                                  name ? name : "tram", l->rec, l->ev, viper_format_double (l->time, tb),
-                                  viper_format_double (l->adjusted, ab));
+                                  name ? name : "tram", l->rec, l->ev, viper_view_format_clock (l->time, 0, tb, sizeof tb),
+                                  viper_view_format_clock (l->adjusted, 0, ab, sizeof ab));
         }
     }
   return g_string_free (g, FALSE);
