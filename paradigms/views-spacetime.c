@@ -413,6 +413,28 @@ st_row_bars_ordered (GArray *bars, const ViperViewGeometry *g, const ViperModel 
     }
 }
 
+/* The states not in the history yet (r->open_states: a PICL call still
+ * open), after the row's last change, up to the last of them; the caller
+ * draws that one to the clock. */
+static void
+st_open_bars (GArray *bars, const ViperViewGeometry *g, const ViperModel *m, gint row, RowState *rs, GArray *open)
+{
+  if (!g->r->open_states)
+    return;
+  g_array_set_size (open, 0);
+  g->r->open_states (m, g_array_index (g->mods, ModBox, row).id, open);
+  for (guint k = 0; k < open->len; k++)
+    {
+      const ViperViewChange *c = &g_array_index (open, ViperViewChange, k);
+      if (c->t < rs->last_t)
+        continue;
+      if (c->t > rs->last_t)
+        st_bar (bars, g, row, rs, rs->last_t, c->t, rs->last_state);
+      rs->last_t = c->t;
+      rs->last_state = c->state;
+    }
+}
+
 /* Where a message is drawn: from its sender's row at the send to the
  * receiver's row at the arrival (the clock while underway).  FALSE when it is
  * not drawn: not an arrow for the renderer, a receiver without a row, or
@@ -667,15 +689,20 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   /* VIPER_ST_WALK=entries: every row by its entries (tests compare the two) */
   const char *walk = g_getenv ("VIPER_ST_WALK");
   gboolean by_refs = !walk || !g_str_equal (walk, "entries");
+  GArray *open = g_array_new (FALSE, FALSE, sizeof (ViperViewChange));
   for (guint i = g->first_row; m && i < g->first_row + g->rows_shown; i++)
     {
       st_row_bars (bars, g, m, (gint) i, &rows[i], by_refs);
       if (!isnan (rows[i].last_t))
-        st_bar (bars, g, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
+        {
+          st_open_bars (bars, g, m, (gint) i, &rows[i], open);
+          st_bar (bars, g, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
+        }
       st_paint (bars, g, (gint) i, &rows[i]);
     }
   st_fill_bars (cr, r, bars);
   g_array_unref (bars);
+  g_array_unref (open);
   g_free (rows);
 
   /* messages: from the sender's row at the send to the receiver's row at the
@@ -818,6 +845,26 @@ viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const V
           state = e->state;
           to = next ? next->t0 : NAN;
         }
+    }
+  if (state >= 0 && isnan (to) && r->open_states)
+    {
+      /* after the last change: the states not in the history yet */
+      GArray *open = g_array_new (FALSE, FALSE, sizeof (ViperViewChange));
+      r->open_states (m, id, open);
+      for (guint k = 0; k < open->len; k++)
+        {
+          const ViperViewChange *c = &g_array_index (open, ViperViewChange, k);
+          if (c->t < from)
+            continue;
+          if (c->t > t)
+            {
+              to = c->t;
+              break;
+            }
+          from = c->t;
+          state = c->state;
+        }
+      g_array_unref (open);
     }
   if (state >= 0)
     {

@@ -68,6 +68,12 @@ typedef struct {
   gboolean highlight;       /* drawn in the "available" colour (exposed) */
 } ViperViewVariable;
 
+/* A module's state from t on (ViperRenderer.open_states). */
+typedef struct {
+  double t;
+  gint state;
+} ViperViewChange;
+
 typedef struct _ViperRenderer {
   /* The modules to show, in display order (the setup file's order): appends
    * gint64 ids to `ids`.  run may be NULL. */
@@ -119,6 +125,12 @@ typedef struct _ViperRenderer {
   /* Lines under the program state (nodes up and lost, latency), newly
    * allocated, '\n' separated; may be NULL. */
   char *(*program_detail) (const ViperModel *m);
+  /* State changes of the module not in the history yet because they are
+   * not final (PICL: calls still open, whose states are decided when they
+   * end): appends ViperViewChange in time order, none before the module's
+   * last history state entry.  The space-time view draws them from that
+   * entry to the clock.  May be NULL. */
+  void (*open_states) (const ViperModel *m, gint64 id, GArray *out);
 } ViperRenderer;
 
 #define VIPER_VIEW_DECORATION_MARGIN 8.0
