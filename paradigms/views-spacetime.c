@@ -727,11 +727,15 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   cairo_move_to (cr, g->plot_x, bottom + 0.5);
   cairo_line_to (cr, g->plot_x + g->plot_w, bottom + 0.5);
   cairo_stroke (cr);
-  double step = nice_step (g->t1 - g->t0, MAX ((int) (g->plot_w / 90), 2));
+  /* ticks in the unit the axis is labelled in (ms for a short picl run,
+   * s for a long Mona Lisa one): t is in it, t / scale in the trace's */
+  double scale;
+  const char *axis_unit = viper_view_axis_unit (r->time_unit, g->t1 - g->t0, &scale);
+  double step = nice_step ((g->t1 - g->t0) * scale, MAX ((int) (g->plot_w / 90), 2));
   vv_font (cr, 10, FALSE);
-  for (double t = ceil (g->t0 / step) * step; t <= g->t1 + step * 1e-9; t += step)
+  for (double t = ceil (g->t0 * scale / step) * step; t <= g->t1 * scale + step * 1e-9; t += step)
     {
-      double x = floor (vv_st_x (g, t)) + 0.5;
+      double x = floor (vv_st_x (g, t / scale)) + 0.5;
       cairo_move_to (cr, x, bottom);
       cairo_line_to (cr, x, bottom + 4);
       cairo_stroke (cr);
@@ -758,8 +762,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   vv_font (cr, 10, TRUE);
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   char unit[48];
-  g_snprintf (unit, sizeof unit, "clock%s%s%s", r->time_unit ? " (" : "", r->time_unit ? r->time_unit : "",
-              r->time_unit ? ")" : "");
+  g_snprintf (unit, sizeof unit, "clock%s%s%s", *axis_unit ? " (" : "", axis_unit, *axis_unit ? ")" : "");
   vv_text (cr, g->width - 4, bottom + 28, 1, unit);
   double lx = g->plot_x;
   vv_draw_legend (cr, r, g->plot_x, g->height - 6);

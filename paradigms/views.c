@@ -597,6 +597,33 @@ viper_view_format_clock (double t, double resolution, char *buf, gsize len)
   return buf;
 }
 
+const char *
+viper_view_axis_unit (const char *trace_unit, double span, double *scale)
+{
+  static const struct {
+    const char *name, *alias;
+    double seconds;
+  } units[] = { { "s", "s", 1 }, { "ms", "ms", 1e-3 }, { "\u00b5s", "us", 1e-6 }, { "ns", "ns", 1e-9 } };
+  *scale = 1;
+  if (!trace_unit)
+    return "";
+  double per = 0;   /* seconds per trace unit */
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_str_equal (trace_unit, units[i].name) || g_str_equal (trace_unit, units[i].alias))
+      per = units[i].seconds;
+  if (per == 0)
+    return trace_unit;
+  double seconds = fabs (span) * per;
+  guint k = 0;
+  while (k + 1 < G_N_ELEMENTS (units) && seconds < units[k].seconds)
+    k++;
+  if (!(seconds > 0))
+    for (k = 0; units[k].seconds != per; k++)
+      ;    /* no span (a run of one instant): the trace's own unit */
+  *scale = per / units[k].seconds;
+  return units[k].name;
+}
+
 void
 vv_format_time (double t, char *buf, gsize len)
 {

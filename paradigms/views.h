@@ -233,6 +233,14 @@ char *viper_view_label_p (const ViperModel *m, gint64 id);
  * not 31.508000000000003).  "-" when not finite.  Returns buf. */
 char *viper_view_format_clock (double t, double resolution, char *buf, gsize len);
 
+/* The unit a time axis over a span of `span` trace time units is labelled
+ * in, every paradigm alike: for a trace unit that is a time (`ViperRenderer`
+ * time_unit "s", "ms", "us" or "ns") the largest of s, ms, µs and ns in
+ * which the span is at least 1 (s for anything longer); *scale multiplies a
+ * trace time into it.  Another unit (switchnet's "step") is kept, scale 1;
+ * none (NULL) gives "" (an axis without a unit is a bug in its renderer). */
+const char *viper_view_axis_unit (const char *trace_unit, double span, double *scale);
+
 /* ---- drawing -------------------------------------------------------------- */
 
 /* Draw the view into [0, width) x [0, height) of cr.  run, layout and window may be NULL. */
