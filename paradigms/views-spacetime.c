@@ -19,6 +19,8 @@ vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWi
   guint n = MAX (g->mods->len, 1u);
   g->follow = window ? window->follow : TRUE;
   viper_time_window_range (window, m, &g->t0, &g->t1);
+  /* before the first transfer there is no run: t0 .. t1 is only a default */
+  g->no_run = !m || !isfinite (m->start);
   g->plot_x = ST_LABEL_W;
   g->strip_x = MAX (w - ST_STRIP - 4.0, g->plot_x + 10);
   g->plot_w = MAX (g->strip_x - 6.0 - g->plot_x, 10.0);
@@ -626,8 +628,40 @@ st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
     }
 }
 
+/* No tram transferred (an empty file, a file of bad lines, a replay at its
+ * start): no run, so no time axis - a range of 0 to 1 would be a run that
+ * never happened.  Says so in the plot, with what was read. */
+static void
+st_draw_no_run (cairo_t *cr, const ViperViewGeometry *g, const ViperRun *run)
+{
+  ViperCounts c = { 0 };
+  if (run)
+    viper_run_counts (run, &c);
+  char detail[160];
+  if (!run)
+    g_strlcpy (detail, "nothing transferred", sizeof detail);
+  else if (c.read == 0)
+    g_strlcpy (detail, "nothing transferred: no trams read", sizeof detail);
+  else if (c.pending == 0)
+    g_snprintf (detail, sizeof detail, "nothing transferred: %" G_GUINT64_FORMAT " tram%s read, all rejected", c.read,
+                c.read == 1 ? "" : "s");
+  else
+    g_snprintf (detail, sizeof detail,
+                "nothing transferred yet: %" G_GUINT64_FORMAT " tram%s read, %" G_GUINT64_FORMAT " pending, %"
+                G_GUINT64_FORMAT " rejected",
+                c.read, c.read == 1 ? "" : "s", c.pending, c.rejected);
+  double cx = g->plot_x + g->plot_w / 2;
+  double cy = g->mods->len ? (g->top + g->bottom) / 2 : g->height / 2.0 - 20;
+  vv_font (cr, 16, TRUE);
+  cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+  vv_text (cr, cx, cy, 0.5, run && c.pending ? "no run yet" : "no run");
+  vv_font (cr, 11, FALSE);
+  vv_text (cr, cx, cy + 18, 0.5, detail);
+}
+
 void
-vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
+vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run,
+                   const ViperTimeWindow *window)
 {
   const ViperRenderer *r = g->r;
   guint n = g->mods->len;
@@ -675,6 +709,13 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       vv_font (cr, 10, FALSE);
       cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
       vv_text (cr, 4, bottom + 15, 0, rb);
+    }
+
+  if (g->no_run)
+    {
+      st_draw_no_run (cr, g, run);
+      vv_draw_legend (cr, r, g->plot_x, g->height - 6);
+      return;
     }
 
   /* state bars: each state lasts from its change to the module's next change */

@@ -418,7 +418,7 @@ viper_view_geometry_transform (const ViperViewGeometry *g, ViperViewTransform *o
 gboolean
 viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x)
 {
-  if (g->kind != VIPER_VIEW_SPACETIME)
+  if (g->kind != VIPER_VIEW_SPACETIME || g->no_run)
     return FALSE;
   *x = vv_st_x (g, t);
   return TRUE;
@@ -427,7 +427,7 @@ viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x)
 gboolean
 viper_view_geometry_plot (const ViperViewGeometry *g, double *t0, double *t1, double *x0, double *x1)
 {
-  if (g->kind != VIPER_VIEW_SPACETIME)
+  if (g->kind != VIPER_VIEW_SPACETIME || g->no_run)
     return FALSE;
   *t0 = g->t0, *t1 = g->t1;
   *x0 = g->plot_x, *x1 = g->plot_x + g->plot_w;
@@ -730,7 +730,7 @@ viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, const Vip
   switch (kind)
     {
     case VIPER_VIEW_ANIMATION: vv_draw_animation (cr, g, m, run); break;
-    case VIPER_VIEW_SPACETIME: vv_draw_spacetime (cr, g, m, window); break;
+    case VIPER_VIEW_SPACETIME: vv_draw_spacetime (cr, g, m, run, window); break;
     case VIPER_VIEW_VARIABLES: vv_draw_variables (cr, g, m); break;
     case VIPER_VIEW_PROGRAM:
     default: vv_draw_program (cr, g, m); break;

@@ -204,10 +204,12 @@ gboolean viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id
 gboolean viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, double *x, double *y, double *w,
                                          double *h);
 /* Space-time view: the x where adjusted time t is drawn (it may lie outside
- * the plot), for tests and tools that probe images; FALSE in other views. */
+ * the plot), for tests and tools that probe images; FALSE in other views,
+ * and while there is no run (nothing transferred: no time axis is drawn). */
 gboolean viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x);
-/* Space-time view: the plot's time range and pixel columns, and its rows
- * (all of them, those shown from first on, their height); FALSE in other views. */
+/* Space-time view: the plot's time range and pixel columns (FALSE while
+ * there is no run, as above), and its rows (all of them, those shown from
+ * first on, their height); FALSE in other views. */
 gboolean viper_view_geometry_plot (const ViperViewGeometry *g, double *t0, double *t1, double *x0, double *x1);
 gboolean viper_view_geometry_rows (const ViperViewGeometry *g, guint *n, guint *first, guint *shown, double *row_h);
 

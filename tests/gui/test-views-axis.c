@@ -1,6 +1,7 @@
 /* test-views-axis.c - the space-time view's time axis says its unit, every
  * paradigm alike, in a unit that suits the range shown (a 2 ms picl run in
- * ms, a 1.27 s Mona Lisa run in s).
+ * ms, a 1.27 s Mona Lisa run in s); and with no run at all there is no axis,
+ * but "no run" in the plot.
  *
  * The label is read from the rendered PNG by its ink: the dark pixels right
  * of the plot under the tick labels must be as wide as "clock (UNIT)" set
@@ -62,7 +63,7 @@ text_ink_width (const char *text, double size, gboolean bold)
   return r - l + 1;
 }
 
-/* The row of the axis line: dark across the whole plot. */
+/* The row of the axis line: dark across the whole plot; -1 when none. */
 static int
 axis_row (cairo_surface_t *s, double x0, double x1)
 {
@@ -72,7 +73,6 @@ axis_row (cairo_surface_t *s, double x0, double x1)
       if (dark (a) && a == b && b == c)
         return y;
     }
-  g_error ("no axis line in the space-time view");
   return -1;
 }
 
@@ -149,6 +149,7 @@ test_label (gconstpointer data)
   double t0, t1, x0, x1;
   g_assert_true (viper_view_geometry_plot (g, &t0, &t1, &x0, &x1));
   int bottom = axis_row (s, x0, x1);
+  g_assert_cmpint (bottom, >=, 0);
   /* the unit: right-aligned at the view's right edge, baseline 28 px under the axis */
   int l, r;
   g_assert_true (ink_span (s, (int) x1 - 150, W, bottom + 18, bottom + 33, &l, &r));
@@ -176,6 +177,107 @@ test_label (gconstpointer data)
   test_replay_close (&rp);
   if (inline_text)
     g_unlink (trace);
+  g_free (trace);
+  g_free (setup);
+}
+
+/* ---- no run ------------------------------------------------------------------
+
+ * Nothing transferred (an empty file, a file of bad lines only): no axis
+ * over a made-up 0 - 1 s, and "no run" said in the plot.  The plot's
+ * columns are those of a view with a run (ST_LABEL_W .. the state strip). */
+
+typedef struct {
+  const char *name;
+  const char *paradigm, *text, *setup;
+  const char *detail;       /* the line under "no run" */
+} NoRun;
+
+static const NoRun no_runs[] = {
+  { "picl-empty", "picl", "", NULL, "nothing transferred: no trams read" },
+  { "picl-bad-lines", "picl", "garbage line\n-3 x y\n", NULL, "nothing transferred: 2 trams read, all rejected" },
+  { "monalisa-empty", "monalisa", "", "farm.setup", "nothing transferred: no trams read" },
+};
+
+static void
+test_no_run (gconstpointer data)
+{
+  const NoRun *c = data;
+  const char *root = g_getenv ("VIPER_SOURCE_ROOT");
+  char *setup = NULL;
+  if (c->setup)
+    {
+      if (!root)
+        {
+          g_test_skip ("VIPER_SOURCE_ROOT is not set");
+          return;
+        }
+      setup = g_build_filename (root, "setup", c->setup, NULL);
+    }
+  GError *error = NULL;
+  char *trace = NULL;
+  int fd = g_file_open_tmp ("viper-norun-XXXXXX.trc", &trace, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (trace, c->text, -1, &error));
+  TestReplay rp;
+  test_replay_open (&rp, c->paradigm, trace, setup, 0, NULL, NULL);
+  viper_scheduler_go (rp.sched);
+  g_assert_true (viper_scheduler_run (rp.sched) == VIPER_STOP_END);
+  g_assert_cmpuint (rp.model->applied, ==, 0);
+
+  char *dir = g_dir_make_tmp ("viper-norun-XXXXXX", &error);
+  g_assert_no_error (error);
+  char *png = g_build_filename (dir, "spacetime.png", NULL);
+  g_assert_true (viper_view_render_to_file ("spacetime", rp.model, rp.run, png, W, H, &error));
+  g_assert_no_error (error);
+  cairo_surface_t *s = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+
+  double px0 = 110, px1 = W - 10 - 4 - 6;   /* views-private.h: ST_LABEL_W, ST_STRIP */
+  int bottom = axis_row (s, px0, px1);
+  if (bottom >= 0)
+    g_error ("%s: an axis line at row %d over a run that never happened", c->name, bottom);
+  /* no tick labels either: no ink under the plot but the legend's */
+  int l, r;
+  if (ink_span (s, (int) px0 + 20, W, H - 40, H - 18, &l, &r))
+    g_error ("%s: ink at columns %d-%d under the plot (a tick or unit label?)", c->name, l, r);
+  /* "no run" and what was read, centred in the plot */
+  int want_title = text_ink_width ("no run", 16, TRUE), want_detail = text_ink_width (c->detail, 11, FALSE);
+  gboolean title = FALSE, detail = FALSE;
+  for (int y = 0; y < H - 60; y++)
+    {
+      if (!ink_span (s, (int) px0, (int) px1, y, y + 1, &l, &r))
+        continue;
+      /* the widest ink of a text line: scan its rows together */
+      int top = y, b = y;
+      while (b + 1 < H - 60 && ink_span (s, (int) px0, (int) px1, b + 1, b + 2, &l, &r))
+        b++;
+      g_assert_true (ink_span (s, (int) px0, (int) px1, top, b + 1, &l, &r));
+      int width = r - l + 1, centre = (l + r) / 2;
+      if (abs (centre - (int) ((px0 + px1) / 2)) <= 3)
+        {
+          title = title || abs (width - want_title) <= 1;
+          detail = detail || abs (width - want_detail) <= 1;
+        }
+      y = b;
+    }
+  if (!title || !detail)
+    g_error ("%s: the plot does not say \"no run\" (%s) and \"%s\" (%s)", c->name, title ? "found" : "missing",
+             c->detail, detail ? "found" : "missing");
+  /* no time range to report either */
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_SPACETIME, rp.model, rp.run, NULL, NULL, W, H);
+  double t0, t1, x0, x1, x;
+  g_assert_false (viper_view_geometry_plot (g, &t0, &t1, &x0, &x1));
+  g_assert_false (viper_view_geometry_time_x (g, 0, &x));
+  viper_view_geometry_free (g);
+  cairo_surface_destroy (s);
+  g_unlink (png);
+  g_rmdir (dir);
+  g_free (png);
+  g_free (dir);
+  test_replay_close (&rp);
+  g_unlink (trace);
   g_free (trace);
   g_free (setup);
 }
@@ -238,6 +340,12 @@ main (int argc, char **argv)
     {
       char *path = g_strdup_printf ("/views/axis/label/%s", cases[i].name);
       g_test_add_data_func (path, &cases[i], test_label);
+      g_free (path);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (no_runs); i++)
+    {
+      char *path = g_strdup_printf ("/views/axis/no-run/%s", no_runs[i].name);
+      g_test_add_data_func (path, &no_runs[i], test_no_run);
       g_free (path);
     }
   return g_test_run ();
