@@ -19,8 +19,8 @@ vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWi
   guint n = MAX (g->mods->len, 1u);
   g->follow = window ? window->follow : TRUE;
   viper_time_window_range (window, m, &g->t0, &g->t1);
-  /* before the first transfer there is no run: t0 .. t1 is only a default */
-  g->no_run = !m || !isfinite (m->start);
+  /* before the first transfer there is no run (no clock): t0 .. t1 is only a default */
+  g->no_run = !m || !isfinite (m->clock);
   g->plot_x = ST_LABEL_W;
   g->strip_x = MAX (w - ST_STRIP - 4.0, g->plot_x + 10);
   g->plot_w = MAX (g->strip_x - 6.0 - g->plot_x, 10.0);
