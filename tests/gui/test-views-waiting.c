@@ -160,6 +160,13 @@ test_waiting (gconstpointer data)
                  swatch[k]);
       g_free (exported);
     }
+  /* the tooltip over the waiting interval names the same state and its span */
+  double x3;
+  g_assert_true (viper_view_geometry_time_x (g, 3.0, &x3));
+  char *tip = viper_view_spacetime_describe (rp.model, rp.run, NULL, W, H, x3, py);
+  if (!tip || !g_str_equal (tip, "P1: idle from 1 to 5"))
+    g_error ("stop %g: the tooltip at 3 s on P1 says \"%s\", not \"P1: idle from 1 to 5\"", until, tip ? tip : "");
+  g_free (tip);
   viper_view_geometry_free (g);
   cairo_surface_destroy (s);
   g_unlink (png);
