@@ -44,6 +44,7 @@ struct _ViperViewGeometry {
   gboolean follow;
   guint first_row, rows_shown;  /* rows drawn: first_row .. first_row + rows_shown - 1 */
   double bottom;            /* below the last row shown */
+  gboolean no_run;          /* nothing transferred yet: no time axis to show */
   /* animation view: the room each module's label and activity line may use
    * (wide and tall enough on the circle; a grid cell for many modules) */
   double cell_w, cell_h;
@@ -95,7 +96,7 @@ G_GNUC_INTERNAL void vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double
 G_GNUC_INTERNAL void vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout);
 G_GNUC_INTERNAL void vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run);
 G_GNUC_INTERNAL void vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window);
-G_GNUC_INTERNAL void vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
+G_GNUC_INTERNAL void vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run,
                                         const ViperTimeWindow *window);
 G_GNUC_INTERNAL double vv_st_x (const ViperViewGeometry *g, double t);
 G_GNUC_INTERNAL void vv_place_variables (ViperViewGeometry *g, const ViperModel *m);

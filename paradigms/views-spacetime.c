@@ -19,6 +19,8 @@ vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWi
   guint n = MAX (g->mods->len, 1u);
   g->follow = window ? window->follow : TRUE;
   viper_time_window_range (window, m, &g->t0, &g->t1);
+  /* before the first transfer there is no run (no clock): t0 .. t1 is only a default */
+  g->no_run = !m || !isfinite (m->clock);
   g->plot_x = ST_LABEL_W;
   g->strip_x = MAX (w - ST_STRIP - 4.0, g->plot_x + 10);
   g->plot_w = MAX (g->strip_x - 6.0 - g->plot_x, 10.0);
@@ -413,6 +415,28 @@ st_row_bars_ordered (GArray *bars, const ViperViewGeometry *g, const ViperModel 
     }
 }
 
+/* The states not in the history yet (r->open_states: a PICL call still
+ * open), after the row's last change, up to the last of them; the caller
+ * draws that one to the clock. */
+static void
+st_open_bars (GArray *bars, const ViperViewGeometry *g, const ViperModel *m, gint row, RowState *rs, GArray *open)
+{
+  if (!g->r->open_states)
+    return;
+  g_array_set_size (open, 0);
+  g->r->open_states (m, g_array_index (g->mods, ModBox, row).id, open);
+  for (guint k = 0; k < open->len; k++)
+    {
+      const ViperViewChange *c = &g_array_index (open, ViperViewChange, k);
+      if (c->t < rs->last_t)
+        continue;
+      if (c->t > rs->last_t)
+        st_bar (bars, g, row, rs, rs->last_t, c->t, rs->last_state);
+      rs->last_t = c->t;
+      rs->last_state = c->state;
+    }
+}
+
 /* Where a message is drawn: from its sender's row at the send to the
  * receiver's row at the arrival (the clock while underway).  FALSE when it is
  * not drawn: not an arrow for the renderer, a receiver without a row, or
@@ -604,8 +628,40 @@ st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
     }
 }
 
+/* No tram transferred (an empty file, a file of bad lines, a replay at its
+ * start): no run, so no time axis - a range of 0 to 1 would be a run that
+ * never happened.  Says so in the plot, with what was read. */
+static void
+st_draw_no_run (cairo_t *cr, const ViperViewGeometry *g, const ViperRun *run)
+{
+  ViperCounts c = { 0 };
+  if (run)
+    viper_run_counts (run, &c);
+  char detail[160];
+  if (!run)
+    g_strlcpy (detail, "nothing transferred", sizeof detail);
+  else if (c.read == 0)
+    g_strlcpy (detail, "nothing transferred: no trams read", sizeof detail);
+  else if (c.pending == 0)
+    g_snprintf (detail, sizeof detail, "nothing transferred: %" G_GUINT64_FORMAT " tram%s read, all rejected", c.read,
+                c.read == 1 ? "" : "s");
+  else
+    g_snprintf (detail, sizeof detail,
+                "nothing transferred yet: %" G_GUINT64_FORMAT " tram%s read, %" G_GUINT64_FORMAT " pending, %"
+                G_GUINT64_FORMAT " rejected",
+                c.read, c.read == 1 ? "" : "s", c.pending, c.rejected);
+  double cx = g->plot_x + g->plot_w / 2;
+  double cy = g->mods->len ? (g->top + g->bottom) / 2 : g->height / 2.0 - 20;
+  vv_font (cr, 16, TRUE);
+  cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+  vv_text (cr, cx, cy, 0.5, run && c.pending ? "no run yet" : "no run");
+  vv_font (cr, 11, FALSE);
+  vv_text (cr, cx, cy + 18, 0.5, detail);
+}
+
 void
-vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window)
+vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run,
+                   const ViperTimeWindow *window)
 {
   const ViperRenderer *r = g->r;
   guint n = g->mods->len;
@@ -655,6 +711,13 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       vv_text (cr, 4, bottom + 15, 0, rb);
     }
 
+  if (g->no_run)
+    {
+      st_draw_no_run (cr, g, run);
+      vv_draw_legend (cr, r, g->plot_x, g->height - 6);
+      return;
+    }
+
   /* state bars: each state lasts from its change to the module's next change */
   RowState *rows = g_new (RowState, MAX (n, 1u));
   for (guint i = 0; i < n; i++)
@@ -667,15 +730,20 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   /* VIPER_ST_WALK=entries: every row by its entries (tests compare the two) */
   const char *walk = g_getenv ("VIPER_ST_WALK");
   gboolean by_refs = !walk || !g_str_equal (walk, "entries");
+  GArray *open = g_array_new (FALSE, FALSE, sizeof (ViperViewChange));
   for (guint i = g->first_row; m && i < g->first_row + g->rows_shown; i++)
     {
       st_row_bars (bars, g, m, (gint) i, &rows[i], by_refs);
       if (!isnan (rows[i].last_t))
-        st_bar (bars, g, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
+        {
+          st_open_bars (bars, g, m, (gint) i, &rows[i], open);
+          st_bar (bars, g, (gint) i, &rows[i], rows[i].last_t, clock, rows[i].last_state);
+        }
       st_paint (bars, g, (gint) i, &rows[i]);
     }
   st_fill_bars (cr, r, bars);
   g_array_unref (bars);
+  g_array_unref (open);
   g_free (rows);
 
   /* messages: from the sender's row at the send to the receiver's row at the
@@ -700,11 +768,15 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   cairo_move_to (cr, g->plot_x, bottom + 0.5);
   cairo_line_to (cr, g->plot_x + g->plot_w, bottom + 0.5);
   cairo_stroke (cr);
-  double step = nice_step (g->t1 - g->t0, MAX ((int) (g->plot_w / 90), 2));
+  /* ticks in the unit the axis is labelled in (ms for a short picl run,
+   * s for a long Mona Lisa one): t is in it, t / scale in the trace's */
+  double scale;
+  const char *axis_unit = viper_view_axis_unit (r->time_unit, g->t1 - g->t0, &scale);
+  double step = nice_step ((g->t1 - g->t0) * scale, MAX ((int) (g->plot_w / 90), 2));
   vv_font (cr, 10, FALSE);
-  for (double t = ceil (g->t0 / step) * step; t <= g->t1 + step * 1e-9; t += step)
+  for (double t = ceil (g->t0 * scale / step) * step; t <= g->t1 * scale + step * 1e-9; t += step)
     {
-      double x = floor (vv_st_x (g, t)) + 0.5;
+      double x = floor (vv_st_x (g, t / scale)) + 0.5;
       cairo_move_to (cr, x, bottom);
       cairo_line_to (cr, x, bottom + 4);
       cairo_stroke (cr);
@@ -731,8 +803,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   vv_font (cr, 10, TRUE);
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   char unit[48];
-  g_snprintf (unit, sizeof unit, "clock%s%s%s", r->time_unit ? " (" : "", r->time_unit ? r->time_unit : "",
-              r->time_unit ? ")" : "");
+  g_snprintf (unit, sizeof unit, "clock%s%s%s", *axis_unit ? " (" : "", axis_unit, *axis_unit ? ")" : "");
   vv_text (cr, g->width - 4, bottom + 28, 1, unit);
   double lx = g->plot_x;
   vv_draw_legend (cr, r, g->plot_x, g->height - 6);
@@ -818,6 +889,26 @@ viper_view_spacetime_describe (const ViperModel *m, const ViperRun *run, const V
           state = e->state;
           to = next ? next->t0 : NAN;
         }
+    }
+  if (state >= 0 && isnan (to) && r->open_states)
+    {
+      /* after the last change: the states not in the history yet */
+      GArray *open = g_array_new (FALSE, FALSE, sizeof (ViperViewChange));
+      r->open_states (m, id, open);
+      for (guint k = 0; k < open->len; k++)
+        {
+          const ViperViewChange *c = &g_array_index (open, ViperViewChange, k);
+          if (c->t < from)
+            continue;
+          if (c->t > t)
+            {
+              to = c->t;
+              break;
+            }
+          from = c->t;
+          state = c->state;
+        }
+      g_array_unref (open);
     }
   if (state >= 0)
     {

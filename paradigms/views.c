@@ -418,7 +418,7 @@ viper_view_geometry_transform (const ViperViewGeometry *g, ViperViewTransform *o
 gboolean
 viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x)
 {
-  if (g->kind != VIPER_VIEW_SPACETIME)
+  if (g->kind != VIPER_VIEW_SPACETIME || g->no_run)
     return FALSE;
   *x = vv_st_x (g, t);
   return TRUE;
@@ -427,7 +427,7 @@ viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x)
 gboolean
 viper_view_geometry_plot (const ViperViewGeometry *g, double *t0, double *t1, double *x0, double *x1)
 {
-  if (g->kind != VIPER_VIEW_SPACETIME)
+  if (g->kind != VIPER_VIEW_SPACETIME || g->no_run)
     return FALSE;
   *t0 = g->t0, *t1 = g->t1;
   *x0 = g->plot_x, *x1 = g->plot_x + g->plot_w;
@@ -597,6 +597,33 @@ viper_view_format_clock (double t, double resolution, char *buf, gsize len)
   return buf;
 }
 
+const char *
+viper_view_axis_unit (const char *trace_unit, double span, double *scale)
+{
+  static const struct {
+    const char *name, *alias;
+    double seconds;
+  } units[] = { { "s", "s", 1 }, { "ms", "ms", 1e-3 }, { "\u00b5s", "us", 1e-6 }, { "ns", "ns", 1e-9 } };
+  *scale = 1;
+  if (!trace_unit)
+    return "";
+  double per = 0;   /* seconds per trace unit */
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_str_equal (trace_unit, units[i].name) || g_str_equal (trace_unit, units[i].alias))
+      per = units[i].seconds;
+  if (per == 0)
+    return trace_unit;
+  double seconds = fabs (span) * per;
+  guint k = 0;
+  while (k + 1 < G_N_ELEMENTS (units) && seconds < units[k].seconds)
+    k++;
+  if (!(seconds > 0))
+    for (k = 0; units[k].seconds != per; k++)
+      ;    /* no span (a run of one instant): the trace's own unit */
+  *scale = per / units[k].seconds;
+  return units[k].name;
+}
+
 void
 vv_format_time (double t, char *buf, gsize len)
 {
@@ -703,7 +730,7 @@ viper_view_draw (ViperViewKind kind, cairo_t *cr, const ViperModel *m, const Vip
   switch (kind)
     {
     case VIPER_VIEW_ANIMATION: vv_draw_animation (cr, g, m, run); break;
-    case VIPER_VIEW_SPACETIME: vv_draw_spacetime (cr, g, m, window); break;
+    case VIPER_VIEW_SPACETIME: vv_draw_spacetime (cr, g, m, run, window); break;
     case VIPER_VIEW_VARIABLES: vv_draw_variables (cr, g, m); break;
     case VIPER_VIEW_PROGRAM:
     default: vv_draw_program (cr, g, m); break;

@@ -68,6 +68,12 @@ typedef struct {
   gboolean highlight;       /* drawn in the "available" colour (exposed) */
 } ViperViewVariable;
 
+/* A module's state from t on (ViperRenderer.open_states). */
+typedef struct {
+  double t;
+  gint state;
+} ViperViewChange;
+
 typedef struct _ViperRenderer {
   /* The modules to show, in display order (the setup file's order): appends
    * gint64 ids to `ids`.  run may be NULL. */
@@ -119,6 +125,12 @@ typedef struct _ViperRenderer {
   /* Lines under the program state (nodes up and lost, latency), newly
    * allocated, '\n' separated; may be NULL. */
   char *(*program_detail) (const ViperModel *m);
+  /* State changes of the module not in the history yet because they are
+   * not final (PICL: calls still open, whose states are decided when they
+   * end): appends ViperViewChange in time order, none before the module's
+   * last history state entry.  The space-time view draws them from that
+   * entry to the clock.  May be NULL. */
+  void (*open_states) (const ViperModel *m, gint64 id, GArray *out);
 } ViperRenderer;
 
 #define VIPER_VIEW_DECORATION_MARGIN 8.0
@@ -192,10 +204,12 @@ gboolean viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id
 gboolean viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, double *x, double *y, double *w,
                                          double *h);
 /* Space-time view: the x where adjusted time t is drawn (it may lie outside
- * the plot), for tests and tools that probe images; FALSE in other views. */
+ * the plot), for tests and tools that probe images; FALSE in other views,
+ * and while there is no run (nothing transferred: no time axis is drawn). */
 gboolean viper_view_geometry_time_x (const ViperViewGeometry *g, double t, double *x);
-/* Space-time view: the plot's time range and pixel columns, and its rows
- * (all of them, those shown from first on, their height); FALSE in other views. */
+/* Space-time view: the plot's time range and pixel columns (FALSE while
+ * there is no run, as above), and its rows (all of them, those shown from
+ * first on, their height); FALSE in other views. */
 gboolean viper_view_geometry_plot (const ViperViewGeometry *g, double *t0, double *t1, double *x0, double *x1);
 gboolean viper_view_geometry_rows (const ViperViewGeometry *g, guint *n, guint *first, guint *shown, double *row_h);
 
@@ -220,6 +234,14 @@ char *viper_view_label_p (const ViperModel *m, gint64 id);
  * pixel of a zoomed axis; 0 = none) needs them, and no float noise (31.508,
  * not 31.508000000000003).  "-" when not finite.  Returns buf. */
 char *viper_view_format_clock (double t, double resolution, char *buf, gsize len);
+
+/* The unit a time axis over a span of `span` trace time units is labelled
+ * in, every paradigm alike: for a trace unit that is a time (`ViperRenderer`
+ * time_unit "s", "ms", "us" or "ns") the largest of s, ms, µs and ns in
+ * which the span is at least 1 (s for anything longer); *scale multiplies a
+ * trace time into it.  Another unit (switchnet's "step") is kept, scale 1;
+ * none (NULL) gives "" (an axis without a unit is a bug in its renderer). */
+const char *viper_view_axis_unit (const char *trace_unit, double span, double *scale);
 
 /* ---- drawing -------------------------------------------------------------- */
 

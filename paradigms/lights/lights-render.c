@@ -382,4 +382,5 @@ const ViperRenderer lights_renderer = {
   .draw_view = r_draw_view,
   .view_setup = r_view_setup,
   .program_detail = r_program_detail,
+  .time_unit = "s",                 /* TIME: the node's Unix time in seconds */
 };

@@ -487,5 +487,6 @@ const ViperRenderer macrame_renderer = {
   .variable = NULL,
   .program_reported = NULL,
   .module_activity = r_activity,
+  .time_unit = "ms",                /* TIME in milliseconds (formats.md) */
   .draw_module = r_draw_module,
 };

@@ -207,4 +207,5 @@ const ViperRenderer viper_monalisa_renderer = {
   .variable = ml_variable,
   .program_reported = ml_reported,
   .module_activity = ml_activity,
+  .time_unit = "ms",                /* TIME in milliseconds (formats.md) */
 };

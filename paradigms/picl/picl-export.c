@@ -149,6 +149,15 @@ static void
 picl_timeline_end (ViperExporter *e, const ViperModel *m)
 {
   PiclExport *x = viper_exporter_priv (e);
+  /* calls still open at the stop: their states so far, as the space-time
+   * view draws them (with the arrivals among them in time order) */
+  if (m && x->arrivals)
+    {
+      GArray *open = g_array_new (FALSE, FALSE, sizeof (ViperPiclChange));
+      viper_picl_model_open_changes (m, G_MININT64, open);
+      emit_decided (e, x, (const ViperPiclChange *) (gconstpointer) open->data, open->len);
+      g_array_unref (open);
+    }
   /* arrivals of calls never closed: written as they are */
   if (x->arrivals)
     {

@@ -20,6 +20,8 @@ typedef struct {
   double begin;             /* adjusted time of its begin */
   gint64 want_src, want_tag;/* CALL_RECV: which messages it takes (-1 = any) */
   gint64 subset, root, k;   /* CALL_COLL: the k-th collective ev over subset on this processor */
+  double ready;             /* when it stopped waiting as far as the run so far shows (NAN: still
+                             * waiting); provisional until its end gives the exact time */
   guint8 kind;
 } Call;
 
@@ -96,6 +98,7 @@ typedef struct {
   GHashTable *subset_pos;   /* gint64* subset -> GHashTable (gint64* member -> position + 1), for O(1) lookups */
   GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
   GArray *decided;          /* ViperPiclChange: states decided by the last apply */
+  double now;               /* adjusted time of the tram being applied */
 } PiclModel;
 
 

@@ -192,6 +192,14 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
   m->unreceived++;
 }
 
+/* The adjusted time of the oldest unreceived send on the channel, NAN when there is none. */
+static double
+channel_head_time (const PiclModel *m, gint64 src, gint64 dest, gint64 tag)
+{
+  const MapSlot *c = map_lookup (&m->channels, src, dest, tag);
+  return c ? g_array_index (m->pending, Pending, c->v0).adjusted : NAN;
+}
+
 /* Pop the oldest unreceived send on the channel; FALSE when there is none.
  * A drained channel leaves the table. */
 static gboolean
@@ -361,23 +369,57 @@ group_close (PiclModel *m, Proc *p)
 }
 
 /* The state at the clock while a group is open: idle when an open receive
- * has no message underway for it, or an open collective misses a begin. */
-static ViperPiclState provisional (PiclModel *m, Proc *p);
+ * has no message underway for it, or an open collective misses a begin.
+ * Sets the ready time of the calls that stopped waiting; TRUE in *changed
+ * when one did. */
+static ViperPiclState provisional (PiclModel *m, Proc *p, gboolean *changed);
+
+/* The state of an open group at t as far as the run so far shows: its
+ * closed calls as decided, its open calls waiting from their begin to
+ * their ready time (to the clock and on while NAN) and communicating after.
+ * The same rule as span_state, so that the view of a stop point and the
+ * exports written there agree (spec section 3: idle while the message
+ * waited for has not been sent, communicating once it has). */
+static ViperPiclState
+open_state_at (const Proc *p, double t)
+{
+  ViperPiclState s = span_state (p->spans, t);
+  if (s == VIPER_PICL_IDLE)
+    return s;
+  for (guint i = 0; i < p->calls->len; i++)
+    {
+      const Call *c = &g_array_index (p->calls, Call, i);
+      if (c->begin > t)
+        continue;
+      if (isnan (c->ready) || t < c->ready)
+        return VIPER_PICL_IDLE;
+      s = VIPER_PICL_COMMUNICATING;
+    }
+  return s;
+}
 
 void
 picl_set_provisional (PiclModel *m, Proc *p)
 {
-  ViperPiclState s = p->calls->len ? provisional (m, p) : VIPER_PICL_BUSY;
-  if (s == p->state)
+  gboolean changed = FALSE;
+  ViperPiclState s = p->calls->len ? provisional (m, p, &changed) : VIPER_PICL_BUSY;
+  if (p->calls->len)
+    {
+      /* the group's first entry holds the state at its begin; the changes
+       * after it stay out of the history until the group closes and they
+       * are decided (viper_picl_model_open_changes shows them meanwhile) */
+      const ViperHistoryEntry *e = viper_model_history_at (&m->base, p->group_pos);
+      ViperPiclState first = open_state_at (p, p->group_begin);
+      if (e && e->module == (gint32) p->id && e->other < 0 && e->state != (gint32) first)
+        {
+          viper_model_history_set_state (&m->base, p->group_pos, (gint32) first);
+          changed = TRUE;
+        }
+    }
+  if (s == p->state && !changed)
     return;
   p->state = s;
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
-  if (p->calls->len)
-    {
-      const ViperHistoryEntry *e = viper_model_history_at (&m->base, p->group_pos);
-      if (e && e->module == (gint32) p->id && e->other < 0)
-        viper_model_history_set_state (&m->base, p->group_pos, (gint32) s);
-    }
 }
 
 /* A communication call begins.  Calls do not nest in PICL, except waits:
@@ -404,6 +446,7 @@ picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
     }
   Call call = *c;
   call.begin = t->adjusted;
+  call.ready = call.kind == CALL_PLAIN ? call.begin : NAN;
   g_array_append_val (p->calls, call);
   picl_set_provisional (m, p);
   return TRUE;
@@ -463,23 +506,43 @@ picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
 
 /* ---- point to point ------------------------------------------------------------------ */
 
+/* A receive stops waiting when a message it may take is sent: for one
+ * channel at the oldest send underway on it (the one it takes, FIFO); for
+ * a wildcard at the send that made one available, as far as this apply
+ * shows (its end gives the exact time).  A collective stops waiting at the
+ * latest begin it depends on. */
 static ViperPiclState
-provisional (PiclModel *m, Proc *p)
+provisional (PiclModel *m, Proc *p, gboolean *changed)
 {
   gboolean idle = FALSE;
-  for (guint i = 0; i < p->calls->len && !idle; i++)
+  for (guint i = 0; i < p->calls->len; i++)
     {
-      const Call *c = &g_array_index (p->calls, Call, i);
+      Call *c = &g_array_index (p->calls, Call, i);
+      if (!isnan (c->ready))
+        continue;
+      double ready = NAN;
       if (c->kind == CALL_RECV)
-        idle = !message_available (m, c->want_src, p->id, c->want_tag);
+        {
+          if (c->want_src != -1 && c->want_tag != -1)
+            ready = channel_head_time (m, c->want_src, p->id, c->want_tag);
+          else if (message_available (m, c->want_src, p->id, c->want_tag))
+            ready = m->now;
+        }
       else if (c->kind == CALL_COLL)
         {
           Inst *inst = picl_inst_get (m, c->ev, c->subset, c->k, FALSE);
           guint missing = 1;
-          if (inst)
-            picl_collective_wait (m, inst, c, p->id, &missing);
-          idle = missing > 0;
+          double w = inst ? picl_collective_wait (m, inst, c, p->id, &missing) : NAN;
+          if (missing == 0)
+            ready = w;
         }
+      if (isnan (ready))
+        {
+          idle = TRUE;
+          continue;
+        }
+      c->ready = MAX (ready, c->begin);
+      *changed = TRUE;
     }
   return idle ? VIPER_PICL_IDLE : VIPER_PICL_COMMUNICATING;
 }
@@ -592,6 +655,7 @@ picl_apply (ViperModel *base, const ViperTram *t)
   PiclModel *m = picl (base);
   if (m->decided->len)
     g_array_set_size (m->decided, 0);
+  m->now = t->adjusted;
   if (t->adjusted < m->first_time)
     m->first_time = t->adjusted;
   if (!m->any_applied)
@@ -910,6 +974,76 @@ viper_picl_model_in_call (const ViperModel *m, gint64 proc)
 {
   const Proc *p = find_const (m, proc);
   return p && p->calls->len > 0;
+}
+
+static void
+open_changes (const Proc *p, GArray *out)
+{
+  if (!p->calls->len)
+    return;
+  /* the cuts: every begin, stopped waiting and end of the group's calls */
+  GArray *cuts = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; i < p->spans->len; i++)
+    {
+      const Span *s = &g_array_index (p->spans, Span, i);
+      g_array_append_val (cuts, s->b);
+      g_array_append_val (cuts, s->w);
+      g_array_append_val (cuts, s->e);
+    }
+  for (guint i = 0; i < p->calls->len; i++)
+    {
+      const Call *c = &g_array_index (p->calls, Call, i);
+      g_array_append_val (cuts, c->begin);
+      if (!isnan (c->ready))
+        g_array_append_val (cuts, c->ready);
+    }
+  g_array_sort (cuts, cmp_double);
+  ViperPiclState last = VIPER_PICL_BUSY;
+  for (guint i = 0; i < cuts->len; i++)
+    {
+      double t = g_array_index (cuts, double, i);
+      if (t < p->group_begin || (i > 0 && t == g_array_index (cuts, double, i - 1)))
+        continue;
+      ViperPiclState s = open_state_at (p, t);
+      if (out->len && g_array_index (out, ViperPiclChange, out->len - 1).proc == p->id && s == last)
+        continue;
+      ViperPiclChange c = { p->id, t, s };
+      g_array_append_val (out, c);
+      last = s;
+    }
+  g_array_unref (cuts);
+}
+
+static gint
+cmp_proc_ptr (gconstpointer a, gconstpointer b)
+{
+  gint64 x = (*(const Proc *const *) a)->id, y = (*(const Proc *const *) b)->id;
+  return x < y ? -1 : x > y;
+}
+
+guint
+viper_picl_model_open_changes (const ViperModel *m, gint64 proc, GArray *out)
+{
+  const PiclModel *pm = checked (m);
+  guint before = out->len;
+  if (!pm)
+    return 0;
+  if (proc != G_MININT64)
+    {
+      const Proc *p = find_const (m, proc);
+      if (p)
+        open_changes (p, out);
+      return out->len - before;
+    }
+  GPtrArray *open = g_ptr_array_new ();
+  for (guint i = 0; i < pm->procs->len; i++)
+    if (g_array_index (pm->procs, Proc, i).calls->len)
+      g_ptr_array_add (open, &g_array_index (pm->procs, Proc, i));
+  g_ptr_array_sort (open, cmp_proc_ptr);
+  for (guint i = 0; i < open->len; i++)
+    open_changes (open->pdata[i], out);
+  g_ptr_array_unref (open);
+  return out->len - before;
 }
 
 double

@@ -83,6 +83,24 @@ picl_activity (const ViperModel *m, gint64 id)
                           viper_picl_model_sent (m, id), viper_picl_model_received (m, id));
 }
 
+/* A call still open: its states so far (the history holds only its first
+ * until it ends), so that a stop point shows what the exports write there. */
+static void
+picl_open_states (const ViperModel *m, gint64 id, GArray *out)
+{
+  if (!viper_picl_model_in_call (m, id))
+    return;
+  GArray *c = g_array_new (FALSE, FALSE, sizeof (ViperPiclChange));
+  viper_picl_model_open_changes (m, id, c);
+  for (guint i = 0; i < c->len; i++)
+    {
+      const ViperPiclChange *x = &g_array_index (c, ViperPiclChange, i);
+      ViperViewChange v = { x->time, (gint) x->state };
+      g_array_append_val (out, v);
+    }
+  g_array_unref (c);
+}
+
 const ViperRenderer viper_picl_renderer = {
   .modules = viper_view_modules_from_run,    /* PICL's host program logs as a negative node */
   .module_label = viper_view_label_p,
@@ -94,4 +112,5 @@ const ViperRenderer viper_picl_renderer = {
   .arrows = picl_arrows,
   .history_arrow = picl_history_arrow,
   .module_activity = picl_activity,
+  .open_states = picl_open_states,
 };

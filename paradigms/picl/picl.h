@@ -118,6 +118,14 @@ typedef struct {
  * processor's changes are decided when its calls that overlap in time have
  * all ended; each processor's come in time order. */
 const ViperPiclChange *viper_picl_model_changes (const ViperModel *m, guint *n);
+/* The states of the processor's calls still open (of every processor's,
+ * by processor, when proc is G_MININT64), from the begin of the first of
+ * them to the clock, as far as the run so far shows: appended to out as
+ * ViperPiclChange in time order, the first at that begin.  They are
+ * decided (viper_picl_model_changes) when the calls end; meanwhile the
+ * space-time view and the exports of a stop point show these.  Returns
+ * how many. */
+guint viper_picl_model_open_changes (const ViperModel *m, gint64 proc, GArray *out);
 /* Bytes held by the model's per-channel and per-request tables (bounded by
  * what is underway, not by every channel ever used). */
 gsize viper_picl_model_table_bytes (const ViperModel *m);

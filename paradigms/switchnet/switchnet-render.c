@@ -714,4 +714,5 @@ const ViperRenderer swn_renderer = {
   .variable = r_variable,
   .draw_view = r_draw_view,
   .describe_at = r_describe_at,
+  .time_unit = "step",              /* TIME: the time step (not a time: the axis keeps it) */
 };
