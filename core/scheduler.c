@@ -448,6 +448,9 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
     {
       if (s->diag && s->diag->stop_requested)
         {
+          /* the bad line may have come in on a socket, outside read_one */
+          for (guint i = 0; i < s->sources->len; i++)
+            sync_rejected (s, &g_array_index (s->sources, SourceSlot, i));
           set_stopped (s, VIPER_STOP_STRICT);
           return VIPER_STOP_STRICT;
         }

@@ -272,7 +272,7 @@ file_fill_ahead (FileSource *fs)
       file_start (fs);
       fs->ahead = viper_read_ahead_new (fs->fd);
     }
-  while (fs->head == NULL && !fs->finished)
+  while (fs->head == NULL && !fs->finished && !viper_tram_source_stopping (&fs->base))
     {
       ViperAheadItem it;
       viper_read_ahead_next (fs->ahead, &it);
@@ -401,7 +401,7 @@ file_fill (FileSource *fs)
     }
   gboolean may_read = fs->seekable || fs->ctx == NULL;
 
-  while (fs->head == NULL && !fs->finished)
+  while (fs->head == NULL && !fs->finished && !viper_tram_source_stopping (&fs->base))
     {
       if (fs->pos < fs->len)
         {

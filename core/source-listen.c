@@ -259,6 +259,8 @@ conn_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
   ViperParseError err;
   ViperTram *t;
 
+  if (viper_tram_source_stopping (&ls->base))
+    return;                     /* --strict: the bad line before was the last */
   memset (&err, 0, sizeof err);
   t = viper_tram_parse (ls->base.pool, ls->scratch, line, len, &kind, &err);
   if (kind == VIPER_LINE_COMMENT)

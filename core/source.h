@@ -87,6 +87,13 @@ struct _ViperTramSource {
  * with the trams not yet consumed; everything else a source holds is bounded. */
 static inline gboolean viper_tram_pending (ViperTramSource *s) { return s->klass->pending (s); }
 static inline ViperTram *viper_get_tram (ViperTramSource *s) { return s->klass->get (s); }
+/* --strict saw a bad line: a source reads no further (the first bad line is
+ * the last one reported, not the first of a batch). */
+static inline gboolean
+viper_tram_source_stopping (const ViperTramSource *s)
+{
+  return s->diag && s->diag->stop_requested;
+}
 gboolean viper_tram_source_reset (ViperTramSource *s, GError **error);
 gboolean viper_tram_source_at_end (ViperTramSource *s);
 void viper_tram_source_attach (ViperTramSource *s, GMainContext *ctx);
