@@ -93,11 +93,13 @@ start (int provided)
    * the rank runs untraced: better than tracing with a guessed value */
   int ok = vm_env_check () == 0 && vm_out_open () == 0;
   vm.on = ok;
+  /* before the clock synchronisation, which waits for every other rank: a
+   * job torn down meanwhile still leaves this rank's lines */
+  if (ok)
+    vm_signals_install ();
   vm_comm_init ();
   VM_E0 (VM_BEGIN, VM_EV_TRACING, vm_now ());
   clock_sync ();
-  if (ok)
-    vm_signals_install ();
 }
 
 int
