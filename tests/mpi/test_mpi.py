@@ -498,6 +498,13 @@ def case_options(args):
                 fail(f"options: {opt}: exit {r.returncode} (want 2 and a message): {r.stderr[-400:]}")
             if os.path.exists(out):
                 fail(f"options: {opt}: the command ran anyway")
+    # an empty --live is no address (it used to write files instead)
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+        out = os.path.join(tmp, "tb")
+        r = run([args.viper_trace, "--live=", "--", "mkdir", out])
+        tried += 1
+        if r.returncode != 2 or "--live wants tcp:HOST:PORT" not in r.stderr or os.path.exists(out):
+            fail(f"options: --live=: exit {r.returncode} (want 2 and a message, nothing run): {r.stderr[-400:]}")
     r = run([args.viper_trace, "--buffer=64K", "--sync=0", "--live-timeout=0.5", "--print-env"])
     if r.returncode != 0 or "VIPER_MPI_BUFFER='64K'" not in r.stdout or "VIPER_MPI_SYNC='0'" not in r.stdout:
         fail(f"options: good values refused: {r.returncode} {r.stdout} {r.stderr}")
