@@ -505,6 +505,12 @@ def case_options(args):
         tried += 1
         if r.returncode != 2 or "--live wants tcp:HOST:PORT" not in r.stderr or os.path.exists(out):
             fail(f"options: --live=: exit {r.returncode} (want 2 and a message, nothing run): {r.stderr[-400:]}")
+        # a command that succeeds without any rank calling MPI_Init traced nothing: exit 1, said
+        r = run([args.viper_trace, f"--out={out}", "--"] + mpirun(args, 2) + ["echo", "no mpi here"])
+        if r.stdout.count("no mpi here") != 2 or r.returncode != 1 or \
+                not re.search(r"^viper-trace: 0 ranks traced: .*MPI_Init.*Fortran", r.stderr, re.M):
+            fail(f"options: no MPI_Init: exit {r.returncode} (want 1 and a message), output {r.stdout!r}: "
+                 f"{r.stderr[-400:]}")
     r = run([args.viper_trace, "--buffer=64K", "--sync=0", "--live-timeout=0.5", "--print-env"])
     if r.returncode != 0 or "VIPER_MPI_BUFFER='64K'" not in r.stdout or "VIPER_MPI_SYNC='0'" not in r.stdout:
         fail(f"options: good values refused: {r.returncode} {r.stdout} {r.stderr}")
