@@ -16,10 +16,12 @@
  */
 #include "viper-mpi.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 VmState vm = { .lock = PTHREAD_MUTEX_INITIALIZER, .world = { .refs = 1, .subset = -1 } };
 
@@ -78,6 +80,19 @@ start (int provided)
     return;   /* preloaded but not asked to trace: a plain MPI program */
   PMPI_Comm_rank (MPI_COMM_WORLD, &vm.rank);
   PMPI_Comm_size (MPI_COMM_WORLD, &vm.size);
+  /* tell viper-trace that a rank (of this host) got here: with no status
+   * file and no such mark, it knows no rank called MPI_Init */
+  const char *status = getenv ("VIPER_MPI_STATUS");
+  if (status && *status)
+    {
+      char mark[4096];
+      if ((size_t) snprintf (mark, sizeof mark, "%s.init", status) < sizeof mark)
+        {
+          int m = open (mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+          if (m >= 0)
+            close (m);
+        }
+    }
   vm.mt = provided == MPI_THREAD_MULTIPLE;
   vm.quiet = getenv ("VIPER_MPI_QUIET") && *getenv ("VIPER_MPI_QUIET") && strcmp (getenv ("VIPER_MPI_QUIET"), "0");
   /* every rank takes part in the collectives below, traced or not */
@@ -93,11 +108,13 @@ start (int provided)
    * the rank runs untraced: better than tracing with a guessed value */
   int ok = vm_env_check () == 0 && vm_out_open () == 0;
   vm.on = ok;
+  /* before the clock synchronisation, which waits for every other rank: a
+   * job torn down meanwhile still leaves this rank's lines */
+  if (ok)
+    vm_signals_install ();
   vm_comm_init ();
   VM_E0 (VM_BEGIN, VM_EV_TRACING, vm_now ());
   clock_sync ();
-  if (ok)
-    vm_signals_install ();
 }
 
 int

@@ -6,8 +6,9 @@
  * signal - only ever writes whole lines.
  *
  * File mode (VIPER_MPI_OUT=DIR): DIR/rank-NNNN.trc; the buffer is written
- * with one write() when the next line does not fit, so tracing costs no
- * system call per event.
+ * with one write() when the next line does not fit, or when a line is made
+ * FILE_FLUSH_NS after the last write, so tracing costs no system call per
+ * event and no line waits long in memory.
  *
  * Live mode (VIPER_MPI_LIVE=tcp:HOST:PORT): one non-blocking TCP connection
  * per rank.  The buffer is the backlog: the unsent lines are [head, len).
@@ -19,6 +20,16 @@
  *
  * When the directory or the viewer cannot be reached, the rank says so once
  * on standard error and runs untraced.
+ *
+ * Signals.  A fatal signal writes the complete lines and an end record.
+ * SIGCONT writes the complete lines too, and the rank goes on: Open MPI tears
+ * a job down with SIGCONT, SIGTERM a second later and SIGKILL a few ms after
+ * that, too soon for a busy machine to run the SIGTERM handler, so what a
+ * hung rank recorded is out by SIGCONT.  A handler writes [head, len) and
+ * moves head; the main path publishes a line by storing len after the line
+ * is complete, and blocks these signals (and sets `flushing', for the other
+ * threads) while it moves head or len itself, so a handler never writes a
+ * line twice or half.
  */
 #include "viper-mpi.h"
 
@@ -27,6 +38,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +49,7 @@
 
 #define LIVE_CHUNK (64 * 1024)
 #define LIVE_RETRY_NS 20000000
+#define FILE_FLUSH_NS 100000000
 
 static char *buf;
 static size_t cap, len, head;
@@ -44,6 +57,38 @@ static int fd = -1;
 static int live;
 static volatile sig_atomic_t appending;
 static int64_t last_try;
+static volatile sig_atomic_t flushing;
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP };
+#define N_FATAL (int) (sizeof fatal_signals / sizeof fatal_signals[0])
+
+/* The main path moves head or len only between guard_on and guard_off. */
+static void
+guard_on (sigset_t *old)
+{
+  sigset_t set;
+  sigemptyset (&set);
+  for (int i = 0; i < N_FATAL; i++)
+    sigaddset (&set, fatal_signals[i]);
+  sigaddset (&set, SIGCONT);
+  pthread_sigmask (SIG_BLOCK, &set, old);
+  flushing = 1;
+  atomic_signal_fence (memory_order_seq_cst);
+}
+
+static void
+guard_off (const sigset_t *old)
+{
+  atomic_signal_fence (memory_order_seq_cst);
+  flushing = 0;
+  pthread_sigmask (SIG_SETMASK, old, NULL);
+}
+
+/* a line is complete in buf: let a handler take it */
+static inline void
+publish (size_t new_len)
+{
+  __atomic_store_n (&len, new_len, __ATOMIC_RELEASE);
+}
 static char sink[512];
 
 const char *
@@ -277,6 +322,8 @@ vm_out_open (void)
 static void
 file_flush (void)
 {
+  sigset_t old;
+  guard_on (&old);
   while (head < len)
     {
       ssize_t n = write (fd, buf + head, len - head);
@@ -294,12 +341,15 @@ file_flush (void)
       head += (size_t) n;
     }
   head = len = 0;
+  guard_off (&old);
 }
 
 /* Send what the socket takes now, never wait. */
 static void
 live_send (void)
 {
+  sigset_t old;
+  guard_on (&old);
   while (head < len)
     {
       ssize_t n = send (fd, buf + head, len - head, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -319,6 +369,7 @@ live_send (void)
     }
   if (head == len)
     head = len = 0;
+  guard_off (&old);
 }
 
 void
@@ -346,9 +397,12 @@ room (size_t need)
   live_send ();
   if (head > 0)
     {
+      sigset_t old;
+      guard_on (&old);
       memmove (buf, buf + head, len - head);
       len -= head;
       head = 0;
+      guard_off (&old);
     }
   return len + need <= cap;
 }
@@ -434,13 +488,19 @@ vm_emit_line (int64_t rec, int64_t ev, int64_t t, int64_t proc, int64_t process,
         }
     }
   *p++ = '\n';
-  len = (size_t) (p - buf);   /* the line is complete: now a flush may take it */
+  publish ((size_t) (p - buf));   /* the line is complete: now a flush may take it */
   vm.records++;
   appending = 0;
-  if (live && (len - head >= LIVE_CHUNK || t - last_try >= LIVE_RETRY_NS || t < last_try))
+  /* live: try the socket every chunk or 20 ms; files: write when the oldest
+   * unwritten line may be 100 ms old, so a rank that then blocks (or is
+   * killed without warning) has little or nothing in memory */
+  if (t - last_try >= (live ? LIVE_RETRY_NS : FILE_FLUSH_NS) || t < last_try || (live && len - head >= LIVE_CHUNK))
     {
       last_try = t;
-      live_send ();
+      if (live)
+        live_send ();
+      else
+        file_flush ();
     }
   vm_unlock ();
 }
@@ -452,11 +512,12 @@ vm_emit_comment (const char *text)
   vm_lock ();
   if (vm.on && buf && room (n + 3))
     {
-      buf[len++] = '#';
-      buf[len++] = ' ';
-      memcpy (buf + len, text, n);
-      len += n;
-      buf[len++] = '\n';
+      char *p = buf + len;
+      *p++ = '#';
+      *p++ = ' ';
+      memcpy (p, text, n);
+      p[n] = '\n';
+      publish (len + n + 3);
     }
   vm_unlock ();
 }
@@ -514,18 +575,40 @@ vm_out_close (int drain)
     shutdown (fd, SHUT_WR);
   if (fd >= 0 && close (fd) != 0 && !live && vm.on)
     say (sink, strerror (errno));
+  sigset_t old;
+  guard_on (&old);
   fd = -1;
   free (buf);
   buf = NULL;
   head = len = 0;
+  guard_off (&old);
 }
 
-/* ---- fatal signals: write what is complete, end the trace, chain ---- */
+/* ---- signals: write what is complete; fatal ones end the trace and chain ---- */
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP };
-#define N_FATAL (int) (sizeof fatal_signals / sizeof fatal_signals[0])
-static struct sigaction old_actions[N_FATAL];
+static struct sigaction old_actions[N_FATAL], old_cont;
 static int installed;
+
+/* [head, len) out, from a handler: write() and send() are async-signal-safe;
+ * the file is written whole, the socket takes what it takes without waiting.
+ * Not while the main path (this thread, or another) moves head or len. */
+static void
+write_complete (void)
+{
+  if (!vm.on || !buf || fd < 0 || flushing)
+    return;
+  size_t end = __atomic_load_n (&len, __ATOMIC_ACQUIRE);
+  while (head < end)
+    {
+      ssize_t n = live ? send (fd, buf + head, end - head, MSG_NOSIGNAL | MSG_DONTWAIT)
+                       : write (fd, buf + head, end - head);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      head += (size_t) n;
+    }
+}
 
 static void
 on_fatal (int sig)
@@ -533,7 +616,7 @@ on_fatal (int sig)
   int saved = errno;
   /* In the middle of an append (or holding the lock) the buffer is still
    * consistent up to len; only then is adding the end record unsafe. */
-  if (vm.on && buf && !appending && !vm.mt && len + 64 <= cap)
+  if (vm.on && buf && !appending && !flushing && !vm.mt && len + 64 <= cap)
     {
       char *p = buf + len;
       p = put_i64 (p, VM_END);
@@ -546,31 +629,7 @@ on_fatal (int sig)
       memcpy (p, " 0 0\n", 5);
       len = (size_t) (p + 5 - buf);
     }
-  if (vm.on && buf && fd >= 0)
-    {
-      /* write() and send() are async-signal-safe; the file is flushed whole,
-       * the socket takes what it takes without waiting */
-      if (live)
-        {
-          while (head < len)
-            {
-              ssize_t n = send (fd, buf + head, len - head, MSG_NOSIGNAL | MSG_DONTWAIT);
-              if (n <= 0)
-                break;
-              head += (size_t) n;
-            }
-        }
-      else
-        {
-          while (head < len)
-            {
-              ssize_t n = write (fd, buf + head, len - head);
-              if (n <= 0)
-                break;
-              head += (size_t) n;
-            }
-        }
-    }
+  write_complete ();
   vm.on = 0;
   for (int i = 0; i < N_FATAL; i++)
     if (fatal_signals[i] == sig)
@@ -578,6 +637,24 @@ on_fatal (int sig)
   errno = saved;
   /* pending until we return, then handled as if we had never been here */
   raise (sig);
+}
+
+/* SIGCONT: the first word of Open MPI's teardown (and of a job resumed
+ * after Ctrl-Z): write the complete lines, go on, chain to the program's
+ * own handler if it had one. */
+static void
+on_cont (int sig, siginfo_t *info, void *ctx)
+{
+  int saved = errno;
+  write_complete ();
+  errno = saved;
+  if (old_cont.sa_flags & SA_SIGINFO)
+    {
+      if (old_cont.sa_sigaction)
+        old_cont.sa_sigaction (sig, info, ctx);
+    }
+  else if (old_cont.sa_handler != SIG_DFL && old_cont.sa_handler != SIG_IGN)
+    old_cont.sa_handler (sig);
 }
 
 void
@@ -600,6 +677,14 @@ vm_signals_install (void)
         }
       sigaction (fatal_signals[i], &sa, &old_actions[i]);
     }
+  /* SA_RESTART: the program's interrupted system calls go on as they would
+   * without a handler */
+  struct sigaction sc;
+  memset (&sc, 0, sizeof sc);
+  sc.sa_sigaction = on_cont;
+  sigemptyset (&sc.sa_mask);
+  sc.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigaction (SIGCONT, &sc, &old_cont);
   installed = 1;
 }
 
@@ -615,5 +700,9 @@ vm_signals_restore (void)
       if (cur.sa_handler == on_fatal)
         sigaction (fatal_signals[i], &old_actions[i], NULL);
     }
+  struct sigaction cur;
+  sigaction (SIGCONT, NULL, &cur);
+  if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_cont)
+    sigaction (SIGCONT, &old_cont, NULL);
   installed = 0;
 }

@@ -16,7 +16,8 @@ Each case runs an unmodified MPI program twice, without and with the library
 Cases: p2p, coll (own C programs), robust (unreachable directory or viewer,
 MPI_Abort, a fatal signal), hpcc, mpi4py, live (the same programs streamed
 to viper-replay --listen give the same counts as the files), options (bad
-numeric options and VIPER_MPI_* values).
+numeric options and VIPER_MPI_* values), teardown (a rank hung in MPI_Recv
+keeps its lines when the job is killed as Open MPI does it).
 Every wait is bounded; nothing sleeps to synchronise.
 """
 import argparse
@@ -462,6 +463,10 @@ def case_robust(args):
             failing = t.get(1, [])
             if len(t) != 4:
                 fail(f"robust/{mode}: trace files of ranks {sorted(t)}")
+            # the ranks mpirun tore down (SIGCONT, SIGTERM, SIGKILL) kept what they recorded
+            for rank in sorted(t):
+                if not t[rank] or t[rank][0][:2] != (-3, -901):
+                    fail(f"robust/{mode}: rank {rank}'s file lost its records in the teardown: {t[rank][:2]}")
             if not failing or failing[-1][:2] != (-4, -901):
                 fail(f"robust/{mode}: rank 1's trace does not end with -4 -901: {failing[-3:]}")
             # rank 1 sent its 5 messages before it stopped; all are in its file
@@ -493,6 +498,19 @@ def case_options(args):
                 fail(f"options: {opt}: exit {r.returncode} (want 2 and a message): {r.stderr[-400:]}")
             if os.path.exists(out):
                 fail(f"options: {opt}: the command ran anyway")
+    # an empty --live is no address (it used to write files instead)
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+        out = os.path.join(tmp, "tb")
+        r = run([args.viper_trace, "--live=", "--", "mkdir", out])
+        tried += 1
+        if r.returncode != 2 or "--live wants tcp:HOST:PORT" not in r.stderr or os.path.exists(out):
+            fail(f"options: --live=: exit {r.returncode} (want 2 and a message, nothing run): {r.stderr[-400:]}")
+        # a command that succeeds without any rank calling MPI_Init traced nothing: exit 1, said
+        r = run([args.viper_trace, f"--out={out}", "--"] + mpirun(args, 2) + ["echo", "no mpi here"])
+        if r.stdout.count("no mpi here") != 2 or r.returncode != 1 or \
+                not re.search(r"^viper-trace: 0 ranks traced: .*MPI_Init.*Fortran", r.stderr, re.M):
+            fail(f"options: no MPI_Init: exit {r.returncode} (want 1 and a message), output {r.stdout!r}: "
+                 f"{r.stderr[-400:]}")
     r = run([args.viper_trace, "--buffer=64K", "--sync=0", "--live-timeout=0.5", "--print-env"])
     if r.returncode != 0 or "VIPER_MPI_BUFFER='64K'" not in r.stdout or "VIPER_MPI_SYNC='0'" not in r.stdout:
         fail(f"options: good values refused: {r.returncode} {r.stdout} {r.stderr}")
@@ -519,6 +537,72 @@ def case_options(args):
             if files:
                 fail(f"{label}: untraced ranks left files {files}")
     print(f"options: {tried} bad options refused with exit 2; bad environment values said per rank, exit 1")
+
+
+def case_teardown(args):
+    """A rank blocked forever in MPI_Recv, torn down as Open MPI does it:
+    SIGCONT, then SIGTERM and SIGKILL at once (on a busy machine the SIGTERM
+    handler does not get to run before the SIGKILL).  What the rank recorded,
+    up to the begin of the receive it hangs in, must be in its file."""
+    import select
+    import signal
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+        p = subprocess.Popen([args.viper_trace, f"--out={tmp}", "--"] + mpirun(args, 2) +
+                             [os.path.join(args.prog_dir, "mpi-hang")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=mpi_env(), start_new_session=True)
+        path = os.path.join(tmp, "rank-0000.trc")
+        got, pid, kept = False, None, b""
+        try:
+            deadline = time.monotonic() + 60
+            line = ""
+            while not line.endswith("\n") and time.monotonic() < deadline and p.poll() is None:
+                ready, _, _ = select.select([p.stdout], [], [], 0.5)
+                if ready:
+                    line = p.stdout.readline()
+            m = re.match(r"rank 0 pid (\d+)", line)
+            if not m:
+                fail(f"teardown: rank 0 never said its pid: {line!r}")
+                return
+            pid = int(m.group(1))
+            # rank 0 is in (or about to enter) its last MPI_Recv: SIGCONT, as
+            # Open MPI's teardown begins, until the receive's begin is written
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not got:
+                os.kill(pid, signal.SIGCONT)
+                try:
+                    p.wait(timeout=0.05)   # bounded poll of the file, not a synchronisation
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                with open(path, "rb") as f:
+                    kept = f.read()
+                got = b"\n-3 -52 " in kept and kept.rstrip(b"\n").rsplit(b"\n", 1)[-1].startswith(b"-3 -52 ")
+            os.kill(pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGKILL)
+        finally:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+            try:
+                p.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate(timeout=30)
+        with open(path, "rb") as f:
+            kept = f.read()
+        if not got:
+            fail(f"teardown: rank 0's file after SIGCONT does not end with the begin of its receive: {kept[-300:]!r}")
+        t = read_traces(tmp)
+        r0 = t.get(0, [])
+        if not kept.endswith(b"\n") or not r0 or r0[0][:2] != (-3, -901):
+            fail(f"teardown: rank 0's file is not whole lines from -3 -901: {kept[-300:]!r}")
+        # the first receive ended (tag 1 from rank 1), the second began (tag 2) and never ended
+        ends = [r for r in r0 if r[:2] == (-4, -52)]
+        begins = [r for r in r0 if r[:2] == (-3, -52)]
+        if [data(r)[1:3] for r in ends] != [(1, 1)] or [data(r)[:2] for r in begins] != [(1, 1), (2, 1)]:
+            fail(f"teardown: rank 0's receives are not 1 ended and 1 begun: begins {begins} ends {ends}")
+        if r0 and r0[-1][:2] != (-3, -52):
+            fail(f"teardown: rank 0's file does not end with the receive it hangs in: {r0[-1]}")
+        print(f"teardown: rank 0's file holds {len(r0)} records, the last {r0[-1][:3] if r0 else None}")
 
 
 def write_hpccinf(d):
@@ -814,7 +898,8 @@ def main():
             args.python = py
             break
     {"p2p": case_p2p, "coll": case_coll, "robust": case_robust, "hpcc": case_hpcc,
-     "mpi4py": case_mpi4py, "live": case_live, "options": case_options}[args.case](args)
+     "mpi4py": case_mpi4py, "live": case_live, "options": case_options,
+     "teardown": case_teardown}[args.case](args)
     if problems:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         sys.exit(1)
