@@ -12,7 +12,8 @@ Usage: test_export_target.py --viper-replay PATH --source-root DIR
     even when that processor's clock is negative;
   - ParaGraph records are in non-decreasing time, and every record raised to
     keep that order is counted and reported (stderr and --stats);
-  - Pajé containers are created in module order, and pj_dump reads the file.
+  - Pajé containers are created in module order, and pj_dump reads the file;
+  - a Pajé run longer than the merge window writes "running" at its time.
 Prints "ok N - name" / "not ok N - name"; exit status 1 when any failed.
 """
 import argparse
@@ -197,6 +198,40 @@ def paragraph_sorted_and_every_clamp_reported(tmp, problems):
         expect(float(m.group(2)) > 0, "clamp size not positive", problems)
 
 
+def inorder_trace(path, n):
+    """n messages P0 -> P1 from time 1 s on, the lines in time order."""
+    with open(path, "w") as f:
+        f.write("-3 -901 1 0 0 0\n-3 -901 1 1 0 0\n")
+        for i in range(n):
+            t = 1 + i * 1e-3
+            f.write(f"-3 -21 {t:.6f} 0 0 4 2 8 1 1 0\n-3 -52 {t:.6f} 1 0 3 2 1 0 0\n"
+                    f"-4 -21 {t + 1e-4:.6f} 0 0 0\n-4 -52 {t + 2e-4:.6f} 1 0 4 2 8 1 0 0\n")
+        f.write(f"-4 -901 {1 + n * 1e-3:.6f} 0 0 0\n-4 -901 {1 + n * 1e-3:.6f} 1 0 0\n")
+
+
+@case
+def paje_long_run_running_at_its_time(tmp, problems):
+    # more records than the merge window (65,536): the program's "running"
+    # event, whose time (the earliest adjusted time) is known from the first
+    # tram on, is written at that time, not clamped late at the end
+    inorder_trace(os.path.join(tmp, "long.trf"), 20000)
+    rc, out, err = run(["--stats", "--export=paje:long.paje", "long.trf"], tmp, timeout=600)
+    expect(rc == 0, f"exit {rc}: {err[-500:]}", problems)
+    times, running = [], []
+    for line in open(os.path.join(tmp, "long.paje")):
+        f = line.split()
+        if f and f[0] in ("5", "6", "7", "8", "9", "10"):
+            times.append(float(f[1]))
+            if f[0] == "8" and f[-1] == '"running"':
+                running.append(float(f[1]))
+    expect(len(times) > 65536, f"only {len(times)} timed records: not past the merge window", problems)
+    expect(running == [1.0], f"running at {running}, expected [1.0] (the run's first time)", problems)
+    expect(times == sorted(times), "times decrease somewhere", problems)
+    st = stats_of(out)
+    expect(st.get("export paje:long.paje clamped") == "0", f"clamped: {st.get('export paje:long.paje clamped')}",
+           problems)
+
+
 @case
 def paje_containers_in_module_order(tmp, problems):
     # P3 speaks first, then P1, P2, P0
@@ -225,7 +260,8 @@ def main():
     ARGS.viper_replay = os.path.abspath(ARGS.viper_replay)
     for fn in [paragraph_in_seconds_from_milliseconds, paragraph_no_negative_time_shift_reported,
                chrome_no_negative_timestamp, subset_definition_before_first_use,
-               paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order]:
+               paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order,
+               paje_long_run_running_at_its_time]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
