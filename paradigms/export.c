@@ -558,6 +558,11 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
   if (e->finished)
     return;
   exporter_begin (e);
+  /* an ignored tram has no state effect (spec section 1): nothing on the
+   * timeline (the model did not apply it, so what a translator would read
+   * there is the previous tram's); ParaGraph passes it through */
+  if (e->fmt != FMT_PARAGRAPH && (t->flags & VIPER_TRAM_F_IGNORED))
+    return;
   e->cur_source = t->proc;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);
