@@ -87,13 +87,16 @@ pipe_new (const ViperSeekConf *conf, double history, GError **error)
 /* The pending reasons at a position behind the engine: a fresh pipeline
  * (no model history) run to the same number of transfers. */
 static GArray *
-stuck_at (gpointer data, guint64 transferred, gboolean peek)
+stuck_at (gpointer data, guint64 transferred, gboolean peek, double breakpoint)
 {
   const ViperSeekConf *conf = data;
   Pipe *p = pipe_new (conf, -1, NULL);
   if (!p)
     return NULL;
-  viper_scheduler_set_transfer_limit (p->sched, transferred, peek);
+  if (isnan (breakpoint))
+    viper_scheduler_set_transfer_limit (p->sched, transferred, peek);
+  else
+    viper_scheduler_set_breakpoint (p->sched, breakpoint);   /* a breakpoint stop: as a replay to it */
   viper_scheduler_run (p->sched);
   GArray *a = viper_run_stuck (p->run);
   pipe_free (p);

@@ -446,7 +446,7 @@ main (int argc, char **argv)
     { "clock-memory", 0, 0, G_OPTION_ARG_INT64, &clock_memory,
       "With --clock=drift|clc: bytes the trams may take in memory between the analysis and the replay "
       "(default 536870912; past it, or with 0, the files are read again)", "BYTES" },
-    { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop before the execution clock would pass CLOCK", "CLOCK" },
+    { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop at the trams whose adjusted time is at most CLOCK (whatever the line order)", "CLOCK" },
     { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
     { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
       "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },

@@ -253,9 +253,11 @@ static void stash_take (ViperModel *m);
 void
 viper_model_rewind_start (ViperModel *m)
 {
-  if (m->history_interval >= 0 && m->applied && (!m->stash || m->applied > m->stash->applied))
+  if (m->history_interval >= 0 && m->applied && !m->off_run && (!m->stash || m->applied > m->stash->applied))
     stash_take (m);
+  m->rewinding = TRUE;
   reset_all (m);
+  m->rewinding = FALSE;
 }
 
 static void
@@ -264,6 +266,7 @@ reset_all (ViperModel *m)
   m->clock = -INFINITY;
   m->start = INFINITY;
   m->applied = m->changes = m->inconsistent = 0;
+  m->off_run = FALSE;
   g_array_set_size (m->history, 0);
   m->history_dropped = 0;
   index_clear (m->history_index);
@@ -550,7 +553,7 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
   gboolean hist = m->history_interval >= 0;
   if (hist)
     {
-      if (!m->stash || m->applied > m->stash->applied || m->stash->dropped != m->history_dropped)
+      if (!m->stash || (!m->off_run && (m->applied > m->stash->applied || m->stash->dropped != m->history_dropped)))
         stash_take (m);
       const struct _ViperHistoryStash *st = m->stash;
       if (st->applied < c->applied || st->dropped != c->history_dropped
@@ -570,7 +573,8 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
       GHashTableIter it;
       gpointer v;
       GHashTable *open_now = NULL;
-      if (applied_then >= c->applied && m->history_dropped == c->history_dropped && total >= c->history_total)
+      if (!m->off_run && applied_then >= c->applied && m->history_dropped == c->history_dropped
+          && total >= c->history_total)
         {
           /* the model's own history is a later version: truncate it */
           g_array_set_size (m->history, (guint) (c->history_total - m->history_dropped));
@@ -643,6 +647,7 @@ viper_model_restore (ViperModel *m, const ViperModelCkpt *c)
     }
   /* last: a paradigm may put back history entries it edits in place */
   m->klass->restore (m, c->snap);
+  m->off_run = FALSE;
   viper_damage_clear (m->damage);
   viper_damage_add (m->damage, VIPER_AREA_ALL, 0, 0);
   return TRUE;

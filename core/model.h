@@ -70,6 +70,10 @@ struct _ViperModel {
   guint history_dropped;            /* entries dropped from the front so far */
   ViperHistoryIndex *history_index; /* per-module refs into history (viper_model_history_module) */
   struct _ViperHistoryStash *stash; /* checkpoints: the furthest history seen (model.c) */
+  gboolean rewinding;               /* inside viper_model_rewind_start (a seek, not the user's reset) */
+  gboolean off_run;                 /* applied trams are not a prefix of the run's order (playback to a
+                                     * breakpoint skipped some): its history is no version of the
+                                     * run's, never stashed nor truncated into a checkpoint's */
 };
 
 void viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadigm *p,

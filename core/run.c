@@ -925,6 +925,12 @@ viper_run_set_max_pending (ViperRun *run, guint64 max)
   run->max_pending = max ? max : G_MAXUINT64;
 }
 
+guint64
+viper_run_max_pending (const ViperRun *run)
+{
+  return run->max_pending;
+}
+
 void
 viper_run_set_max_procs (ViperRun *run, guint64 max)
 {
@@ -1221,6 +1227,13 @@ const ViperParadigm *
 viper_run_paradigm (const ViperRun *run)
 {
   return run->paradigm;
+}
+
+void
+viper_run_engine_counts (const ViperRun *run, ViperCounts *out)
+{
+  *out = run->counts;
+  out->pending = run->counts.read - run->counts.transferred - run->counts.rejected;
 }
 
 void

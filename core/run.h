@@ -54,6 +54,7 @@ void viper_run_free (ViperRun *run);
  * The default, VIPER_RUN_DEFAULT_MAX_PENDING, is about 1.5 GB of trams. */
 #define VIPER_RUN_DEFAULT_MAX_PENDING 10000000u
 void viper_run_set_max_pending (ViperRun *run, guint64 max);
+guint64 viper_run_max_pending (const ViperRun *run);   /* G_MAXUINT64: no bound */
 /* Bound on distinct PROCs (each keeps a sequence list and model state);
  * a line with a new PROC past it is refused and reported.  0 = no bound. */
 #define VIPER_RUN_DEFAULT_MAX_PROCS 1000000u
@@ -101,6 +102,8 @@ double viper_run_clock (const ViperRun *run);          /* -inf before the first 
 double viper_run_offset (const ViperRun *run, gint64 proc);
 double viper_run_decay (const ViperRun *run);
 void viper_run_counts (const ViperRun *run, ViperCounts *out);
+/* The engine's own counts, also while a view answers for the run. */
+void viper_run_engine_counts (const ViperRun *run, ViperCounts *out);
 const ViperParadigm *viper_run_paradigm (const ViperRun *run);
 
 /* Modules (PROCs) seen so far, in increasing order. */

@@ -61,6 +61,17 @@ struct _ViperScheduler {
   /* seek (core/trail.h): the trail, and playback behind the engine */
   ViperTrail *trail;
   gboolean trail_warned;
+  gboolean bound_warned;    /* the breakpoint's reading hit the pending bound (said once) */
+  /* Playback to a breakpoint applies the trams at or before it and skips the
+   * others (the run order is not sorted by time): `skipped` entries before
+   * play.index are not applied, the first at first_skip, under skip_bp.
+   * Past the trail's end the engine then works ahead (reading on, its
+   * transfers only logged) and playback applies what it logs. */
+  guint64 skipped;
+  guint64 first_skip;
+  double skip_bp;
+  gboolean ahead;           /* playback took over from the engine at a breakpoint (below) */
+  double stop_bp;           /* the breakpoint of the last breakpoint stop */
   gboolean replaying;
   ViperTrailPos play;
   guint64 view_read, view_rejected;
@@ -224,6 +235,8 @@ static void
 set_stopped (ViperScheduler *s, ViperStopReason why)
 {
   s->last_stop = why;
+  if (why == VIPER_STOP_BREAKPOINT)
+    s->stop_bp = s->breakpoint;
   if (why != VIPER_STOP_WAITING && why != VIPER_STOP_NONE)
     s->state = VIPER_SCHED_IDLE;
   if (s->notify)
@@ -266,6 +279,8 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
   if (s->replaying)
     viper_run_set_view (s->run, NULL, NULL);
   s->replaying = FALSE;
+  s->skipped = 0;
+  s->ahead = FALSE;
   if (s->trail)
     viper_trail_clear (s->trail);
   s->trail_warned = FALSE;
@@ -396,13 +411,15 @@ deliver (ViperScheduler *s, const ViperTram *t)
   return VIPER_STOP_NONE;
 }
 
+/* Log a transfer; a checkpoint when due, unless the model is behind the
+ * engine (ahead: it does not describe this position). */
 static void
-trail_record (ViperScheduler *s, const ViperTram *t)
+trail_record (ViperScheduler *s, const ViperTram *t, gboolean ahead)
 {
   if (!s->trail || viper_trail_failed (s->trail))
     return;
   ViperCounts c;
-  viper_run_counts (s->run, &c);
+  viper_run_engine_counts (s->run, &c);
   if (!viper_trail_append (s->trail, t, c.read, c.rejected))
     {
       if (!s->trail_warned && s->diag)
@@ -413,11 +430,30 @@ trail_record (ViperScheduler *s, const ViperTram *t)
       s->trail_warned = TRUE;
       return;
     }
-  if (viper_trail_ckpt_due (s->trail))
+  if (!ahead && viper_trail_ckpt_due (s->trail))
     viper_trail_add_ckpt (s->trail, s->steps_done, s->model ? viper_model_checkpoint (s->model) : NULL);
 }
 
 static void leave_replay (ViperScheduler *s);
+static void start_replay (ViperScheduler *s);
+
+/* Reading on for a breakpoint holds every tram read after it: at the pending
+ * bound (viper_run_set_max_pending) reading stops there instead of refusing
+ * lines, and the stop says once that later trams are not in it. */
+static gboolean
+breakpoint_bound_hit (ViperScheduler *s)
+{
+  ViperCounts c;
+  viper_run_engine_counts (s->run, &c);
+  if (c.pending < viper_run_max_pending (s->run))
+    return FALSE;
+  if (!s->bound_warned && s->diag)
+    viper_diag_event (s->diag, VIPER_DIAG_WARNING,
+                      "breakpoint %.17g: stopped reading at %" G_GUINT64_FORMAT " pending trams (the bound, "
+                      "--max-pending); trams read after them are not in this state", s->breakpoint, c.pending);
+  s->bound_warned = TRUE;
+  return TRUE;
+}
 
 /* One step of playback behind the engine; VIPER_STOP_NONE to go on. */
 static ViperStopReason
@@ -427,11 +463,18 @@ replay_one (ViperScheduler *s)
   const ViperTram *t = viper_trail_peek (s->trail, &s->play, &rd, &rj);
   if (!isnan (s->breakpoint) && t->adjusted > s->breakpoint)
     {
-      /* the engine would have read on until this tram was ready */
-      s->view_read = rd;
-      s->view_rejected = rj;
-      set_stopped (s, VIPER_STOP_BREAKPOINT);
-      return VIPER_STOP_BREAKPOINT;
+      /* past the breakpoint: not applied, but later entries may be at or
+       * before it (a replay from the start holds this one and goes on) */
+      if (!s->skipped)
+        {
+          s->first_skip = s->play.index;
+          s->skip_bp = s->breakpoint;
+        }
+      s->skipped++;
+      if (s->model)
+        s->model->off_run = TRUE;
+      viper_trail_skip (s->trail, &s->play);
+      return VIPER_STOP_NONE;
     }
   if (pace_holds (s, t))
     return VIPER_STOP_PACE;
@@ -439,6 +482,137 @@ replay_one (ViperScheduler *s)
   s->view_read = rd;
   s->view_rejected = rj;
   return deliver (s, t);
+}
+
+/* The engine's real counts, also behind the engine (for the view). */
+static void
+engine_counts_to_view (ViperScheduler *s)
+{
+  ViperCounts c;
+  viper_run_engine_counts (s->run, &c);
+  s->view_read = c.read;
+  s->view_rejected = c.rejected;
+}
+
+/* One step of the engine: transfer a ready tram, or read one.  ahead: the
+ * model is behind (playback skipped trams past the breakpoint), so the
+ * transfer is only logged and playback applies it.  VIPER_STOP_NONE to go on. */
+static ViperStopReason
+engine_one (ViperScheduler *s, gboolean ahead)
+{
+  if (s->transfer_limit != G_MAXUINT64 && s->transferred >= s->transfer_limit && !s->transfer_limit_peek)
+    {
+      set_stopped (s, VIPER_STOP_STEP);
+      return VIPER_STOP_STEP;
+    }
+  const ViperTram *next = viper_run_peek (s->run);
+  /* Held by the breakpoint: every ready tram would pass it.  A tram not
+   * read yet may still be at or before it (the stop point is the set of
+   * trams whose adjusted time is at most the breakpoint, whatever the line
+   * order: spec section 3), so reading goes on to the end.  With a trail the
+   * engine is not held (the trail stays the run's own order, which seeks by
+   * steps follow): playback takes over at the trail's end, the engine works
+   * ahead, and playback applies what it logs at or before the breakpoint. */
+  gboolean held = !ahead && next && !isnan (s->breakpoint) && next->adjusted > s->breakpoint;
+  if (held && s->trail && !viper_trail_failed (s->trail) && s->model
+      && s->model->applied == viper_trail_length (s->trail))
+    {
+      viper_trail_pos_clear (&s->play);
+      viper_trail_pos_end (s->trail, &s->play);
+      start_replay (s);
+      s->ahead = TRUE;
+      s->skip_bp = s->breakpoint;
+      return VIPER_STOP_NONE;
+    }
+  if (held && breakpoint_bound_hit (s))
+    {
+      set_stopped (s, VIPER_STOP_BREAKPOINT);
+      return VIPER_STOP_BREAKPOINT;
+    }
+  if (next && !held)
+    {
+      if (s->transfer_limit != G_MAXUINT64 && s->transferred >= s->transfer_limit)
+        {
+          set_stopped (s, VIPER_STOP_STEP);
+          return VIPER_STOP_STEP;
+        }
+      if (pace_holds (s, next))
+        return VIPER_STOP_PACE;
+      const ViperTram *t = viper_run_transfer_next (s->run);
+      s->transferred++;
+      if (ahead && s->trail && !viper_trail_failed (s->trail))
+        {
+          trail_record (s, t, TRUE);
+          if (!viper_trail_failed (s->trail))
+            return VIPER_STOP_NONE;
+        }
+      ViperStopReason r = deliver (s, t);
+      trail_record (s, t, FALSE);
+      return r;
+    }
+  gboolean all_at_end;
+  if (read_one (s, &all_at_end))
+    return VIPER_STOP_NONE;
+  if (s->diag && s->diag->stop_requested)
+    return VIPER_STOP_NONE;   /* a bad last line under --strict: stop as such, not as the end */
+  if (all_at_end)
+    {
+      if (s->trail)
+        {
+          ViperCounts c;
+          viper_run_engine_counts (s->run, &c);
+          viper_trail_set_final (s->trail, c.read, c.rejected);
+        }
+      if (ahead)
+        engine_counts_to_view (s);
+      held = held || ahead;
+      set_stopped (s, held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END);
+      return held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END;
+    }
+  s->last_stop = VIPER_STOP_WAITING;
+  return VIPER_STOP_WAITING;
+}
+
+static gboolean
+same_breakpoint (double a, double b)
+{
+  return (isnan (a) && isnan (b)) || a == b;
+}
+
+/* Playback skipped trams past the breakpoint, and the breakpoint moved (Go
+ * past it, a later one, a step): they must be applied in run order, so
+ * playback starts again from a checkpoint - for Go or another breakpoint the
+ * latest before the first of them; for a step (or a step limit) the latest
+ * before the target state change, which is then reached as a replay from
+ * the start reaches it (the steps count in run order). */
+static void
+reposition (ViperScheduler *s)
+{
+  gboolean stepping = s->state == VIPER_SCHED_STEPPING || s->step_limit;
+  guint64 target = s->steps_done + (s->state == VIPER_SCHED_STEPPING ? 1 : s->step_limit);
+  for (guint i = viper_trail_n_ckpts (s->trail); i-- > 0;)
+    {
+      const ViperTrailCkpt *c = viper_trail_ckpt (s->trail, i);
+      if ((stepping ? c->steps >= target : c->pos.index > s->first_skip) || !c->model
+          || !viper_model_restore (s->model, c->model))
+        continue;
+      viper_trail_pos_copy (&s->play, &c->pos);
+      s->steps_done = c->steps;
+      goto replay;
+    }
+  viper_model_rewind_start (s->model);
+  viper_trail_pos_clear (&s->play);
+  viper_trail_pos_init (&s->play);
+  s->steps_done = 0;
+replay:
+  start_replay (s);
+  if (stepping)
+    {
+      /* one step from there would stop at the checkpoint's next change */
+      s->step_limit = target - s->steps_done;
+      if (s->state == VIPER_SCHED_STEPPING)
+        s->state = VIPER_SCHED_RUNNING;
+    }
 }
 
 ViperStopReason
@@ -454,6 +628,13 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
           set_stopped (s, VIPER_STOP_STRICT);
           return VIPER_STOP_STRICT;
         }
+      if (s->replaying && (s->skipped || s->ahead) && !same_breakpoint (s->breakpoint, s->skip_bp))
+        {
+          if (s->skipped && s->trail && !viper_trail_failed (s->trail))
+            reposition (s);
+          else
+            s->skipped = 0, s->ahead = FALSE;   /* nothing skipped (or no trail): on from here */
+        }
       if (s->replaying)
         {
           if (s->play.index < viper_trail_length (s->trail))
@@ -463,54 +644,21 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
                 return r;
               continue;
             }
+          if ((s->skipped || s->ahead) && !viper_trail_failed (s->trail))
+            {
+              /* the engine reads on for the breakpoint; playback follows */
+              ViperStopReason r = engine_one (s, TRUE);
+              if (r != VIPER_STOP_NONE)
+                return r;
+              continue;
+            }
+          s->skipped = 0;
+          s->ahead = FALSE;
           leave_replay (s);     /* back where the engine is */
         }
-      if (s->transfer_limit != G_MAXUINT64 && s->transferred >= s->transfer_limit && !s->transfer_limit_peek)
-        {
-          set_stopped (s, VIPER_STOP_STEP);
-          return VIPER_STOP_STEP;
-        }
-      const ViperTram *next = viper_run_peek (s->run);
-      if (next)
-        {
-          if (!isnan (s->breakpoint) && next->adjusted > s->breakpoint)
-            {
-              set_stopped (s, VIPER_STOP_BREAKPOINT);
-              return VIPER_STOP_BREAKPOINT;
-            }
-          if (s->transfer_limit != G_MAXUINT64 && s->transferred >= s->transfer_limit)
-            {
-              set_stopped (s, VIPER_STOP_STEP);
-              return VIPER_STOP_STEP;
-            }
-          if (pace_holds (s, next))
-            return VIPER_STOP_PACE;
-          const ViperTram *t = viper_run_transfer_next (s->run);
-          s->transferred++;
-          ViperStopReason r = deliver (s, t);
-          trail_record (s, t);
-          if (r != VIPER_STOP_NONE)
-            return r;
-          continue;
-        }
-      gboolean all_at_end;
-      if (read_one (s, &all_at_end))
-        continue;
-      if (s->diag && s->diag->stop_requested)
-        continue;             /* a bad last line under --strict: stop as such, not as the end */
-      if (all_at_end)
-        {
-          if (s->trail)
-            {
-              ViperCounts c;
-              viper_run_counts (s->run, &c);
-              viper_trail_set_final (s->trail, c.read, c.rejected);
-            }
-          set_stopped (s, VIPER_STOP_END);
-          return VIPER_STOP_END;
-        }
-      s->last_stop = VIPER_STOP_WAITING;
-      return VIPER_STOP_WAITING;
+      ViperStopReason r = engine_one (s, FALSE);
+      if (r != VIPER_STOP_NONE)
+        return r;
     }
   return VIPER_STOP_NONE;
 }
@@ -663,7 +811,7 @@ view_counts (gpointer data, ViperCounts *out)
   memset (out, 0, sizeof *out);
   out->read = s->view_read;
   out->rejected = s->view_rejected;
-  out->transferred = s->play.index;
+  out->transferred = s->play.index - s->skipped;
   out->ignored = s->play.ignored;
   out->pending = out->read - out->transferred - out->rejected;
 }
@@ -672,9 +820,11 @@ static GArray *
 view_stuck (gpointer data)
 {
   ViperScheduler *s = data;
-  if (s->stuck_fn && s->view_read > s->play.index + s->view_rejected)
+  guint64 applied = s->play.index - s->skipped;
+  if (s->stuck_fn && s->view_read > applied + s->view_rejected)
     {
-      GArray *a = s->stuck_fn (s->stuck_data, s->play.index, s->last_stop == VIPER_STOP_BREAKPOINT);
+      gboolean bp = s->last_stop == VIPER_STOP_BREAKPOINT;
+      GArray *a = s->stuck_fn (s->stuck_data, applied, bp, bp ? s->stop_bp : NAN);
       if (a)
         return a;
     }
@@ -743,7 +893,8 @@ viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
   if (!s->replaying && s->model->applied != len)
     return FALSE;             /* the trail does not describe this run (enabled late) */
   guint64 here = s->replaying ? s->play.index : len;
-  gboolean here_ok = reaches (clock, steps, viper_run_clock (s->run), s->steps_done);
+  /* going on from here cannot apply trams skipped before here */
+  gboolean here_ok = !s->skipped && reaches (clock, steps, viper_run_clock (s->run), s->steps_done);
   /* the latest checkpoint that reaches the target and can be restored */
   for (guint i = viper_trail_n_ckpts (s->trail); i-- > 0;)
     {
@@ -765,12 +916,21 @@ viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
   viper_trail_pos_init (&s->play);
   s->steps_done = 0;
 replay:
-  s->view_read = s->play.read;
-  s->view_rejected = s->play.rejected;
-  s->replaying = TRUE;
+  start_replay (s);
   s->state = VIPER_SCHED_IDLE;
   s->last_stop = VIPER_STOP_NONE;
   s->pace_clock0 = NAN;
-  viper_run_set_view (s->run, &trail_view, s);
   return TRUE;
+}
+
+/* Playback from s->play (just restored) behind the engine. */
+static void
+start_replay (ViperScheduler *s)
+{
+  s->view_read = s->play.read;
+  s->view_rejected = s->play.rejected;
+  s->replaying = TRUE;
+  s->skipped = 0;
+  s->ahead = FALSE;
+  viper_run_set_view (s->run, &trail_view, s);
 }

@@ -2,8 +2,11 @@
  *
  * The scheduler owns the sources and drives run construction and the model.
  * One loop step: if a tram is ready, transfer it and apply it to the model
- * (unless it would pass the breakpoint); otherwise take one tram from a
- * source and insert it.  Transferring everything ready before reading more is
+ * (unless it would pass the breakpoint: then it is held); otherwise take one
+ * tram from a source and insert it.  A breakpoint stops once every tram at
+ * or before it is applied and the sources are at their end: the stop is the
+ * set of trams whose adjusted time is at most the breakpoint, whatever the
+ * line order (spec section 3).  Transferring everything ready before reading more is
  * the minimal-delay policy, and it makes a replay from a file deterministic.
  *
  * Inside a GMainContext (attach): sources read at G_PRIORITY_HIGH, the
@@ -27,7 +30,8 @@ typedef enum {
 
 typedef enum {
   VIPER_STOP_NONE,
-  VIPER_STOP_BREAKPOINT,    /* the next transfer would move the clock past the breakpoint */
+  VIPER_STOP_BREAKPOINT,    /* every tram at or before the breakpoint is applied, the sources are at
+                             * their end, and trams past it are held */
   VIPER_STOP_STEP,          /* a step (one state change) or the step limit was reached */
   VIPER_STOP_END,           /* every source is at its end and nothing is ready */
   VIPER_STOP_WAITING,       /* nothing ready, sources may still deliver (live) */
@@ -112,9 +116,11 @@ gboolean viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
 gboolean viper_scheduler_replaying (const ViperScheduler *s);
 /* Pending reasons behind the engine are not in the engine any more: this
  * function works them out (a fresh pipeline run to `transferred` trams;
- * `peek`: then on until the next tram is ready, as a breakpoint stop
- * leaves it).  Without one, the list there is empty. */
-typedef GArray *(*ViperStuckFunc) (gpointer data, guint64 transferred, gboolean peek);
+ * `peek`: then on until the next tram is ready; at a breakpoint stop
+ * `breakpoint` is the breakpoint (else NAN), and the fresh pipeline runs to
+ * it instead, as a replay from the start does).  Without one, the list
+ * there is empty. */
+typedef GArray *(*ViperStuckFunc) (gpointer data, guint64 transferred, gboolean peek, double breakpoint);
 void viper_scheduler_set_stuck_func (ViperScheduler *s, ViperStuckFunc fn, gpointer data);
 /* Stop (as STEP) once `transferred` trams have been transferred since the
  * reset: right after the last one, or with `peek` once the next is ready.

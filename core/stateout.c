@@ -20,11 +20,12 @@ viper_state_to_json (const ViperRun *run, const ViperModel *model, gboolean pret
   viper_json_key (&j, "paradigm");
   viper_json_string (&j, viper_run_paradigm (run)->name);
   viper_json_key (&j, "clock");
+  /* null before the first transfer: no clock yet (--stats says "none") */
   double clock = viper_run_clock (run);
   if (isfinite (clock))
     viper_json_double (&j, clock);
   else
-    viper_json_int (&j, 0);
+    viper_json_null (&j);
   viper_json_key (&j, "program_state");
   viper_json_string (&j, model ? viper_model_program_state (model) : (c.transferred ? "running" : "inactive"));
   viper_json_key (&j, "counts");

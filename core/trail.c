@@ -344,6 +344,12 @@ viper_trail_ckpt (const ViperTrail *tr, guint i)
   return i < tr->ckpts->len ? &g_array_index (tr->ckpts, ViperTrailCkpt, i) : NULL;
 }
 
+void
+viper_trail_pos_end (const ViperTrail *tr, ViperTrailPos *p)
+{
+  viper_trail_pos_copy (p, &tr->end);
+}
+
 const ViperTram *
 viper_trail_peek (ViperTrail *tr, const ViperTrailPos *p, guint64 *read, guint64 *rejected)
 {
@@ -426,6 +432,18 @@ viper_trail_peek (ViperTrail *tr, const ViperTrailPos *p, guint64 *read, guint64
   if (rejected)
     *rejected = tr->peek_rejected;
   return t;
+}
+
+void
+viper_trail_skip (ViperTrail *tr, ViperTrailPos *p)
+{
+  g_return_if_fail (tr->peeked != NULL);
+  p->index++;
+  p->chunk = tr->next_chunk;
+  p->off = tr->next_off;
+  p->read = tr->peek_read;
+  p->rejected = tr->peek_rejected;
+  tr->peeked = NULL;
 }
 
 void

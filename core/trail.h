@@ -85,12 +85,17 @@ const ViperTrailCkpt *viper_trail_ckpt (const ViperTrail *tr, guint i);   /* in 
 void viper_trail_pos_init (ViperTrailPos *p);         /* the start */
 void viper_trail_pos_clear (ViperTrailPos *p);        /* frees the offsets */
 void viper_trail_pos_copy (ViperTrailPos *dst, const ViperTrailPos *src);
+/* p (cleared or fresh) := the position after the last entry. */
+void viper_trail_pos_end (const ViperTrail *tr, ViperTrailPos *p);
 /* Decode the entry at p (p->index < length) into a tram owned by the trail
  * (valid until the next decode); *read and *rejected: the run's counts when
  * it was transferred.  Does not move p. */
 const ViperTram *viper_trail_peek (ViperTrail *tr, const ViperTrailPos *p, guint64 *read, guint64 *rejected);
 /* Move p past the entry viper_trail_peek returned (clock, counts, offsets). */
 void viper_trail_advance (ViperTrail *tr, ViperTrailPos *p);
+/* Move p past it without applying it: clock, offsets and the ignored count
+ * stay (a tram past a breakpoint, skipped by playback). */
+void viper_trail_skip (ViperTrail *tr, ViperTrailPos *p);
 double viper_trail_decay (const ViperTrail *tr);
 /* The counts after the last entry, once the run ended (FALSE before). */
 gboolean viper_trail_final (const ViperTrail *tr, guint64 *read, guint64 *rejected);

@@ -307,7 +307,7 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
  * own replays to the same point.  Only asked for when they are shown (the
  * diagnostics, the tests' state dump), never by a seek itself. */
 static GArray *
-stuck_at (gpointer data, guint64 transferred, gboolean peek)
+stuck_at (gpointer data, guint64 transferred, gboolean peek, double breakpoint)
 {
   ViperPlayback *pb = data;
   if (!pb->s)
@@ -320,7 +320,10 @@ stuck_at (gpointer data, guint64 transferred, gboolean peek)
       g_error_free (error);
       return NULL;
     }
-  viper_scheduler_set_transfer_limit (t->sched, transferred, peek);
+  if (isnan (breakpoint))
+    viper_scheduler_set_transfer_limit (t->sched, transferred, peek);
+  else
+    viper_scheduler_set_breakpoint (t->sched, breakpoint);   /* a breakpoint stop: as a replay to it */
   viper_scheduler_run (t->sched);
   GArray *a = viper_run_stuck (t->run);
   viper_session_free (t);

@@ -86,6 +86,9 @@ struct _ViperExporter {
   GHashTable *chans;        /* ChanKey* -> GQueue* of Msg* */
   guint64 next_msg;
   char *last_event;
+  char *start_value;        /* a start event not written yet (viper_timeline_start_event) */
+  double start_time;        /* its time: the earliest given */
+  gboolean start_done;      /* written: later calls are ignored */
   double max_time;
   gboolean chrome_first;
   FILE *chrome_spool;       /* Chrome events until the end: the shift is known only then */
@@ -107,6 +110,9 @@ void viper_exp_sink (ViperExporter *e, const char *s, gsize len);
  * 2.99999999999998e-05), and rounding to a fixed grid never reorders two
  * times of the same scale. */
 char *viper_exp_format_noisy (double v, double scale, char *buf);
+/* A record into the merge, nothing written yet (viper_export_push writes
+ * what the buffer limit forces out). */
+void viper_exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail);
 void viper_exp_sinkf (ViperExporter *e, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 /* export-timeline.c: Pajé and Chrome */
@@ -115,6 +121,8 @@ void viper_exp_paje_program_container (ViperExporter *e, const char *time);
 void viper_exp_paje_create_known_containers (ViperExporter *e, const char *time);
 void viper_exp_chrome_begin (ViperExporter *e);
 void viper_exp_timeline_end (ViperExporter *e);
+/* The waiting start event goes into the merge now (or the Chrome spool). */
+void viper_exp_timeline_start_now (ViperExporter *e);
 guint viper_exp_chan_hash (gconstpointer k);
 gboolean viper_exp_chan_equal (gconstpointer a, gconstpointer b);
 void viper_exp_queue_free (gpointer q);

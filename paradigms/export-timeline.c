@@ -402,8 +402,10 @@ viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
   return TRUE;
 }
 
-void
-viper_timeline_event (ViperExporter *e, double time, const char *value)
+/* A program event; insert_only: into the merge without writing anything
+ * (from inside the merge's own writing). */
+static void
+program_event (ViperExporter *e, double time, const char *value, gboolean insert_only)
 {
   if (e->fmt == FMT_PARAGRAPH || !value || g_strcmp0 (value, e->last_event) == 0)
     return;
@@ -414,7 +416,12 @@ viper_timeline_event (ViperExporter *e, double time, const char *value)
   if (e->fmt == FMT_PAJE)
     {
       char *q = paje_quote (value);
-      viper_export_pushf (e, e->cur_source, time, "8", "EP p %s", q);
+      char *tail = g_strdup_printf ("EP p %s", q);
+      if (insert_only)
+        viper_exp_insert (e, e->cur_source, time, "8", tail);
+      else
+        viper_export_push (e, e->cur_source, time, "8", tail);
+      g_free (tail);
       g_free (q);
     }
   else
@@ -427,6 +434,39 @@ viper_timeline_event (ViperExporter *e, double time, const char *value)
       g_free (ev);
       g_free (esc);
     }
+}
+
+void
+viper_exp_timeline_start_now (ViperExporter *e)
+{
+  if (!e->start_value)
+    return;
+  char *value = g_steal_pointer (&e->start_value);
+  e->start_done = TRUE;
+  program_event (e, e->start_time, value, TRUE);
+  g_free (value);
+}
+
+void
+viper_timeline_event (ViperExporter *e, double time, const char *value)
+{
+  /* the start event is the earliest: it goes before any other */
+  viper_exp_timeline_start_now (e);
+  program_event (e, time, value, FALSE);
+}
+
+void
+viper_timeline_start_event (ViperExporter *e, double time, const char *value)
+{
+  if (e->fmt == FMT_PARAGRAPH || e->start_done || !value || !isfinite (time))
+    return;
+  if (!e->start_value)
+    {
+      e->start_value = g_strdup (value);
+      e->start_time = time;
+    }
+  else if (time < e->start_time)
+    e->start_time = time;
 }
 
 void
@@ -465,6 +505,7 @@ track_cmp (gconstpointer a, gconstpointer b)
 void
 viper_exp_timeline_end (ViperExporter *e)
 {
+  viper_exp_timeline_start_now (e);
   GPtrArray *list = g_ptr_array_new ();
   GHashTableIter it;
   gpointer v;

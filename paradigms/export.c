@@ -199,6 +199,17 @@ write_rec (ViperExporter *e, Rec *r)
   g_free (r);
 }
 
+/* Write the merge's oldest record; a start event (viper_timeline_start_event)
+ * still waiting goes first once that record is later than it: it is written
+ * at its own time as soon as the merge passes it, not at the end. */
+static void
+write_next (ViperExporter *e)
+{
+  if (e->start_value && e->fmt == FMT_PAJE && ((Rec *) e->heap->pdata[0])->time > e->start_time)
+    viper_exp_timeline_start_now (e);
+  write_rec (e, heap_pop (e->heap));
+}
+
 static double
 watermark (ViperExporter *e)
 {
@@ -226,7 +237,7 @@ static void
 flush_upto (ViperExporter *e, double w, gboolean all)
 {
   while (e->heap->len > 0 && (all || ((Rec *) e->heap->pdata[0])->time <= w))
-    write_rec (e, heap_pop (e->heap));
+    write_next (e);
   e->stats.buffered = e->heap->len;
 }
 
@@ -240,7 +251,7 @@ flush (ViperExporter *e)
     return;
   double w = watermark (e);
   while (e->heap->len > e->window && ((Rec *) e->heap->pdata[0])->time <= w)
-    write_rec (e, heap_pop (e->heap));
+    write_next (e);
   e->stats.buffered = e->heap->len;
 }
 
@@ -258,8 +269,9 @@ source_get (ViperExporter *e, gint64 id)
   return s;
 }
 
+/* Into the merge, without writing anything (see viper_export_push). */
 void
-viper_export_push (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+viper_exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
 {
   Source *s = source_get (e, source);
   s->done = FALSE;
@@ -277,8 +289,14 @@ viper_export_push (ViperExporter *e, gint64 source, double time, const char *hea
     memcpy (r->text + hl + 1, tail, tl);
   r->text[hl + 1 + tl] = '\0';
   heap_push (e->heap, r);
+}
+
+void
+viper_export_push (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+{
+  viper_exp_insert (e, source, time, head, tail);
   while (e->heap->len > e->limit)
-    write_rec (e, heap_pop (e->heap));
+    write_next (e);
   if (e->heap->len > e->stats.peak_buffered)
     e->stats.peak_buffered = e->heap->len;
   e->stats.buffered = e->heap->len;
@@ -540,6 +558,11 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
   if (e->finished)
     return;
   exporter_begin (e);
+  /* an ignored tram has no state effect (spec section 1): nothing on the
+   * timeline (the model did not apply it, so what a translator would read
+   * there is the previous tram's); ParaGraph passes it through */
+  if (e->fmt != FMT_PARAGRAPH && (t->flags & VIPER_TRAM_F_IGNORED))
+    return;
   e->cur_source = t->proc;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);
@@ -666,6 +689,7 @@ viper_exporter_close (ViperExporter *e, GError **error)
     e->table->priv_clear (e->priv);
   g_free (e->priv);
   g_free (e->last_event);
+  g_free (e->start_value);
   g_clear_error (&e->io_err);
   if (e->defs)
     g_ptr_array_unref (e->defs);

@@ -171,6 +171,12 @@ void viper_timeline_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, 
 gboolean viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time);
 /* A program-level event (program state change) at time. */
 void viper_timeline_event (ViperExporter *e, double time, const char *value);
+/* The program event `value` (e.g. "running") at the earliest of the times
+ * given for it, call after call (e.g. each tram's): written in time order as
+ * soon as the merge passes that time, so a long run does not hold it until
+ * its end (where the merge could only write it late, clamped).  Before any
+ * other program event; calls after it is written are ignored. */
+void viper_timeline_start_event (ViperExporter *e, double time, const char *value);
 /* A module-level instant event (e.g. a variable exposed). */
 void viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char *value);
 /* Name a track (default "<kind> <id>"); call before its first state. */

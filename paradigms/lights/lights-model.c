@@ -356,11 +356,16 @@ lights_reset (ViperModel *base)
   free_messages (m);
   m->any = FALSE;
   m->latency = NAN;
-  /* a frozen display stays frozen (the GUI's toggle says so), now on the empty state */
-  gboolean frozen = m->frozen;
+  /* a frozen display stays frozen (the GUI's toggle says so), now on the
+   * empty state - unless this is a seek going back (the replay goes on under
+   * a frozen picture: it stays as it was) */
+  gboolean frozen = m->frozen, keep = frozen && base->rewinding;
   m->frozen = FALSE;
   adopt_setup (m, m->vs);
-  lights_model_set_frozen (base, frozen);
+  if (keep)
+    m->frozen = TRUE;
+  else
+    lights_model_set_frozen (base, frozen);
 }
 
 static void

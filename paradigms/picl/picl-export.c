@@ -111,10 +111,10 @@ emit_decided (ViperExporter *e, PiclExport *x, const ViperPiclChange *c, guint n
 /* States come from the model's decided changes, not from its state after
  * each tram: a state is a function of adjusted times (spec section 3), and
  * some are known only when a later tram of the processor is applied.  The
- * program events are written at the end (picl_timeline_end): "running"
- * at the earliest adjusted time, "terminated" at the last tracing stop if
- * nothing was left half done, so a processor-grouped file does not flap
- * between the two. */
+ * program events: "running" at the earliest adjusted time (a start event,
+ * written once the merge passes that time), "terminated" at the end at the
+ * last tracing stop if nothing was left half done, so a processor-grouped
+ * file does not flap between the two. */
 static void
 picl_timeline (ViperExporter *e, const ViperTram *t, const ViperModel *m)
 {
@@ -139,6 +139,9 @@ picl_timeline (ViperExporter *e, const ViperTram *t, const ViperModel *m)
                     time };
       g_array_append_val (x->arrivals, r);
     }
+  /* "running" at the earliest adjusted time, not the first tram's (that
+   * one depends on the line order); written as soon as the merge passes it */
+  viper_timeline_start_event (e, viper_picl_model_first_time (m), "running");
   emit_decided (e, x, c, n);
   /* a processor's first record: busy, unless a call of it is open */
   if (t->proc >= 0 && !viper_picl_model_in_call (m, t->proc))
@@ -170,9 +173,6 @@ picl_timeline_end (ViperExporter *e, const ViperModel *m)
     }
   if (!m || !isfinite (viper_picl_model_first_time (m)))
     return;
-  /* at the earliest adjusted time, not the first tram's: that one depends
-   * on the line order */
-  viper_timeline_event (e, viper_picl_model_first_time (m), "running");
   if (g_strcmp0 (viper_model_program_state (m), "terminated") == 0)
     viper_timeline_event (e, viper_picl_model_last_stop (m), "terminated");
 }

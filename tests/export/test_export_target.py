@@ -12,7 +12,9 @@ Usage: test_export_target.py --viper-replay PATH --source-root DIR
     even when that processor's clock is negative;
   - ParaGraph records are in non-decreasing time, and every record raised to
     keep that order is counted and reported (stderr and --stats);
-  - Pajé containers are created in module order, and pj_dump reads the file.
+  - Pajé containers are created in module order, and pj_dump reads the file;
+  - a Pajé run longer than the merge window writes "running" at its time;
+  - ignored trams add nothing to the Pajé and Chrome timelines.
 Prints "ok N - name" / "not ok N - name"; exit status 1 when any failed.
 """
 import argparse
@@ -197,6 +199,40 @@ def paragraph_sorted_and_every_clamp_reported(tmp, problems):
         expect(float(m.group(2)) > 0, "clamp size not positive", problems)
 
 
+def inorder_trace(path, n):
+    """n messages P0 -> P1 from time 1 s on, the lines in time order."""
+    with open(path, "w") as f:
+        f.write("-3 -901 1 0 0 0\n-3 -901 1 1 0 0\n")
+        for i in range(n):
+            t = 1 + i * 1e-3
+            f.write(f"-3 -21 {t:.6f} 0 0 4 2 8 1 1 0\n-3 -52 {t:.6f} 1 0 3 2 1 0 0\n"
+                    f"-4 -21 {t + 1e-4:.6f} 0 0 0\n-4 -52 {t + 2e-4:.6f} 1 0 4 2 8 1 0 0\n")
+        f.write(f"-4 -901 {1 + n * 1e-3:.6f} 0 0 0\n-4 -901 {1 + n * 1e-3:.6f} 1 0 0\n")
+
+
+@case
+def paje_long_run_running_at_its_time(tmp, problems):
+    # more records than the merge window (65,536): the program's "running"
+    # event, whose time (the earliest adjusted time) is known from the first
+    # tram on, is written at that time, not clamped late at the end
+    inorder_trace(os.path.join(tmp, "long.trf"), 20000)
+    rc, out, err = run(["--stats", "--export=paje:long.paje", "long.trf"], tmp, timeout=600)
+    expect(rc == 0, f"exit {rc}: {err[-500:]}", problems)
+    times, running = [], []
+    for line in open(os.path.join(tmp, "long.paje")):
+        f = line.split()
+        if f and f[0] in ("5", "6", "7", "8", "9", "10"):
+            times.append(float(f[1]))
+            if f[0] == "8" and f[-1] == '"running"':
+                running.append(float(f[1]))
+    expect(len(times) > 65536, f"only {len(times)} timed records: not past the merge window", problems)
+    expect(running == [1.0], f"running at {running}, expected [1.0] (the run's first time)", problems)
+    expect(times == sorted(times), "times decrease somewhere", problems)
+    st = stats_of(out)
+    expect(st.get("export paje:long.paje clamped") == "0", f"clamped: {st.get('export paje:long.paje clamped')}",
+           problems)
+
+
 @case
 def paje_containers_in_module_order(tmp, problems):
     # P3 speaks first, then P1, P2, P0
@@ -216,6 +252,68 @@ def paje_containers_in_module_order(tmp, problems):
             expect(p.returncode == 0, f"{name}: pj_dump: {p.stderr.decode()[:300]}", problems)
 
 
+PICL_PLAIN = """-3 -901 0 0 0 0
+-3 -901 0 1 0 0
+-3 -52 1 1 0 3 2 1 0 0
+-3 -21 2 0 0 4 2 8 1 1 0
+-4 -21 3 0 0 0
+-4 -52 4 1 0 4 2 8 1 0 0
+-4 -901 5 0 0 0
+-4 -901 5 1 0 0
+"""
+
+
+def with_ignored_picl(text):
+    """The same run with unknown events (-3 -777): one right after a receive
+    end (the line whose states were decided last), one from a processor
+    that has nothing else."""
+    lines = text.splitlines(keepends=True)
+    i = next(k for k, l in enumerate(lines) if l.startswith("-4 -52 "))
+    return "".join(lines[:i + 1]) + "-3 -777 4.5 1 0 0\n" + "".join(lines[i + 1:]) + "-3 -777 6 2 0 0\n"
+
+
+def with_ignored_monalisa(text):
+    """An unknown tram (1 99) before each module's first, half a unit earlier,
+    the module's sequence numbers (D1) renumbered."""
+    out, seen = [], set()
+    for line in text.splitlines():
+        f = line.split()
+        if not f or line.startswith("#"):
+            out.append(line)
+            continue
+        if f[3] not in seen:
+            seen.add(f[3])
+            out.append(f"1 99 {float(f[2]) - 0.5:.3f} {f[3]} 0 1 2 1")
+        f[7] = str(int(f[7]) + 1)
+        out.append(" ".join(f))
+    return "\n".join(out) + "\n"
+
+
+@case
+def ignored_trams_add_no_state(tmp, problems):
+    # spec section 1: an unknown tram is ignored (no state effect); the
+    # timeline exports of a run with ignored trams are those of the run without
+    src = ARGS.source_root
+    farm_text = open(f"{src}/traces/farm.trc").read()
+    runs = [("picl", [], PICL_PLAIN, with_ignored_picl(PICL_PLAIN)),
+            ("farm", ["--paradigm=monalisa", f"--setup={src}/setup/farm.setup"], farm_text,
+             with_ignored_monalisa(farm_text))]
+    for name, opts, plain, ignored in runs:
+        outs = {}
+        for kind, text in [("plain", plain), ("ignored", ignored)]:
+            open(os.path.join(tmp, f"{name}-{kind}.trc"), "w").write(text)
+            rc, out, err = run(["--stats", f"--export=paje:{name}-{kind}.paje",
+                                f"--export=chrome:{name}-{kind}.json"] + opts + [f"{name}-{kind}.trc"], tmp)
+            expect(rc == 0, f"{name} {kind}: exit {rc}: {err[-300:]}", problems)
+            n = int(stats_of(out).get("ignored", "-1"))
+            expect((n > 0) == (kind == "ignored"), f"{name} {kind}: {n} ignored", problems)
+            outs[kind] = [open(os.path.join(tmp, f"{name}-{kind}.{ext}")).read() for ext in ("paje", "json")]
+        for ext, a, b in zip(("paje", "json"), outs["plain"], outs["ignored"]):
+            if a != b:
+                diff = [f"- {x}\n+ {y}" for x, y in zip(a.splitlines(), b.splitlines()) if x != y][:3]
+                problems.append(f"{name}: the ignored trams change the {ext} export:\n" + "\n".join(diff))
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -225,7 +323,8 @@ def main():
     ARGS.viper_replay = os.path.abspath(ARGS.viper_replay)
     for fn in [paragraph_in_seconds_from_milliseconds, paragraph_no_negative_time_shift_reported,
                chrome_no_negative_timestamp, subset_definition_before_first_use,
-               paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order]:
+               paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order,
+               paje_long_run_running_at_its_time, ignored_trams_add_no_state]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
