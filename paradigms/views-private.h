@@ -19,6 +19,9 @@ typedef struct {
   cairo_rectangle_int_t box;  /* everything drawn for the module */
   guint first_var, n_vars;  /* variables view: rows in vars */
   double bx, by, bw, bh;    /* animation laid out by a view setup file: the module's box */
+  double text_w[2];         /* animation, a disc's label [0] and activity line [1]: the width
+                               centred under it they may take without touching another module's
+                               disc, box or text room (0: none) */
 } ModBox;
 
 typedef struct {
