@@ -382,12 +382,14 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "viper-lights-sim: %s\n", why);
       g_free (why);
+      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (connect_addr);
       return 2;
     }
   if (lose && (sscanf (lose, "%d@%d", &s.lose_node, &s.lose_after) != 2 || s.lose_node < 1
                || s.lose_node >= s.nodes))
     {
       fprintf (stderr, "viper-lights-sim: --lose=K@S with 1 <= K < N\n");
+      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (connect_addr);
       return 2;
     }
   if (connect_addr)
