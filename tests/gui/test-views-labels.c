@@ -9,7 +9,9 @@
  * its own pixels) every pixel must be the disc's state colour: a text drawn
  * over it, or a disc drawn over a text, shows there.  And the text is not
  * simply dropped: at the GUI's default animation pane (830 x 380) with 6
- * ranks every label and every activity line is drawn.
+ * ranks every label and every activity line is drawn.  The Farm laid out by
+ * its view setup file (circle modules with Mona Lisa's rings) is checked
+ * the same way at sizes that crowd it.
  */
 #include <math.h>
 #include <string.h>
@@ -17,6 +19,8 @@
 #include "core/scheduler.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
+#include "paradigms/viewsetup.h"
+#include "paradigms/viewlayout.h"
 #include "tests/common/test-pixels.h"
 #include "tests/common/test-replay.h"
 
@@ -82,6 +86,32 @@ typedef struct {
   gboolean all_text;   /* every label and activity line must show */
 } Case;
 
+/* Every disc of g in s: its inside all its centre's colour (returns the
+ * radius of module i in radius[i]). */
+static void
+check_discs (cairo_surface_t *s, ViperViewGeometry *g, const char *what, const char *png, int *radius)
+{
+  for (guint i = 0; i < viper_view_geometry_n_modules (g); i++)
+    {
+      gint64 id = viper_view_geometry_module (g, i);
+      double x, y;
+      g_assert_true (viper_view_geometry_module_point (g, id, &x, &y));
+      int cx = (int) floor (x), cy = (int) floor (y);
+      guint32 colour = test_pixel (s, cx, cy);
+      int r = disc_radius (s, cx, cy);
+      g_assert_cmpint (r, >=, 3);
+      radius[i] = r;
+      /* the disc's inside, clear of its antialiased outline */
+      double in = r - 1.0;
+      for (int py = cy - r; py <= cy + r; py++)
+        for (int px = cx - r; px <= cx + r; px++)
+          if (hypot (px - cx, py - cy) <= in && test_pixel (s, px, py) != colour)
+            g_error ("%s: module %" G_GINT64_FORMAT "'s disc (centre %d,%d radius %d) has #%06x at (%d, %d), "
+                     "not its #%06x: a label or activity line drawn over it (%s)",
+                     what, id, cx, cy, r, test_pixel (s, px, py), px, py, colour, png);
+    }
+}
+
 static void
 check (const Case *c)
 {
@@ -98,36 +128,26 @@ check (const Case *c)
   g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
   ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, rp.model, rp.run, NULL, NULL, c->w, c->h);
   g_assert_cmpuint (viper_view_geometry_n_modules (g), ==, c->ranks);
-  for (guint i = 0; i < c->ranks; i++)
+  char *what = g_strdup_printf ("%u ranks at %dx%d", c->ranks, c->w, c->h);
+  int *radius = g_new0 (int, c->ranks);
+  check_discs (s, g, what, png, radius);
+  for (guint i = 0; i < c->ranks && c->all_text; i++)
     {
       gint64 id = viper_view_geometry_module (g, i);
       double x, y;
       g_assert_true (viper_view_geometry_module_point (g, id, &x, &y));
       int cx = (int) floor (x), cy = (int) floor (y);
-      guint32 colour = test_pixel (s, cx, cy);
-      g_assert_cmphex (colour, ==, 0x3cb44b);   /* busy: tracing stopped */
-      int r = disc_radius (s, cx, cy);
-      g_assert_cmpint (r, >=, 3);
-      /* the disc's inside, clear of its antialiased outline */
-      double in = r - 1.0;
-      for (int py = cy - r; py <= cy + r; py++)
-        for (int px = cx - r; px <= cx + r; px++)
-          if (hypot (px - cx, py - cy) <= in && test_pixel (s, px, py) != colour)
-            g_error ("%u ranks at %dx%d: P%" G_GINT64_FORMAT "'s disc (centre %d,%d radius %d) has #%06x at (%d, %d): "
-                     "a label or activity line drawn over it (%s)",
-                     c->ranks, c->w, c->h, id, cx, cy, r, test_pixel (s, px, py), px, py, png);
-      if (c->all_text)
-        {
-          /* the label in the 16 rows under the disc and its margin, the
-           * activity line in the 14 under those (views-animation.c) */
-          int top = cy + r + 9;
-          if (text_ink (s, cx - 10, cx + 10, top, top + 15) < 10)
-            g_error ("%u ranks at %dx%d: P%" G_GINT64_FORMAT "'s label is missing (%s)", c->ranks, c->w, c->h, id, png);
-          if (text_ink (s, cx - 40, cx + 40, top + 16, top + 29) < 40)
-            g_error ("%u ranks at %dx%d: P%" G_GINT64_FORMAT "'s activity line is missing (%s)", c->ranks, c->w, c->h,
-                     id, png);
-        }
+      g_assert_cmphex (test_pixel (s, cx, cy), ==, 0x3cb44b);   /* busy: tracing stopped */
+      /* the label in the 16 rows under the disc and its margin, the
+       * activity line in the 14 under those (views-animation.c) */
+      int top = cy + radius[i] + 9;
+      if (text_ink (s, cx - 10, cx + 10, top, top + 15) < 10)
+        g_error ("%s: P%" G_GINT64_FORMAT "'s label is missing (%s)", what, id, png);
+      if (text_ink (s, cx - 40, cx + 40, top + 16, top + 29) < 40)
+        g_error ("%s: P%" G_GINT64_FORMAT "'s activity line is missing (%s)", what, id, png);
     }
+  g_free (radius);
+  g_free (what);
   viper_view_geometry_free (g);
   cairo_surface_destroy (s);
   test_replay_close (&rp);
@@ -135,6 +155,60 @@ check (const Case *c)
   g_free (png);
   g_unlink (trace);
   g_free (trace);
+}
+
+/* The Farm laid out by its view setup file (setup/farm.view: the master
+ * amid four slaves, discs with Mona Lisa's rings) at sizes that crowd it. */
+static void
+test_farm_view (gconstpointer data)
+{
+  const int *size = data;
+  const char *root = g_getenv ("VIPER_SOURCE_ROOT");
+  viper_paradigms_register_all ();
+  const ViperParadigm *p = viper_paradigm_lookup ("monalisa");
+  if (!root || !p || !p->render)
+    {
+      g_test_skip ("VIPER_SOURCE_ROOT or the monalisa paradigm's renderer is missing");
+      return;
+    }
+  char *trace = g_build_filename (root, "traces", "farm.trc", NULL);
+  char *setup = g_build_filename (root, "setup", "farm.setup", NULL);
+  char *view = g_build_filename (root, "setup", "farm.view", NULL);
+  TestReplay rp;
+  test_replay_open (&rp, "monalisa", trace, setup, 0, NULL, NULL);
+  viper_scheduler_go (rp.sched);
+  viper_scheduler_run (rp.sched);
+  GError *error = NULL;
+  ViperViewSetup *vs = viper_view_setup_load (view, &error);
+  g_assert_no_error (error);
+  ViperLayout *layout = viper_layout_new ();
+  layout->setup = vs;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, size[0], size[1]);
+  cairo_t *cr = cairo_create (s);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  viper_view_draw (VIPER_VIEW_ANIMATION, cr, rp.model, rp.run, layout, NULL, size[0], size[1]);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  char *png = g_strdup_printf ("%s/farm-%dx%d.png", dir, size[0], size[1]);
+  cairo_surface_write_to_png (s, png);
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, rp.model, rp.run, layout, NULL, size[0], size[1]);
+  g_assert_cmpuint (viper_view_geometry_n_modules (g), ==, 5);
+  char *what = g_strdup_printf ("the Farm's view setup at %dx%d", size[0], size[1]);
+  int radius[5];
+  check_discs (s, g, what, png, radius);
+  g_free (what);
+  viper_view_geometry_free (g);
+  cairo_surface_destroy (s);
+  if (!g_getenv ("VIPER_TEST_KEEP"))
+    g_unlink (png);
+  g_free (png);
+  viper_layout_free (layout);
+  viper_view_setup_free (vs);
+  test_replay_close (&rp);
+  g_free (trace);
+  g_free (setup);
+  g_free (view);
 }
 
 static void
@@ -160,6 +234,13 @@ main (int argc, char **argv)
     {
       char *name = g_strdup_printf ("/views/animation/labels/%u-ranks-%dx%d", cases[i].ranks, cases[i].w, cases[i].h);
       g_test_add_data_func (name, &cases[i], test_case);
+      g_free (name);
+    }
+  static const int farm_sizes[][2] = { { 830, 380 }, { 400, 300 }, { 300, 220 } };
+  for (guint i = 0; i < G_N_ELEMENTS (farm_sizes); i++)
+    {
+      char *name = g_strdup_printf ("/views/animation/labels/farm-view-%dx%d", farm_sizes[i][0], farm_sizes[i][1]);
+      g_test_add_data_func (name, farm_sizes[i], test_farm_view);
       g_free (name);
     }
   int rc = g_test_run ();
