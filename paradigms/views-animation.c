@@ -413,12 +413,15 @@ an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, Spr
  * baseline at y stays 1 pixel clear of every other module's disc (and its
  * marks) and box. */
 static gboolean
-an_ink_clear (cairo_t *cr, const ViperViewGeometry *g, const ModBox *self, const char *s, double x, double y)
+an_ink_clear (cairo_t *cr, const ViperViewGeometry *g, const ModBox *self, const char *s, double x, double y,
+              const double *legend)
 {
   cairo_text_extents_t e;
   cairo_text_extents (cr, s, &e);
   double x0 = x - e.x_advance / 2 + e.x_bearing - 1, x1 = x0 + e.width + 2;
   double y0 = y + e.y_bearing - 1, y1 = y0 + e.height + 2;
+  if (legend[0] < x1 && legend[2] > x0 && legend[1] < y1 && legend[3] > y0)
+    return FALSE;
   double pad = g->r->decorate_module ? VIPER_VIEW_DECORATION_MARGIN : 1;
   for (guint j = 0; j < g->mods->len; j++)
     {
@@ -443,10 +446,10 @@ an_ink_clear (cairo_t *cr, const ViperViewGeometry *g, const ModBox *self, const
  * cr; 0 when it does not fit at all.  Off a grid (whose cells keep texts
  * and discs apart) the text must also keep clear of other modules: b's,
  * with its baseline at top + size + below_size (the activity line's is
- * under the label). */
+ * under the label), and clear of the legend. */
 static double
 fit_font (cairo_t *cr, const ViperViewGeometry *g, const ModBox *b, double top, double below_size, const char *s,
-          double width, double height, double size, gboolean bold)
+          double width, double height, double size, gboolean bold, const double *legend)
 {
   for (double fs = size; fs >= 8; fs -= 2)
     {
@@ -455,7 +458,7 @@ fit_font (cairo_t *cr, const ViperViewGeometry *g, const ModBox *b, double top, 
       vv_font (cr, fs, bold);
       cairo_text_extents_t e;
       cairo_text_extents (cr, s, &e);
-      if (e.x_advance <= width && (g->grid || an_ink_clear (cr, g, b, s, b->x, top + below_size + fs)))
+      if (e.x_advance <= width && (g->grid || an_ink_clear (cr, g, b, s, b->x, top + below_size + fs, legend)))
         return fs;
     }
   return 0;
@@ -573,6 +576,9 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           cairo_restore (cr);
         }
     }
+  /* the legend before the texts, which keep clear of it */
+  double legend[4] = { 8 - 1, g->height - 8 - 9 - 1, 0, g->height - 8 + 3 + 1 };
+  legend[2] = 8 + vv_draw_legend (cr, r, 8, g->height - 8) + 1;
   for (guint i = 0; i < g->mods->len; i++)
     {
       if (!text[i])
@@ -586,7 +592,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       double room_h = g->grid ? b->box.y + b->box.height - below : 1e9;
       char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-      double fs = fit_font (cr, g, b, below, 0, label, b->text_w[0], room_h, 12, TRUE);
+      double fs = fit_font (cr, g, b, below, 0, label, b->text_w[0], room_h, 12, TRUE, legend);
       if (fs > 0 && g->grid)
         {
           /* arrows cross a crowded grid: a light plate keeps the label readable */
@@ -603,7 +609,8 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       if (fs > 0 && r->module_activity)
         {
           char *act = r->module_activity (m, b->id);
-          double fa = act ? fit_font (cr, g, b, below, fs + 2, act, b->text_w[1], room_h - fs - 2, 10, FALSE) : 0;
+          double fa = act ? fit_font (cr, g, b, below, fs + 2, act, b->text_w[1], room_h - fs - 2, 10, FALSE, legend)
+                        : 0;
           if (fa > 0)
             {
               cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
@@ -614,7 +621,6 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
     }
   g_free (text);
   sprites_clear (&sp);
-  vv_draw_legend (cr, r, 8, g->height - 8);
 }
 
 char *

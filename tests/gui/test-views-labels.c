@@ -11,7 +11,7 @@
  * simply dropped: at the GUI's default animation pane (830 x 380) with 6
  * ranks every label and every activity line is drawn.  The Farm laid out by
  * its view setup file (circle modules with Mona Lisa's rings) is checked
- * the same way at sizes that crowd it.
+ * the same way at sizes that crowd it, and no text covers the legend.
  */
 #include <math.h>
 #include <string.h>
@@ -157,6 +157,53 @@ check (const Case *c)
   g_free (trace);
 }
 
+/* The legend stays readable: at sizes where the circle's bottom module sits
+ * just above it, the legend (the bottom 20 rows, as far right as its ink
+ * goes) is exactly that of a view so tall that no text comes near it. */
+static void
+test_legend (gconstpointer data)
+{
+  const int *size = data;
+  char *trace = write_trace (6);
+  TestReplay rp;
+  test_replay_open (&rp, "picl", trace, NULL, 0, NULL, NULL);
+  viper_scheduler_go (rp.sched);
+  g_assert_true (viper_scheduler_run (rp.sched) == VIPER_STOP_END);
+  cairo_surface_t *s[2];
+  const int h[2] = { size[1], 1000 };
+  char *png[2];
+  for (int k = 0; k < 2; k++)
+    {
+      png[k] = g_strdup_printf ("%s/legend-%dx%d.png", dir, size[0], h[k]);
+      GError *error = NULL;
+      g_assert_true (viper_view_render_to_file ("animation", rp.model, rp.run, png[k], size[0], h[k], &error));
+      g_assert_no_error (error);
+      s[k] = cairo_image_surface_create_from_png (png[k]);
+      g_assert_cmpint (cairo_surface_status (s[k]), ==, CAIRO_STATUS_SUCCESS);
+    }
+  /* the legend's columns: its ink in the tall view, where it is alone */
+  int right = 0;
+  for (int y = 0; y < 20; y++)
+    for (int x = 0; x < size[0]; x++)
+      if (test_pixel (s[1], x, h[1] - 20 + y) != 0xffffff)
+        right = MAX (right, x);
+  g_assert_cmpint (right, >, 150);   /* busy, communicating, idle */
+  for (int y = 0; y < 20; y++)
+    for (int x = 0; x <= MIN (right + 2, size[0] - 1); x++)
+      if (test_pixel (s[0], x, h[0] - 20 + y) != test_pixel (s[1], x, h[1] - 20 + y))
+        g_error ("6 ranks at %dx%d: a text over the legend at (%d, %d) (%s; alone: %s)", size[0], size[1], x,
+                 h[0] - 20 + y, png[0], png[1]);
+  for (int k = 0; k < 2; k++)
+    {
+      cairo_surface_destroy (s[k]);
+      g_unlink (png[k]);
+      g_free (png[k]);
+    }
+  test_replay_close (&rp);
+  g_unlink (trace);
+  g_free (trace);
+}
+
 /* The Farm laid out by its view setup file (setup/farm.view: the master
  * amid four slaves, discs with Mona Lisa's rings) at sizes that crowd it. */
 static void
@@ -234,6 +281,13 @@ main (int argc, char **argv)
     {
       char *name = g_strdup_printf ("/views/animation/labels/%u-ranks-%dx%d", cases[i].ranks, cases[i].w, cases[i].h);
       g_test_add_data_func (name, &cases[i], test_case);
+      g_free (name);
+    }
+  static const int legend_sizes[][2] = { { 830, 380 }, { 500, 300 }, { 400, 250 }, { 700, 400 } };
+  for (guint i = 0; i < G_N_ELEMENTS (legend_sizes); i++)
+    {
+      char *name = g_strdup_printf ("/views/animation/labels/legend-%dx%d", legend_sizes[i][0], legend_sizes[i][1]);
+      g_test_add_data_func (name, legend_sizes[i], test_legend);
       g_free (name);
     }
   static const int farm_sizes[][2] = { { 830, 380 }, { 400, 300 }, { 300, 220 } };
