@@ -654,6 +654,15 @@ main (int argc, char **argv)
       g_free (clash);
       goto out_ctx;
     }
+  if (!app.opt.setup && app.paradigm->setup_required)
+    {
+      /* every tram would name a switch of no model: one usage error, not a
+       * warning per tram */
+      char *msg = g_strdup_printf ("paradigm '%s' needs --setup=FILE: %s", pname, app.paradigm->setup_required);
+      rc = usage_error (ctx, msg);
+      g_free (msg);
+      goto out_ctx;
+    }
   if (app.opt.setup)
     {
       if (!app.paradigm->setup_load)

@@ -112,6 +112,10 @@ struct _ViperParadigm {
   /* Setup file: read, or NULL + error.  NULL reader = the paradigm takes none. */
   ViperSetup *(*setup_load) (const char *path, GError **error);
   void (*setup_free) (ViperSetup *setup);
+  /* Optional: the paradigm cannot replay without a setup file, and this
+   * says which to give ("a .swm network model, or an .init file naming
+   * one"); viper-replay refuses to start without --setup (usage error). */
+  const char *setup_required;
 
   gconstpointer render;             /* paradigms/ renderers table (opaque to core) */
   gconstpointer export;             /* paradigms/ exporters table (opaque to core) */

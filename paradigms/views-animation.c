@@ -6,6 +6,96 @@
 #include <string.h>
 #include "views-private.h"
 
+/* A module shown as the generic disc (with its label and activity line
+ * under it) rather than as a box its paradigm draws from a view setup file. */
+static gboolean
+an_is_disc (const ViperViewGeometry *g, const ModBox *b)
+{
+  if (!g->setup)
+    return TRUE;
+  const ViperViewModule *mod = viper_view_setup_module (g->setup, b->id);
+  return !(g->r->draw_module && mod && !g_str_equal (mod->repr, "circle"));
+}
+
+/* Where a disc's two text lines may lie, in pixels below an_text_top (the
+ * disc's bottom plus the decoration margin): the label (bold, 12 down to 8
+ * pt, baseline at fs) and the activity line (10 down to 8 pt, baseline at
+ * fs + 2 + fa) keep their glyphs inside these bands at every size. */
+static const double an_band[2][2] = { { 0, 16 }, { 10, 28 } };
+
+/* A text line under a disc is at most this wide (some 55 characters at
+ * 10 pt): a longer one is on the tooltip only, and a module's damage stays
+ * narrower than a wide view. */
+#define AN_TEXT_MAX_W 320.0
+
+static double
+an_text_top (const ModBox *b)
+{
+  return b->y + b->r + VIPER_VIEW_DECORATION_MARGIN;
+}
+
+/* Narrow the half-width *w of a span centred on x so that it keeps clear of
+ * [a0, a1] (none left when that covers x). */
+static void
+an_keep_clear (double x, double a0, double a1, double *w)
+{
+  if (a1 < x)
+    *w = MIN (*w, x - a1);
+  else if (a0 > x)
+    *w = MIN (*w, a0 - x);
+  else
+    *w = 0;
+}
+
+/* The room of each disc's label and activity line (circle and view setup
+ * layouts): the width centred under the disc they may take without
+ * reaching another module's text room, a box a paradigm draws or the
+ * view's edge, AN_TEXT_MAX_W at most; two rooms side by side share the gap
+ * between their modules.  The room depends on the layout only, never on
+ * the text shown, so a module's text changing never moves another's; and
+ * the module's box grows to cover its rooms: what a damage repaints.  The
+ * text drawn also keeps clear of other modules' discs (an_ink_clear). */
+static void
+an_text_room (ViperViewGeometry *g)
+{
+  guint n = g->mods->len;
+  gboolean *disc = g_new (gboolean, MAX (n, 1u));
+  for (guint i = 0; i < n; i++)
+    disc[i] = an_is_disc (g, &g_array_index (g->mods, ModBox, i));
+  for (guint i = 0; i < n; i++)
+    {
+      ModBox *b = &g_array_index (g->mods, ModBox, i);
+      b->text_w[0] = b->text_w[1] = 0;
+      if (!disc[i])
+        continue;
+      for (guint k = 0; k < 2; k++)
+        {
+          double y0 = an_text_top (b) + an_band[k][0], y1 = an_text_top (b) + an_band[k][1];
+          double w = MIN (MIN (b->x, g->width - b->x), AN_TEXT_MAX_W / 2);
+          for (guint j = 0; j < n && w > 0; j++)
+            {
+              const ModBox *o = &g_array_index (g->mods, ModBox, j);
+              if (j == i)
+                continue;
+              if (!disc[j])
+                {
+                  if (o->by < y1 && o->by + o->bh > y0)
+                    an_keep_clear (b->x, o->bx - 2, o->bx + o->bw + 2, &w);
+                  continue;
+                }
+              for (guint kk = 0; kk < 2; kk++)
+                if (an_text_top (o) + an_band[kk][0] < y1 && an_text_top (o) + an_band[kk][1] > y0)
+                  w = MIN (w, fabs (o->x - b->x) / 2 - 1);
+            }
+          if (w <= 0)
+            continue;
+          b->text_w[k] = 2 * w;
+          b->box = vv_rect_union (b->box, vv_rect_around (b->x - w, y0, b->x + w, y1, g->width, g->height));
+        }
+    }
+  g_free (disc);
+}
+
 /* Boxes from the file, scaled between the clock line and the legend. */
 static void
 place_animation_setup (ViperViewGeometry *g)
@@ -29,6 +119,7 @@ place_animation_setup (ViperViewGeometry *g)
           b->box = vv_rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
         }
     }
+  an_text_room (g);
   g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
 }
 
@@ -83,6 +174,7 @@ vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
           b->y = floor (cy + (labels ? r + 3 : g->cell_h / 2)) + 0.5;
           b->r = r;
           b->box = vv_rect_around (cx - g->cell_w / 2, cy, cx + g->cell_w / 2, cy + g->cell_h, w, h);
+          b->text_w[0] = b->text_w[1] = g->cell_w - 4;
         }
       g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
       return;
@@ -119,6 +211,7 @@ vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
       double half = MAX (rr, 60.0);
       b->box = vv_rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
     }
+  an_text_room (g);
   g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
 }
 
@@ -316,10 +409,47 @@ an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, Spr
   g_free (state);
 }
 
+/* Whether the ink of s (set at the current font) centred on x with its
+ * baseline at y stays 1 pixel clear of every other module's disc (and its
+ * marks) and box. */
+static gboolean
+an_ink_clear (cairo_t *cr, const ViperViewGeometry *g, const ModBox *self, const char *s, double x, double y,
+              const double *legend)
+{
+  cairo_text_extents_t e;
+  cairo_text_extents (cr, s, &e);
+  double x0 = x - e.x_advance / 2 + e.x_bearing - 1, x1 = x0 + e.width + 2;
+  double y0 = y + e.y_bearing - 1, y1 = y0 + e.height + 2;
+  if (legend[0] < x1 && legend[2] > x0 && legend[1] < y1 && legend[3] > y0)
+    return FALSE;
+  double pad = g->r->decorate_module ? VIPER_VIEW_DECORATION_MARGIN : 1;
+  for (guint j = 0; j < g->mods->len; j++)
+    {
+      const ModBox *o = &g_array_index (g->mods, ModBox, j);
+      if (o == self)
+        continue;
+      if (!an_is_disc (g, o))
+        {
+          if (o->bx < x1 && o->bx + o->bw > x0 && o->by < y1 && o->by + o->bh > y0)
+            return FALSE;
+          continue;
+        }
+      /* the rectangle's point nearest the disc's centre */
+      double R = o->r + pad, nx = CLAMP (o->x, x0, x1), ny = CLAMP (o->y, y0, y1);
+      if (hypot (nx - o->x, ny - o->y) < R)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* The font size (down to 8) at which s fits in width x height, selected on
- * cr; 0 when it does not fit at all. */
+ * cr; 0 when it does not fit at all.  Off a grid (whose cells keep texts
+ * and discs apart) the text must also keep clear of other modules: b's,
+ * with its baseline at top + size + below_size (the activity line's is
+ * under the label), and clear of the legend. */
 static double
-fit_font (cairo_t *cr, const char *s, double width, double height, double size, gboolean bold)
+fit_font (cairo_t *cr, const ViperViewGeometry *g, const ModBox *b, double top, double below_size, const char *s,
+          double width, double height, double size, gboolean bold, const double *legend)
 {
   for (double fs = size; fs >= 8; fs -= 2)
     {
@@ -328,7 +458,7 @@ fit_font (cairo_t *cr, const char *s, double width, double height, double size, 
       vv_font (cr, fs, bold);
       cairo_text_extents_t e;
       cairo_text_extents (cr, s, &e);
-      if (e.x_advance <= width)
+      if (e.x_advance <= width && (g->grid || an_ink_clear (cr, g, b, s, b->x, top + below_size + fs, legend)))
         return fs;
     }
   return 0;
@@ -411,38 +541,30 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   gboolean batched = g->grid && !g->setup && !r->decorate_module;
   if (batched)
     an_grid_discs (cr, g, m, &sp);
+  /* a damage repaint clips to a few boxes: of a thousand modules skip those
+   * wholly outside it rather than build their paths */
+  double cx0, cy0, cx1, cy1;
+  cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
+  /* every disc first, then the texts: a text never hides under a disc (its
+   * room keeps it off them, so none is drawn over one either) */
+  gboolean *text = g_new0 (gboolean, MAX (g->mods->len, 1u));
   for (guint i = 0; i < g->mods->len; i++)
     {
       const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0 || b->box.y + b->box.height <= cy0)
+        continue;
       const ViperViewModule *mod = g->setup ? viper_view_setup_module (g->setup, b->id) : NULL;
-      if (mod)
+      if (mod && r->draw_module && !g_str_equal (mod->repr, "circle"))
         {
-          /* a damage repaint clips to a few boxes: of a thousand modules
-           * skip those wholly outside it rather than build their paths */
-          double cx0, cy0, cx1, cy1;
-          cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
-          if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0
-              || b->box.y + b->box.height <= cy0)
+          cairo_save (cr);
+          gboolean drawn = r->draw_module (cr, m, b->id, mod->repr, b->bx, b->by, b->bw, b->bh, mod->label);
+          cairo_restore (cr);
+          if (drawn)
             continue;
-          if (r->draw_module && !g_str_equal (mod->repr, "circle"))
-            {
-              cairo_save (cr);
-              gboolean drawn = r->draw_module (cr, m, b->id, mod->repr, b->bx, b->by, b->bw, b->bh, mod->label);
-              cairo_restore (cr);
-              if (drawn)
-                continue;
-            }
         }
+      text[i] = TRUE;
       if (batched)
-        {
-          /* the disc is drawn; its label only when inside the clip */
-          double cx0, cy0, cx1, cy1;
-          cairo_clip_extents (cr, &cx0, &cy0, &cx1, &cy1);
-          if (b->box.x >= cx1 || b->box.y >= cy1 || b->box.x + b->box.width <= cx0
-              || b->box.y + b->box.height <= cy0)
-            continue;
-          goto label;
-        }
+        continue;   /* the disc is drawn */
       gint s = r->module_state (m, b->id);
       /* (the path code starts a new path: text leaves a current point, and
        * an arc would draw a line from it) */
@@ -453,15 +575,24 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           r->decorate_module (cr, m, b->id, b->x, b->y, b->r);
           cairo_restore (cr);
         }
-    label:;
-      /* the label and the activity line only where they fit: text dropped
-       * is on the tooltip, text overlapping is nowhere readable */
-      double below = b->y + b->r + (g->grid ? 2 : VIPER_VIEW_DECORATION_MARGIN);
+    }
+  /* the legend before the texts, which keep clear of it */
+  double legend[4] = { 8 - 1, g->height - 8 - 9 - 1, 0, g->height - 8 + 3 + 1 };
+  legend[2] = 8 + vv_draw_legend (cr, r, 8, g->height - 8) + 1;
+  for (guint i = 0; i < g->mods->len; i++)
+    {
+      if (!text[i])
+        continue;
+      const ModBox *b = &g_array_index (g->mods, ModBox, i);
+      const ViperViewModule *mod = g->setup ? viper_view_setup_module (g->setup, b->id) : NULL;
+      /* the label and the activity line only where they fit their room
+       * (text_w): text dropped is on the tooltip, text overlapping is
+       * nowhere readable */
+      double below = g->grid ? b->y + b->r + 2 : an_text_top (b);
       double room_h = g->grid ? b->box.y + b->box.height - below : 1e9;
-      double room_w = g->grid ? g->cell_w - 4 : 1e9;
       char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-      double fs = fit_font (cr, label, room_w, room_h, 12, TRUE);
+      double fs = fit_font (cr, g, b, below, 0, label, b->text_w[0], room_h, 12, TRUE, legend);
       if (fs > 0 && g->grid)
         {
           /* arrows cross a crowded grid: a light plate keeps the label readable */
@@ -478,7 +609,8 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       if (fs > 0 && r->module_activity)
         {
           char *act = r->module_activity (m, b->id);
-          double fa = act ? fit_font (cr, act, room_w, room_h - fs - 2, 10, FALSE) : 0;
+          double fa = act ? fit_font (cr, g, b, below, fs + 2, act, b->text_w[1], room_h - fs - 2, 10, FALSE, legend)
+                        : 0;
           if (fa > 0)
             {
               cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
@@ -487,8 +619,8 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           g_free (act);
         }
     }
+  g_free (text);
   sprites_clear (&sp);
-  vv_draw_legend (cr, r, 8, g->height - 8);
 }
 
 char *

@@ -90,6 +90,50 @@ viper_view_cache_counts (const ViperViewCache *c, guint64 *full, guint64 *partia
   *partial = c->partial;
 }
 
+static gboolean
+rect_inside (const cairo_rectangle_int_t *a, const cairo_rectangle_int_t *b)
+{
+  return a->x >= b->x && a->y >= b->y && a->x + a->width <= b->x + b->width && a->y + a->height <= b->y + b->height;
+}
+
+/* The animation's repaint around whole modules: a clip edge across a
+ * module's disc, ring or text makes cairo rasterise the shape through the
+ * clip, a shade off from the whole frame's (test-view-cache saw a Mona Lisa
+ * ring differ once the modules' boxes took their text rooms); so ext grows
+ * until each module's box it meets lies wholly inside it. */
+static void
+grow_over_modules (cairo_rectangle_int_t *ext, const ViperModel *m, const ViperRun *run, const ViperLayout *layout,
+                   const ViperTimeWindow *window, int vw, int vh, int ox, int oy)
+{
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_ANIMATION, m, run, layout, window, vw, vh);
+  guint n = viper_view_geometry_n_modules (g);
+  gboolean grew = TRUE;
+  for (guint round = 0; grew && round <= n; round++)
+    {
+      grew = FALSE;
+      for (guint i = 0; i < n; i++)
+        {
+          ViperArea a = { VIPER_AREA_MODULE, viper_view_geometry_module (g, i), 0 };
+          cairo_rectangle_int_t b;
+          if (!viper_view_area_rect (g, &a, &b) || b.width <= 0 || b.height <= 0)
+            continue;
+          b.x -= ox, b.y -= oy;
+          gboolean meets = b.x < ext->x + ext->width && b.x + b.width > ext->x && b.y < ext->y + ext->height
+                           && b.y + b.height > ext->y;
+          if (meets && !rect_inside (&b, ext))
+            {
+              cairo_rectangle_int_t u = *ext;
+              cairo_rectangle_int_t bb = b;
+              int x0 = MIN (u.x, bb.x), y0 = MIN (u.y, bb.y);
+              int x1 = MAX (u.x + u.width, bb.x + bb.width), y1 = MAX (u.y + u.height, bb.y + bb.height);
+              *ext = (cairo_rectangle_int_t) { x0, y0, x1 - x0, y1 - y0 };
+              grew = TRUE;
+            }
+        }
+    }
+  viper_view_geometry_free (g);
+}
+
 /* Draw the view into img inside the clip already set (white first). */
 static void
 draw_into (ViperViewCache *c, cairo_t *cr, const ViperModel *m, const ViperRun *run, const ViperLayout *layout,
@@ -150,6 +194,8 @@ viper_view_cache_update (ViperViewCache *c, ViperViewKind kind, const ViperModel
       cairo_t *cr = cairo_create (c->img);
       cairo_rectangle_int_t ext;
       cairo_region_get_extents (c->stale, &ext);
+      if (kind == VIPER_VIEW_ANIMATION && m)
+        grow_over_modules (&ext, m, run, layout, window, vw, vh, ox, oy);
       cairo_rectangle (cr, ext.x, ext.y, ext.width, ext.height);
       cairo_clip (cr);
       draw_into (c, cr, m, run, layout, window);

@@ -19,6 +19,9 @@ typedef struct {
   cairo_rectangle_int_t box;  /* everything drawn for the module */
   guint first_var, n_vars;  /* variables view: rows in vars */
   double bx, by, bw, bh;    /* animation laid out by a view setup file: the module's box */
+  double text_w[2];         /* animation, a disc's label [0] and activity line [1]: the width
+                               centred under it they may take without touching another module's
+                               disc, box or text room (0: none) */
 } ModBox;
 
 typedef struct {
@@ -90,7 +93,9 @@ G_GNUC_INTERNAL void vv_font (cairo_t *cr, double size, gboolean bold);
 /* align: 0 left, 0.5 centre, 1 right; y is the baseline; returns the advance */
 G_GNUC_INTERNAL double vv_text (cairo_t *cr, double x, double y, double align, const char *s);
 G_GNUC_INTERNAL void vv_format_time (double t, char *buf, gsize len);
-G_GNUC_INTERNAL void vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y);
+/* the legend's swatches and state names from x, baseline y (11 pt, boxes
+ * from y - 9 to y + 1); returns its width */
+G_GNUC_INTERNAL double vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y);
 
 /* each view's placing and drawing (views-<view>.c) */
 G_GNUC_INTERNAL void vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout);

@@ -630,9 +630,10 @@ vv_format_time (double t, char *buf, gsize len)
   viper_view_format_clock (t, 0, buf, len);
 }
 
-void
+double
 vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
 {
+  double x0 = x;
   cairo_new_path (cr);
   vv_font (cr, 11, FALSE);
   for (guint s = 0; s < r->n_states; s++)
@@ -643,6 +644,7 @@ vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
       cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
       x += 14 + vv_text (cr, x + 14, y, 0, r->state_name ((gint) s)) + 12;
     }
+  return r->n_states ? x - 12 - x0 : 0;
 }
 
 

@@ -8,7 +8,8 @@
  *   loads   node k in sample s: --load=N for all, or the "wave"
  *           500 + 400 sin(0.7 k + 0.3 s) per mille (rounded);
  *   traffic --pattern=all (every pair), ring (k -> k+1), neighbours (grid
- *           neighbours of the view's mesh), none, or a list S-D,S-D...;
+ *           neighbours of the view's mesh), none, or a list S-D,S-D...
+ *           (nodes 0..N-1, S != D; anything else is a usage error);
  *           each pair carries --bytes per interval.
  * --lose=K@S makes node K's agent fall silent after sample S and the root
  * (node 0) report K lost.  --view writes the matching view setup file
@@ -120,6 +121,52 @@ peers_of (const Sim *s, int k, GArray *out)
         }
       g_strfreev (pairs);
     }
+}
+
+/* The decimal number that is the whole of [p, end) (at most 9 digits); -1
+ * otherwise. */
+static int
+node_number (const char *p, const char *end)
+{
+  if (p == end || end - p > 9)
+    return -1;
+  int v = 0;
+  for (; p < end; p++)
+    {
+      if (!g_ascii_isdigit (*p))
+        return -1;
+      v = v * 10 + (*p - '0');
+    }
+  return v;
+}
+
+/* NULL when pattern is all, ring, neighbours, none or a list of S-D pairs of
+ * nodes 0..nodes-1 (S != D); else why not (to free): a pattern that names
+ * no traffic must not pass for one that does. */
+static char *
+pattern_error (const char *pattern, int nodes)
+{
+  if (g_str_equal (pattern, "all") || g_str_equal (pattern, "ring") || g_str_equal (pattern, "neighbours")
+      || g_str_equal (pattern, "none"))
+    return NULL;
+  if (!g_ascii_isdigit (pattern[0]))
+    return g_strdup_printf ("--pattern=%s: expected all, ring, neighbours, none or S-D,S-D,...", pattern);
+  char **pairs = g_strsplit (pattern, ",", -1);
+  char *why = NULL;
+  for (char **p = pairs; *p && !why; p++)
+    {
+      const char *dash = strchr (*p, '-');
+      int a = dash ? node_number (*p, dash) : -1, b = dash ? node_number (dash + 1, *p + strlen (*p)) : -1;
+      if (a < 0 || b < 0)
+        why = g_strdup_printf ("--pattern=%s: '%s' is not S-D (two node numbers)", pattern, *p);
+      else if (a >= nodes || b >= nodes)
+        why = g_strdup_printf ("--pattern=%s: '%s': node %d is not one of the %d nodes 0..%d", pattern, *p,
+                               a >= nodes ? a : b, nodes, nodes - 1);
+      else if (a == b)
+        why = g_strdup_printf ("--pattern=%s: '%s': a node does not send to itself", pattern, *p);
+    }
+  g_strfreev (pairs);
+  return why;
 }
 
 static gboolean
@@ -330,10 +377,19 @@ main (int argc, char **argv)
   s.cols = cols > 0 ? cols : (s.nodes + s.rows - 1) / s.rows;
   s.pattern = pattern ? pattern : g_strdup ("neighbours");
   s.topology = topology ? topology : g_strdup ("mesh");
+  char *why = pattern_error (s.pattern, s.nodes);
+  if (why)
+    {
+      fprintf (stderr, "viper-lights-sim: %s\n", why);
+      g_free (why);
+      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (connect_addr);
+      return 2;
+    }
   if (lose && (sscanf (lose, "%d@%d", &s.lose_node, &s.lose_after) != 2 || s.lose_node < 1
                || s.lose_node >= s.nodes))
     {
       fprintf (stderr, "viper-lights-sim: --lose=K@S with 1 <= K < N\n");
+      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (connect_addr);
       return 2;
     }
   if (connect_addr)

@@ -118,6 +118,7 @@ const ViperParadigm viper_switchnet_paradigm = {
   .model_new = swn_model_new,
   .setup_load = swn_setup_load,
   .setup_free = swn_setup_free,
+  .setup_required = "a .swm network model, or an .init file that names its model",
   .render = &swn_renderer,
   .export = NULL,
 };

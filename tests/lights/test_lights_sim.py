@@ -7,9 +7,11 @@ and one line 'viper-lights-sim: PATH: No space left on device'; a viewer
 reason, not a silent death by SIGPIPE.  Loopback only; bounded in time.
 """
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 
 build = os.environ.get("VIPER_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
@@ -61,6 +63,33 @@ def main():
     check(len(lines) == 1 and lines[0].startswith("viper-lights-sim: %s: " % addr)
           and ("Broken pipe" in lines[0] or "Connection reset by peer" in lines[0]),
           "the address and the reason said once: %r" % lines)
+
+    # a pattern that names no traffic is a usage error, as --lose=9@2 is, and
+    # no output is written (the trial's --pattern=bogus and 0-9 of 4 nodes
+    # wrote a trace without traffic and exit 0)
+    tmp = tempfile.mkdtemp(prefix="viper-lights-sim-")
+    try:
+        out = os.path.join(tmp, "z.trc")
+        for pattern, said in (("bogus", "expected all, ring, neighbours, none or S-D"),
+                              ("0-9", "node 9 is not one of the 4 nodes 0..3"),
+                              ("9-0", "node 9 is not one of the 4 nodes 0..3"),
+                              ("1-1", "a node does not send to itself"),
+                              ("0-1,", "'' is not S-D"), ("0-1x", "'0-1x' is not S-D"), ("", "expected all")):
+            r = run(["-n", "4", "--pattern=" + pattern, "-o", out])
+            lines = r.stderr.splitlines()
+            check(r.returncode == 2 and len(lines) == 1 and lines[0].startswith("viper-lights-sim: --pattern=")
+                  and said in lines[0] and not os.path.exists(out),
+                  "--pattern=%s: exit 2, %r, no output (%d, %r)" % (pattern, said, r.returncode, r.stderr))
+        for pattern in ("all", "ring", "neighbours", "none", "0-1,3-2"):
+            r = run(["-n", "4", "--samples", "1", "--pattern=" + pattern, "-o", out])
+            check(r.returncode == 0 and r.stderr == "" and os.path.getsize(out) > 0,
+                  "--pattern=%s is accepted (%d, %r)" % (pattern, r.returncode, r.stderr))
+        with open(out) as f:
+            # Traffic trams: 4 41 TIME NODE 0 4 2 SEQ INTERVAL PEER BYTES
+            pairs = {(int(w[3]), int(w[9])) for w in (l.split() for l in f) if w[:2] == ["4", "41"]}
+        check(pairs == {(0, 1), (3, 2)}, "--pattern=0-1,3-2 sends 0 -> 1 and 3 -> 2: %r" % pairs)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     print("# %d checks failed" % len(failures) if failures else "# all checks passed")
     return 1 if failures else 0
 
