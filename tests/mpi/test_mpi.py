@@ -505,6 +505,11 @@ def case_options(args):
         tried += 1
         if r.returncode != 2 or "--live wants tcp:HOST:PORT" not in r.stderr or os.path.exists(out):
             fail(f"options: --live=: exit {r.returncode} (want 2 and a message, nothing run): {r.stderr[-400:]}")
+        # nor is an empty --out a directory (it used to mean '.')
+        r = run([args.viper_trace, "--out=", "--", "mkdir", out])
+        tried += 1
+        if r.returncode != 2 or "--out wants a directory" not in r.stderr or os.path.exists(out):
+            fail(f"options: --out=: exit {r.returncode} (want 2 and a message, nothing run): {r.stderr[-400:]}")
         # a command that succeeds without any rank calling MPI_Init traced nothing: exit 1, said
         r = run([args.viper_trace, f"--out={out}", "--"] + mpirun(args, 2) + ["echo", "no mpi here"])
         if r.stdout.count("no mpi here") != 2 or r.returncode != 1 or \
