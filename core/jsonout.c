@@ -68,9 +68,14 @@ void viper_json_end_object (ViperJson *j) { close_ (j, '}'); }
 void viper_json_begin_array (ViperJson *j) { open_ (j, '['); }
 void viper_json_end_array (ViperJson *j) { close_ (j, ']'); }
 
-static void
-escape (GString *out, const char *s)
+void
+viper_json_append_string (GString *out, const char *s)
 {
+  if (!s)
+    {
+      g_string_append (out, "null");
+      return;
+    }
   g_string_append_c (out, '"');
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
     {
@@ -95,7 +100,7 @@ void
 viper_json_key (ViperJson *j, const char *key)
 {
   before_value (j);
-  escape (j->out, key);
+  viper_json_append_string (j->out, key);
   g_string_append (j->out, j->pretty ? ": " : ":");
   j->after_key = TRUE;
 }
@@ -104,10 +109,7 @@ void
 viper_json_string (ViperJson *j, const char *s)
 {
   before_value (j);
-  if (s)
-    escape (j->out, s);
-  else
-    g_string_append (j->out, "null");
+  viper_json_append_string (j->out, s);
 }
 
 void

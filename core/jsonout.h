@@ -22,6 +22,9 @@ void viper_json_begin_array (ViperJson *j);
 void viper_json_end_array (ViperJson *j);
 void viper_json_key (ViperJson *j, const char *key);
 void viper_json_string (ViperJson *j, const char *s);      /* NULL writes null */
+/* S as a quoted JSON string appended to OUT (NULL appends null), for code
+ * that writes its JSON by hand. */
+void viper_json_append_string (GString *out, const char *s);
 void viper_json_int (ViperJson *j, gint64 v);
 void viper_json_double (ViperJson *j, double v);         /* non-finite writes null */
 void viper_json_bool (ViperJson *j, gboolean v);

@@ -630,36 +630,15 @@ write_progress (App *a)
   g_free (doc);
 }
 
-static void
-json_string (GString *j, const char *v)
-{
-  if (!v)
-    {
-      g_string_append (j, "null");
-      return;
-    }
-  g_string_append_c (j, '"');
-  for (const char *p = v; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        g_string_append_printf (j, "\\%c", *p);
-      else if ((guchar) *p < 0x20)
-        g_string_append_printf (j, "\\u%04x", (guchar) *p);
-      else
-        g_string_append_c (j, *p);
-    }
-  g_string_append_c (j, '"');
-}
-
 /* What the window shows besides the views, for the tests. */
 static char *
 ui_json (App *a)
 {
   static const char *const live_names[] = { "none", "listening", "connected", "ended", "lost" };
   GString *j = g_string_new ("{\"title\": ");
-  json_string (j, gtk_header_bar_get_title (GTK_HEADER_BAR (a->header)));
+  viper_json_append_string (j, gtk_header_bar_get_title (GTK_HEADER_BAR (a->header)));
   g_string_append (j, ", \"subtitle\": ");
-  json_string (j, gtk_header_bar_get_subtitle (GTK_HEADER_BAR (a->header)));
+  viper_json_append_string (j, gtk_header_bar_get_subtitle (GTK_HEADER_BAR (a->header)));
   g_string_append (j, ", \"infobar\": ");
   viper_infobar_to_json (a->infobar, j);
   int ix = 0, iy = 0;
@@ -694,15 +673,15 @@ ui_json (App *a)
       if (!t)
         continue;
       g_string_append (j, j->str[j->len - 1] == '[' ? "" : ", ");
-      json_string (j, g_variant_get_string (t, NULL));
+      viper_json_append_string (j, g_variant_get_string (t, NULL));
       g_variant_unref (t);
     }
   g_string_append (j, "], \"inspect\": ");
-  json_string (j, a->inspect ? viper_inspect_last_text (a->inspect) : NULL);
+  viper_json_append_string (j, a->inspect ? viper_inspect_last_text (a->inspect) : NULL);
   g_string_append (j, ", \"paradigm\": ");
-  json_string (j, a->s ? a->s->paradigm->name : NULL);
+  viper_json_append_string (j, a->s ? a->s->paradigm->name : NULL);
   g_string_append (j, ", \"detect_reason\": ");
-  json_string (j, a->s ? a->s->detect_reason : NULL);
+  viper_json_append_string (j, a->s ? a->s->detect_reason : NULL);
   guint open = 0, total = 0;
   ViperLiveState ls = VIPER_LIVE_NONE;
   if (a->s)

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 #include "viper-infobar.h"
+#include "core/jsonout.h"
 #include "core/model.h"
 
 #define MAX_LINES 4
@@ -293,22 +294,7 @@ viper_infobar_to_json (ViperInfobar *ib, GString *out)
     pango_parse_markup (ib->text, -1, 0, NULL, &plain, NULL, NULL);
   g_string_append_printf (out, "{\"visible\": %s, \"type\": \"%s\", \"text\": ",
                           gtk_widget_get_visible (ib->bar) ? "true" : "false", type);
-  if (plain)
-    {
-      g_string_append_c (out, '"');
-      for (const char *p = plain; *p; p++)
-        {
-          if (*p == '"' || *p == '\\')
-            g_string_append_printf (out, "\\%c", *p);
-          else if ((guchar) *p < 0x20)
-            g_string_append_printf (out, "\\u%04x", (guchar) *p);
-          else
-            g_string_append_c (out, *p);
-        }
-      g_string_append_c (out, '"');
-    }
-  else
-    g_string_append (out, "null");
+  viper_json_append_string (out, plain);
   g_string_append (out, "}");
   g_free (plain);
 }

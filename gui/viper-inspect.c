@@ -23,6 +23,7 @@
 #include <glib/gstdio.h>
 #include "viper-inspect.h"
 #include "core/trail.h"
+#include "core/jsonout.h"
 #include "viper-view-widget.h"
 #include "paradigms/views.h"
 
@@ -304,19 +305,11 @@ write_debug (ViperInspect *in, ViperSession *s)
   GString *j = g_string_new (NULL);
   g_string_append_printf (j, "{\"open\": %s, \"id\": %" G_GINT64_FORMAT ", \"updates\": %" G_GUINT64_FORMAT
                           ", \"computed\": %" G_GUINT64_FORMAT ", \"steps\": %" G_GUINT64_FORMAT
-                          ", \"applied\": %" G_GUINT64_FORMAT ", \"text\": \"",
+                          ", \"applied\": %" G_GUINT64_FORMAT ", \"text\": ",
                           in->pop ? "true" : "false", in->custom ? -2 : in->id, in->updates, in->computed,
                           s ? viper_scheduler_steps_done (s->sched) : 0, s ? s->model->applied : 0);
-  for (const char *p = in->last_text ? in->last_text : ""; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        g_string_append_printf (j, "\\%c", *p);
-      else if ((guchar) *p < 0x20)
-        g_string_append_printf (j, "\\u%04x", (guchar) *p);
-      else
-        g_string_append_c (j, *p);
-    }
-  g_string_append (j, "\"}\n");
+  viper_json_append_string (j, in->last_text ? in->last_text : "");
+  g_string_append (j, "}\n");
   char *tmp = g_strconcat (in->debug_path, ".tmp", NULL);
   if (g_file_set_contents (tmp, j->str, (gssize) j->len, NULL))
     g_rename (tmp, in->debug_path);

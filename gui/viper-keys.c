@@ -17,6 +17,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include "viper-keys.h"
+#include "core/jsonout.h"
 #include "viper-desktop.h"
 
 void
@@ -69,27 +70,6 @@ typedef struct {
   guint written;
   gboolean pending;
 } Watch;
-
-static void
-json_str (GString *j, const char *s)
-{
-  if (!s)
-    {
-      g_string_append (j, "null");
-      return;
-    }
-  g_string_append_c (j, '"');
-  for (const char *p = s; *p; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        g_string_append_printf (j, "\\%c", *p);
-      else if ((guchar) *p < 0x20)
-        g_string_append_printf (j, "\\u%04x", (guchar) *p);
-      else
-        g_string_append_c (j, *p);
-    }
-  g_string_append_c (j, '"');
-}
 
 /* An accelerator in one spelling (gtk_accelerator_name's), or NULL. */
 static char *
@@ -191,13 +171,13 @@ items_json (Watch *w, GtkWidget *menu, const char *parent, GString *j)
       action = g_strdup (g_hash_table_lookup (w->actions, key));
       g_free (key);
       g_string_append (j, j->str[j->len - 1] == '[' ? "{\"menu\": " : ", {\"menu\": ");
-      json_str (j, parent);
+      viper_json_append_string (j, parent);
       g_string_append (j, ", \"label\": ");
-      json_str (j, text && *text ? text : NULL);
+      viper_json_append_string (j, text && *text ? text : NULL);
       g_string_append (j, ", \"action\": ");
-      json_str (j, action);
+      viper_json_append_string (j, action);
       g_string_append (j, ", \"accel\": ");
-      json_str (j, accel);
+      viper_json_append_string (j, accel);
       g_string_append_printf (j, ", \"visible\": %s, \"sensitive\": %s, \"checked\": %s",
                               gtk_widget_get_visible (item) ? "true" : "false",
                               gtk_widget_is_sensitive (item) ? "true" : "false",
@@ -251,13 +231,13 @@ write_menu (Watch *w, GtkWidget *menu)
     {
       char **accels = gtk_application_get_accels_for_action (w->gapp, *a);
       g_string_append (j, a == actions ? "{\"action\": " : ", {\"action\": ");
-      json_str (j, *a);
+      viper_json_append_string (j, *a);
       g_string_append (j, ", \"accels\": [");
       for (char **k = accels; *k; k++)
         {
           char *n = normal_accel (*k);
           g_string_append (j, k == accels ? "" : ", ");
-          json_str (j, n);
+          viper_json_append_string (j, n);
           g_free (n);
         }
       g_string_append (j, "]}");
@@ -269,7 +249,7 @@ write_menu (Watch *w, GtkWidget *menu)
   for (char **k = listed; k && *k; k++)
     {
       g_string_append (j, k == listed ? "" : ", ");
-      json_str (j, *k);
+      viper_json_append_string (j, *k);
     }
   g_strfreev (listed);
   g_string_append (j, "]}\n");

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "viper-playback.h"
+#include "core/jsonout.h"
 #include "core/trail.h"
 #include "paradigms/views.h"
 
@@ -651,17 +652,8 @@ trail_json (ViperPlayback *pb)
 static char *
 json_text (const char *text)
 {
-  if (!text)
-    return g_strdup ("null");
-  GString *o = g_string_new ("\"");
-  for (const char *c = text; *c; c++)
-    if (*c == '"' || *c == '\\')
-      g_string_append_printf (o, "\\%c", *c);
-    else if ((guchar) *c < 0x20)
-      g_string_append_printf (o, "\\u%04x", (guchar) *c);
-    else
-      g_string_append_c (o, *c);
-  g_string_append_c (o, '"');
+  GString *o = g_string_new (NULL);
+  viper_json_append_string (o, text);
   return g_string_free (o, FALSE);
 }
 

@@ -202,6 +202,15 @@ class App:
         self.dumps = d["dumps"]
         return d
 
+    def playback(self):
+        return read_json(os.path.join(self.dir, "playback.json"))
+
+    def wait_state(self, pred, what):
+        """The first state dump for which pred holds."""
+        d = poll(lambda: (lambda s: s if s and pred(s) else None)(self.state()), what, proc=self.proc)
+        self.dumps = max(self.dumps, d["dumps"])
+        return d
+
     def layout(self, n_modules):
         return poll(lambda: (lambda l: l if l and len(l["views"]["animation"]) == n_modules else None)(
             read_json(os.path.join(self.dir, "layout.json"))), "the layout", proc=self.proc)
@@ -225,6 +234,12 @@ class App:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def xdo(display, *argv):
+    """One xdotool command on DISPLAY; fails the test if it fails."""
+    subprocess.run(["xdotool"] + list(argv), env=dict(os.environ, DISPLAY=display), stdout=subprocess.DEVNULL,
+                   check=True, timeout=TIMEOUT)
 
 
 def same_modules(a, b):

@@ -38,21 +38,6 @@ def inspect_json(app):
     return X.read_json(os.path.join(app.dir, "inspect.json"))
 
 
-def pb_state(app):
-    return X.read_json(os.path.join(app.dir, "playback.json"))
-
-
-def wait_state(app, pred, what):
-    d = poll(lambda: (lambda s: s if s and pred(s) else None)(app.state()), what, proc=app.proc)
-    app.dumps = max(app.dumps, d["dumps"])
-    return d
-
-
-def xdo(display, *argv):
-    subprocess.run(["xdotool"] + list(argv), env=dict(os.environ, DISPLAY=display), stdout=subprocess.DEVNULL,
-                   check=True, timeout=X.TIMEOUT)
-
-
 def state_of(text):
     m = re.search(r"^state: (\S+)", text or "", re.M)
     return m.group(1) if m else None
@@ -60,7 +45,7 @@ def state_of(text):
 
 def click_module(app, display, layout):
     p = [q for q in layout["views"]["animation"] if q["id"] == MODULE][0]
-    xdo(display, "mousemove", str(p["x"]), str(p["y"]), "click", "1")
+    X.xdo(display, "mousemove", str(p["x"]), str(p["y"]), "click", "1")
     return p
 
 
@@ -68,9 +53,9 @@ def goto(app, display, clock):
     app.key("ctrl+g")
     out = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Go to clock"],
                          env=dict(os.environ, DISPLAY=display), stdout=subprocess.PIPE, check=True, timeout=X.TIMEOUT)
-    xdo(display, "windowfocus", "--sync", out.stdout.split()[0].decode())
-    xdo(display, "type", "--delay", "20", "--", clock)
-    xdo(display, "key", "Return")
+    X.xdo(display, "windowfocus", "--sync", out.stdout.split()[0].decode())
+    X.xdo(display, "type", "--delay", "20", "--", clock)
+    X.xdo(display, "key", "Return")
 
 
 def scenario_inspect(args, display, tmp, shots):
@@ -88,10 +73,10 @@ def scenario_inspect(args, display, tmp, shots):
                                   "--checkpoint-every=16"], tmp, "inspect")
     try:
         layout = app.layout(n_mod)
-        poll(lambda: (lambda p: p if p and p["index_done"] else None)(pb_state(app)), "the index of the run",
+        poll(lambda: (lambda p: p if p and p["index_done"] else None)(app.playback()), "the index of the run",
              proc=app.proc)
         app.key("space")
-        poll(lambda: (lambda p: p if p and p["clock"] is not None and p["clock"] > 1 else None)(pb_state(app)),
+        poll(lambda: (lambda p: p if p and p["clock"] is not None and p["clock"] > 1 else None)(app.playback()),
              "the clock to pass 1", proc=app.proc)
         point = click_module(app, display, layout)
         first = poll(lambda: (lambda j: j if j and j["open"] and j["id"] == MODULE else None)(inspect_json(app)),
@@ -117,7 +102,7 @@ def scenario_inspect(args, display, tmp, shots):
 
         # stopped: the popover says what the state dump says, the disc shows it
         app.key("space")
-        d = wait_state(app, lambda s: s["why"] == "stopped", "the stop")
+        d = app.wait_state(lambda s: s["why"] == "stopped", "the stop")
         j = inspect_json(app)
         want = X.module_states(d["state"])[MODULE]
         check(j["open"] and state_of(d["ui"]["inspect"]) == want and d["ui"]["inspect"] == j["text"],
@@ -131,9 +116,9 @@ def scenario_inspect(args, display, tmp, shots):
         # nothing changes: nothing is described again
         computed = inspect_json(app)["computed"]
         app.key("alt+3")
-        wait_state(app, lambda s: not s["ui"]["views"]["variables"]["shown"], "the variables hidden")
+        app.wait_state(lambda s: not s["ui"]["views"]["variables"]["shown"], "the variables hidden")
         app.key("alt+3")
-        wait_state(app, lambda s: s["ui"]["views"]["variables"]["shown"], "the variables shown")
+        app.wait_state(lambda s: s["ui"]["views"]["variables"]["shown"], "the variables shown")
         j = inspect_json(app)
         check(j["open"] and j["computed"] == computed,
               "stopped, dumps without damage made no description (%d -> %d)" % (computed, j["computed"]))
@@ -141,7 +126,7 @@ def scenario_inspect(args, display, tmp, shots):
         # Back with the popover open
         steps = d["steps"]
         app.key("Left")
-        d = wait_state(app, lambda s: s["steps"] == steps - 1, "Back")
+        d = app.wait_state(lambda s: s["steps"] == steps - 1, "Back")
         j = inspect_json(app)
         want = state_after(steps - 1)
         check(j["open"] and d["ui"]["inspect"] == j["text"] and state_of(j["text"]) == want,
@@ -149,7 +134,7 @@ def scenario_inspect(args, display, tmp, shots):
 
         # Go to clock 20: the text a fresh replay to there shows
         goto(app, display, "20")
-        d = wait_state(app, lambda s: s["why"] in ("seek", "breakpoint") and s["state"]["clock"] <= 20,
+        d = app.wait_state(lambda s: s["why"] in ("seek", "breakpoint") and s["state"]["clock"] <= 20,
                        "the seek to 20")
         j = inspect_json(app)
         check(j["open"] and d["ui"]["inspect"] == j["text"], "after the seek the popover is open and says what it did")
@@ -159,7 +144,7 @@ def scenario_inspect(args, display, tmp, shots):
         app.close()
     fresh = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--breakpoint=20"], tmp, "fresh")
     try:
-        wait_state(fresh, lambda s: s["why"] == "breakpoint", "the breakpoint at 20")
+        fresh.wait_state(lambda s: s["why"] == "breakpoint", "the breakpoint at 20")
         click_module(fresh, display, fresh.layout(n_mod))
         j = poll(lambda: (lambda j: j if j and j["open"] else None)(inspect_json(fresh)), "the fresh description",
                  proc=fresh.proc)

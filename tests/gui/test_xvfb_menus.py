@@ -23,7 +23,6 @@ Lights freezes the display.
 Synchronisation polls the app's dump files (VIPER_DEBUG_DIR); no sleeps.
 Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 """
-import json
 import os
 import subprocess
 import sys
@@ -43,25 +42,10 @@ def menu_json(app):
     return X.read_json(os.path.join(app.dir, "menu.json"))
 
 
-def pb_state(app):
-    return X.read_json(os.path.join(app.dir, "playback.json"))
-
-
-def wait_state(app, pred, what):
-    d = poll(lambda: (lambda s: s if s and pred(s) else None)(app.state()), what, proc=app.proc)
-    app.dumps = max(app.dumps, d["dumps"])
-    return d
-
-
-def xdo(display, *argv):
-    subprocess.run(["xdotool"] + list(argv), env=dict(os.environ, DISPLAY=display), stdout=subprocess.DEVNULL,
-                   check=True, timeout=X.TIMEOUT)
-
-
 def open_menu(app, display, box):
     """Click the menu button; the menu.json written after the menu is drawn."""
     before = (menu_json(app) or {}).get("written", 0)
-    xdo(display, "mousemove", str(box[0] + box[2] // 2), str(box[1] + box[3] // 2), "click", "1")
+    X.xdo(display, "mousemove", str(box[0] + box[2] // 2), str(box[1] + box[3] // 2), "click", "1")
     return poll(lambda: (lambda m: m if m and m["written"] > before and any("box" in i for i in m["items"])
                          else None)(menu_json(app)), "the menu to be drawn", proc=app.proc)
 
@@ -73,7 +57,7 @@ def item(menu, label, parent=""):
 
 def click_item(display, it):
     x, y, w, h = it["box"]
-    xdo(display, "mousemove", str(x + w // 2), str(y + h // 2), "click", "1", "mousemove", "1279", "1023")
+    X.xdo(display, "mousemove", str(x + w // 2), str(y + h // 2), "click", "1", "mousemove", "1279", "1023")
 
 
 def replay(args, trace, setup, extra):
@@ -85,8 +69,8 @@ def scenario_menus(args, display, tmp, shots):
     setup = os.path.join(args.source_root, "setup", "farm.setup")
     app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--breakpoint=20"], tmp, "menus")
     try:
-        d = wait_state(app, lambda s: s["why"] == "breakpoint", "the breakpoint stop")
-        poll(lambda: (lambda p: p if p and p["index_done"] else None)(pb_state(app)), "the index of the run",
+        d = app.wait_state(lambda s: s["why"] == "breakpoint", "the breakpoint stop")
+        poll(lambda: (lambda p: p if p and p["index_done"] else None)(app.playback()), "the index of the run",
              proc=app.proc)
         button = d["ui"]["menu_button"]
         check(button[2] > 0 and button[3] > 0, "the menu button is on the screen (%s)" % button)
@@ -115,16 +99,16 @@ def scenario_menus(args, display, tmp, shots):
         # Step Back from the menu: one state change back
         steps = d["steps"]
         click_item(display, item(m, "Step Back"))
-        d = wait_state(app, lambda s: s["steps"] == steps - 1 and s["why"] in ("seek", "step"),
+        d = app.wait_state(lambda s: s["steps"] == steps - 1 and s["why"] in ("seek", "step"),
                        "Step Back from the menu")
         want = replay(args, trace, setup, ["--steps=%d" % (steps - 1)])
         check(X.same_modules(d["state"], want), "menu Step Back: state = viper-replay --steps=%d" % (steps - 1))
 
         # Faster from the menu: the next speed up the 1-2-5 ladder
-        speed = pb_state(app)["speed"]
+        speed = app.playback()["speed"]
         m = open_menu(app, display, button)
         click_item(display, item(m, "Faster"))
-        p = poll(lambda: (lambda p: p if p and p["speed"] is not None and p["speed"] > speed else None)(pb_state(app)),
+        p = poll(lambda: (lambda p: p if p and p["speed"] is not None and p["speed"] > speed else None)(app.playback()),
                  "a faster speed after Faster", proc=app.proc)
         check(p["speed"] > speed, "menu Faster: speed %s -> %s" % (speed, p["speed"]))
 
@@ -135,12 +119,12 @@ def scenario_menus(args, display, tmp, shots):
                              env=dict(os.environ, DISPLAY=display), stdout=subprocess.PIPE, check=True,
                              timeout=X.TIMEOUT)
         # no window manager under Xvfb: the pointer's click left the focus where it was
-        xdo(display, "windowfocus", "--sync", out.stdout.split()[0].decode())
+        X.xdo(display, "windowfocus", "--sync", out.stdout.split()[0].decode())
         X.screenshot(display, os.path.join(shots, "menus-2-goto.png"))
-        xdo(display, "type", "--delay", "20", "--", "50")
-        xdo(display, "key", "Return")
+        X.xdo(display, "type", "--delay", "20", "--", "50")
+        X.xdo(display, "key", "Return")
         want = replay(args, trace, setup, ["--until=50"])
-        d = wait_state(app, lambda s: s["state"]["clock"] == want["clock"], "the clock after Go to Clock 50")
+        d = app.wait_state(lambda s: s["state"]["clock"] == want["clock"], "the clock after Go to Clock 50")
         check(X.same_modules(d["state"], want), "menu Go to Clock 50: state = viper-replay --until=50")
 
         # the space-time navigation submenu shows its keys when it opens
@@ -148,7 +132,7 @@ def scenario_menus(args, display, tmp, shots):
         nav = item(m, "Space-time Navigation")
         before = m["written"]
         x, y, w, h = nav["box"]
-        xdo(display, "mousemove", str(x + w // 2), str(y + h // 2))
+        X.xdo(display, "mousemove", str(x + w // 2), str(y + h // 2))
         m = poll(lambda: (lambda m: m if m and m["written"] > before
                           and "box" in (item(m, "Zoom In", "Space-time Navigation") or {}) else None)(menu_json(app)),
                  "the Space-time Navigation submenu", proc=app.proc)
@@ -158,12 +142,12 @@ def scenario_menus(args, display, tmp, shots):
             check(it is not None and it["accel"] == accel and "box" in it,
                   "Space-time Navigation > %s shows %s" % (label, accel))
         X.screenshot(display, os.path.join(shots, "menus-3-navigation.png"))
-        xdo(display, "key", "Escape", "key", "Escape", "mousemove", "1279", "1023")
+        X.xdo(display, "key", "Escape", "key", "Escape", "mousemove", "1279", "1023")
 
         # the shortcuts window, from the menu
         m = open_menu(app, display, button)
         click_item(display, item(m, "Keyboard Shortcuts"))
-        xdo(display, "search", "--sync", "--onlyvisible", "--name", "^Keyboard Shortcuts")
+        X.xdo(display, "search", "--sync", "--onlyvisible", "--name", "^Keyboard Shortcuts")
         X.screenshot(display, os.path.join(shots, "menus-4-shortcuts.png"))
     finally:
         app.close()
@@ -190,18 +174,18 @@ def scenario_switchnet(args, display, tmp, shots):
                     os.path.join(t4, "jobs.job"), "-o", trace], check=True, timeout=60)
     app = X.App(args, display, ["--paradigm=switchnet", "--setup=" + model, "--breakpoint=1000", trace], tmp, "swn")
     try:
-        d = wait_state(app, lambda s: s["why"] in ("end", "breakpoint"), "the switchnet run")
+        d = app.wait_state(lambda s: s["why"] in ("end", "breakpoint"), "the switchnet run")
         m = paradigm_menu(app, display, d, "app.switchnet", "switchnet")
         net = item(m, "Network")
         check(net is not None and "box" in net, "switchnet: the menu has a Network submenu")
         before = m["written"]
         x, y, w, h = net["box"]
-        xdo(display, "mousemove", str(x + w // 2), str(y + h // 2))
+        X.xdo(display, "mousemove", str(x + w // 2), str(y + h // 2))
         m = poll(lambda: (lambda m: m if m and m["written"] > before and "box" in (item(m, "Torus", "Network") or {})
                           else None)(menu_json(app)), "the Network submenu", proc=app.proc)
         X.screenshot(display, os.path.join(shots, "menus-5-network.png"))
         click_item(display, item(m, "Torus", "Network"))
-        d = wait_state(app, lambda s: (s["state"].get("switchnet") or {}).get("view") == "torus",
+        d = app.wait_state(lambda s: (s["state"].get("switchnet") or {}).get("view") == "torus",
                        "the torus layout from Network > Torus")
         check(d["state"]["switchnet"]["view"] == "torus", "switchnet: Network > Torus sets the torus layout")
     finally:
@@ -215,7 +199,7 @@ def scenario_lights(args, display, tmp, shots):
                    check=True, timeout=60)
     app = X.App(args, display, ["--paradigm=lights", "--setup=" + view, "--breakpoint=1005", trace], tmp, "lights")
     try:
-        d = wait_state(app, lambda s: s["why"] in ("end", "breakpoint"), "the lights run")
+        d = app.wait_state(lambda s: s["why"] in ("end", "breakpoint"), "the lights run")
         m = paradigm_menu(app, display, d, "app.lights-", "lights")
         X.screenshot(display, os.path.join(shots, "menus-6-lights.png"))
         for label in ("Freeze Lights", "Range of Interest…"):
@@ -225,7 +209,7 @@ def scenario_lights(args, display, tmp, shots):
         m = open_menu(app, display, d["ui"]["menu_button"])
         X.screenshot(display, os.path.join(shots, "menus-7-lights-frozen.png"))
         check(item(m, "Freeze Lights")["checked"] is True, "lights: Freeze Lights is ticked after a click on it")
-        xdo(display, "key", "Escape")
+        X.xdo(display, "key", "Escape")
     finally:
         app.close()
 
