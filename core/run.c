@@ -27,7 +27,6 @@
 #include <string.h>
 #include "run.h"
 #include "seqlist.h"
-#include "heap.h"
 #include "model.h"
 #include "join.h"
 #include "buckets.h"
@@ -111,6 +110,13 @@ struct _Expect {
 typedef ViperBucketKey BucketKey;
 typedef ViperBucket Bucket;
 
+typedef struct
+{
+  double adjusted;
+  gint64 proc, seq;
+  ViperTram *t;
+} HeapEnt;
+
 struct _ViperRun {
   const ViperParadigm *paradigm;
   const ViperModel *model;
@@ -129,7 +135,11 @@ struct _ViperRun {
   Prim *free_prims[PRIM_FREE_SIZES];  /* released primitives by n_entries (linked by next) */
   guint n_free_prims[PRIM_FREE_SIZES];
 
-  GPtrArray *heap;          /* ready trams, min on (adjusted, proc, seq) */
+  /* ready trams, min on (adjusted, proc, seq); the keys sit beside the
+   * pointers so that sifting never reads a tram (on shuffled input each
+   * would be a cache miss) */
+  HeapEnt *heap;
+  guint heap_len, heap_cap;
   GPtrArray *resume;        /* lists whose claim cursor can move again */
   ViperTram *last_out;      /* returned by transfer_next, released on the next call */
 
@@ -232,10 +242,9 @@ release_tram (ViperTram *t, gpointer data)
 
 /* ---- heap ------------------------------------------------------------------ */
 
-static gboolean
-heap_less (gconstpointer x, gconstpointer y)
+static inline gboolean
+heap_less (const HeapEnt *a, const HeapEnt *b)
 {
-  const ViperTram *a = x, *b = y;
   if (a->adjusted != b->adjusted)
     return a->adjusted < b->adjusted;
   if (a->proc != b->proc)
@@ -246,18 +255,53 @@ heap_less (gconstpointer x, gconstpointer y)
 static void
 heap_push (ViperRun *run, ViperTram *t)
 {
-  if (run->any_order)
-    g_ptr_array_add (run->heap, t);
-  else
-    viper_heap_push (run->heap, t, heap_less);
+  if (G_UNLIKELY (run->heap_len == run->heap_cap))
+    {
+      run->heap_cap = run->heap_cap ? 2 * run->heap_cap : 256;
+      run->heap = g_renew (HeapEnt, run->heap, run->heap_cap);
+    }
+  HeapEnt e = { t->adjusted, t->proc, t->seq, t };
+  HeapEnt *h = run->heap;
+  guint i = run->heap_len++;
+  if (!run->any_order)        /* any order: a stack */
+    while (i > 0)
+      {
+        guint p = (i - 1) / 2;
+        if (!heap_less (&e, &h[p]))
+          break;
+        h[i] = h[p];
+        i = p;
+      }
+  h[i] = e;
 }
 
 static ViperTram *
 heap_pop (ViperRun *run)
 {
+  if (!run->heap_len)
+    return NULL;
+  HeapEnt *h = run->heap;
+  guint n = --run->heap_len;
   if (run->any_order)
-    return run->heap->len ? g_ptr_array_steal_index (run->heap, run->heap->len - 1) : NULL;
-  return viper_heap_pop (run->heap, heap_less);
+    return h[n].t;
+  ViperTram *top = h[0].t;
+  if (!n)
+    return top;
+  HeapEnt last = h[n];
+  guint i = 0;
+  for (;;)
+    {
+      guint l = 2 * i + 1, m;
+      if (l >= n)
+        break;
+      m = l + 1 < n && heap_less (&h[l + 1], &h[l]) ? l + 1 : l;
+      if (!heap_less (&h[m], &last))
+        break;
+      h[i] = h[m];
+      i = m;
+    }
+  h[i] = last;
+  return top;
 }
 
 /* ---- readiness ------------------------------------------------------------- */
@@ -720,7 +764,6 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
   viper_buckets_init (&run->buckets);
   run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
-  run->heap = g_ptr_array_new ();
   run->resume = g_ptr_array_new ();
   run->clock = -INFINITY;
   run->join = paradigm->join ? viper_join_new (paradigm->join) : NULL;
@@ -770,7 +813,7 @@ clear_all (ViperRun *run)
       run->prims = n;
     }
   prim_free_all (run);
-  g_ptr_array_set_size (run->heap, 0);
+  run->heap_len = 0;
   g_ptr_array_set_size (run->resume, 0);
   g_hash_table_remove_all (run->rejected_at);
   run->clock = -INFINITY;
@@ -789,7 +832,7 @@ viper_run_free (ViperRun *run)
   g_hash_table_destroy (run->lists);
   g_clear_pointer (&run->procs_sorted, g_array_unref);
   g_hash_table_destroy (run->rejected_at);
-  g_ptr_array_free (run->heap, TRUE);
+  g_free (run->heap);
   g_ptr_array_free (run->resume, TRUE);
   g_free (run);
 }
@@ -1085,9 +1128,9 @@ viper_run_count_rejected (ViperRun *run, guint64 n)
 const ViperTram *
 viper_run_peek (ViperRun *run)
 {
-  if (!run->heap->len)
+  if (!run->heap_len)
     return NULL;
-  return run->heap->pdata[run->any_order ? run->heap->len - 1 : 0];
+  return run->heap[run->any_order ? run->heap_len - 1 : 0].t;
 }
 
 const ViperTram *
@@ -1164,7 +1207,7 @@ viper_run_transfer_next (ViperRun *run)
 void
 viper_run_set_any_order (ViperRun *run, gboolean any_order)
 {
-  g_return_if_fail (run->heap->len == 0);
+  g_return_if_fail (run->heap_len == 0);
   run->any_order = any_order;
 }
 
