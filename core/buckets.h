@@ -33,6 +33,8 @@ typedef struct {
   ViperBucket *slots;
   guint cap;                /* power of two, or 0 before the first insert */
   guint n;
+  guint removed;            /* removals in the current window (cap of them) */
+  guint peak;               /* the most buckets held in the current window */
 } ViperBuckets;
 
 void viper_buckets_init (ViperBuckets *t);
