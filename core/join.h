@@ -47,6 +47,10 @@ typedef struct _ViperJoinClass {
   ViperJoinRole (*classify) (const ViperTram *t, gint64 *kind, gint64 *group, gint64 *root, ViperJoinShape *shape);
   /* GROUP: its id and members (n, at data) in order; FALSE if malformed. */
   gboolean (*group_def) (const ViperTram *t, gint64 *group, const gint64 **members, guint *n);
+  /* Optional: FALSE when classify returns VIPER_JOIN_NONE for every tram
+   * of this REC and EV, so that the run need not ask for each (most trams
+   * of a message-passing trace are point to point).  NULL: ask always. */
+  gboolean (*may_join) (gint64 rec, gint64 ev);
 } ViperJoinClass;
 
 typedef struct _ViperJoin ViperJoin;

@@ -140,6 +140,7 @@ struct _ViperRun {
    * would be a cache miss) */
   HeapEnt *heap;
   guint heap_len, heap_cap;
+  guint8 *type_joins;       /* per type index: may the join want it (NULL: all may) */
   GPtrArray *resume;        /* lists whose claim cursor can move again */
   ViperTram *last_out;      /* returned by transfer_next, released on the next call */
 
@@ -635,7 +636,8 @@ static gboolean
 claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
 {
   const ViperTramType *tt = tram_type (run, t);
-  if (run->join && tt && !viper_join_claim (run->join, t, l, run->resume))
+  if (run->join && tt && (!run->type_joins || run->type_joins[t->type])
+      && !viper_join_claim (run->join, t, l, run->resume))
     return FALSE;
   if (!tt || tt->role == VIPER_ROLE_FREE)
     {
@@ -767,6 +769,12 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->resume = g_ptr_array_new ();
   run->clock = -INFINITY;
   run->join = paradigm->join ? viper_join_new (paradigm->join) : NULL;
+  if (run->join && paradigm->join->may_join)
+    {
+      run->type_joins = g_new (guint8, MAX (paradigm->n_types, 1));
+      for (guint i = 0; i < paradigm->n_types; i++)
+        run->type_joins[i] = (guint8) paradigm->join->may_join (paradigm->types[i].rec, paradigm->types[i].ev);
+    }
   run->max_pending = VIPER_RUN_DEFAULT_MAX_PENDING;
   run->max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
   return run;
@@ -833,6 +841,7 @@ viper_run_free (ViperRun *run)
   g_clear_pointer (&run->procs_sorted, g_array_unref);
   g_hash_table_destroy (run->rejected_at);
   g_free (run->heap);
+  g_free (run->type_joins);
   g_ptr_array_free (run->resume, TRUE);
   g_free (run);
 }
@@ -1198,7 +1207,7 @@ viper_run_transfer_next (ViperRun *run)
   if (l->head)
     maybe_ready (run, l, l->head);
   wake_waiters (run, waiters, t->adjusted);
-  if (run->join)
+  if (run->join && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]))
     viper_join_transferred (run->join, t, join_ready, run);
   run->last_out = t;
   return t;

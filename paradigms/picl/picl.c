@@ -124,9 +124,19 @@ picl_join_group (const ViperTram *t, gint64 *group, const gint64 **members, guin
   return TRUE;
 }
 
+static gboolean
+picl_join_may_join (gint64 rec, gint64 ev)
+{
+  if (rec == VIPER_PICL_REC_SUBSET && ev == VIPER_PICL_EV_SUBSET)
+    return TRUE;
+  return (rec == VIPER_PICL_REC_BEGIN || rec == VIPER_PICL_REC_END)
+         && viper_picl_collective_shape (ev) != VIPER_PICL_SHAPE_NONE;
+}
+
 static const ViperJoinClass picl_join = {
   .classify = picl_join_classify,
   .group_def = picl_join_group,
+  .may_join = picl_join_may_join,
 };
 
 const ViperParadigm viper_picl_paradigm = {
