@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include "paradigms/views.h"
 #include "paradigms/export.h"
 #include "seek-test.h"
+#include "progress.h"
 
 #define EXIT_IO 1
 #define EXIT_USAGE 2
@@ -56,6 +58,7 @@ typedef struct {
   char **traces;
   gint max_connections;     /* -1: the default */
   gint64 max_partial;       /* -1: the default */
+  char *progress;           /* auto (default), always, never */
 } Options;
 
 typedef struct {
@@ -79,12 +82,15 @@ typedef struct {
   GString *export_stats;     /* what the exporters changed, for --stats */
   ViperClockSync *clock_sync;  /* --clock=drift|clc */
   double clock_seconds;        /* its first reading of the trace */
+  ViperProgress *progress;     /* NULL: no progress line */
+  int signal;                  /* the signal that stopped the replay, 0 if none */
 } App;
 
 static void
 diag_sink (ViperDiagKind kind, const char *message, gpointer data)
 {
   App *app = data;
+  viper_progress_clear (app->progress);
   switch (kind)
     {
     case VIPER_DIAG_BAD_INPUT:
@@ -152,14 +158,79 @@ parse_double_arg (const char *name, const char *text, double *out, GError **erro
 }
 
 static gboolean
-on_signal (gpointer data)
+on_signal (App *app, int sig)
 {
-  App *app = data;
   app->interrupted = TRUE;
+  if (!app->signal)
+    app->signal = sig;
   viper_scheduler_stop (app->sched);
   if (app->loop)
     g_main_loop_quit (app->loop);
   return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sigint (gpointer data)
+{
+  return on_signal (data, SIGINT);
+}
+
+static gboolean
+on_sigterm (gpointer data)
+{
+  return on_signal (data, SIGTERM);
+}
+
+static void
+progress_figures (App *app, ViperProgressFigures *f)
+{
+  ViperCounts c;
+  viper_run_counts (app->run, &c);
+  f->read = c.read;
+  f->transferred = c.transferred;
+  f->pending = c.pending;
+  f->bytes = 0;
+  for (guint i = 0; i < viper_scheduler_n_sources (app->sched); i++)
+    f->bytes += viper_scheduler_source (app->sched, i)->bytes_read;
+}
+
+static void
+progress_update (App *app)
+{
+  if (!app->progress)
+    return;
+  ViperProgressFigures f;
+  progress_figures (app, &f);
+  viper_progress_update (app->progress, &f);
+}
+
+/* Between batches of a file replay: Ctrl-C and SIGTERM are heard (their
+ * sources are dispatched here) and the progress line moves. */
+static void
+replay_tick (ViperScheduler *s, gpointer data)
+{
+  (void) s;
+  App *app = data;
+  g_main_context_iteration (NULL, FALSE);
+  progress_update (app);
+}
+
+/* The inputs' size in bytes when every one is a regular file read once
+ * (0: unknown, the progress line shows no percentage). */
+static guint64
+inputs_size (const App *app)
+{
+  if (app->opt.listen || app->clock_sync || !app->opt.traces)
+    return 0;
+  guint64 total = 0;
+  for (char **t = app->opt.traces; *t; t++)
+    {
+      GStatBuf st;
+      if (g_str_equal (*t, "-") || g_stat (*t, &st) != 0 || !S_ISREG (st.st_mode))
+        return 0;
+      total += (guint64) st.st_size;
+    }
+  return total;
 }
 
 /* Live replay: run the main loop until the senders are done (idle-exit). */
@@ -206,7 +277,10 @@ check_stuck (LiveState *ls)
     g_string_append_printf (m, "; and %u more", stuck->len - 3);
   viper_stuck_array_free (stuck);
   if (!app->opt.quiet)
-    fprintf (stderr, "viper-replay: warning: %s\n", m->str);
+    {
+      viper_progress_clear (app->progress);
+      fprintf (stderr, "viper-replay: warning: %s\n", m->str);
+    }
   g_string_free (m, TRUE);
 }
 
@@ -216,6 +290,7 @@ live_tick (gpointer data)
   LiveState *ls = data;
   App *app = ls->app;
   ViperStopReason r = viper_scheduler_pump (app->sched, 65536);
+  progress_update (app);
   if (r == VIPER_STOP_NONE)
     return G_SOURCE_CONTINUE;
   if (r != VIPER_STOP_WAITING && r != VIPER_STOP_END)
@@ -468,6 +543,8 @@ main (int argc, char **argv)
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &app.opt.quiet, "Do not print warnings (bad lines are still reported)", NULL },
+    { "progress", 0, 0, G_OPTION_ARG_STRING, &app.opt.progress,
+      "Show how far the replay got on standard error: auto (default: on a terminal, redrawn in place), always (a line every 2 s and one at the end) or never", "WHEN" },
     { "list-paradigms", 0, 0, G_OPTION_ARG_NONE, &app.opt.list_paradigms, "List the paradigms and exit", NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &app.opt.version, "Print the version and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "TRACE..." },
@@ -515,6 +592,12 @@ main (int argc, char **argv)
   if (decay_s && (!parse_double_arg ("--decay", decay_s, &app.opt.decay, &error) || app.opt.decay < 0 || app.opt.decay > 1))
     {
       rc = usage_error (ctx, error ? error->message : "--decay must be between 0 and 1");
+      goto out_ctx;
+    }
+  if (app.opt.progress && !g_str_equal (app.opt.progress, "auto") && !g_str_equal (app.opt.progress, "always")
+      && !g_str_equal (app.opt.progress, "never"))
+    {
+      rc = usage_error (ctx, "--progress must be auto, always or never");
       goto out_ctx;
     }
   if (clock_s && !viper_clock_mode_parse (clock_s, &clock_mode))
@@ -832,8 +915,12 @@ main (int argc, char **argv)
   viper_scheduler_set_breakpoint (app.sched, app.opt.steps == 0 ? -INFINITY : until);
   viper_scheduler_set_step_limit (app.sched, app.opt.steps > 0 ? (guint64) app.opt.steps : 0);
 
-  guint sigint = g_unix_signal_add (SIGINT, on_signal, &app);
-  guint sigterm = g_unix_signal_add (SIGTERM, on_signal, &app);
+  guint sigint = g_unix_signal_add (SIGINT, on_sigint, &app);
+  guint sigterm = g_unix_signal_add (SIGTERM, on_sigterm, &app);
+  const char *when = app.opt.progress ? app.opt.progress : "auto";
+  gboolean tty = isatty (STDERR_FILENO);
+  if (g_str_equal (when, "always") || (g_str_equal (when, "auto") && tty))
+    app.progress = viper_progress_new (stderr, tty, inputs_size (&app));
   gint64 t0 = g_get_monotonic_time ();
   ViperStopReason why;
   viper_scheduler_go (app.sched);
@@ -842,11 +929,28 @@ main (int argc, char **argv)
   else
     {
       viper_scheduler_attach (app.sched, NULL);
+      viper_scheduler_set_tick (app.sched, replay_tick, &app);
       why = viper_scheduler_run (app.sched);
     }
   double seconds = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
   g_source_remove (sigint);
   g_source_remove (sigterm);
+  if (app.progress)
+    {
+      ViperProgressFigures f;
+      progress_figures (&app, &f);
+      viper_progress_finish (app.progress, &f);
+      g_clear_pointer (&app.progress, viper_progress_free);
+    }
+  if (app.interrupted && !app.opt.listen)
+    {
+      /* a file replay cut short: what follows is the state it reached */
+      ViperCounts ic;
+      viper_run_counts (app.run, &ic);
+      fprintf (stderr, "viper-replay: interrupted by %s after %" G_GUINT64_FORMAT " trams read and %" G_GUINT64_FORMAT
+               " transferred; the outputs hold the state reached\n", app.signal == SIGTERM ? "SIGTERM" : "SIGINT",
+               ic.read, ic.transferred);
+    }
 
   if (app.run_out && !viper_outfile_close (g_steal_pointer (&app.run_out), &error))
     {
@@ -923,6 +1027,8 @@ main (int argc, char **argv)
       fprintf (stderr, "viper-replay: stopped at the first bad line (--strict)\n");
       rc = EXIT_IO;
     }
+  else if (app.interrupted && !app.opt.listen)
+    rc = 128 + app.signal;    /* as a shell reports a command the signal ended */
   else if ((why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0)
     {
       GArray *stuck = viper_run_stuck (app.run);
@@ -968,6 +1074,7 @@ out_ctx:
   g_strfreev (app.opt.render);
   g_strfreev (app.opt.exports);
   g_free (app.opt.render_size);
+  g_free (app.opt.progress);
   g_free (app.opt.paradigm);
   g_free (app.opt.setup);
   g_free (app.opt.until);

@@ -31,6 +31,8 @@ struct _ViperScheduler {
   GArray *hooks;            /* of Hook */
   ViperSchedNotify notify;
   gpointer notify_data;
+  ViperSchedTick tick;
+  gpointer tick_data;
 
   ViperSchedState state;
   double breakpoint;
@@ -663,6 +665,13 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
   return VIPER_STOP_NONE;
 }
 
+void
+viper_scheduler_set_tick (ViperScheduler *s, ViperSchedTick tick, gpointer data)
+{
+  s->tick = tick;
+  s->tick_data = data;
+}
+
 ViperStopReason
 viper_scheduler_run (ViperScheduler *s)
 {
@@ -671,6 +680,13 @@ viper_scheduler_run (ViperScheduler *s)
   for (;;)
     {
       ViperStopReason r = viper_scheduler_pump (s, 4096);
+      if ((r == VIPER_STOP_NONE || r == VIPER_STOP_WAITING) && s->tick)
+        {
+          s->tick (s, s->tick_data);
+          /* stopped from the tick, or by what its dispatch ran */
+          if (s->state == VIPER_SCHED_IDLE)
+            return s->last_stop;
+        }
       if (r == VIPER_STOP_NONE)
         continue;
       if (r == VIPER_STOP_WAITING)
@@ -678,6 +694,8 @@ viper_scheduler_run (ViperScheduler *s)
           /* live sources: let the main context deliver more */
           GMainContext *ctx = s->ctx ? s->ctx : g_main_context_default ();
           g_main_context_iteration (ctx, TRUE);
+          if (s->state == VIPER_SCHED_IDLE)
+            return s->last_stop;   /* a stop() (a signal) while waiting */
           continue;
         }
       return r;

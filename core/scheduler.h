@@ -81,6 +81,12 @@ gboolean viper_scheduler_reset (ViperScheduler *s, GError **error);
 ViperStopReason viper_scheduler_pump (ViperScheduler *s, guint budget);
 /* Headless: loop until a stop condition other than budget (blocking reads on files). */
 ViperStopReason viper_scheduler_run (ViperScheduler *s);
+/* Called by viper_scheduler_run() between batches of a few thousand steps
+ * and before it waits for live input: a headless front end shows progress
+ * and dispatches its signal handlers there.  A stop() from the tick (or
+ * from what it dispatched) ends the run with VIPER_STOP_USER. */
+typedef void (*ViperSchedTick) (ViperScheduler *s, gpointer data);
+void viper_scheduler_set_tick (ViperScheduler *s, ViperSchedTick tick, gpointer data);
 
 void viper_scheduler_attach (ViperScheduler *s, GMainContext *ctx);
 /* How long one idle dispatch may process (default 8 ms).  A GUI whose frames
