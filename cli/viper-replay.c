@@ -557,9 +557,19 @@ main (int argc, char **argv)
     "program-state model, and writes the run and the state.");
   g_option_context_set_description (ctx,
     "Exit status: 0 stop point or end reached with nothing pending; 1 I/O error or bad\n"
-    "input under --strict; 2 usage error; 3 end reached with trams still pending.\n"
+    "input under --strict; 2 usage error; 3 end reached with trams still pending;\n"
+    "130 (143) interrupted by SIGINT (SIGTERM): the outputs hold the state reached.\n"
     "Bad lines are reported on standard error as FILE:LINE:COLUMN: reason.");
   g_option_context_add_main_entries (ctx, entries, NULL);
+  /* --help is ours, not GLib's: GLib writes it and exits 0 even when the
+   * write failed (a full disk, a closed pipe) */
+  gboolean help = FALSE;
+  GOptionEntry help_entries[] = {
+    { "help", 'h', 0, G_OPTION_ARG_NONE, &help, "Show help options", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_option_context_set_help_enabled (ctx, FALSE);
+  g_option_context_add_main_entries (ctx, help_entries, NULL);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -568,12 +578,33 @@ main (int argc, char **argv)
       g_option_context_free (ctx);
       return rc;
     }
+  if (help)
+    {
+      char *text = g_option_context_get_help (ctx, TRUE, NULL);
+      errno = 0;
+      gboolean ok = fputs (text, stdout) != EOF && fflush (stdout) == 0 && !ferror (stdout);
+      int err = errno ? errno : EIO;
+      g_free (text);
+      g_option_context_free (ctx);
+      if (!ok)
+        {
+          fprintf (stderr, "viper-replay: --help: standard output: %s\n", g_strerror (err));
+          return EXIT_IO;
+        }
+      return 0;
+    }
 
   viper_paradigms_register_all ();
   int rc = 0;
   if (app.opt.version)
     {
       printf ("viper-replay %s\n", VIPER_VERSION);
+      if (!viper_stdout_flush (&error))
+        {
+          fprintf (stderr, "viper-replay: --version: %s\n", error->message);
+          g_clear_error (&error);
+          rc = EXIT_IO;
+        }
       goto out_ctx;
     }
   if (app.opt.list_paradigms)
@@ -582,11 +613,18 @@ main (int argc, char **argv)
       const ViperParadigm *const *list = viper_paradigm_list (&n);
       for (guint i = 0; i < n; i++)
         printf ("%-10s %s\n", list[i]->name, list[i]->description ? list[i]->description : "");
+      if (!viper_stdout_flush (&error))
+        {
+          fprintf (stderr, "viper-replay: --list-paradigms: %s\n", error->message);
+          g_clear_error (&error);
+          rc = EXIT_IO;
+        }
       goto out_ctx;
     }
   if (max_pending < 0 || max_procs < 0 || clock_memory < 0)
     {
-      rc = usage_error (ctx, "--max-pending, --max-procs and --clock-memory must be 0 or more");
+      rc = usage_error (ctx, max_pending < 0 ? "--max-pending must be 0 or more"
+                             : max_procs < 0 ? "--max-procs must be 0 or more" : "--clock-memory must be 0 or more");
       goto out_ctx;
     }
   if (decay_s && (!parse_double_arg ("--decay", decay_s, &app.opt.decay, &error) || app.opt.decay < 0 || app.opt.decay > 1))
@@ -607,12 +645,49 @@ main (int argc, char **argv)
     }
   gboolean reads_stdin = FALSE;
   for (char **t = app.opt.traces; t && *t; t++)
-    reads_stdin |= g_str_equal (*t, "-");
+    {
+      if (reads_stdin && g_str_equal (*t, "-"))
+        {
+          rc = usage_error (ctx, "standard input ('-') can be named once");
+          goto out_ctx;
+        }
+      reads_stdin |= g_str_equal (*t, "-");
+    }
   if (clock_mode != VIPER_CLOCK_DECAY && (app.opt.listen || !app.opt.traces || reads_stdin))
     {
       rc = usage_error (ctx, "--clock=drift and --clock=clc need trace files, not standard input or --listen "
                              "(they read the whole trace first)");
       goto out_ctx;
+    }
+  for (char **t = app.opt.traces; clock_mode != VIPER_CLOCK_DECAY && t && *t; t++)
+    {
+      /* past --clock-memory the trace is read a second time: a pipe or a
+       * FIFO would give nothing (or wait for ever) the second time */
+      GStatBuf st;
+      if (g_stat (*t, &st) == 0 && !S_ISREG (st.st_mode))
+        {
+          char *m = g_strdup_printf ("--clock=drift and --clock=clc need regular trace files (they may read them "
+                                     "twice): %s is not one", *t);
+          rc = usage_error (ctx, m);
+          g_free (m);
+          goto out_ctx;
+        }
+    }
+  /* options that only act with others: say so rather than ignore them */
+  if (!app.opt.quiet)
+    {
+      if (clock_mode == VIPER_CLOCK_DECAY && clock_memory != (gint64) VIPER_CLOCK_KEEP_DEFAULT)
+        fprintf (stderr, "viper-replay: warning: --clock-memory has no effect without --clock=drift or --clock=clc\n");
+      if (!app.opt.listen)
+        {
+          const char *live[] = { idle_s ? "--idle-exit" : NULL, stuck_s ? "--stuck-after" : NULL,
+                                 conn_timeout_s ? "--conn-timeout" : NULL,
+                                 app.opt.max_connections != -1 ? "--max-connections" : NULL,
+                                 app.opt.max_partial != -1 ? "--max-partial" : NULL };
+          for (guint i = 0; i < G_N_ELEMENTS (live); i++)
+            if (live[i])
+              fprintf (stderr, "viper-replay: warning: %s has no effect without --listen\n", live[i]);
+        }
     }
   if (idle_s && (!parse_double_arg ("--idle-exit", idle_s, &app.opt.idle_exit, &error) || app.opt.idle_exit < 0))
     {
@@ -942,9 +1017,9 @@ main (int argc, char **argv)
       viper_progress_finish (app.progress, &f);
       g_clear_pointer (&app.progress, viper_progress_free);
     }
-  if (app.interrupted && !app.opt.listen)
+  if (app.interrupted)
     {
-      /* a file replay cut short: what follows is the state it reached */
+      /* cut short: what follows is the state it reached */
       ViperCounts ic;
       viper_run_counts (app.run, &ic);
       fprintf (stderr, "viper-replay: interrupted by %s after %" G_GUINT64_FORMAT " trams read and %" G_GUINT64_FORMAT
@@ -1028,11 +1103,14 @@ main (int argc, char **argv)
       rc = EXIT_IO;
     }
   else if (app.interrupted && !app.opt.listen)
-    rc = 128 + app.signal;    /* as a shell reports a command the signal ended */
+    ;                         /* 128 + the signal, below */
   else if ((why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0)
     {
+      /* a live session's trams that still wait may be what its user is
+       * looking for: they are said when it is interrupted too */
       GArray *stuck = viper_run_stuck (app.run);
-      fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " trams still pending at the end:\n", c.pending);
+      fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " trams still pending %s:\n", c.pending,
+               app.interrupted ? "where it was interrupted" : "at the end");
       for (guint i = 0; i < stuck->len; i++)
         {
           const ViperStuck *s = &g_array_index (stuck, ViperStuck, i);
@@ -1042,6 +1120,8 @@ main (int argc, char **argv)
       viper_stuck_array_free (stuck);
       rc = EXIT_PENDING;
     }
+  if (app.interrupted && !app.io_error && why != VIPER_STOP_STRICT)
+    rc = 128 + app.signal;
 out:
   viper_outfile_abort (app.run_out);
   viper_outfile_abort (app.state_out);

@@ -131,6 +131,18 @@ def full_device(tmp, problems):
 
 
 @case
+def help_and_lists_to_full_device(tmp, problems):
+    # --help, --version and --list-paradigms write to standard output too:
+    # a failed write is said and the exit status is 1
+    for opt in ("--help", "--version", "--list-paradigms"):
+        with open("/dev/full", "wb") as f:
+            rc, _, err = run([opt], tmp, stdout=f)
+        want = f"viper-replay: {opt}: standard output: No space left on device"
+        expect(rc == 1, f"{opt} > /dev/full: exit {rc}, expected 1", problems)
+        expect(want in err.splitlines(), f"{opt} > /dev/full: stderr {err!r} lacks {want!r}", problems)
+
+
+@case
 def render_png_real_reason(tmp, problems):
     os.symlink("/dev/full", os.path.join(tmp, "view.png"))
     rc, _, err = run(["--render=animation:view.png"] + farm_args(), tmp)
@@ -545,6 +557,7 @@ def main():
     ARGS = ap.parse_args()
     ARGS.viper_replay = os.path.abspath(ARGS.viper_replay)
     for fn in [state_out_dev_stdout_into_a_pipe, state_out_dev_stdout_into_a_file_with_stats, full_device,
+               help_and_lists_to_full_device,
                render_png_real_reason, export_to_full_device_names_path, fifo_without_reader,
                state_out_to_fifo_reader_gets_it, generators_write_fifos_in_place, symlink_followed, regular_file_keeps_mode,
                read_only_file_stays_read_only, missing_directory_fails_before_replay,

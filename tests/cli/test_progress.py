@@ -32,7 +32,7 @@ def check(cond, what):
         failures.append(what)
 
 
-LINE = re.compile(r"viper-replay: (?:(\d+)% of [0-9.]+ [MG]B read, )?([0-9,]+) trams, ([0-9,]+) transferred"
+LINE = re.compile(r"viper-replay: (?:(?:(\d+)% of )?[0-9.]+ [MG]B read, )?([0-9,]+) trams, ([0-9,]+) transferred"
                   r"(?: \([0-9.]+ M/s\))?, ([0-9,]+) pending$")
 
 
@@ -119,6 +119,45 @@ def main():
         os.close(w)
         check(p.returncode == 130 and "interrupted by SIGINT after 1 trams read" in err,
               "SIGINT while waiting on standard input: exit 130 at once")
+
+        # SIGINT ends a live session the same way, its waiting trams said
+        sock = os.path.join(tmp, "live.sock")
+        state = os.path.join(tmp, "live.json")
+        p = subprocess.Popen([replay, "--progress=always", "--listen=unix:" + sock, "--state-out=" + state], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        import socket
+        c = None
+        for _ in range(2000):                # bounded: the listener is up within its first ticks
+            line = p.stderr.readline()
+            if not line:
+                break
+            if os.path.exists(sock):
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                c.connect(sock)
+                # a receive whose message never comes: its end stays pending
+                c.sendall(b"-3 -52 0.0005 1 0 3 2 7 0\n-4 -52 0.003 1 0 4 2 64 7 0 0\n")
+                break
+        seen = ""
+        for _ in range(100000):              # until the progress line shows both trams read
+            line = p.stderr.readline()
+            if not line:
+                break
+            m = LINE.match(line.rstrip("\n"))
+            if m and num(m.group(2)) == 2:
+                seen = line
+                break
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        if c:
+            c.close()
+        check(seen != "", "live: the progress line shows the 2 trams read")
+        check(p.returncode == 130 and "interrupted by SIGINT after 2 trams read" in err,
+              "live: SIGINT ends the session with exit 130 and says so (got %d)" % p.returncode)
+        check("pending where it was interrupted" in err, "live: the trams still waiting are said")
+        try:
+            check(json.load(open(state))["counts"]["read"] == 2, "live: --state-out holds the 2 trams read")
+        except (OSError, ValueError, KeyError) as e:
+            check(False, f"live: --state-out written ({e})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{len(failures)} failed")
