@@ -37,6 +37,8 @@ typedef struct {
   gint32 dtype;             /* VIPER_DTYPE_INT or VIPER_DTYPE_OTHER */
   guint32 data_off;         /* offset of DTYPE in the line */
   guint32 len;              /* line length without '\r' */
+  guint8 canon;             /* 1: the scanner saw the line is canonical (viper_tram_image_prepare
+                               need not look); 0: not known */
   gint64 *data;             /* VIPER_MAX_DATA entries, owned by the caller */
 } ViperTramFields;
 
@@ -44,6 +46,9 @@ ViperTramFields *viper_tram_fields_new (void);
 void viper_tram_fields_free (ViperTramFields *f);
 
 ViperLineKind viper_tram_scan (const char *line, gsize len, ViperTramFields *f, ViperParseError *err);
+/* The same without its fast path for canonical lines: the same answer,
+ * fields and error, only slower.  For tests that compare the two. */
+ViperLineKind viper_tram_scan_careful (const char *line, gsize len, ViperTramFields *f, ViperParseError *err);
 ViperTram *viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line);
 /* What can still be read of a bad line (spec section 1: a rejected line does
  * not strand its module): its PROC (the fourth word, an integer), and D1 (the

@@ -35,7 +35,30 @@ check_line (const char *line, gsize len, guint64 lineno, gpointer data)
   (void) data;
   ViperParseError err;
   ViperLineKind kind;
+  /* the careful scanner alone gives the same answer as with its fast path */
+  ViperParseError err2;
+  memset (&err, 0, sizeof err);
+  memset (&err2, 0, sizeof err2);
+  ViperLineKind k2 = viper_tram_scan_careful (line, len, fields2, &err2);
   ViperTram *t = viper_tram_parse (pool, fields, line, len, &kind, &err);
+  if (kind != k2 || (kind == VIPER_LINE_BAD && (err.column != err2.column || strcmp (err.reason, err2.reason))))
+    g_error ("the fast path and the careful scanner disagree");
+  if (kind == VIPER_LINE_TRAM
+      && (fields->rec != fields2->rec || fields->ev != fields2->ev || fields->proc != fields2->proc
+          || fields->process != fields2->process || fields->ndata != fields2->ndata || fields->dtype != fields2->dtype
+          || fields->data_off != fields2->data_off || fields->len != fields2->len
+          || memcmp (&fields->time, &fields2->time, sizeof (double)) != 0
+          || (fields->dtype == VIPER_DTYPE_INT && fields->ndata
+              && memcmp (fields->data, fields2->data, fields->ndata * sizeof (gint64)) != 0)))
+    g_error ("the fast path and the careful scanner read different fields");
+  if (kind == VIPER_LINE_TRAM)
+    {
+      guint32 nints, text;
+      guint8 flags;
+      viper_tram_image_prepare (fields2, line, &nints, &text, &flags);
+      if (flags != (t->flags & (VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE)))
+        g_error ("the fast path and the careful scanner make different tram images");
+    }
   if (!t)
     {
       if (kind == VIPER_LINE_BAD && (err.column == 0 || !err.reason[0]))
