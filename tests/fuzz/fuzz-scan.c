@@ -7,6 +7,7 @@
  * tram, whose printing is the same text (spec: whatever is accepted prints
  * back to the same tram). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "core/tramparse.h"
 #include "fuzz.h"
@@ -59,6 +60,21 @@ check_line (const char *line, gsize len, guint64 lineno, gpointer data)
       if (flags != (t->flags & (VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE)))
         g_error ("the fast path and the careful scanner make different tram images");
     }
+  /* straight into an image, as the read-ahead thread does (the splitter
+   * leaves a '\n' behind every line) */
+  ViperTram *img = g_malloc (sizeof (ViperTram) + (len / 2 + 1) * sizeof (gint64));
+  gsize size = viper_tram_scan_image (line, len, img);
+  if (size)
+    {
+      if (kind != VIPER_LINE_TRAM || size > sizeof (ViperTram) + t->ndata * sizeof (gint64)
+          || memcmp (img, t, offsetof (ViperTram, next)) != 0 || img->rec != t->rec || img->ev != t->ev
+          || img->process != t->process || img->raw_len != t->raw_len || img->ndata != t->ndata
+          || img->data_off != t->data_off || img->flags != t->flags || img->type != t->type
+          || img->dtype != t->dtype
+          || memcmp (img + 1, t + 1, t->ndata * sizeof (gint64)) != 0)
+        g_error ("viper_tram_scan_image and viper_tram_parse disagree");
+    }
+  g_free (img);
   if (!t)
     {
       if (kind == VIPER_LINE_BAD && (err.column == 0 || !err.reason[0]))
