@@ -311,11 +311,9 @@ count_error (const char *line, gsize len, ViperParseError *err, const char *at, 
  * A canonical integer: ['-'] digits, no leading zero, not "-0", at most 18
  * digits.  *pp is left on the byte after it. */
 static inline __attribute__ ((always_inline)) gboolean
-fast_int (const char **pp, gint64 *out)
+fast_digits (const char **pp, guint64 *out)
 {
   const char *p = *pp;
-  gboolean neg = *p == '-';
-  p += neg;
   /* most fields have one or two digits: those without a loop (a digit is
    * never the stop byte, so the byte after one may be read) */
   guint64 v = (guint) (guchar) p[0] - '0';
@@ -339,9 +337,26 @@ fast_int (const char **pp, gint64 *out)
       if (G_UNLIKELY (p - digits > 18))
         return FALSE;               /* 19 digits or more: checked for overflow by the careful scanner */
     }
-  if (G_UNLIKELY (neg && v == 0))
-    return FALSE;                   /* "-0" */
-  *out = neg ? -(gint64) v : (gint64) v;
+  *out = v;
+  *pp = p;
+  return TRUE;
+}
+
+static inline __attribute__ ((always_inline)) gboolean
+fast_int (const char **pp, gint64 *out)
+{
+  guint64 v;
+  if (**pp != '-')
+    {
+      if (!fast_digits (pp, &v))
+        return FALSE;
+      *out = (gint64) v;
+      return TRUE;
+    }
+  const char *p = *pp + 1;
+  if (!fast_digits (&p, &v) || v == 0)
+    return FALSE;                   /* "-0" too */
+  *out = -(gint64) v;
   *pp = p;
   return TRUE;
 }
