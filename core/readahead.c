@@ -122,6 +122,8 @@ push_image (Batch *b, ViperTram *t, gsize size, guint64 lineno)
   b->used += size;
 }
 
+static void on_other_line (ViperReadAhead *ra, Batch *b, const char *line, gsize len, guint64 lineno);
+
 static void
 on_line (const char *line, gsize len, guint64 lineno, gpointer data)
 {
@@ -132,11 +134,18 @@ on_line (const char *line, gsize len, guint64 lineno, gpointer data)
   ViperTram *t = arena_room (b, sizeof (ViperTram) + (len / 2 + 1) * sizeof (gint64));
   gsize size = viper_tram_scan_image (line, len, t);
   if (G_LIKELY (size))
-    {
-      push_image (b, t, size, lineno);
-      return;
-    }
+    push_image (b, t, size, lineno);
+  else
+    on_other_line (ra, b, line, len, lineno);
+}
 
+/* Comments, bad lines, and trams not in the canonical shape: the careful
+ * way, out of on_line's frame. */
+G_NO_INLINE static void
+on_other_line (ViperReadAhead *ra, Batch *b, const char *line, gsize len, guint64 lineno)
+{
+  ViperTram *t;
+  gsize size;
   ViperParseError err;
   err.column = 0;
   err.reason[0] = '\0';
@@ -176,7 +185,8 @@ static void
 clear_batch (Batch *b)
 {
   for (guint i = 0; i < b->n; i++)
-    g_free (b->e[i].text);
+    if (G_UNLIKELY (b->e[i].text))   /* trams' entries have none: no call for them */
+      g_free (b->e[i].text);
   b->n = 0;
   b->used = 0;
   b->bytes = 0;

@@ -296,7 +296,7 @@ count_error (const char *line, gsize len, ViperParseError *err, const char *at, 
  * line).  The read-ahead thread has it write the tram image straight into its
  * batch (viper_tram_scan_image), with no ViperTramFields in between.
  * Issue 11, callgrind on the first 200,000 lines of the interleaved PICL
- * trace: 811 instructions a line for the scan alone before, about 440 now
+ * trace: 811 instructions a line for the scan alone before, about 370 now
  * for scan and image together (1,180 before).  Fields have one to four
  * digits, so integers are read a byte at a time, the first two without a
  * loop; only a TIME's fraction of eight digits or more is read eight bytes
