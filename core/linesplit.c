@@ -4,9 +4,11 @@
  * straight from the caller's bytes (memchr finds the '\n'): in a large
  * buffered read that is every line but the one straddling the chunk end, so
  * the common path copies nothing.  Only that straddling line is copied into
- * the splitter's buffer, and the buffer never grows beyond VIPER_MAX_LINE + 1
+ * the splitter's buffer, and the buffer never grows beyond VIPER_MAX_LINE + 2
  * bytes (a maximal line plus the '\r' of a CRLF end, which is kept for the
- * scanner to ignore and so is not counted against the limit).
+ * scanner to ignore and so is not counted against the limit, plus a '\n'
+ * written behind the line: every line handed out is followed by a '\n',
+ * which lets the scanner read its fields without checking for the end).
  *
  * As soon as a line can no longer fit, it is reported once and the splitter
  * switches to discarding bytes until the next '\n': a peer that sends a
@@ -66,12 +68,13 @@ static void
 append (ViperLineSplitter *s, const char *p, gsize n)
 {
   gsize need = s->buf_len + n;
-  if (need > s->buf_cap)
+  if (need + 1 > s->buf_cap)
     {
+      /* one byte more than the line: the '\n' written behind it for on_line */
       gsize cap = s->buf_cap ? s->buf_cap : 256;
-      while (cap < need)
+      while (cap < need + 1)
         cap *= 2;
-      s->buf_cap = MIN (cap, (gsize) VIPER_MAX_LINE + 1);
+      s->buf_cap = MIN (cap, (gsize) VIPER_MAX_LINE + 2);
       s->buf = g_realloc (s->buf, s->buf_cap);
     }
   memcpy (s->buf + s->buf_len, p, n);
@@ -113,6 +116,7 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
           append (s, p, n);
           if (!nl)
             return;
+          s->buf[s->buf_len] = '\n';
           s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
           s->buf_len = 0;
           s->lineno++;
@@ -154,7 +158,10 @@ viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line)
   if (!s->buf_len)
     return;
   if (partial_is_line)
-    s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
+    {
+      s->buf[s->buf_len] = '\n';
+      s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
+    }
   else if (s->on_error)
     s->on_error (s->lineno, (guint) s->buf_len + 1, "connection closed in the middle of a line", s->user_data);
   s->buf_len = 0;

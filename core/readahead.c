@@ -77,34 +77,85 @@ struct _ViperReadAhead {
   guint64 bytes;
 };
 
+static void
+grow_entries (Batch *b)
+{
+  b->cap = b->cap ? b->cap * 2 : BATCH_LINES + 4;
+  b->e = g_renew (Entry, b->e, b->cap);
+}
+
 static Entry *
 push_entry (Batch *b)
 {
   if (b->n == b->cap)
-    {
-      b->cap = b->cap ? b->cap * 2 : BATCH_LINES + 4;
-      b->e = g_renew (Entry, b->e, b->cap);
-    }
+    grow_entries (b);
   Entry *e = &b->e[b->n++];
   memset (e, 0, sizeof *e);
   return e;
 }
 
+/* Room for a tram image of size bytes at the end of b's arena. */
+static inline ViperTram *
+arena_room (Batch *b, gsize size)
+{
+  if (G_UNLIKELY (b->size - b->used < size))
+    {
+      b->size = MAX (b->size * 2, b->used + size + (gsize) 256 * 1024);
+      b->arena = g_realloc (b->arena, b->size);
+    }
+  return (ViperTram *) (b->arena + b->used);
+}
+
+/* The tram image just written at the end of b's arena, size bytes (a
+ * multiple of 8), goes in as the next entry. */
+static inline void
+push_image (Batch *b, ViperTram *t, gsize size, guint64 lineno)
+{
+  t->line = lineno > G_MAXUINT32 ? G_MAXUINT32 : (guint32) lineno;
+  t->pool_slab = (guint32) size;   /* what viper_tram_copy_image wants */
+  if (G_UNLIKELY (b->n == b->cap))
+    grow_entries (b);
+  Entry *e = &b->e[b->n++];
+  e->tram = b->used + 1;
+  e->lineno = lineno;
+  e->text = NULL;           /* the rest of a tram's entry is never read */
+  b->used += size;
+}
+
+static void on_other_line (ViperReadAhead *ra, Batch *b, const char *line, gsize len, guint64 lineno);
+
 static void
 on_line (const char *line, gsize len, guint64 lineno, gpointer data)
 {
   ViperReadAhead *ra = data;
+  Batch *b = ra->filling;
+
+  /* nearly every line: scanned straight into the arena (issue 11) */
+  ViperTram *t = arena_room (b, sizeof (ViperTram) + (len / 2 + 1) * sizeof (gint64));
+  gsize size = viper_tram_scan_image (line, len, t);
+  if (G_LIKELY (size))
+    push_image (b, t, size, lineno);
+  else
+    on_other_line (ra, b, line, len, lineno);
+}
+
+/* Comments, bad lines, and trams not in the canonical shape: the careful
+ * way, out of on_line's frame. */
+G_NO_INLINE static void
+on_other_line (ViperReadAhead *ra, Batch *b, const char *line, gsize len, guint64 lineno)
+{
+  ViperTram *t;
+  gsize size;
   ViperParseError err;
   err.column = 0;
   err.reason[0] = '\0';
   ViperLineKind kind = viper_tram_scan (line, len, ra->scratch, &err);
   if (kind == VIPER_LINE_COMMENT)
     return;
-  Batch *b = ra->filling;
-  Entry *e = push_entry (b);
-  e->lineno = lineno;
   if (kind != VIPER_LINE_TRAM)
     {
+      Entry *e = push_entry (b);
+      e->lineno = lineno;
       err.reason[sizeof err.reason - 1] = '\0';
       e->column = err.column;
       e->text = g_strdup (err.reason[0] ? err.reason : "bad line");
@@ -113,18 +164,11 @@ on_line (const char *line, gsize len, guint64 lineno, gpointer data)
     }
   guint32 nints, text;
   guint8 flags;
-  gsize size = (viper_tram_image_prepare (ra->scratch, line, &nints, &text, &flags) + 7) & ~(gsize) 7;
-  if (b->size - b->used < size)
-    {
-      b->size = MAX (b->size * 2, b->used + size + (gsize) 256 * 1024);
-      b->arena = g_realloc (b->arena, b->size);
-    }
-  ViperTram *t = (ViperTram *) (b->arena + b->used);
+  size = (viper_tram_image_prepare (ra->scratch, line, &nints, &text, &flags) + 7) & ~(gsize) 7;
+  t = arena_room (b, size);
   memset (t, 0, sizeof *t);
   viper_tram_image_write (t, ra->scratch, line, nints, flags);
-  t->line = lineno > G_MAXUINT32 ? G_MAXUINT32 : (guint32) lineno;
-  e->tram = b->used + 1;
-  b->used += size;
+  push_image (b, t, size, lineno);
 }
 
 static void
@@ -141,7 +185,8 @@ static void
 clear_batch (Batch *b)
 {
   for (guint i = 0; i < b->n; i++)
-    g_free (b->e[i].text);
+    if (G_UNLIKELY (b->e[i].text))   /* trams' entries have none: no call for them */
+      g_free (b->e[i].text);
   b->n = 0;
   b->used = 0;
   b->bytes = 0;
@@ -283,9 +328,15 @@ viper_read_ahead_next (ViperReadAhead *ra, ViperAheadItem *item)
       if (ra->cur && ra->cur_i < ra->cur->n)
         {
           Entry *e = &ra->cur->e[ra->cur_i++];
-          item->kind = e->tram ? VIPER_AHEAD_TRAM : e->lineno ? VIPER_AHEAD_BAD : VIPER_AHEAD_WARNING;
-          item->tram = e->tram ? (const ViperTram *) (ra->cur->arena + e->tram - 1) : NULL;
           item->lineno = e->lineno;
+          if (e->tram)
+            {
+              /* a tram's entry has nothing else (on_line) */
+              item->kind = VIPER_AHEAD_TRAM;
+              item->tram = (const ViperTram *) (ra->cur->arena + e->tram - 1);
+              return;
+            }
+          item->kind = e->lineno ? VIPER_AHEAD_BAD : VIPER_AHEAD_WARNING;
           item->column = e->column;
           item->text = e->text;
           item->salvaged = e->salvaged;
@@ -321,6 +372,19 @@ viper_read_ahead_next (ViperReadAhead *ra, ViperAheadItem *item)
       ra->cur_i = 0;
       ra->bytes += b->bytes;
     }
+}
+
+const ViperTram *
+viper_read_ahead_next_tram (ViperReadAhead *ra)
+{
+  Batch *b = ra->cur;
+  if (G_UNLIKELY (!b || ra->cur_i >= b->n))
+    return NULL;
+  const Entry *e = &b->e[ra->cur_i];
+  if (G_UNLIKELY (!e->tram))
+    return NULL;
+  ra->cur_i++;
+  return (const ViperTram *) (b->arena + e->tram - 1);
 }
 
 const ViperTram *

@@ -37,6 +37,12 @@ typedef struct {
 ViperReadAhead *viper_read_ahead_new (int fd);
 /* The next item in file order; blocks until the worker has it. */
 void viper_read_ahead_next (ViperReadAhead *ra, ViperAheadItem *item);
+/* The next item's tram image, taken, if the next item is a tram in the
+ * batch being taken (the common case, without viper_read_ahead_next's
+ * item to fill); else NULL and nothing is taken.  Never blocks; valid until
+ * the next call of viper_read_ahead_next().  For viper_tram_copy_image: its
+ * pool_slab holds its size. */
+const ViperTram *viper_read_ahead_next_tram (ViperReadAhead *ra);
 /* The tram image k items after the next one viper_read_ahead_next() returns
  * (k = 0: that one), if it is a tram already in the batch being taken; else
  * NULL.  Never blocks; valid until the next call of viper_read_ahead_next().

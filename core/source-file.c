@@ -263,6 +263,28 @@ file_watch_cb (gint fd, GIOCondition cond, gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The next item of the read-ahead thread, when it is a tram of the batch
+ * being taken (nearly always): queued, TRUE.  The common case of a replay
+ * from a file, kept short enough for pending() to do without file_fill(). */
+static inline gboolean
+file_take_image (FileSource *fs)
+{
+  const ViperTram *image = viper_read_ahead_next_tram (fs->ahead);
+  if (G_UNLIKELY (!image))
+    return FALSE;
+  if (fs->base.ahead)
+    {
+      const ViperTram *up = viper_read_ahead_peek (fs->ahead, VIPER_SOURCE_AHEAD - 1);
+      if (up)
+        fs->base.ahead (up, fs->base.ahead_data);
+    }
+  ViperTram *t = viper_tram_copy_image (fs->base.pool, image);
+  t->channel = fs->channel;
+  fs->base.lines_read++;
+  fs->head = fs->tail = t;   /* the queue was empty */
+  return TRUE;
+}
+
 /* The read-ahead thread's next items, until a tram is queued or the file ends. */
 static void
 file_fill_ahead (FileSource *fs)
@@ -274,6 +296,8 @@ file_fill_ahead (FileSource *fs)
     }
   while (fs->head == NULL && !fs->finished && !viper_tram_source_stopping (&fs->base))
     {
+      if (file_take_image (fs))
+        break;
       ViperAheadItem it;
       viper_read_ahead_next (fs->ahead, &it);
       fs->base.bytes_read = viper_read_ahead_bytes (fs->ahead);
@@ -289,7 +313,7 @@ file_fill_ahead (FileSource *fs)
                 if (up)
                   fs->base.ahead (up, fs->base.ahead_data);
               }
-            ViperTram *t = viper_tram_copy (fs->base.pool, it.tram);
+            ViperTram *t = viper_tram_copy_image (fs->base.pool, it.tram);
             t->channel = fs->channel;
             fs->base.lines_read++;
             file_push (fs, t);
@@ -431,7 +455,11 @@ static gboolean
 file_pending (ViperTramSource *src)
 {
   FileSource *fs = (FileSource *) src;
-  file_fill (fs);
+  /* a queued tram means file_fill() has nothing to do; the read-ahead's
+   * next tram is taken here, without its frame (issue 11) */
+  if (fs->head == NULL
+      && !(fs->ahead && !fs->finished && !viper_tram_source_stopping (&fs->base) && file_take_image (fs)))
+    file_fill (fs);
   return fs->head != NULL;
 }
 
@@ -441,7 +469,8 @@ file_get (ViperTramSource *src)
   FileSource *fs = (FileSource *) src;
   ViperTram *t;
 
-  file_fill (fs);
+  if (fs->head == NULL)
+    file_fill (fs);
   t = fs->head;
   if (t == NULL)
     return NULL;

@@ -313,11 +313,12 @@ return_slab (ViperTramPool *pool, Slab *s)
 ViperTram *viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
 ViperTram *viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints);
 
-static ViperTram *
+static inline ViperTram *
 alloc_block (ViperTramPool *pool, gsize size)
 {
   gsize cls = size / GRAIN;
 
+  /* the caller writes the header (alloc_block_zeroed, viper_tram_copy_image) */
   pool->live++;
   pool->bytes_in_use += size;
   if (G_UNLIKELY (cls > N_CLASSES))
@@ -350,21 +351,30 @@ alloc_block (ViperTramPool *pool, gsize size)
   if (!s->free && s->bump + size > SLAB_SIZE)
     room_unlink (c, s);                   /* full */
 
-  memset (t, 0, sizeof *t);
   t->pool_slab = s->id;
+  return t;
+}
+
+static inline ViperTram *
+alloc_block_zeroed (ViperTramPool *pool, gsize size)
+{
+  ViperTram *t = alloc_block (pool, size);
+  guint32 slab = t->pool_slab;
+  memset (t, 0, sizeof *t);
+  t->pool_slab = slab;
   return t;
 }
 
 ViperTram *
 viper_tram_pool_alloc_uninit (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len)
 {
-  return alloc_block (pool, block_size (ndata_ints, (gsize) raw_len + 1));
+  return alloc_block_zeroed (pool, block_size (ndata_ints, (gsize) raw_len + 1));
 }
 
 ViperTram *
 viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints)
 {
-  return alloc_block (pool, block_size (ndata_ints, 0));
+  return alloc_block_zeroed (pool, block_size (ndata_ints, 0));
 }
 
 ViperTram *
@@ -461,6 +471,20 @@ viper_tram_copy (ViperTramPool *pool, const ViperTram *t)
   c->state = VIPER_TRAM_NEW;
   c->waits = 0;
   c->flags &= VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE;
+  return c;
+}
+
+ViperTram *
+viper_tram_copy_image (ViperTramPool *pool, const ViperTram *image)
+{
+  /* one block of the image's size, whose header is overwritten whole: no
+   * sizes to work out, no fields to reset (issue 11: half the cost of
+   * viper_tram_copy for a read-ahead tram) */
+  gsize size = image->pool_slab;
+  ViperTram *c = alloc_block (pool, size);
+  guint32 slab = c->pool_slab;
+  memcpy (c, image, size);
+  c->pool_slab = slab;
   return c;
 }
 

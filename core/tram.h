@@ -135,6 +135,10 @@ gsize viper_tram_pool_live (const ViperTramPool *pool);
 
 /* Copy a tram into pool (e.g. to keep it after its source releases it). */
 ViperTram *viper_tram_copy (ViperTramPool *pool, const ViperTram *t);
+/* Copy a fresh tram image (built outside any pool: engine fields zero, state
+ * NEW, flags only CANON or WIDE, and pool_slab holding the image's size in
+ * bytes, a multiple of 8 that covers header, data and text) into pool. */
+ViperTram *viper_tram_copy_image (ViperTramPool *pool, const ViperTram *image);
 
 /* ---- printing ------------------------------------------------------------ */
 

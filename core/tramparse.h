@@ -37,6 +37,8 @@ typedef struct {
   gint32 dtype;             /* VIPER_DTYPE_INT or VIPER_DTYPE_OTHER */
   guint32 data_off;         /* offset of DTYPE in the line */
   guint32 len;              /* line length without '\r' */
+  guint8 canon;             /* 1: the scanner saw the line is canonical (viper_tram_image_prepare
+                               need not look); 0: not known */
   gint64 *data;             /* VIPER_MAX_DATA entries, owned by the caller */
 } ViperTramFields;
 
@@ -44,6 +46,17 @@ ViperTramFields *viper_tram_fields_new (void);
 void viper_tram_fields_free (ViperTramFields *f);
 
 ViperLineKind viper_tram_scan (const char *line, gsize len, ViperTramFields *f, ViperParseError *err);
+/* For a line that the line splitter handed out (line[len] is its '\n'):
+ * when it is in the common canonical shape, scanned straight into a tram
+ * image at t (what viper_tram_image_write would write, header zeroed but
+ * for the fields of the line; line and pool_slab are the caller's), which
+ * has room for sizeof (ViperTram) + (len / 2 + 1) * sizeof (gint64) bytes.
+ * Returns the image's size, or 0 for any other line: scan that one with
+ * viper_tram_scan, which gives its fields, comment or error. */
+gsize viper_tram_scan_image (const char *line, gsize len, ViperTram *t);
+/* The same without its fast path for canonical lines: the same answer,
+ * fields and error, only slower.  For tests that compare the two. */
+ViperLineKind viper_tram_scan_careful (const char *line, gsize len, ViperTramFields *f, ViperParseError *err);
 ViperTram *viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f, const char *line);
 /* What can still be read of a bad line (spec section 1: a rejected line does
  * not strand its module): its PROC (the fourth word, an integer), and D1 (the
@@ -69,7 +82,8 @@ ViperTram *viper_tram_parse (ViperTramPool *pool, ViperTramFields *scratch, cons
  * their '\n' without buffering them: memory stays bounded by VIPER_MAX_LINE. */
 typedef struct _ViperLineSplitter ViperLineSplitter;
 
-/* line: without '\n' (a '\r' may remain: the scanner ignores it). */
+/* line: without '\n' (a '\r' may remain: the scanner ignores it); line[len]
+ * is a '\n' that may be read (viper_tram_scan_image wants it). */
 typedef void (*ViperLineFunc) (const char *line, gsize len, guint64 lineno, gpointer user_data);
 /* A line that could not be delivered (too long, or cut off at close). */
 typedef void (*ViperLineErrorFunc) (guint64 lineno, guint column, const char *reason, gpointer user_data);

@@ -7,6 +7,7 @@
  * tram, whose printing is the same text (spec: whatever is accepted prints
  * back to the same tram). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "core/tramparse.h"
 #include "fuzz.h"
@@ -35,7 +36,45 @@ check_line (const char *line, gsize len, guint64 lineno, gpointer data)
   (void) data;
   ViperParseError err;
   ViperLineKind kind;
+  /* the careful scanner alone gives the same answer as with its fast path */
+  ViperParseError err2;
+  memset (&err, 0, sizeof err);
+  memset (&err2, 0, sizeof err2);
+  ViperLineKind k2 = viper_tram_scan_careful (line, len, fields2, &err2);
   ViperTram *t = viper_tram_parse (pool, fields, line, len, &kind, &err);
+  if (kind != k2 || (kind == VIPER_LINE_BAD && (err.column != err2.column || strcmp (err.reason, err2.reason))))
+    g_error ("the fast path and the careful scanner disagree");
+  if (kind == VIPER_LINE_TRAM
+      && (fields->rec != fields2->rec || fields->ev != fields2->ev || fields->proc != fields2->proc
+          || fields->process != fields2->process || fields->ndata != fields2->ndata || fields->dtype != fields2->dtype
+          || fields->data_off != fields2->data_off || fields->len != fields2->len
+          || memcmp (&fields->time, &fields2->time, sizeof (double)) != 0
+          || (fields->dtype == VIPER_DTYPE_INT && fields->ndata
+              && memcmp (fields->data, fields2->data, fields->ndata * sizeof (gint64)) != 0)))
+    g_error ("the fast path and the careful scanner read different fields");
+  if (kind == VIPER_LINE_TRAM)
+    {
+      guint32 nints, text;
+      guint8 flags;
+      viper_tram_image_prepare (fields2, line, &nints, &text, &flags);
+      if (flags != (t->flags & (VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE)))
+        g_error ("the fast path and the careful scanner make different tram images");
+    }
+  /* straight into an image, as the read-ahead thread does (the splitter
+   * leaves a '\n' behind every line) */
+  ViperTram *img = g_malloc (sizeof (ViperTram) + (len / 2 + 1) * sizeof (gint64));
+  gsize size = viper_tram_scan_image (line, len, img);
+  if (size)
+    {
+      if (kind != VIPER_LINE_TRAM || size > sizeof (ViperTram) + t->ndata * sizeof (gint64)
+          || memcmp (img, t, offsetof (ViperTram, next)) != 0 || img->rec != t->rec || img->ev != t->ev
+          || img->process != t->process || img->raw_len != t->raw_len || img->ndata != t->ndata
+          || img->data_off != t->data_off || img->flags != t->flags || img->type != t->type
+          || img->dtype != t->dtype
+          || memcmp (img + 1, t + 1, t->ndata * sizeof (gint64)) != 0)
+        g_error ("viper_tram_scan_image and viper_tram_parse disagree");
+    }
+  g_free (img);
   if (!t)
     {
       if (kind == VIPER_LINE_BAD && (err.column == 0 || !err.reason[0]))

@@ -450,6 +450,158 @@ test_salvage (void)
   g_assert_false (viper_tram_salvage ("2 31 zz 5\0 0 1 2 2", 17, &proc, &d1));
 }
 
+/* The fast path for canonical lines (issue 11) against the careful scanner:
+ * the same kind, fields, column and reason for a set of lines and for every
+ * one-byte change, deletion and insertion in them; canonical lines take the
+ * fast path (canon set), and the tram image is the same either way. */
+static ViperTramFields *careful;
+
+static void
+compare_paths (const char *line, gsize len)
+{
+  ViperParseError e1, e2;
+  memset (&e1, 0, sizeof e1);
+  memset (&e2, 0, sizeof e2);
+  char *exact = g_malloc (len ? len : 1);   /* no byte after it: ASan sees an overread */
+  memcpy (exact, line, len);
+  ViperLineKind k1 = viper_tram_scan (exact, len, fields, &e1);
+  ViperLineKind k2 = viper_tram_scan_careful (exact, len, careful, &e2);
+  GString *shown = g_string_new (NULL);
+  for (gsize i = 0; i < len; i++)
+    g_string_append_printf (shown, g_ascii_isprint (line[i]) ? "%c" : "\\x%02x", (guchar) line[i]);
+  if (k1 != k2)
+    g_error ("'%s': kind %d with the fast path, %d without", shown->str, k1, k2);
+  if (k1 == VIPER_LINE_BAD && (e1.column != e2.column || strcmp (e1.reason, e2.reason) != 0))
+    g_error ("'%s': %u: %s with the fast path, %u: %s without", shown->str, e1.column, e1.reason, e2.column,
+             e2.reason);
+  if (k1 == VIPER_LINE_TRAM)
+    {
+      g_assert_cmpint (careful->canon, ==, 0);
+      if (fields->rec != careful->rec || fields->ev != careful->ev || fields->proc != careful->proc
+          || fields->process != careful->process || fields->ndata != careful->ndata
+          || fields->dtype != careful->dtype || fields->data_off != careful->data_off
+          || fields->len != careful->len || memcmp (&fields->time, &careful->time, sizeof (double)) != 0)
+        g_error ("'%s': different fields with the fast path", shown->str);
+      if (fields->dtype == VIPER_DTYPE_INT)
+        for (guint32 i = 0; i < fields->ndata; i++)
+          g_assert_cmpint (fields->data[i], ==, careful->data[i]);
+      guint32 n1, n2, t1, t2;
+      guint8 f1, f2;
+      gsize s1 = viper_tram_image_prepare (fields, exact, &n1, &t1, &f1);
+      gsize s2 = viper_tram_image_prepare (careful, exact, &n2, &t2, &f2);
+      if (s1 != s2 || n1 != n2 || t1 != t2 || f1 != f2)
+        g_error ("'%s': a different tram image with the fast path", shown->str);
+    }
+  g_free (exact);
+
+  /* viper_tram_scan_image, on the line as the splitter hands it out ('\n'
+   * behind it), into a block of exactly the room it asks for: when it takes
+   * the line, its image is the careful scanner's, byte for byte */
+  char *nl = g_malloc (len + 1);
+  memcpy (nl, line, len);
+  nl[len] = '\n';
+  gsize room = sizeof (ViperTram) + (len / 2 + 1) * sizeof (gint64);
+  ViperTram *img = g_malloc (room);
+  gsize size = viper_tram_scan_image (nl, len, img);
+  if (size)
+    {
+      if (k2 != VIPER_LINE_TRAM)
+        g_error ("'%s': scanned into an image, but the careful scanner says %d", shown->str, k2);
+      guint32 nints, text;
+      guint8 flags;
+      gsize want = viper_tram_image_prepare (careful, nl, &nints, &text, &flags);
+      g_assert_cmpuint (size, ==, want);
+      ViperTram *ref = g_malloc0 (want + 1);
+      viper_tram_image_write (ref, careful, nl, nints, flags);
+      if (memcmp (img, ref, size) != 0)
+        g_error ("'%s': viper_tram_scan_image writes a different image", shown->str);
+      g_free (ref);
+    }
+  g_free (img);
+  g_free (nl);
+  g_string_free (shown, TRUE);
+}
+
+static void
+test_fast_path (void)
+{
+  static const char *const lines[] = {
+    "-3 -57 -0.000890315 57 0 3 2 0 -1 0",
+    "-3 -901 0.000814816 16 0 0",
+    "2 30 -17.6471 19 0 1 2 1",
+    "-4 -52 12 3 0 4 2 1048576 -9 123456789012345678 -123456789012345678",
+    "2 30 0.5 0 0 1 2 1\r",
+    "1 2 9007199254740993 3 4 0",
+    "1 2 0.9007199254740993 3 4 0",
+    "1 2 1234567890.123456789 3 4 0",
+    "2147483647 -2147483648 1 0 2147483647 0",
+    "2147483648 1 1 0 0 0",
+    "1 2 3 -9223372036854775808 0 1 2 -9223372036854775808",
+    "1 2 3e5 4 5 0",
+    "-3 -911 1.5 0 0 3 \"%d %s\" 5 a b",
+    "1 2 3 4 5 2 7 8 9",
+    "1 2 3 4 5 0 ",
+    "0 0 0 0 0 0",
+    "-0 0 0 0 0 0",
+  };
+  careful = viper_tram_fields_new ();
+  GString *m = g_string_new (NULL);
+  static const char subst[] = { ' ', '\t', '-', '+', '0', '1', '9', '.', 'e', 'x', '\0', '\r', '"', '#' };
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      const char *l = lines[i];
+      gsize len = strlen (l);
+      compare_paths (l, len);
+      for (gsize pos = 0; pos <= len; pos++)
+        {
+          for (guint c = 0; c < G_N_ELEMENTS (subst); c++)
+            {
+              g_string_assign (m, l);
+              g_string_insert_len (m, (gssize) pos, &subst[c], 1);
+              compare_paths (m->str, m->len);
+              if (pos < len)
+                {
+                  g_string_assign (m, l);
+                  m->str[pos] = subst[c];
+                  compare_paths (m->str, m->len);
+                }
+            }
+          if (pos < len)
+            {
+              g_string_assign (m, l);
+              g_string_erase (m, (gssize) pos, 1);
+              compare_paths (m->str, m->len);
+              compare_paths (l, pos);     /* every prefix */
+            }
+        }
+    }
+  /* canonical lines are taken by the fast path */
+  ViperParseError err;
+  for (guint i = 0; i < 4; i++)
+    {
+      g_assert_cmpint (viper_tram_scan (lines[i], strlen (lines[i]), fields, &err), ==, VIPER_LINE_TRAM);
+      g_assert_cmpint (fields->canon, ==, 1);
+      gsize len = strlen (lines[i]);
+      ViperTram *img = g_malloc (sizeof (ViperTram) + (len / 2 + 1) * sizeof (gint64));
+      g_assert_cmpuint (viper_tram_scan_image (lines[i], len, img), >, 0);   /* its NUL stops fields too */
+      g_free (img);
+    }
+  /* a byte behind the line that could continue a field: not taken */
+  static const char follow[] = "1 2 3 4 5 1 2 6";
+  for (const char *c = "7- .\t"; *c; c++)
+    {
+      char buf[32];
+      memcpy (buf, follow, sizeof follow - 1);
+      buf[sizeof follow - 1] = *c;
+      ViperTram *img = g_malloc (sizeof (ViperTram) + 16 * sizeof (gint64));
+      gsize got = viper_tram_scan_image (buf, sizeof follow - 1, img);
+      g_assert_cmpuint (got, ==, *c == '\t' ? sizeof (ViperTram) + sizeof (gint64) : 0);
+      g_free (img);
+    }
+  g_string_free (m, TRUE);
+  viper_tram_fields_free (careful);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -471,6 +623,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/line-length", test_line_length);
   g_test_add_func ("/scan/from-fields", test_from_fields);
   g_test_add_func ("/scan/salvage", test_salvage);
+  g_test_add_func ("/scan/fast-path", test_fast_path);
   int rc = g_test_run ();
   viper_tram_fields_free (fields);
   return rc;
