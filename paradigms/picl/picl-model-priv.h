@@ -30,11 +30,33 @@ typedef struct {
   double b, w, e;
 } Span;
 
+/* Growable arrays kept inline in their owner: the apply appends and removes
+ * on every call, and GArray's out-of-line calls through the PLT cost more
+ * than the work (issue 11).  v is g_malloc'd; an empty one may be NULL. */
+typedef struct { Call *v; guint len, cap; } CallVec;
+typedef struct { Span *v; guint len, cap; } SpanVec;
+typedef struct { ViperPiclChange *v; guint len, cap; } ChangeVec;
+
+/* Room for one more element of elem bytes (v has cap of them): the new pointer. */
+gpointer picl_vec_grow (gpointer v, guint *cap, gsize elem);
+#define PICL_VEC_PUSH(vec, x) \
+  do { \
+    if (G_UNLIKELY ((vec)->len == (vec)->cap)) \
+      (vec)->v = picl_vec_grow ((vec)->v, &(vec)->cap, sizeof *(vec)->v); \
+    (vec)->v[(vec)->len++] = (x); \
+  } while (0)
+/* A copy holding exactly len elements (cap = len). */
+#define PICL_VEC_COPY(dst, src) \
+  do { \
+    (dst)->len = (dst)->cap = (src)->len; \
+    (dst)->v = (src)->len ? g_memdup2 ((src)->v, (gsize) (src)->len * sizeof *(src)->v) : NULL; \
+  } while (0)
+
 typedef struct {
   gint64 id;
   ViperPiclState state;     /* at the clock (provisional while a group is open) */
-  GArray *calls;            /* open calls (Call), in order of their begins */
-  GArray *spans;            /* closed calls of the open group (Span) */
+  CallVec calls;            /* open calls, in order of their begins */
+  SpanVec spans;            /* closed calls of the open group */
   guint64 group_pos;        /* history position of the open group's first state entry */
   double group_begin;
   gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
@@ -97,7 +119,7 @@ typedef struct {
   GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */
   GHashTable *subset_pos;   /* gint64* subset -> GHashTable (gint64* member -> position + 1), for O(1) lookups */
   GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
-  GArray *decided;          /* ViperPiclChange: states decided by the last apply */
+  ChangeVec decided;        /* states decided by the last apply */
   double now;               /* adjusted time of the tram being applied */
 } PiclModel;
 

@@ -40,6 +40,13 @@ picl (const ViperModel *m)
   return (PiclModel *) m;
 }
 
+gpointer
+picl_vec_grow (gpointer v, guint *cap, gsize elem)
+{
+  *cap = *cap ? *cap * 2 : 4;
+  return g_realloc_n (v, *cap, elem);
+}
+
 /* Processor ids are small in practice: below this, a direct table caches
  * where each one is in procs (the map stays the truth, and a snapshot's). */
 #define PICL_PROC_SLOTS 65536u
@@ -97,8 +104,6 @@ proc_get (PiclModel *m, gint64 id)
   if (p)
     return p;
   Proc fresh = { .id = id, .state = VIPER_PICL_BUSY, .post_src = -1, .post_tag = -1 };
-  fresh.calls = g_array_new (FALSE, FALSE, sizeof (Call));
-  fresh.spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_array_append_val (m->procs, fresh);
   MapSlot *s = map_insert (&m->proc_index, id, 0, 0, NULL);
   s->v0 = m->procs->len - 1;
@@ -274,7 +279,7 @@ static void
 decide (PiclModel *m, gint64 proc, double t, ViperPiclState s)
 {
   ViperPiclChange c = { proc, t, s };
-  g_array_append_val (m->decided, c);
+  PICL_VEC_PUSH (&m->decided, c);
 }
 
 static gint
@@ -285,12 +290,12 @@ cmp_double (gconstpointer a, gconstpointer b)
 }
 
 static ViperPiclState
-span_state (const GArray *spans, double t)
+span_state (const SpanVec *spans, double t)
 {
   gboolean inside = FALSE;
   for (guint i = 0; i < spans->len; i++)
     {
-      const Span *s = &g_array_index (spans, Span, i);
+      const Span *s = &spans->v[i];
       if (s->b <= t && t < s->w)
         return VIPER_PICL_IDLE;
       if (s->b <= t && t < s->e)
@@ -302,7 +307,7 @@ span_state (const GArray *spans, double t)
 static void
 group_close (PiclModel *m, Proc *p)
 {
-  GArray *spans = p->spans;
+  SpanVec *spans = &p->spans;
   /* a group is a call or a few: its cuts fit on the stack */
   double cuts_stack[32];
   guint n_cuts = spans->len * 2;
@@ -310,7 +315,7 @@ group_close (PiclModel *m, Proc *p)
   double end = p->group_begin;
   for (guint i = 0; i < spans->len; i++)
     {
-      const Span *s = &g_array_index (spans, Span, i);
+      const Span *s = &spans->v[i];
       cuts[2 * i] = s->b;
       cuts[2 * i + 1] = s->w;
       end = MAX (end, s->e);
@@ -364,7 +369,7 @@ group_close (PiclModel *m, Proc *p)
   decide (m, p->id, end, VIPER_PICL_BUSY);
   if (cuts != cuts_stack)
     g_free (cuts);
-  g_array_set_size (spans, 0);
+  spans->len = 0;
   m->n_open_groups--;
 }
 
@@ -383,12 +388,12 @@ static ViperPiclState provisional (PiclModel *m, Proc *p, gboolean *changed);
 static ViperPiclState
 open_state_at (const Proc *p, double t)
 {
-  ViperPiclState s = span_state (p->spans, t);
+  ViperPiclState s = span_state (&p->spans, t);
   if (s == VIPER_PICL_IDLE)
     return s;
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      const Call *c = &g_array_index (p->calls, Call, i);
+      const Call *c = &p->calls.v[i];
       if (c->begin > t)
         continue;
       if (isnan (c->ready) || t < c->ready)
@@ -402,8 +407,8 @@ void
 picl_set_provisional (PiclModel *m, Proc *p)
 {
   gboolean changed = FALSE;
-  ViperPiclState s = p->calls->len ? provisional (m, p, &changed) : VIPER_PICL_BUSY;
-  if (p->calls->len)
+  ViperPiclState s = p->calls.len ? provisional (m, p, &changed) : VIPER_PICL_BUSY;
+  if (p->calls.len)
     {
       /* the group's first entry holds the state at its begin; the changes
        * after it stay out of the history until the group closes and they
@@ -427,16 +432,16 @@ picl_set_provisional (PiclModel *m, Proc *p)
 gboolean
 picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
 {
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      gint64 open = g_array_index (p->calls, Call, i).ev;
+      gint64 open = p->calls.v[i].ev;
       if (!(is_wait (open) && is_wait (c->ev)))
         {
           viper_model_inconsistent (&m->base, t, "%s begins inside a %s", picl_ev_name (c->ev), picl_ev_name (open));
           break;
         }
     }
-  if (!p->calls->len)
+  if (!p->calls.len)
     {
       p->group_begin = t->adjusted;
       p->group_pos = (guint64) m->base.history_dropped + m->base.history->len;
@@ -447,7 +452,7 @@ picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
   Call call = *c;
   call.begin = t->adjusted;
   call.ready = call.kind == CALL_PLAIN ? call.begin : NAN;
-  g_array_append_val (p->calls, call);
+  PICL_VEC_PUSH (&p->calls, call);
   picl_set_provisional (m, p);
   return TRUE;
 }
@@ -458,9 +463,9 @@ gint
 picl_find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag)
 {
   gint first = -1;
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      const Call *c = &g_array_index (p->calls, Call, i);
+      const Call *c = &p->calls.v[i];
       if (c->ev != ev)
         continue;
       if (first < 0)
@@ -478,7 +483,7 @@ picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
   if (idx < 0)
     {
       viper_model_inconsistent (&m->base, t, "end of %s without its begin", picl_ev_name (t->ev));
-      if (p->calls->len)
+      if (p->calls.len)
         return FALSE;
       /* a lone end: a zero-length call */
       p->group_begin = t->adjusted;
@@ -486,18 +491,19 @@ picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
       m->n_open_groups++;
       history_state (m, p->id, t->adjusted, VIPER_PICL_COMMUNICATING);
       Span s = { t->adjusted, t->adjusted, t->adjusted };
-      g_array_append_val (p->spans, s);
+      PICL_VEC_PUSH (&p->spans, s);
     }
   else
     {
-      const Call *c = &g_array_index (p->calls, Call, idx);
+      const Call *c = &p->calls.v[idx];
       double b = c->begin, e = t->adjusted;
       double wait = isnan (w) ? b : CLAMP (w, b, e);
       Span s = { b, wait, e };
-      g_array_append_val (p->spans, s);
-      g_array_remove_index (p->calls, (guint) idx);
+      PICL_VEC_PUSH (&p->spans, s);
+      p->calls.len--;
+      memmove (&p->calls.v[idx], &p->calls.v[idx + 1], (p->calls.len - (guint) idx) * sizeof (Call));
     }
-  if (!p->calls->len)
+  if (!p->calls.len)
     group_close (m, p);
   picl_set_provisional (m, p);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
@@ -515,9 +521,9 @@ static ViperPiclState
 provisional (PiclModel *m, Proc *p, gboolean *changed)
 {
   gboolean idle = FALSE;
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      Call *c = &g_array_index (p->calls, Call, i);
+      Call *c = &p->calls.v[i];
       if (!isnan (c->ready))
         continue;
       double ready = NAN;
@@ -645,7 +651,7 @@ show_from_first (PiclModel *m, gint64 id, double t)
     p->shown = TRUE;
   if (!first)
     return;
-  if (!p || !p->calls->len)
+  if (!p || !p->calls.len)
     history_state (m, id, t, VIPER_PICL_BUSY);
 }
 
@@ -653,8 +659,7 @@ static gboolean
 picl_apply (ViperModel *base, const ViperTram *t)
 {
   PiclModel *m = picl (base);
-  if (m->decided->len)
-    g_array_set_size (m->decided, 0);
+  m->decided.len = 0;
   m->now = t->adjusted;
   if (t->adjusted < m->first_time)
     m->first_time = t->adjusted;
@@ -742,8 +747,8 @@ procs_free (PiclModel *m)
   for (guint i = 0; i < m->procs->len; i++)
     {
       Proc *p = &g_array_index (m->procs, Proc, i);
-      g_array_unref (p->calls);
-      g_array_unref (p->spans);
+      g_free (p->calls.v);
+      g_free (p->spans.v);
     }
   g_array_set_size (m->procs, 0);
 }
@@ -768,7 +773,7 @@ picl_reset (ViperModel *base)
   g_hash_table_remove_all (m->subset_pos);
   g_hash_table_remove_all (m->subsets);
   g_hash_table_remove_all (m->insts);
-  g_array_set_size (m->decided, 0);
+  m->decided.len = 0;
   m->free_pending = -1;
   picl_proc_cache_clear (m);
 }
@@ -780,7 +785,7 @@ picl_destroy (ViperModel *base)
   picl_reset (base);
   g_array_unref (m->procs);
   g_array_unref (m->pending);
-  g_array_unref (m->decided);
+  g_free (m->decided.v);
   g_free (m->proc_slot);
   g_hash_table_destroy (m->subset_pos);
   g_hash_table_destroy (m->subsets);
@@ -872,7 +877,6 @@ viper_picl_model_new (const ViperParadigm *p, ViperSetup *setup)
   viper_model_init (&m->base, &picl_class, p, setup);
   m->procs = g_array_new (FALSE, FALSE, sizeof (Proc));
   m->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
-  m->decided = g_array_new (FALSE, FALSE, sizeof (ViperPiclChange));
   m->subsets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
   m->subset_pos = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_hash_table_unref);
   m->insts = g_hash_table_new_full (picl_inst_hash, picl_inst_equal, NULL, picl_inst_free);
@@ -955,8 +959,8 @@ const ViperPiclChange *
 viper_picl_model_changes (const ViperModel *m, guint *n)
 {
   const PiclModel *pm = checked (m);
-  *n = pm ? pm->decided->len : 0;
-  return pm && pm->decided->len ? &g_array_index (pm->decided, ViperPiclChange, 0) : NULL;
+  *n = pm ? pm->decided.len : 0;
+  return pm && pm->decided.len ? pm->decided.v : NULL;
 }
 
 gsize
@@ -973,26 +977,26 @@ gboolean
 viper_picl_model_in_call (const ViperModel *m, gint64 proc)
 {
   const Proc *p = find_const (m, proc);
-  return p && p->calls->len > 0;
+  return p && p->calls.len > 0;
 }
 
 static void
 open_changes (const Proc *p, GArray *out)
 {
-  if (!p->calls->len)
+  if (!p->calls.len)
     return;
   /* the cuts: every begin, stopped waiting and end of the group's calls */
   GArray *cuts = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint i = 0; i < p->spans->len; i++)
+  for (guint i = 0; i < p->spans.len; i++)
     {
-      const Span *s = &g_array_index (p->spans, Span, i);
+      const Span *s = &p->spans.v[i];
       g_array_append_val (cuts, s->b);
       g_array_append_val (cuts, s->w);
       g_array_append_val (cuts, s->e);
     }
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      const Call *c = &g_array_index (p->calls, Call, i);
+      const Call *c = &p->calls.v[i];
       g_array_append_val (cuts, c->begin);
       if (!isnan (c->ready))
         g_array_append_val (cuts, c->ready);
@@ -1037,7 +1041,7 @@ viper_picl_model_open_changes (const ViperModel *m, gint64 proc, GArray *out)
     }
   GPtrArray *open = g_ptr_array_new ();
   for (guint i = 0; i < pm->procs->len; i++)
-    if (g_array_index (pm->procs, Proc, i).calls->len)
+    if (g_array_index (pm->procs, Proc, i).calls.len)
       g_ptr_array_add (open, &g_array_index (pm->procs, Proc, i));
   g_ptr_array_sort (open, cmp_proc_ptr);
   for (guint i = 0; i < open->len; i++)
