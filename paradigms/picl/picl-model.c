@@ -136,18 +136,30 @@ count_keys (gint64 src, gint64 dest, gint64 tag, gint64 keys[4][3])
 /* Counters that drop to zero are removed, so fresh tags do not grow the
  * table for good (issue 10 item 20): it holds the channels with messages
  * underway, not every channel ever used. */
+static inline void
+count_one (PiclModel *m, gint64 a, gint64 b, gint64 c, gint64 delta)
+{
+  MapSlot *s = map_insert (&m->counts, a, b, c, NULL);
+  s->v0 += delta;
+  if (s->v0 == 0)
+    map_remove (&m->counts, s);
+}
+
 static void
 count_add (PiclModel *m, gint64 src, gint64 dest, gint64 tag, gint64 delta)
 {
+  if (G_LIKELY (src != -1 && tag != -1))
+    {
+      /* the three wildcard keys, distinct */
+      count_one (m, -1, dest, tag, delta);
+      count_one (m, src, dest, -1, delta);
+      count_one (m, -1, dest, -1, delta);
+      return;
+    }
   gint64 keys[4][3];
   guint n = count_keys (src, dest, tag, keys);
   for (guint i = 0; i < n; i++)
-    {
-      MapSlot *s = map_insert (&m->counts, keys[i][0], keys[i][1], keys[i][2], NULL);
-      s->v0 += delta;
-      if (s->v0 == 0)
-        map_remove (&m->counts, s);
-    }
+    count_one (m, keys[i][0], keys[i][1], keys[i][2], delta);
 }
 
 static gboolean
