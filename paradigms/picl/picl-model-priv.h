@@ -124,7 +124,16 @@ typedef struct {
 } PiclModel;
 
 
-Proc *picl_proc_find (PiclModel *m, gint64 id);
+/* The processor's record, NULL when none: the direct table when it knows
+ * the id (nearly always), else the map. */
+Proc *picl_proc_find_slow (PiclModel *m, gint64 id);
+static inline Proc *
+picl_proc_find (PiclModel *m, gint64 id)
+{
+  if (G_LIKELY ((guint64) id < m->proc_slot_len && m->proc_slot[id]))
+    return &g_array_index (m->procs, Proc, m->proc_slot[id] - 1);
+  return picl_proc_find_slow (m, id);
+}
 void picl_proc_cache_clear (PiclModel *m);
 const char *picl_ev_name (gint64 ev);
 /* A communication call begins / the call at idx ends (w: when it stopped waiting, NAN: never waited). */

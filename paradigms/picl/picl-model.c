@@ -78,7 +78,7 @@ picl_proc_cache_clear (PiclModel *m)
 }
 
 Proc *
-picl_proc_find (PiclModel *m, gint64 id)
+picl_proc_find_slow (PiclModel *m, gint64 id)
 {
   if (m->last_index < m->procs->len && m->last_proc == id)
     return &g_array_index (m->procs, Proc, m->last_index);
@@ -426,8 +426,9 @@ picl_set_provisional (PiclModel *m, Proc *p)
        * after it stay out of the history until the group closes and they
        * are decided (viper_picl_model_open_changes shows them meanwhile) */
       const ViperHistoryEntry *e = viper_model_history_at (&m->base, p->group_pos);
-      ViperPiclState first = open_state_at (p, p->group_begin);
-      if (e && e->module == (gint32) p->id && e->other < 0 && e->state != (gint32) first)
+      ViperPiclState first;
+      if (e && e->module == (gint32) p->id && e->other < 0
+          && e->state != (gint32) (first = open_state_at (p, p->group_begin)))
         {
           viper_model_history_set_state (&m->base, p->group_pos, (gint32) first);
           changed = TRUE;
@@ -644,7 +645,7 @@ apply_tracing (PiclModel *m, Proc *p, const ViperTram *t, gboolean on)
   return TRUE;
 }
 
-static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin);
+static gboolean picl_apply_proc (PiclModel *m, Proc *p, const ViperTram *t, gboolean begin);
 
 /* A processor is busy outside communication (spec section 3) from its first
  * tram on: unless that tram opened a call, a busy entry at its time starts
@@ -652,9 +653,8 @@ static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begi
  * space-time view shows the work done before its first call (and a
  * processor that never communicates) instead of nothing. */
 static void
-show_from_first (PiclModel *m, gint64 id, double t)
+show_from_first (PiclModel *m, Proc *p, gint64 id, double t)
 {
-  Proc *p = picl_proc_find (m, id);
   if (p && p->shown)
     return;
   gboolean first;
@@ -690,15 +690,20 @@ picl_apply (ViperModel *base, const ViperTram *t)
    * own, but a processor's first tram all the same (the exports start its
    * state at any of its trams) */
   if ((begin || t->rec == VIPER_PICL_REC_END) && t->ev != VIPER_PICL_EV_SYNC && t->ev != VIPER_PICL_EV_MESSAGE)
-    changed = picl_apply_proc (m, t, begin);
-  show_from_first (m, t->proc, t->adjusted);
+    {
+      /* the one lookup of this tram's processor */
+      Proc *p = proc_get (m, t->proc);
+      changed = picl_apply_proc (m, p, t, begin);
+      show_from_first (m, p, t->proc, t->adjusted);
+    }
+  else
+    show_from_first (m, picl_proc_find (m, t->proc), t->proc, t->adjusted);
   return changed;
 }
 
 static gboolean
-picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin)
+picl_apply_proc (PiclModel *m, Proc *p, const ViperTram *t, gboolean begin)
 {
-  Proc *p = proc_get (m, t->proc);
   if (viper_picl_collective_shape (t->ev) != VIPER_PICL_SHAPE_NONE)
     return begin ? picl_collective_begin (m, p, t) : picl_collective_end (m, p, t);
   switch (t->ev)
