@@ -513,8 +513,9 @@ picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
       double wait = isnan (w) ? b : CLAMP (w, b, e);
       Span s = { b, wait, e };
       PICL_VEC_PUSH (&p->spans, s);
+      if ((guint) idx + 1 < p->calls.len)  /* not the last: the later ones move up */
+        memmove (&p->calls.v[idx], &p->calls.v[idx + 1], (p->calls.len - (guint) idx - 1) * sizeof (Call));
       p->calls.len--;
-      memmove (&p->calls.v[idx], &p->calls.v[idx + 1], (p->calls.len - (guint) idx) * sizeof (Call));
     }
   if (!p->calls.len)
     group_close (m, p);
