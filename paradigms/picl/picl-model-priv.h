@@ -142,6 +142,11 @@ gboolean picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, dou
 /* The open call an end closes (src G_MININT64: the first of its kind), or -1. */
 gint picl_find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag);
 void picl_set_provisional (PiclModel *m, Proc *p);
+/* The state of an open group at t as far as the run so far shows. */
+ViperPiclState picl_open_state_at (const Proc *p, double t);
+gint picl_cmp_double (gconstpointer a, gconstpointer b);
+/* m is a picl model. */
+gboolean picl_model_is (const ViperModel *m);
 
 /* picl-collective.c */
 guint picl_inst_hash (gconstpointer k);
