@@ -43,6 +43,8 @@ picl (const ViperModel *m)
 gpointer
 picl_vec_grow (gpointer v, guint *cap, gsize elem)
 {
+  if (*cap > G_MAXUINT / 2)
+    g_error ("picl model: more than %u calls, spans or changes at once", *cap);
   *cap = *cap ? *cap * 2 : 4;
   return g_realloc_n (v, *cap, elem);
 }
@@ -518,8 +520,17 @@ picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
       p->calls.len--;
     }
   if (!p->calls.len)
-    group_close (m, p);
-  picl_set_provisional (m, p);
+    {
+      group_close (m, p);
+      /* picl_set_provisional's answer with no call open, without the call */
+      if (p->state != VIPER_PICL_BUSY)
+        {
+          p->state = VIPER_PICL_BUSY;
+          viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
+        }
+    }
+  else
+    picl_set_provisional (m, p);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
   return TRUE;
 }
