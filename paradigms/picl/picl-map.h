@@ -30,6 +30,16 @@ map_hash (gint64 a, gint64 b, gint64 c)
   return (guint) h;
 }
 
+/* The slots' hash: keys are small integers, and three dependent multiplies
+ * spread them over the high half, which the table uses. */
+static inline guint
+map_slot_hash (gint64 a, gint64 b, gint64 c)
+{
+  guint64 h = (((guint64) a * 0x9E3779B97F4A7C15ull + (guint64) b) * 0xC2B2AE3D27D4EB4Full + (guint64) c)
+              * 0x165667B19E3779F9ull;
+  return (guint) (h >> 32);
+}
+
 void map_clear (Map *m);
 /* Doubles the table (64 slots the first time). */
 void map_grow (Map *m);
@@ -44,7 +54,7 @@ map_lookup (const Map *m, gint64 a, gint64 b, gint64 c)
   if (!m->n)
     return NULL;
   guint mask = m->cap - 1;
-  guint h = map_hash (a, b, c);
+  guint h = map_slot_hash (a, b, c);
   for (guint i = h & mask;; i = (i + 1) & mask)
     {
       MapSlot *s = &m->s[i];
@@ -63,7 +73,7 @@ map_insert (Map *m, gint64 a, gint64 b, gint64 c, gboolean *created)
   if (G_UNLIKELY ((m->n + 1) * 2 > m->cap))
     map_grow (m);
   guint mask = m->cap - 1;
-  guint h = map_hash (a, b, c);
+  guint h = map_slot_hash (a, b, c);
   for (guint i = h & mask;; i = (i + 1) & mask)
     {
       MapSlot *s = &m->s[i];
