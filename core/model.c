@@ -394,14 +394,6 @@ viper_history_refs_seek (const GArray *refs, double t)
   return lo;
 }
 
-const ViperHistoryEntry *
-viper_model_history_at (const ViperModel *m, guint64 pos)
-{
-  if (pos < m->history_dropped || pos - m->history_dropped >= m->history->len)
-    return NULL;
-  return &g_array_index (m->history, ViperHistoryEntry, (guint) (pos - m->history_dropped));
-}
-
 /* ---- checkpoints ---------------------------------------------------------------- */
 
 struct _ViperModelCkpt {

@@ -158,8 +158,15 @@ typedef struct {
 const ViperHistoryModule *viper_model_history_module (const ViperModel *m, gint64 module);
 /* The first ref whose t0_max >= t (refs->len when none): every ref before it has t0 < t. */
 guint viper_history_refs_seek (const GArray *refs, double t);
-/* The entry at an absolute position; NULL once trimmed away. */
-const ViperHistoryEntry *viper_model_history_at (const ViperModel *m, guint64 pos);
+/* The entry at an absolute position; NULL once trimmed away (or never
+ * recorded).  Inline: paradigms look up entries they edit on every apply. */
+static inline const ViperHistoryEntry *
+viper_model_history_at (const ViperModel *m, guint64 pos)
+{
+  if (pos < m->history_dropped || pos - m->history_dropped >= m->history->len)
+    return NULL;
+  return &g_array_index (m->history, ViperHistoryEntry, (guint) (pos - m->history_dropped));
+}
 /* A paradigm that decides a state change's state after appending it writes
  * it through this (never into the entry directly): the module's ref keeps a
  * copy, which the space-time view reads instead of the scattered entries.

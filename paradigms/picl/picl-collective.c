@@ -179,7 +179,7 @@ picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t)
   gint idx = picl_find_call (p, t->ev, G_MININT64, 0);
   if (idx < 0)
     return picl_end_call (m, p, t, -1, NAN);
-  const Call *c = &g_array_index (p->calls, Call, idx);
+  const Call *c = &p->calls.v[idx];
   Inst *inst = picl_inst_get (m, c->ev, c->subset, c->k, FALSE);
   double w = NAN;
   if (inst)

@@ -30,11 +30,33 @@ typedef struct {
   double b, w, e;
 } Span;
 
+/* Growable arrays kept inline in their owner: the apply appends and removes
+ * on every call, and GArray's out-of-line calls through the PLT cost more
+ * than the work (issue 11).  v is g_malloc'd; an empty one may be NULL. */
+typedef struct { Call *v; guint len, cap; } CallVec;
+typedef struct { Span *v; guint len, cap; } SpanVec;
+typedef struct { ViperPiclChange *v; guint len, cap; } ChangeVec;
+
+/* Room for one more element of elem bytes (v has cap of them): the new pointer. */
+gpointer picl_vec_grow (gpointer v, guint *cap, gsize elem);
+#define PICL_VEC_PUSH(vec, x) \
+  do { \
+    if (G_UNLIKELY ((vec)->len == (vec)->cap)) \
+      (vec)->v = picl_vec_grow ((vec)->v, &(vec)->cap, sizeof *(vec)->v); \
+    (vec)->v[(vec)->len++] = (x); \
+  } while (0)
+/* A copy holding exactly len elements (cap = len). */
+#define PICL_VEC_COPY(dst, src) \
+  do { \
+    (dst)->len = (dst)->cap = (src)->len; \
+    (dst)->v = (src)->len ? g_memdup2 ((src)->v, (gsize) (src)->len * sizeof *(src)->v) : NULL; \
+  } while (0)
+
 typedef struct {
   gint64 id;
   ViperPiclState state;     /* at the clock (provisional while a group is open) */
-  GArray *calls;            /* open calls (Call), in order of their begins */
-  GArray *spans;            /* closed calls of the open group (Span) */
+  CallVec calls;            /* open calls, in order of their begins */
+  SpanVec spans;            /* closed calls of the open group */
   guint64 group_pos;        /* history position of the open group's first state entry */
   double group_begin;
   gint64 post_src, post_tag;/* the last non-blocking receive posted, until its REQ is known */
@@ -97,12 +119,21 @@ typedef struct {
   GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */
   GHashTable *subset_pos;   /* gint64* subset -> GHashTable (gint64* member -> position + 1), for O(1) lookups */
   GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
-  GArray *decided;          /* ViperPiclChange: states decided by the last apply */
+  ChangeVec decided;        /* states decided by the last apply */
   double now;               /* adjusted time of the tram being applied */
 } PiclModel;
 
 
-Proc *picl_proc_find (PiclModel *m, gint64 id);
+/* The processor's record, NULL when none: the direct table when it knows
+ * the id (nearly always), else the map. */
+Proc *picl_proc_find_slow (PiclModel *m, gint64 id);
+static inline Proc *
+picl_proc_find (PiclModel *m, gint64 id)
+{
+  if (G_LIKELY ((guint64) id < m->proc_slot_len && m->proc_slot[id]))
+    return &g_array_index (m->procs, Proc, m->proc_slot[id] - 1);
+  return picl_proc_find_slow (m, id);
+}
 void picl_proc_cache_clear (PiclModel *m);
 const char *picl_ev_name (gint64 ev);
 /* A communication call begins / the call at idx ends (w: when it stopped waiting, NAN: never waited). */
@@ -111,6 +142,11 @@ gboolean picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, dou
 /* The open call an end closes (src G_MININT64: the first of its kind), or -1. */
 gint picl_find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag);
 void picl_set_provisional (PiclModel *m, Proc *p);
+/* The state of an open group at t as far as the run so far shows. */
+ViperPiclState picl_open_state_at (const Proc *p, double t);
+gint picl_cmp_double (gconstpointer a, gconstpointer b);
+/* m is a picl model. */
+gboolean picl_model_is (const ViperModel *m);
 
 /* picl-collective.c */
 guint picl_inst_hash (gconstpointer k);

@@ -19,7 +19,7 @@
  * provisional; for it, "is there a matching message" is answered in O(1)
  * for any-source (-1) receives because every send begin also counts under
  * the wildcard keys (-1, DEST, TAG), (SRC, DEST, -1) and (-1, DEST, -1).
- * Collectives live in picl-collective.c.
+ * Collectives live in picl-collective.c, the accessors in picl-query.c.
  *
  * Nothing in the common path allocates: channels, counters, processors and
  * non-blocking receive requests live in open-addressing tables of fixed-size
@@ -38,6 +38,15 @@ static PiclModel *
 picl (const ViperModel *m)
 {
   return (PiclModel *) m;
+}
+
+gpointer
+picl_vec_grow (gpointer v, guint *cap, gsize elem)
+{
+  if (*cap > G_MAXUINT / 2)
+    g_error ("picl model: more than %u calls, spans or changes at once", *cap);
+  *cap = *cap ? *cap * 2 : 4;
+  return g_realloc_n (v, *cap, elem);
 }
 
 /* Processor ids are small in practice: below this, a direct table caches
@@ -71,7 +80,7 @@ picl_proc_cache_clear (PiclModel *m)
 }
 
 Proc *
-picl_proc_find (PiclModel *m, gint64 id)
+picl_proc_find_slow (PiclModel *m, gint64 id)
 {
   if (m->last_index < m->procs->len && m->last_proc == id)
     return &g_array_index (m->procs, Proc, m->last_index);
@@ -97,8 +106,6 @@ proc_get (PiclModel *m, gint64 id)
   if (p)
     return p;
   Proc fresh = { .id = id, .state = VIPER_PICL_BUSY, .post_src = -1, .post_tag = -1 };
-  fresh.calls = g_array_new (FALSE, FALSE, sizeof (Call));
-  fresh.spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_array_append_val (m->procs, fresh);
   MapSlot *s = map_insert (&m->proc_index, id, 0, 0, NULL);
   s->v0 = m->procs->len - 1;
@@ -131,18 +138,30 @@ count_keys (gint64 src, gint64 dest, gint64 tag, gint64 keys[4][3])
 /* Counters that drop to zero are removed, so fresh tags do not grow the
  * table for good (issue 10 item 20): it holds the channels with messages
  * underway, not every channel ever used. */
+static inline void
+count_one (PiclModel *m, gint64 a, gint64 b, gint64 c, gint64 delta)
+{
+  MapSlot *s = map_insert (&m->counts, a, b, c, NULL);
+  s->v0 += delta;
+  if (s->v0 == 0)
+    map_remove (&m->counts, s);
+}
+
 static void
 count_add (PiclModel *m, gint64 src, gint64 dest, gint64 tag, gint64 delta)
 {
+  if (G_LIKELY (src != -1 && tag != -1))
+    {
+      /* the three wildcard keys, distinct */
+      count_one (m, -1, dest, tag, delta);
+      count_one (m, src, dest, -1, delta);
+      count_one (m, -1, dest, -1, delta);
+      return;
+    }
   gint64 keys[4][3];
   guint n = count_keys (src, dest, tag, keys);
   for (guint i = 0; i < n; i++)
-    {
-      MapSlot *s = map_insert (&m->counts, keys[i][0], keys[i][1], keys[i][2], NULL);
-      s->v0 += delta;
-      if (s->v0 == 0)
-        map_remove (&m->counts, s);
-    }
+    count_one (m, keys[i][0], keys[i][1], keys[i][2], delta);
 }
 
 static gboolean
@@ -274,23 +293,23 @@ static void
 decide (PiclModel *m, gint64 proc, double t, ViperPiclState s)
 {
   ViperPiclChange c = { proc, t, s };
-  g_array_append_val (m->decided, c);
+  PICL_VEC_PUSH (&m->decided, c);
 }
 
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
+gint
+picl_cmp_double (gconstpointer a, gconstpointer b)
 {
   double x = *(const double *) a, y = *(const double *) b;
   return (x > y) - (x < y);
 }
 
 static ViperPiclState
-span_state (const GArray *spans, double t)
+span_state (const SpanVec *spans, double t)
 {
   gboolean inside = FALSE;
   for (guint i = 0; i < spans->len; i++)
     {
-      const Span *s = &g_array_index (spans, Span, i);
+      const Span *s = &spans->v[i];
       if (s->b <= t && t < s->w)
         return VIPER_PICL_IDLE;
       if (s->b <= t && t < s->e)
@@ -302,7 +321,7 @@ span_state (const GArray *spans, double t)
 static void
 group_close (PiclModel *m, Proc *p)
 {
-  GArray *spans = p->spans;
+  SpanVec *spans = &p->spans;
   /* a group is a call or a few: its cuts fit on the stack */
   double cuts_stack[32];
   guint n_cuts = spans->len * 2;
@@ -310,7 +329,7 @@ group_close (PiclModel *m, Proc *p)
   double end = p->group_begin;
   for (guint i = 0; i < spans->len; i++)
     {
-      const Span *s = &g_array_index (spans, Span, i);
+      const Span *s = &spans->v[i];
       cuts[2 * i] = s->b;
       cuts[2 * i + 1] = s->w;
       end = MAX (end, s->e);
@@ -318,7 +337,7 @@ group_close (PiclModel *m, Proc *p)
   /* a group has two cuts per call, nearly always 2 to 8: insertion sort
    * (qsort's call and merge cost more than the sort); many waits: qsort */
   if (n_cuts > G_N_ELEMENTS (cuts_stack))
-    qsort (cuts, n_cuts, sizeof (double), cmp_double);
+    qsort (cuts, n_cuts, sizeof (double), picl_cmp_double);
   else
     for (guint i = 1; i < n_cuts; i++)
     {
@@ -364,7 +383,7 @@ group_close (PiclModel *m, Proc *p)
   decide (m, p->id, end, VIPER_PICL_BUSY);
   if (cuts != cuts_stack)
     g_free (cuts);
-  g_array_set_size (spans, 0);
+  spans->len = 0;
   m->n_open_groups--;
 }
 
@@ -380,15 +399,15 @@ static ViperPiclState provisional (PiclModel *m, Proc *p, gboolean *changed);
  * The same rule as span_state, so that the view of a stop point and the
  * exports written there agree (spec section 3: idle while the message
  * waited for has not been sent, communicating once it has). */
-static ViperPiclState
-open_state_at (const Proc *p, double t)
+ViperPiclState
+picl_open_state_at (const Proc *p, double t)
 {
-  ViperPiclState s = span_state (p->spans, t);
+  ViperPiclState s = span_state (&p->spans, t);
   if (s == VIPER_PICL_IDLE)
     return s;
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      const Call *c = &g_array_index (p->calls, Call, i);
+      const Call *c = &p->calls.v[i];
       if (c->begin > t)
         continue;
       if (isnan (c->ready) || t < c->ready)
@@ -402,15 +421,16 @@ void
 picl_set_provisional (PiclModel *m, Proc *p)
 {
   gboolean changed = FALSE;
-  ViperPiclState s = p->calls->len ? provisional (m, p, &changed) : VIPER_PICL_BUSY;
-  if (p->calls->len)
+  ViperPiclState s = p->calls.len ? provisional (m, p, &changed) : VIPER_PICL_BUSY;
+  if (p->calls.len)
     {
       /* the group's first entry holds the state at its begin; the changes
        * after it stay out of the history until the group closes and they
        * are decided (viper_picl_model_open_changes shows them meanwhile) */
       const ViperHistoryEntry *e = viper_model_history_at (&m->base, p->group_pos);
-      ViperPiclState first = open_state_at (p, p->group_begin);
-      if (e && e->module == (gint32) p->id && e->other < 0 && e->state != (gint32) first)
+      ViperPiclState first;
+      if (e && e->module == (gint32) p->id && e->other < 0
+          && e->state != (gint32) (first = picl_open_state_at (p, p->group_begin)))
         {
           viper_model_history_set_state (&m->base, p->group_pos, (gint32) first);
           changed = TRUE;
@@ -427,16 +447,16 @@ picl_set_provisional (PiclModel *m, Proc *p)
 gboolean
 picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
 {
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      gint64 open = g_array_index (p->calls, Call, i).ev;
+      gint64 open = p->calls.v[i].ev;
       if (!(is_wait (open) && is_wait (c->ev)))
         {
           viper_model_inconsistent (&m->base, t, "%s begins inside a %s", picl_ev_name (c->ev), picl_ev_name (open));
           break;
         }
     }
-  if (!p->calls->len)
+  if (!p->calls.len)
     {
       p->group_begin = t->adjusted;
       p->group_pos = (guint64) m->base.history_dropped + m->base.history->len;
@@ -447,7 +467,7 @@ picl_begin_call (PiclModel *m, Proc *p, const ViperTram *t, const Call *c)
   Call call = *c;
   call.begin = t->adjusted;
   call.ready = call.kind == CALL_PLAIN ? call.begin : NAN;
-  g_array_append_val (p->calls, call);
+  PICL_VEC_PUSH (&p->calls, call);
   picl_set_provisional (m, p);
   return TRUE;
 }
@@ -458,9 +478,9 @@ gint
 picl_find_call (const Proc *p, gint64 ev, gint64 src, gint64 tag)
 {
   gint first = -1;
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      const Call *c = &g_array_index (p->calls, Call, i);
+      const Call *c = &p->calls.v[i];
       if (c->ev != ev)
         continue;
       if (first < 0)
@@ -478,7 +498,7 @@ picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
   if (idx < 0)
     {
       viper_model_inconsistent (&m->base, t, "end of %s without its begin", picl_ev_name (t->ev));
-      if (p->calls->len)
+      if (p->calls.len)
         return FALSE;
       /* a lone end: a zero-length call */
       p->group_begin = t->adjusted;
@@ -486,20 +506,31 @@ picl_end_call (PiclModel *m, Proc *p, const ViperTram *t, gint idx, double w)
       m->n_open_groups++;
       history_state (m, p->id, t->adjusted, VIPER_PICL_COMMUNICATING);
       Span s = { t->adjusted, t->adjusted, t->adjusted };
-      g_array_append_val (p->spans, s);
+      PICL_VEC_PUSH (&p->spans, s);
     }
   else
     {
-      const Call *c = &g_array_index (p->calls, Call, idx);
+      const Call *c = &p->calls.v[idx];
       double b = c->begin, e = t->adjusted;
       double wait = isnan (w) ? b : CLAMP (w, b, e);
       Span s = { b, wait, e };
-      g_array_append_val (p->spans, s);
-      g_array_remove_index (p->calls, (guint) idx);
+      PICL_VEC_PUSH (&p->spans, s);
+      if ((guint) idx + 1 < p->calls.len)  /* not the last: the later ones move up */
+        memmove (&p->calls.v[idx], &p->calls.v[idx + 1], (p->calls.len - (guint) idx - 1) * sizeof (Call));
+      p->calls.len--;
     }
-  if (!p->calls->len)
-    group_close (m, p);
-  picl_set_provisional (m, p);
+  if (!p->calls.len)
+    {
+      group_close (m, p);
+      /* picl_set_provisional's answer with no call open, without the call */
+      if (p->state != VIPER_PICL_BUSY)
+        {
+          p->state = VIPER_PICL_BUSY;
+          viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
+        }
+    }
+  else
+    picl_set_provisional (m, p);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, p->id, 0);
   return TRUE;
 }
@@ -515,9 +546,9 @@ static ViperPiclState
 provisional (PiclModel *m, Proc *p, gboolean *changed)
 {
   gboolean idle = FALSE;
-  for (guint i = 0; i < p->calls->len; i++)
+  for (guint i = 0; i < p->calls.len; i++)
     {
-      Call *c = &g_array_index (p->calls, Call, i);
+      Call *c = &p->calls.v[i];
       if (!isnan (c->ready))
         continue;
       double ready = NAN;
@@ -626,7 +657,7 @@ apply_tracing (PiclModel *m, Proc *p, const ViperTram *t, gboolean on)
   return TRUE;
 }
 
-static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin);
+static gboolean picl_apply_proc (PiclModel *m, Proc *p, const ViperTram *t, gboolean begin);
 
 /* A processor is busy outside communication (spec section 3) from its first
  * tram on: unless that tram opened a call, a busy entry at its time starts
@@ -634,9 +665,8 @@ static gboolean picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begi
  * space-time view shows the work done before its first call (and a
  * processor that never communicates) instead of nothing. */
 static void
-show_from_first (PiclModel *m, gint64 id, double t)
+show_from_first (PiclModel *m, Proc *p, gint64 id, double t)
 {
-  Proc *p = picl_proc_find (m, id);
   if (p && p->shown)
     return;
   gboolean first;
@@ -645,7 +675,7 @@ show_from_first (PiclModel *m, gint64 id, double t)
     p->shown = TRUE;
   if (!first)
     return;
-  if (!p || !p->calls->len)
+  if (!p || !p->calls.len)
     history_state (m, id, t, VIPER_PICL_BUSY);
 }
 
@@ -653,8 +683,7 @@ static gboolean
 picl_apply (ViperModel *base, const ViperTram *t)
 {
   PiclModel *m = picl (base);
-  if (m->decided->len)
-    g_array_set_size (m->decided, 0);
+  m->decided.len = 0;
   m->now = t->adjusted;
   if (t->adjusted < m->first_time)
     m->first_time = t->adjusted;
@@ -673,15 +702,20 @@ picl_apply (ViperModel *base, const ViperTram *t)
    * own, but a processor's first tram all the same (the exports start its
    * state at any of its trams) */
   if ((begin || t->rec == VIPER_PICL_REC_END) && t->ev != VIPER_PICL_EV_SYNC && t->ev != VIPER_PICL_EV_MESSAGE)
-    changed = picl_apply_proc (m, t, begin);
-  show_from_first (m, t->proc, t->adjusted);
+    {
+      /* the one lookup of this tram's processor */
+      Proc *p = proc_get (m, t->proc);
+      changed = picl_apply_proc (m, p, t, begin);
+      show_from_first (m, p, t->proc, t->adjusted);
+    }
+  else
+    show_from_first (m, picl_proc_find (m, t->proc), t->proc, t->adjusted);
   return changed;
 }
 
 static gboolean
-picl_apply_proc (PiclModel *m, const ViperTram *t, gboolean begin)
+picl_apply_proc (PiclModel *m, Proc *p, const ViperTram *t, gboolean begin)
 {
-  Proc *p = proc_get (m, t->proc);
   if (viper_picl_collective_shape (t->ev) != VIPER_PICL_SHAPE_NONE)
     return begin ? picl_collective_begin (m, p, t) : picl_collective_end (m, p, t);
   switch (t->ev)
@@ -742,8 +776,8 @@ procs_free (PiclModel *m)
   for (guint i = 0; i < m->procs->len; i++)
     {
       Proc *p = &g_array_index (m->procs, Proc, i);
-      g_array_unref (p->calls);
-      g_array_unref (p->spans);
+      g_free (p->calls.v);
+      g_free (p->spans.v);
     }
   g_array_set_size (m->procs, 0);
 }
@@ -768,7 +802,7 @@ picl_reset (ViperModel *base)
   g_hash_table_remove_all (m->subset_pos);
   g_hash_table_remove_all (m->subsets);
   g_hash_table_remove_all (m->insts);
-  g_array_set_size (m->decided, 0);
+  m->decided.len = 0;
   m->free_pending = -1;
   picl_proc_cache_clear (m);
 }
@@ -780,7 +814,7 @@ picl_destroy (ViperModel *base)
   picl_reset (base);
   g_array_unref (m->procs);
   g_array_unref (m->pending);
-  g_array_unref (m->decided);
+  g_free (m->decided.v);
   g_free (m->proc_slot);
   g_hash_table_destroy (m->subset_pos);
   g_hash_table_destroy (m->subsets);
@@ -872,7 +906,6 @@ viper_picl_model_new (const ViperParadigm *p, ViperSetup *setup)
   viper_model_init (&m->base, &picl_class, p, setup);
   m->procs = g_array_new (FALSE, FALSE, sizeof (Proc));
   m->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
-  m->decided = g_array_new (FALSE, FALSE, sizeof (ViperPiclChange));
   m->subsets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
   m->subset_pos = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_hash_table_unref);
   m->insts = g_hash_table_new_full (picl_inst_hash, picl_inst_equal, NULL, picl_inst_free);
@@ -883,226 +916,8 @@ viper_picl_model_new (const ViperParadigm *p, ViperSetup *setup)
   return &m->base;
 }
 
-/* ---- accessors ------------------------------------------------------------- */
-
-static const PiclModel *
-checked (const ViperModel *m)
-{
-  g_return_val_if_fail (m != NULL && m->klass == &picl_class, NULL);
-  return picl (m);
-}
-
-guint64
-viper_picl_model_messages (const ViperModel *m)
-{
-  const PiclModel *pm = checked (m);
-  return pm ? pm->messages : 0;
-}
-
-guint64
-viper_picl_model_unreceived (const ViperModel *m)
-{
-  const PiclModel *pm = checked (m);
-  return pm ? pm->unreceived : 0;
-}
-
-static const Proc *
-find_const (const ViperModel *m, gint64 proc)
-{
-  const PiclModel *pm = checked (m);
-  if (!pm)
-    return NULL;
-  const MapSlot *s = map_lookup (&pm->proc_index, proc, 0, 0);
-  return s ? &g_array_index (pm->procs, Proc, s->v0) : NULL;
-}
-
-ViperPiclState
-viper_picl_model_state (const ViperModel *m, gint64 proc)
-{
-  const Proc *p = find_const (m, proc);
-  return p ? p->state : VIPER_PICL_BUSY;
-}
-
 gboolean
-viper_picl_model_tracing (const ViperModel *m, gint64 proc)
+picl_model_is (const ViperModel *m)
 {
-  const Proc *p = find_const (m, proc);
-  return p ? p->tracing : FALSE;
-}
-
-guint64
-viper_picl_model_sent (const ViperModel *m, gint64 proc)
-{
-  const Proc *p = find_const (m, proc);
-  return p ? p->sent : 0;
-}
-
-guint64
-viper_picl_model_received (const ViperModel *m, gint64 proc)
-{
-  const Proc *p = find_const (m, proc);
-  return p ? p->received : 0;
-}
-
-guint
-viper_picl_model_n_procs (const ViperModel *m)
-{
-  const PiclModel *pm = checked (m);
-  return pm ? pm->procs->len : 0;
-}
-
-const ViperPiclChange *
-viper_picl_model_changes (const ViperModel *m, guint *n)
-{
-  const PiclModel *pm = checked (m);
-  *n = pm ? pm->decided->len : 0;
-  return pm && pm->decided->len ? &g_array_index (pm->decided, ViperPiclChange, 0) : NULL;
-}
-
-gsize
-viper_picl_model_table_bytes (const ViperModel *m)
-{
-  const PiclModel *pm = checked (m);
-  if (!pm)
-    return 0;
-  return sizeof (MapSlot) * ((gsize) pm->channels.cap + pm->counts.cap + pm->requests.cap + pm->coll_counts.cap)
-         + sizeof (Pending) * pm->pending->len;
-}
-
-gboolean
-viper_picl_model_in_call (const ViperModel *m, gint64 proc)
-{
-  const Proc *p = find_const (m, proc);
-  return p && p->calls->len > 0;
-}
-
-static void
-open_changes (const Proc *p, GArray *out)
-{
-  if (!p->calls->len)
-    return;
-  /* the cuts: every begin, stopped waiting and end of the group's calls */
-  GArray *cuts = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint i = 0; i < p->spans->len; i++)
-    {
-      const Span *s = &g_array_index (p->spans, Span, i);
-      g_array_append_val (cuts, s->b);
-      g_array_append_val (cuts, s->w);
-      g_array_append_val (cuts, s->e);
-    }
-  for (guint i = 0; i < p->calls->len; i++)
-    {
-      const Call *c = &g_array_index (p->calls, Call, i);
-      g_array_append_val (cuts, c->begin);
-      if (!isnan (c->ready))
-        g_array_append_val (cuts, c->ready);
-    }
-  g_array_sort (cuts, cmp_double);
-  ViperPiclState last = VIPER_PICL_BUSY;
-  for (guint i = 0; i < cuts->len; i++)
-    {
-      double t = g_array_index (cuts, double, i);
-      if (t < p->group_begin || (i > 0 && t == g_array_index (cuts, double, i - 1)))
-        continue;
-      ViperPiclState s = open_state_at (p, t);
-      if (out->len && g_array_index (out, ViperPiclChange, out->len - 1).proc == p->id && s == last)
-        continue;
-      ViperPiclChange c = { p->id, t, s };
-      g_array_append_val (out, c);
-      last = s;
-    }
-  g_array_unref (cuts);
-}
-
-static gint
-cmp_proc_ptr (gconstpointer a, gconstpointer b)
-{
-  gint64 x = (*(const Proc *const *) a)->id, y = (*(const Proc *const *) b)->id;
-  return x < y ? -1 : x > y;
-}
-
-guint
-viper_picl_model_open_changes (const ViperModel *m, gint64 proc, GArray *out)
-{
-  const PiclModel *pm = checked (m);
-  guint before = out->len;
-  if (!pm)
-    return 0;
-  if (proc != G_MININT64)
-    {
-      const Proc *p = find_const (m, proc);
-      if (p)
-        open_changes (p, out);
-      return out->len - before;
-    }
-  GPtrArray *open = g_ptr_array_new ();
-  for (guint i = 0; i < pm->procs->len; i++)
-    if (g_array_index (pm->procs, Proc, i).calls->len)
-      g_ptr_array_add (open, &g_array_index (pm->procs, Proc, i));
-  g_ptr_array_sort (open, cmp_proc_ptr);
-  for (guint i = 0; i < open->len; i++)
-    open_changes (open->pdata[i], out);
-  g_ptr_array_unref (open);
-  return out->len - before;
-}
-
-double
-viper_picl_model_first_time (const ViperModel *m)
-{
-  const PiclModel *pm = checked (m);
-  return pm ? pm->first_time : INFINITY;
-}
-
-double
-viper_picl_model_last_stop (const ViperModel *m)
-{
-  const PiclModel *pm = checked (m);
-  return pm ? pm->last_stop : -INFINITY;
-}
-
-guint
-viper_picl_model_n_subsets (const ViperModel *m)
-{
-  const PiclModel *pm = checked (m);
-  return pm ? pm->n_subsets : 0;
-}
-
-static int
-cmp_message (gconstpointer a, gconstpointer b)
-{
-  const ViperPiclMessage *x = a, *y = b;
-  if (x->sent != y->sent)
-    return x->sent < y->sent ? -1 : 1;
-  if (x->src != y->src)
-    return x->src < y->src ? -1 : 1;
-  if (x->dest != y->dest)
-    return x->dest < y->dest ? -1 : 1;
-  return (x->tag > y->tag) - (x->tag < y->tag);
-}
-
-/* The channel FIFOs hold exactly the send begins applied and not yet
- * received, so reading them out is the answer; sorting makes the order
- * independent of where the channels hash. */
-guint
-viper_picl_model_underway (const ViperModel *m, GArray *out)
-{
-  const PiclModel *pm = checked (m);
-  if (!pm)
-    return 0;
-  guint first = out->len;
-  for (guint i = 0; i < pm->channels.cap; i++)
-    {
-      const MapSlot *c = &pm->channels.s[i];
-      if (!c->used)
-        continue;
-      for (gint64 idx = c->v0; idx >= 0; idx = g_array_index (pm->pending, Pending, idx).next)
-        {
-          ViperPiclMessage msg = { c->a, c->b, c->c, g_array_index (pm->pending, Pending, idx).adjusted };
-          g_array_append_val (out, msg);
-        }
-    }
-  guint n = out->len - first;
-  if (n > 1)
-    qsort (&g_array_index (out, ViperPiclMessage, first), n, sizeof (ViperPiclMessage), cmp_message);
-  return n;
+  return m->klass == &picl_class;
 }

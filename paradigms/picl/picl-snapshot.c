@@ -32,7 +32,7 @@ typedef struct {
   GArray *subset_ids;       /* gint64 */
   GPtrArray *subset_members;/* GArray* (referenced) */
   GPtrArray *insts;         /* Inst*, begins copied */
-  GArray *decided;
+  ChangeVec decided;
   GArray *entries;          /* SavedEntry */
 } PiclSnap;
 
@@ -51,8 +51,9 @@ procs_copy (const GArray *src)
   for (guint i = 0; i < dst->len; i++)
     {
       Proc *p = &g_array_index (dst, Proc, i);
-      p->calls = g_array_copy (p->calls);
-      p->spans = g_array_copy (p->spans);
+      const Proc *q = &g_array_index (src, Proc, i);
+      PICL_VEC_COPY (&p->calls, &q->calls);
+      PICL_VEC_COPY (&p->spans, &q->spans);
     }
   return dst;
 }
@@ -63,8 +64,8 @@ procs_unref (GArray *procs)
   for (guint i = 0; i < procs->len; i++)
     {
       Proc *p = &g_array_index (procs, Proc, i);
-      g_array_unref (p->calls);
-      g_array_unref (p->spans);
+      g_free (p->calls.v);
+      g_free (p->spans.v);
     }
   g_array_unref (procs);
 }
@@ -129,7 +130,7 @@ picl_snapshot (const ViperModel *base, gsize *bytes)
       g_ptr_array_add (s->insts, inst_copy (v));
       b += sizeof (Inst) + ((Inst *) v)->begins->len * sizeof (InstBegin);
     }
-  s->decided = g_array_copy (m->decided);
+  PICL_VEC_COPY (&s->decided, &m->decided);
   s->entries = g_array_new (FALSE, FALSE, sizeof (SavedEntry));
   for (guint i = 0; i < m->pending->len; i++)
     save_entry (m, s->entries, g_array_index (m->pending, Pending, i).arrow);
@@ -138,11 +139,11 @@ picl_snapshot (const ViperModel *base, gsize *bytes)
   for (guint i = 0; i < s->procs->len; i++)
     {
       const Proc *p = &g_array_index (s->procs, Proc, i);
-      b += sizeof (Proc) + p->calls->len * sizeof (Call) + p->spans->len * sizeof (Span);
+      b += sizeof (Proc) + p->calls.len * sizeof (Call) + p->spans.len * sizeof (Span);
     }
   b += (gsize) (s->proc_index.cap + s->channels.cap + s->counts.cap + s->requests.cap + s->coll_counts.cap + s->seen.cap)
        * sizeof (MapSlot);
-  b += s->pending->len * sizeof (Pending) + s->decided->len * sizeof (ViperPiclChange)
+  b += s->pending->len * sizeof (Pending) + s->decided.len * sizeof (ViperPiclChange)
        + s->entries->len * sizeof (SavedEntry);
   *bytes = b;
   return s;
@@ -199,8 +200,8 @@ picl_restore (ViperModel *base, gconstpointer snap)
       Inst *n = inst_copy (s->insts->pdata[i]);
       g_hash_table_insert (m->insts, &n->key, n);
     }
-  g_array_set_size (m->decided, 0);
-  g_array_append_vals (m->decided, s->decided->data, s->decided->len);
+  g_free (m->decided.v);
+  PICL_VEC_COPY (&m->decided, &s->decided);
   /* the entries edited in place since, as they were */
   for (guint i = 0; i < s->entries->len; i++)
     {
@@ -229,7 +230,7 @@ picl_snapshot_free (gpointer snap)
   g_array_unref (s->subset_ids);
   g_ptr_array_unref (s->subset_members);
   g_ptr_array_unref (s->insts);
-  g_array_unref (s->decided);
+  g_free (s->decided.v);
   g_array_unref (s->entries);
   g_free (s);
 }
