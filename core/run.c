@@ -115,6 +115,7 @@ typedef struct
   double adjusted;
   gint64 proc, seq;
   ViperTram *t;
+  ViperSeqList *l;          /* t's list: the transfer need not look it up */
 } HeapEnt;
 
 struct _ViperRun {
@@ -254,14 +255,14 @@ heap_less (const HeapEnt *a, const HeapEnt *b)
 }
 
 static void
-heap_push (ViperRun *run, ViperTram *t)
+heap_push (ViperRun *run, ViperSeqList *l, ViperTram *t)
 {
   if (G_UNLIKELY (run->heap_len == run->heap_cap))
     {
       run->heap_cap = run->heap_cap ? 2 * run->heap_cap : 256;
       run->heap = g_renew (HeapEnt, run->heap, run->heap_cap);
     }
-  HeapEnt e = { t->adjusted, t->proc, t->seq, t };
+  HeapEnt e = { t->adjusted, t->proc, t->seq, t, l };
   HeapEnt *h = run->heap;
   guint i = run->heap_len++;
   if (!run->any_order)        /* any order: a stack */
@@ -277,15 +278,19 @@ heap_push (ViperRun *run, ViperTram *t)
 }
 
 static ViperTram *
-heap_pop (ViperRun *run)
+heap_pop (ViperRun *run, ViperSeqList **list)
 {
   if (!run->heap_len)
     return NULL;
   HeapEnt *h = run->heap;
   guint n = --run->heap_len;
   if (run->any_order)
-    return h[n].t;
+    {
+      *list = h[n].l;
+      return h[n].t;
+    }
   ViperTram *top = h[0].t;
+  *list = h[0].l;
   if (!n)
     return top;
   HeapEnt last = h[n];
@@ -321,7 +326,7 @@ maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t)
     adj = l->last_adjusted;
   t->adjusted = adj;
   t->state = VIPER_TRAM_READY;
-  heap_push (run, t);
+  heap_push (run, l, t);
   /* On shuffled input the trams of a list lie anywhere in memory; when t
    * leaves, its successor and the trams it wakes are looked at next. */
   if (t->next)
@@ -1150,10 +1155,10 @@ viper_run_transfer_next (ViperRun *run)
       viper_tram_pool_release (run->pool, run->last_out);
       run->last_out = NULL;
     }
-  ViperTram *t = heap_pop (run);
+  ViperSeqList *l = NULL;
+  ViperTram *t = heap_pop (run, &l);
   if (!t)
     return NULL;
-  ViperSeqList *l = list_get (run, t->proc, FALSE);
   g_assert (l && l->head == t);
 
   /* clock-offset decay (thesis 5.2) */
