@@ -32,6 +32,11 @@ typedef struct {
   Call *call;               /* inrglb request: the call it belongs to */
 } Arrow;
 
+/* The messages a module sent that are underway, kept inline in the module:
+ * the apply appends one per request and removes one per receipt, and
+ * GArray's calls through the PLT were a third of the receipts' cost. */
+typedef struct { Arrow *v; guint len, cap; } ArrowVec;
+
 typedef struct {
   gint64 id;
   char *name;
@@ -41,7 +46,7 @@ typedef struct {
   ViperMonalisaPrimitive prim;
   Call *call;               /* current inrglb call (owned by calls) */
   GArray *vars;             /* of Var, index = variable id */
-  GArray *arrows;           /* of Arrow: messages this module sent that are underway */
+  ArrowVec arrows;          /* messages this module sent that are underway, oldest first */
   GPtrArray *calls;         /* of Call*, unsettled inrglb calls of this caller, oldest first */
 } Module;
 

@@ -49,7 +49,7 @@ ml_module_free (gpointer p)
     return;
   g_free (mod->name);
   g_array_unref (mod->vars);
-  g_array_unref (mod->arrows);
+  g_free (mod->arrows.v);
   g_ptr_array_unref (mod->calls);
   g_free (mod);
 }
@@ -69,7 +69,6 @@ module_new (MlModel *m, gint64 id)
   mod->id = id;
   mod->vars = g_array_new (FALSE, FALSE, sizeof (Var));
   g_array_set_clear_func (mod->vars, ml_var_clear);
-  mod->arrows = g_array_new (FALSE, FALSE, sizeof (Arrow));
   mod->calls = g_ptr_array_new_with_free_func (g_free);
   const char *name = m->setup ? viper_monalisa_setup_module_name (m->setup, (guint) MIN (id, G_MAXUINT)) : NULL;
   if (name && id < (gint64) viper_monalisa_setup_n_modules (m->setup))
@@ -92,12 +91,9 @@ module_new (MlModel *m, gint64 id)
 }
 
 /* The module of a tram's PROC (or a module a verdict lists): created on first sight. */
-static Module *
-module_ensure (MlModel *m, gint64 id)
+static G_NO_INLINE Module *
+module_create (MlModel *m, gint64 id)
 {
-  Module *mod = module_get (m, id);
-  if (mod)
-    return mod;
   if (id < 0 || id > G_MAXINT32)
     {
       viper_model_inconsistent (&m->base, m->tram, "module id %" G_GINT64_FORMAT " is not a module", id);
@@ -109,12 +105,17 @@ module_ensure (MlModel *m, gint64 id)
   return module_new (m, id);
 }
 
-static Var *
-var_ensure (MlModel *m, Module *mod, gint64 var)
+/* The fast path inline: a module is created once and looked up every tram. */
+static inline Module *
+module_ensure (MlModel *m, gint64 id)
 {
-  Var *v = var_get (mod, var);
-  if (v || !mod)
-    return v;
+  Module *mod = module_get (m, id);
+  return G_LIKELY (mod) ? mod : module_create (m, id);
+}
+
+static G_NO_INLINE Var *
+var_create (MlModel *m, Module *mod, gint64 var)
+{
   if (var < 0 || var > 65535)
     {
       viper_model_inconsistent (&m->base, m->tram, "variable id %" G_GINT64_FORMAT " of module %s is not a variable",
@@ -127,6 +128,15 @@ var_ensure (MlModel *m, Module *mod, gint64 var)
   while ((gint64) mod->vars->len <= var)
     add_var (mod, NULL);
   return var_get (mod, var);
+}
+
+static inline Var *
+var_ensure (MlModel *m, Module *mod, gint64 var)
+{
+  Var *v = var_get (mod, var);
+  if (G_LIKELY (v) || !mod)
+    return v;
+  return var_create (m, mod, var);
 }
 
 static guint
@@ -233,12 +243,21 @@ set_var (MlModel *m, Module *mod, gint64 var_id, gboolean exposed, const ViperMo
   if (d && !d->bad_slice && (d->type == VIPER_ML_T_EXPOSE_INSTANT || d->type == VIPER_ML_T_EXPOSE_END
                              || d->type == VIPER_ML_T_HIDE_INSTANT || d->type == VIPER_ML_T_HIDE_END))
     {
-      if (v->n_dims != d->n_dims || memcmp (v->offset, d->offset, d->n_dims * sizeof (gint64))
-          || memcmp (v->size, d->size, d->n_dims * sizeof (gint64)))
+      /* the decode sets only the first n_dims; the variable's others stay zero
+       * (a slice has a few dimensions: loops, not calls to memcmp and memcpy) */
+      guint n = d->n_dims;
+      if (v->n_dims != n)
         change = TRUE;
-      v->n_dims = d->n_dims;
-      memcpy (v->offset, d->offset, sizeof v->offset);
-      memcpy (v->size, d->size, sizeof v->size);
+      for (guint k = 0; k < n; k++)
+        {
+          if (v->offset[k] != d->offset[k] || v->size[k] != d->size[k])
+            change = TRUE;
+          v->offset[k] = d->offset[k];
+          v->size[k] = d->size[k];
+        }
+      for (guint k = n; k < v->n_dims; k++)
+        v->offset[k] = v->size[k] = 0;
+      v->n_dims = n;
     }
   if (change)
     {
@@ -258,7 +277,13 @@ arrow_send (MlModel *m, Module *from, gint64 to, ViperMonalisaArrowKind kind, Vi
   ViperHistoryEntry e = { m->tram->adjusted, NAN, (gint32) from->id, (gint32) to,
                           VIPER_ML_HISTORY_ARROW + (gint32) kind, (gint32) prim };
   viper_model_history_add (&m->base, &e);
-  g_array_append_val (from->arrows, a);
+  ArrowVec *v = &from->arrows;
+  if (G_UNLIKELY (v->len == v->cap))
+    {
+      v->cap = MAX (8, 2 * v->cap);
+      v->v = g_renew (Arrow, v->v, v->cap);
+    }
+  v->v[v->len++] = a;
   viper_damage_add (m->base.damage, VIPER_AREA_LINK, from->id, to);
   m->changed = TRUE;
 }
@@ -273,9 +298,10 @@ arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, 
     *call = NULL;
   if (!src)
     return FALSE;
-  for (guint i = 0; i < src->arrows->len; i++)
+  ArrowVec *v = &src->arrows;
+  for (guint i = 0; i < v->len; i++)
     {
-      Arrow *a = &g_array_index (src->arrows, Arrow, i);
+      Arrow *a = &v->v[i];
       if (a->a.to != to || a->a.kind != kind || a->a.prim != prim)
         continue;
       if (call)
@@ -286,7 +312,9 @@ arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, 
           if (idx < m->base.history->len)
             g_array_index (m->base.history, ViperHistoryEntry, idx).t1 = m->tram->adjusted;
         }
-      g_array_remove_index (src->arrows, i);
+      v->len--;
+      if (i < v->len)
+        memmove (a, a + 1, (v->len - i) * sizeof (Arrow));
       viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
       m->changed = TRUE;
       return TRUE;

@@ -132,16 +132,16 @@ guint
 viper_monalisa_module_n_arrows (const ViperModel *m, gint64 module)
 {
   const Module *mod = module_get (CML (m), module);
-  return mod ? mod->arrows->len : 0;
+  return mod ? mod->arrows.len : 0;
 }
 
 const ViperMonalisaArrow *
 viper_monalisa_module_arrow (const ViperModel *m, gint64 module, guint i)
 {
   const Module *mod = module_get (CML (m), module);
-  if (!mod || i >= mod->arrows->len)
+  if (!mod || i >= mod->arrows.len)
     return NULL;
-  return &g_array_index (mod->arrows, Arrow, i).a;
+  return &mod->arrows.v[i].a;
 }
 
 ViperMonalisaProgramState

@@ -54,9 +54,10 @@ modules_copy (GPtrArray *src, gsize *bytes)
           g_hash_table_insert (map, o->calls->pdata[k], c);
           g_ptr_array_add (n->calls, c);
         }
-      n->arrows = g_array_copy (o->arrows);
+      n->arrows.len = n->arrows.cap = o->arrows.len;
+      n->arrows.v = g_memdup2 (o->arrows.v, o->arrows.len * sizeof (Arrow));
       b += sizeof (Module) + o->vars->len * (sizeof (Var) + 16) + o->calls->len * sizeof (Call)
-           + o->arrows->len * sizeof (Arrow) + (o->name ? strlen (o->name) + 1 : 0);
+           + o->arrows.len * sizeof (Arrow) + (o->name ? strlen (o->name) + 1 : 0);
       g_ptr_array_add (dst, n);
     }
   /* the current call and the requests' calls: pointers to the copies */
@@ -66,9 +67,9 @@ modules_copy (GPtrArray *src, gsize *bytes)
       if (!n)
         continue;
       n->call = call_map (map, n->call);
-      for (guint k = 0; k < n->arrows->len; k++)
+      for (guint k = 0; k < n->arrows.len; k++)
         {
-          Arrow *a = &g_array_index (n->arrows, Arrow, k);
+          Arrow *a = &n->arrows.v[k];
           a->call = call_map (map, a->call);
         }
     }
