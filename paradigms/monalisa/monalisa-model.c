@@ -771,7 +771,8 @@ evaluate (MlModel *m)
             }
           if (!mod || mod->finished)
             continue;
-          on_finished = on_finished || blocked_on_finished (m, mod);
+          /* only a finished module can be waited on in vain */
+          on_finished = on_finished || (m->n_finished > 0 && blocked_on_finished (m, mod));
           all_expose = all_expose && mod->state == VIPER_ML_BLOCKED && mod->prim.prim == VIPER_ML_PRIM_EXPOSEGLB;
         }
       if (cycle->len)
