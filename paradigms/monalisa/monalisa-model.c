@@ -31,88 +31,25 @@
  * as they are named ("V<id>"), and a group is its own id, so every primitive
  * but inrglb replays as with one.
  */
-#include <math.h>
-#include <string.h>
-#include "monalisa.h"
-#include "core/clocksync.h"
-
-typedef struct {
-  char *name;
-  gboolean exposed;
-  guint n_dims;
-  gint64 offset[VIPER_ML_MAX_DIMS];
-  gint64 size[VIPER_ML_MAX_DIMS];
-} Var;
-
-/* One inrglb call, alive until it is replied, received by every instance and
- * no longer the caller's primitive. */
-typedef struct {
-  gint64 caller, group;
-  guint n_members;
-  guint received, received_hidden;
-  gboolean replied;
-  gboolean current;         /* the caller's primitive right now */
-} Call;
-
-typedef struct {
-  ViperMonalisaArrow a;
-  guint64 hist;             /* absolute index of its history entry */
-  Call *call;               /* inrglb request: the call it belongs to */
-} Arrow;
-
-typedef struct {
-  gint64 id;
-  char *name;
-  gboolean from_setup;
-  ViperMonalisaModuleState state;
-  gboolean started, finished, killed;
-  ViperMonalisaPrimitive prim;
-  Call *call;               /* current inrglb call (owned by calls) */
-  GArray *vars;             /* of Var, index = variable id */
-  GArray *arrows;           /* of Arrow: messages this module sent that are underway */
-  GPtrArray *calls;         /* of Call*, unsettled inrglb calls of this caller, oldest first */
-} Module;
-
-typedef struct {
-  ViperModel base;
-  const ViperMonalisaSetup *setup;
-  GPtrArray *modules;       /* of Module*, index = id, NULL = not known */
-  guint n_exist, n_started, n_finished, n_blocked;
-  ViperMonalisaProgramState derived;
-  ViperMonalisaProgramState reported;   /* INACTIVE = none */
-  GArray *cycle;            /* of gint64, sorted */
-  GArray *reported_list;    /* the last verdict's modules */
-  /* evaluate()'s scratch, kept from one call to the next: it runs after
-   * most trams of a program with a blocked module, and four allocations a
-   * tram were a tenth of a Farm replay's engine thread */
-  GArray *next_cycle;       /* of gint64: the cycle being derived */
-  gboolean *in;             /* per module: still a candidate for the cycle */
-  guint in_cap;
-  gboolean dirty;           /* the program state must be re-derived */
-  gboolean changed;         /* this apply changed something visible */
-  const ViperTram *tram;    /* being applied */
-} MlModel;
-
-#define ML(m) ((MlModel *) (m))
-#define CML(m) ((const MlModel *) (m))
+#include "monalisa-model-priv.h"
 
 /* ---- modules and variables ------------------------------------------------- */
 
-static void
-var_clear (gpointer p)
+void
+ml_var_clear (gpointer p)
 {
   g_free (((Var *) p)->name);
 }
 
-static void
-module_free (gpointer p)
+void
+ml_module_free (gpointer p)
 {
   Module *mod = p;
   if (!mod)
     return;
   g_free (mod->name);
   g_array_unref (mod->vars);
-  g_array_unref (mod->arrows);
+  g_free (mod->arrows.v);
   g_ptr_array_unref (mod->calls);
   g_free (mod);
 }
@@ -131,8 +68,7 @@ module_new (MlModel *m, gint64 id)
   Module *mod = g_new0 (Module, 1);
   mod->id = id;
   mod->vars = g_array_new (FALSE, FALSE, sizeof (Var));
-  g_array_set_clear_func (mod->vars, var_clear);
-  mod->arrows = g_array_new (FALSE, FALSE, sizeof (Arrow));
+  g_array_set_clear_func (mod->vars, ml_var_clear);
   mod->calls = g_ptr_array_new_with_free_func (g_free);
   const char *name = m->setup ? viper_monalisa_setup_module_name (m->setup, (guint) MIN (id, G_MAXUINT)) : NULL;
   if (name && id < (gint64) viper_monalisa_setup_n_modules (m->setup))
@@ -154,21 +90,10 @@ module_new (MlModel *m, gint64 id)
   return mod;
 }
 
-static Module *
-module_get (const MlModel *m, gint64 id)
-{
-  if (id < 0 || id >= (gint64) m->modules->len)
-    return NULL;
-  return m->modules->pdata[id];
-}
-
 /* The module of a tram's PROC (or a module a verdict lists): created on first sight. */
-static Module *
-module_ensure (MlModel *m, gint64 id)
+static G_NO_INLINE Module *
+module_create (MlModel *m, gint64 id)
 {
-  Module *mod = module_get (m, id);
-  if (mod)
-    return mod;
   if (id < 0 || id > G_MAXINT32)
     {
       viper_model_inconsistent (&m->base, m->tram, "module id %" G_GINT64_FORMAT " is not a module", id);
@@ -180,20 +105,17 @@ module_ensure (MlModel *m, gint64 id)
   return module_new (m, id);
 }
 
-static Var *
-var_get (const Module *mod, gint64 var)
+/* The fast path inline: a module is created once and looked up every tram. */
+static inline Module *
+module_ensure (MlModel *m, gint64 id)
 {
-  if (!mod || var < 0 || var >= (gint64) mod->vars->len)
-    return NULL;
-  return &g_array_index (mod->vars, Var, var);
+  Module *mod = module_get (m, id);
+  return G_LIKELY (mod) ? mod : module_create (m, id);
 }
 
-static Var *
-var_ensure (MlModel *m, Module *mod, gint64 var)
+static G_NO_INLINE Var *
+var_create (MlModel *m, Module *mod, gint64 var)
 {
-  Var *v = var_get (mod, var);
-  if (v || !mod)
-    return v;
   if (var < 0 || var > 65535)
     {
       viper_model_inconsistent (&m->base, m->tram, "variable id %" G_GINT64_FORMAT " of module %s is not a variable",
@@ -206,6 +128,15 @@ var_ensure (MlModel *m, Module *mod, gint64 var)
   while ((gint64) mod->vars->len <= var)
     add_var (mod, NULL);
   return var_get (mod, var);
+}
+
+static inline Var *
+var_ensure (MlModel *m, Module *mod, gint64 var)
+{
+  Var *v = var_get (mod, var);
+  if (G_LIKELY (v) || !mod)
+    return v;
+  return var_create (m, mod, var);
 }
 
 static guint
@@ -312,25 +243,27 @@ set_var (MlModel *m, Module *mod, gint64 var_id, gboolean exposed, const ViperMo
   if (d && !d->bad_slice && (d->type == VIPER_ML_T_EXPOSE_INSTANT || d->type == VIPER_ML_T_EXPOSE_END
                              || d->type == VIPER_ML_T_HIDE_INSTANT || d->type == VIPER_ML_T_HIDE_END))
     {
-      if (v->n_dims != d->n_dims || memcmp (v->offset, d->offset, d->n_dims * sizeof (gint64))
-          || memcmp (v->size, d->size, d->n_dims * sizeof (gint64)))
+      /* the decode sets only the first n_dims; the variable's others stay zero
+       * (a slice has a few dimensions: loops, not calls to memcmp and memcpy) */
+      guint n = d->n_dims;
+      if (v->n_dims != n)
         change = TRUE;
-      v->n_dims = d->n_dims;
-      memcpy (v->offset, d->offset, sizeof v->offset);
-      memcpy (v->size, d->size, sizeof v->size);
+      for (guint k = 0; k < n; k++)
+        {
+          if (v->offset[k] != d->offset[k] || v->size[k] != d->size[k])
+            change = TRUE;
+          v->offset[k] = d->offset[k];
+          v->size[k] = d->size[k];
+        }
+      for (guint k = n; k < v->n_dims; k++)
+        v->offset[k] = v->size[k] = 0;
+      v->n_dims = n;
     }
   if (change)
     {
       viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, mod->id, var_id);
       touch_module (m, mod);    /* the second circle */
     }
-}
-
-static gboolean
-var_exposed (const Module *mod, gint64 var)
-{
-  const Var *v = var_get (mod, var);
-  return v && v->exposed;
 }
 
 /* ---- messages underway ----------------------------------------------------- */
@@ -344,7 +277,13 @@ arrow_send (MlModel *m, Module *from, gint64 to, ViperMonalisaArrowKind kind, Vi
   ViperHistoryEntry e = { m->tram->adjusted, NAN, (gint32) from->id, (gint32) to,
                           VIPER_ML_HISTORY_ARROW + (gint32) kind, (gint32) prim };
   viper_model_history_add (&m->base, &e);
-  g_array_append_val (from->arrows, a);
+  ArrowVec *v = &from->arrows;
+  if (G_UNLIKELY (v->len == v->cap))
+    {
+      v->cap = MAX (8, 2 * v->cap);
+      v->v = g_renew (Arrow, v->v, v->cap);
+    }
+  v->v[v->len++] = a;
   viper_damage_add (m->base.damage, VIPER_AREA_LINK, from->id, to);
   m->changed = TRUE;
 }
@@ -359,9 +298,10 @@ arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, 
     *call = NULL;
   if (!src)
     return FALSE;
-  for (guint i = 0; i < src->arrows->len; i++)
+  ArrowVec *v = &src->arrows;
+  for (guint i = 0; i < v->len; i++)
     {
-      Arrow *a = &g_array_index (src->arrows, Arrow, i);
+      Arrow *a = &v->v[i];
       if (a->a.to != to || a->a.kind != kind || a->a.prim != prim)
         continue;
       if (call)
@@ -372,7 +312,9 @@ arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, 
           if (idx < m->base.history->len)
             g_array_index (m->base.history, ViperHistoryEntry, idx).t1 = m->tram->adjusted;
         }
-      g_array_remove_index (src->arrows, i);
+      v->len--;
+      if (i < v->len)
+        memmove (a, a + 1, (v->len - i) * sizeof (Arrow));
       viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
       m->changed = TRUE;
       return TRUE;
@@ -829,7 +771,8 @@ evaluate (MlModel *m)
             }
           if (!mod || mod->finished)
             continue;
-          on_finished = on_finished || blocked_on_finished (m, mod);
+          /* only a finished module can be waited on in vain */
+          on_finished = on_finished || (m->n_finished > 0 && blocked_on_finished (m, mod));
           all_expose = all_expose && mod->state == VIPER_ML_BLOCKED && mod->prim.prim == VIPER_ML_PRIM_EXPOSEGLB;
         }
       if (cycle->len)
@@ -1006,131 +949,6 @@ ml_group_members (const ViperModel *base, gint64 group, gint64 *out, guint max)
   return m->setup ? viper_monalisa_setup_group_members (m->setup, group, out, max) : 0;
 }
 
-/* ---- checkpoints (core/model.h) ---------------------------------------------
- * A snapshot is a deep copy of the modules (their variables, the messages
- * underway and the open inrglb calls, whose pointers are remapped to the
- * copies) and of the program-state bookkeeping; restore copies it back, so
- * the snapshot stays intact for the next restore. */
-
-typedef struct {
-  GPtrArray *modules;
-  guint n_exist, n_started, n_finished, n_blocked;
-  ViperMonalisaProgramState derived, reported;
-  GArray *cycle, *reported_list;
-  gboolean dirty;
-} MlSnap;
-
-static Call *
-call_map (GHashTable *map, Call *c)
-{
-  return c ? g_hash_table_lookup (map, c) : NULL;
-}
-
-static GPtrArray *
-modules_copy (GPtrArray *src, gsize *bytes)
-{
-  GPtrArray *dst = g_ptr_array_new_full (src->len, module_free);
-  GHashTable *map = g_hash_table_new (g_direct_hash, g_direct_equal);
-  gsize b = src->len * sizeof (gpointer);
-  for (guint i = 0; i < src->len; i++)
-    {
-      const Module *o = src->pdata[i];
-      if (!o)
-        {
-          g_ptr_array_add (dst, NULL);
-          continue;
-        }
-      Module *n = g_new (Module, 1);
-      *n = *o;
-      n->name = g_strdup (o->name);
-      n->vars = g_array_sized_new (FALSE, FALSE, sizeof (Var), o->vars->len);
-      g_array_set_clear_func (n->vars, var_clear);
-      for (guint k = 0; k < o->vars->len; k++)
-        {
-          Var v = g_array_index (o->vars, Var, k);
-          v.name = g_strdup (v.name);
-          g_array_append_val (n->vars, v);
-        }
-      n->calls = g_ptr_array_new_with_free_func (g_free);
-      for (guint k = 0; k < o->calls->len; k++)
-        {
-          Call *c = g_memdup2 (o->calls->pdata[k], sizeof (Call));
-          g_hash_table_insert (map, o->calls->pdata[k], c);
-          g_ptr_array_add (n->calls, c);
-        }
-      n->arrows = g_array_copy (o->arrows);
-      b += sizeof (Module) + o->vars->len * (sizeof (Var) + 16) + o->calls->len * sizeof (Call)
-           + o->arrows->len * sizeof (Arrow) + (o->name ? strlen (o->name) + 1 : 0);
-      g_ptr_array_add (dst, n);
-    }
-  /* the current call and the requests' calls: pointers to the copies */
-  for (guint i = 0; i < dst->len; i++)
-    {
-      Module *n = dst->pdata[i];
-      if (!n)
-        continue;
-      n->call = call_map (map, n->call);
-      for (guint k = 0; k < n->arrows->len; k++)
-        {
-          Arrow *a = &g_array_index (n->arrows, Arrow, k);
-          a->call = call_map (map, a->call);
-        }
-    }
-  g_hash_table_destroy (map);
-  if (bytes)
-    *bytes = b;
-  return dst;
-}
-
-static gpointer
-ml_snapshot (const ViperModel *base, gsize *bytes)
-{
-  const MlModel *m = CML (base);
-  MlSnap *s = g_new0 (MlSnap, 1);
-  s->modules = modules_copy (m->modules, bytes);
-  s->n_exist = m->n_exist;
-  s->n_started = m->n_started;
-  s->n_finished = m->n_finished;
-  s->n_blocked = m->n_blocked;
-  s->derived = m->derived;
-  s->reported = m->reported;
-  s->cycle = g_array_copy (m->cycle);
-  s->reported_list = g_array_copy (m->reported_list);
-  s->dirty = m->dirty;
-  *bytes += sizeof *s + (m->cycle->len + m->reported_list->len) * sizeof (gint64);
-  return s;
-}
-
-static void
-ml_restore (ViperModel *base, gconstpointer snap)
-{
-  MlModel *m = ML (base);
-  const MlSnap *s = snap;
-  g_ptr_array_unref (m->modules);
-  m->modules = modules_copy (s->modules, NULL);
-  m->n_exist = s->n_exist;
-  m->n_started = s->n_started;
-  m->n_finished = s->n_finished;
-  m->n_blocked = s->n_blocked;
-  m->derived = s->derived;
-  m->reported = s->reported;
-  g_array_set_size (m->cycle, 0);
-  g_array_append_vals (m->cycle, s->cycle->data, s->cycle->len);
-  g_array_set_size (m->reported_list, 0);
-  g_array_append_vals (m->reported_list, s->reported_list->data, s->reported_list->len);
-  m->dirty = s->dirty;
-}
-
-static void
-ml_snapshot_free (gpointer snap)
-{
-  MlSnap *s = snap;
-  g_ptr_array_unref (s->modules);
-  g_array_unref (s->cycle);
-  g_array_unref (s->reported_list);
-  g_free (s);
-}
-
 static const ViperModelClass ml_class = {
   .apply = ml_apply,
   .reset = ml_reset,
@@ -1150,178 +968,11 @@ viper_monalisa_model_new (const ViperParadigm *p, ViperSetup *setup)
   MlModel *m = g_new0 (MlModel, 1);
   viper_model_init (&m->base, &ml_class, p, setup);
   m->setup = (const ViperMonalisaSetup *) setup;
-  m->modules = g_ptr_array_new_with_free_func (module_free);
+  m->modules = g_ptr_array_new_with_free_func (ml_module_free);
   m->cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
   m->next_cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
   m->reported_list = g_array_new (FALSE, FALSE, sizeof (gint64));
   populate (m);
   viper_damage_clear (m->base.damage);
   return &m->base;
-}
-
-/* ---- accessors ------------------------------------------------------------------------ */
-
-const char *
-viper_monalisa_module_state_name (ViperMonalisaModuleState s)
-{
-  switch (s)
-    {
-    case VIPER_ML_EXECUTING: return "executing";
-    case VIPER_ML_INTERACTING: return "interacting";
-    case VIPER_ML_BLOCKED: return "blocked";
-    case VIPER_ML_INACTIVE:
-    default: return "inactive";
-    }
-}
-
-const char *
-viper_monalisa_program_state_name (ViperMonalisaProgramState s)
-{
-  switch (s)
-    {
-    case VIPER_ML_PROGRAM_RUNNING: return "running";
-    case VIPER_ML_PROGRAM_DEADLOCK: return "deadlock";
-    case VIPER_ML_PROGRAM_ABNORMAL: return "abnormal";
-    case VIPER_ML_PROGRAM_TERMINATED: return "terminated";
-    case VIPER_ML_PROGRAM_INACTIVE:
-    default: return "inactive";
-    }
-}
-
-guint
-viper_monalisa_model_n_modules (const ViperModel *m)
-{
-  return CML (m)->modules->len;
-}
-
-gboolean
-viper_monalisa_module_exists (const ViperModel *m, gint64 module)
-{
-  return module_get (CML (m), module) != NULL;
-}
-
-const char *
-viper_monalisa_module_name (const ViperModel *m, gint64 module)
-{
-  const Module *mod = module_get (CML (m), module);
-  return mod ? mod->name : NULL;
-}
-
-ViperMonalisaModuleState
-viper_monalisa_module_state (const ViperModel *m, gint64 module)
-{
-  const Module *mod = module_get (CML (m), module);
-  return mod ? mod->state : VIPER_ML_INACTIVE;
-}
-
-gboolean
-viper_monalisa_module_started (const ViperModel *m, gint64 module)
-{
-  const Module *mod = module_get (CML (m), module);
-  return mod && mod->started;
-}
-
-gboolean
-viper_monalisa_module_finished (const ViperModel *m, gint64 module)
-{
-  const Module *mod = module_get (CML (m), module);
-  return mod && mod->finished;
-}
-
-gboolean
-viper_monalisa_module_primitive (const ViperModel *m, gint64 module, ViperMonalisaPrimitive *out)
-{
-  const Module *mod = module_get (CML (m), module);
-  ViperMonalisaPrimitive none = { VIPER_ML_PRIM_NONE, -1, -1 };
-  *out = mod ? mod->prim : none;
-  return out->prim != VIPER_ML_PRIM_NONE;
-}
-
-gboolean
-viper_monalisa_module_any_exposed (const ViperModel *m, gint64 module)
-{
-  const Module *mod = module_get (CML (m), module);
-  if (!mod)
-    return FALSE;
-  for (guint i = 0; i < mod->vars->len; i++)
-    if (g_array_index (mod->vars, Var, i).exposed)
-      return TRUE;
-  return FALSE;
-}
-
-guint
-viper_monalisa_module_n_variables (const ViperModel *m, gint64 module)
-{
-  const Module *mod = module_get (CML (m), module);
-  return mod ? mod->vars->len : 0;
-}
-
-const char *
-viper_monalisa_variable_name (const ViperModel *m, gint64 module, gint64 var)
-{
-  const Var *v = var_get (module_get (CML (m), module), var);
-  return v ? v->name : NULL;
-}
-
-gboolean
-viper_monalisa_variable_exposed (const ViperModel *m, gint64 module, gint64 var)
-{
-  return var_exposed (module_get (CML (m), module), var);
-}
-
-guint
-viper_monalisa_variable_slice (const ViperModel *m, gint64 module, gint64 var, gint64 *offset, gint64 *size)
-{
-  const Var *v = var_get (module_get (CML (m), module), var);
-  if (!v)
-    return 0;
-  for (guint k = 0; k < v->n_dims; k++)
-    {
-      if (offset)
-        offset[k] = v->offset[k];
-      if (size)
-        size[k] = v->size[k];
-    }
-  return v->n_dims;
-}
-
-guint
-viper_monalisa_module_n_arrows (const ViperModel *m, gint64 module)
-{
-  const Module *mod = module_get (CML (m), module);
-  return mod ? mod->arrows->len : 0;
-}
-
-const ViperMonalisaArrow *
-viper_monalisa_module_arrow (const ViperModel *m, gint64 module, guint i)
-{
-  const Module *mod = module_get (CML (m), module);
-  if (!mod || i >= mod->arrows->len)
-    return NULL;
-  return &g_array_index (mod->arrows, Arrow, i).a;
-}
-
-ViperMonalisaProgramState
-viper_monalisa_program_state (const ViperModel *m)
-{
-  return CML (m)->reported != VIPER_ML_PROGRAM_INACTIVE ? CML (m)->reported : CML (m)->derived;
-}
-
-ViperMonalisaProgramState
-viper_monalisa_program_state_derived (const ViperModel *m)
-{
-  return CML (m)->derived;
-}
-
-ViperMonalisaProgramState
-viper_monalisa_reported (const ViperModel *m)
-{
-  return CML (m)->reported;
-}
-
-const gint64 *
-viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n)
-{
-  *n = CML (m)->cycle->len;
-  return (const gint64 *) (void *) CML (m)->cycle->data;
 }

@@ -86,7 +86,7 @@ typedef struct {
   gint64 partner;             /* -1 when the tram names none (expose, hide, start-up) */
   gint64 var;                 /* -1 when none */
   guint n_dims;               /* slice dimensions, 0 = no slice */
-  gint64 offset[VIPER_ML_MAX_DIMS];
+  gint64 offset[VIPER_ML_MAX_DIMS];   /* only the first n_dims are set */
   gint64 size[VIPER_ML_MAX_DIMS];
   gboolean bad_slice;         /* trailing fields that do not form a slice (odd count, too many) */
   guint n_list;               /* program manager: the modules listed (data from D2 on) */

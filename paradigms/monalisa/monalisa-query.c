@@ -1,0 +1,170 @@
+/* monalisa-query.c - the Mona Lisa model's read-only accessors (monalisa.h),
+ * split from monalisa-model.c. */
+#include "monalisa-model-priv.h"
+
+/* ---- accessors ------------------------------------------------------------------------ */
+
+const char *
+viper_monalisa_module_state_name (ViperMonalisaModuleState s)
+{
+  switch (s)
+    {
+    case VIPER_ML_EXECUTING: return "executing";
+    case VIPER_ML_INTERACTING: return "interacting";
+    case VIPER_ML_BLOCKED: return "blocked";
+    case VIPER_ML_INACTIVE:
+    default: return "inactive";
+    }
+}
+
+const char *
+viper_monalisa_program_state_name (ViperMonalisaProgramState s)
+{
+  switch (s)
+    {
+    case VIPER_ML_PROGRAM_RUNNING: return "running";
+    case VIPER_ML_PROGRAM_DEADLOCK: return "deadlock";
+    case VIPER_ML_PROGRAM_ABNORMAL: return "abnormal";
+    case VIPER_ML_PROGRAM_TERMINATED: return "terminated";
+    case VIPER_ML_PROGRAM_INACTIVE:
+    default: return "inactive";
+    }
+}
+
+guint
+viper_monalisa_model_n_modules (const ViperModel *m)
+{
+  return CML (m)->modules->len;
+}
+
+gboolean
+viper_monalisa_module_exists (const ViperModel *m, gint64 module)
+{
+  return module_get (CML (m), module) != NULL;
+}
+
+const char *
+viper_monalisa_module_name (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->name : NULL;
+}
+
+ViperMonalisaModuleState
+viper_monalisa_module_state (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->state : VIPER_ML_INACTIVE;
+}
+
+gboolean
+viper_monalisa_module_started (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod && mod->started;
+}
+
+gboolean
+viper_monalisa_module_finished (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod && mod->finished;
+}
+
+gboolean
+viper_monalisa_module_primitive (const ViperModel *m, gint64 module, ViperMonalisaPrimitive *out)
+{
+  const Module *mod = module_get (CML (m), module);
+  ViperMonalisaPrimitive none = { VIPER_ML_PRIM_NONE, -1, -1 };
+  *out = mod ? mod->prim : none;
+  return out->prim != VIPER_ML_PRIM_NONE;
+}
+
+gboolean
+viper_monalisa_module_any_exposed (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  if (!mod)
+    return FALSE;
+  for (guint i = 0; i < mod->vars->len; i++)
+    if (g_array_index (mod->vars, Var, i).exposed)
+      return TRUE;
+  return FALSE;
+}
+
+guint
+viper_monalisa_module_n_variables (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->vars->len : 0;
+}
+
+const char *
+viper_monalisa_variable_name (const ViperModel *m, gint64 module, gint64 var)
+{
+  const Var *v = var_get (module_get (CML (m), module), var);
+  return v ? v->name : NULL;
+}
+
+gboolean
+viper_monalisa_variable_exposed (const ViperModel *m, gint64 module, gint64 var)
+{
+  return var_exposed (module_get (CML (m), module), var);
+}
+
+guint
+viper_monalisa_variable_slice (const ViperModel *m, gint64 module, gint64 var, gint64 *offset, gint64 *size)
+{
+  const Var *v = var_get (module_get (CML (m), module), var);
+  if (!v)
+    return 0;
+  for (guint k = 0; k < v->n_dims; k++)
+    {
+      if (offset)
+        offset[k] = v->offset[k];
+      if (size)
+        size[k] = v->size[k];
+    }
+  return v->n_dims;
+}
+
+guint
+viper_monalisa_module_n_arrows (const ViperModel *m, gint64 module)
+{
+  const Module *mod = module_get (CML (m), module);
+  return mod ? mod->arrows.len : 0;
+}
+
+const ViperMonalisaArrow *
+viper_monalisa_module_arrow (const ViperModel *m, gint64 module, guint i)
+{
+  const Module *mod = module_get (CML (m), module);
+  if (!mod || i >= mod->arrows.len)
+    return NULL;
+  return &mod->arrows.v[i].a;
+}
+
+ViperMonalisaProgramState
+viper_monalisa_program_state (const ViperModel *m)
+{
+  return CML (m)->reported != VIPER_ML_PROGRAM_INACTIVE ? CML (m)->reported : CML (m)->derived;
+}
+
+ViperMonalisaProgramState
+viper_monalisa_program_state_derived (const ViperModel *m)
+{
+  return CML (m)->derived;
+}
+
+ViperMonalisaProgramState
+viper_monalisa_reported (const ViperModel *m)
+{
+  return CML (m)->reported;
+}
+
+const gint64 *
+viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n)
+{
+  *n = CML (m)->cycle->len;
+  return (const gint64 *) (void *) CML (m)->cycle->data;
+}
