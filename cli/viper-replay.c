@@ -844,8 +844,8 @@ main (int argc, char **argv)
           goto out;
         }
       viper_listen_source_set_limits (src, &limits);
-      if (!app.opt.quiet)
-        fprintf (stderr, "viper-replay: listening on %s\n", viper_listen_source_address (src));
+      for (const char *const *a = viper_listen_source_addresses (src); !app.opt.quiet && *a; a++)
+        fprintf (stderr, "viper-replay: listening on %s\n", *a);
       viper_scheduler_add_source (app.sched, src);
     }
   if (seek_test || seek_bench)
