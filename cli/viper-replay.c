@@ -698,6 +698,14 @@ main (int argc, char **argv)
       rc = usage_error (ctx, "no trace given (a file, '-' for standard input, or --listen=ADDR)");
       goto out_ctx;
     }
+  /* a malformed address is a usage error (2); one that cannot be bound is 1 */
+  for (char **l = app.opt.listen; l && *l; l++)
+    if (!viper_listen_address_parse (*l, NULL, NULL, NULL, &error))
+      {
+        g_prefix_error (&error, "--listen: ");
+        rc = usage_error (ctx, error->message);
+        goto out_ctx;
+      }
   const char *pname = app.opt.paradigm ? app.opt.paradigm : "picl";
   if (g_str_equal (pname, "auto"))
     {
