@@ -27,7 +27,7 @@ main (int argc, char **argv)
   gint collectives = 0;
   gint64 seed = (gint64) o.seed;
   char *delivery = NULL, *output = NULL, *truth = NULL;
-  gboolean true_time = FALSE;
+  gboolean true_time = FALSE, version = FALSE;
 
   GOptionEntry entries[] = {
     { "procs", 'P', 0, G_OPTION_ARG_INT, &procs, "Number of processors (>= 2, default 4)", "P" },
@@ -53,6 +53,7 @@ main (int argc, char **argv)
     { "delivery", 0, 0, G_OPTION_ARG_STRING, &delivery, "Line order: inorder (true time) or shuffled (default)", "ORDER" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the trace here (default standard output)", "FILE" },
     { "truth-out", 0, 0, G_OPTION_ARG_FILENAME, &truth, "Write the true messages and line counts (JSON)", "FILE" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GError *error = NULL;
@@ -73,6 +74,11 @@ main (int argc, char **argv)
       return 2;
     }
   g_option_context_free (ctx);
+  if (version)
+    {
+      printf ("viper-picl-gen %s\n", VIPER_VERSION);
+      return 0;
+    }
   int status = 0;
   if (argc > 1)
     {

@@ -26,7 +26,7 @@ write_out (const char *line, gsize len, gpointer data)
 }
 
 static char *opt_model, *opt_params, *opt_jobs, *opt_out, *opt_route;
-static gboolean opt_strict, opt_quiet;
+static gboolean opt_strict, opt_quiet, opt_version;
 
 static GOptionEntry entries[] = {
   { "model", 'm', 0, G_OPTION_ARG_FILENAME, &opt_model, "The model file (required)", "FILE" },
@@ -36,6 +36,7 @@ static GOptionEntry entries[] = {
   { "route", 'r', 0, G_OPTION_ARG_STRING, &opt_route, "Print the route from SRC to DST (node ids, nID or switch labels) and exit", "SRC,DST" },
   { "strict", 0, 0, G_OPTION_ARG_NONE, &opt_strict, "Stop at the first bad line (exit status 1)", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Do not print the summary", NULL },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -135,6 +136,11 @@ main (int argc, char **argv)
       return 2;
     }
   g_option_context_free (ctx);
+  if (opt_version)
+    {
+      printf ("viper-switchnet-import %s\n", VIPER_VERSION);
+      return 0;
+    }
   if (!opt_model || argc > 1)
     {
       fprintf (stderr, "viper-switchnet-import: %s (see --help)\n",
