@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
+#include <locale.h>
 #include "core/outfile.h"
 #include "core/scheduler.h"
 #include "core/clocksync.h"
@@ -550,6 +551,10 @@ main (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "TRACE..." },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("[TRACE...] - replay a trace headless");
   g_option_context_set_summary (ctx,
     "Rebuilds the consistent run of a parallel program from its trams (PICL trace lines)\n"

@@ -29,6 +29,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 #include <glib.h>
+#include <locale.h>
 
 typedef struct {
   int nodes, rows, cols, samples, interval_ms;
@@ -355,6 +356,10 @@ main (int argc, char **argv)
   };
   /* a viewer that goes away is a write error to report (EPIPE), not a silent death */
   signal (SIGPIPE, SIG_IGN);
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- simulated clusters for Viper's lights paradigm");
 
   g_option_context_set_summary (ctx, "Writes the trams of a cluster of nodes (loads, traffic between chosen pairs,\n"

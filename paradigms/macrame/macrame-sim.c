@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <locale.h>
 #include "macrame-sim-lib.h"
 #include "core/outfile.h"
 
@@ -51,6 +52,10 @@ main (int argc, char **argv)
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- write Macrame testbed traces and view setup files");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *error = NULL;

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <locale.h>
 
 #include "core/outfile.h"
 #include "picl-gen-lib.h"
@@ -57,6 +58,10 @@ main (int argc, char **argv)
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GError *error = NULL;
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- write a random PICL message-passing trace");
   g_option_context_set_summary (ctx,
     "Generates a random deadlock-free message-passing program (blocking and non-blocking\n"

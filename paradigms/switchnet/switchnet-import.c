@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <locale.h>
 #include "switchnet.h"
 #include "core/outfile.h"
 
@@ -123,6 +124,10 @@ print_route (SwnNet *n)
 int
 main (int argc, char **argv)
 {
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- turn switch-network model, parameter and job files into trams");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
