@@ -341,11 +341,12 @@ conn_close (Conn *c, const GError *error)
     {
       if (error)
         viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION,
-                          "connection %s closed (%" G_GUINT64_FORMAT " lines): %s",
-                          c->name, c->lines, error->message);
+                          "connection %s closed (%" G_GUINT64_FORMAT " line%s): %s",
+                          c->name, c->lines, c->lines == 1 ? "" : "s", error->message);
       else
         viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION,
-                          "connection %s closed (%" G_GUINT64_FORMAT " lines)", c->name, c->lines);
+                          "connection %s closed (%" G_GUINT64_FORMAT " line%s)", c->name, c->lines,
+                          c->lines == 1 ? "" : "s");
     }
   conn_disarm (c);
   g_socket_close (c->sock, NULL);
@@ -1169,8 +1170,8 @@ viper_listen_source_discard (ViperTramSource *s)
   ls->tail = NULL;
   if (n && ls->base.diag)
     viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
-                      "%s: discarded %" G_GUINT64_FORMAT " trams received but not yet replayed (the session started over)",
-                      ls->address, n);
+                      "%s: discarded %" G_GUINT64_FORMAT " tram%s received but not yet replayed (the session started over)",
+                      ls->address, n, n == 1 ? "" : "s");
   return n;
 }
 
