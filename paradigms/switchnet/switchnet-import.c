@@ -138,6 +138,8 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "viper-switchnet-import: %s\n", error->message);
+      g_error_free (error);
+      g_option_context_free (ctx);
       return 2;
     }
   g_option_context_free (ctx);
