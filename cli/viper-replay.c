@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <glib-unix.h>
 #include <glib/gstdio.h>
+#include <locale.h>
 #include "core/outfile.h"
 #include "core/scheduler.h"
 #include "core/clocksync.h"
@@ -550,6 +551,10 @@ main (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "TRACE..." },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("[TRACE...] - replay a trace headless");
   g_option_context_set_summary (ctx,
     "Rebuilds the consistent run of a parallel program from its trams (PICL trace lines)\n"
@@ -773,6 +778,14 @@ main (int argc, char **argv)
       rc = usage_error (ctx, "no trace given (a file, '-' for standard input, or --listen=ADDR)");
       goto out_ctx;
     }
+  /* a malformed address is a usage error (2); one that cannot be bound is 1 */
+  for (char **l = app.opt.listen; l && *l; l++)
+    if (!viper_listen_address_parse (*l, NULL, NULL, NULL, &error))
+      {
+        g_prefix_error (&error, "--listen: ");
+        rc = usage_error (ctx, error->message);
+        goto out_ctx;
+      }
   const char *pname = app.opt.paradigm ? app.opt.paradigm : "picl";
   if (g_str_equal (pname, "auto"))
     {
@@ -919,8 +932,8 @@ main (int argc, char **argv)
           goto out;
         }
       viper_listen_source_set_limits (src, &limits);
-      if (!app.opt.quiet)
-        fprintf (stderr, "viper-replay: listening on %s\n", viper_listen_source_address (src));
+      for (const char *const *a = viper_listen_source_addresses (src); !app.opt.quiet && *a; a++)
+        fprintf (stderr, "viper-replay: listening on %s\n", *a);
       viper_scheduler_add_source (app.sched, src);
     }
   if (seek_test || seek_bench)

@@ -153,7 +153,8 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
       else if (out->trams == 0)
         {
           out->no_tram = TRUE;
-          g_string_append_printf (r, "no tram in the first %" G_GUINT64_FORMAT " lines", out->lines);
+          g_string_append_printf (r, "no tram in the first %" G_GUINT64_FORMAT " line%s", out->lines,
+                                  out->lines == 1 ? "" : "s");
           if (out->bad)
             g_string_append_printf (r, " (%" G_GUINT64_FORMAT " bad, first %s)", out->bad, first_bad);
         }

@@ -223,8 +223,9 @@ file_finish (FileSource *fs)
   fs->finished = TRUE;
   if (fs->base.diag)
     viper_diag_event (fs->base.diag, VIPER_DIAG_TRACE_END,
-                      "%s: end of trace (%" G_GUINT64_FORMAT " lines, %" G_GUINT64_FORMAT " bytes)",
-                      fs->where, fs->base.lines_read, fs->base.bytes_read);
+                      "%s: end of trace (%" G_GUINT64_FORMAT " line%s, %" G_GUINT64_FORMAT " byte%s)",
+                      fs->where, fs->base.lines_read, fs->base.lines_read == 1 ? "" : "s", fs->base.bytes_read,
+                      fs->base.bytes_read == 1 ? "" : "s");
   file_kick (fs);
 }
 

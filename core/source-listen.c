@@ -40,6 +40,11 @@
  * connects at once is never refused.  For the same reason binding TCP beyond loopback is warned
  * about.
  *
+ * TCP: a host name gets one listening socket per address it resolves to
+ * ("localhost" = ::1 and 127.0.0.1: a sender may try either first), all on
+ * the same port and feeding the same queue; connections are named after the
+ * address they came to.
+ *
  * Limits (ViperListenLimits, the command line's --max-connections,
  * --conn-timeout and --max-partial): a connection beyond the cap is accepted
  * and closed at once with a warning; a connection silent for longer than the
@@ -53,6 +58,7 @@
 #include "core/tramparse.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,6 +71,16 @@
 #define DEFAULT_HOST "127.0.0.1"
 
 typedef struct _ListenSource ListenSource;
+
+/* One listening socket: a source listens on every address its host name
+ * resolves to ("localhost" = ::1 and 127.0.0.1), all feeding one queue. */
+typedef struct {
+  ListenSource *ls;
+  GSocket *sock;
+  GSource *accept_watch;
+  GSource *accept_retry;    /* after a failing accept() (e.g. EMFILE) */
+  char *address;            /* as bound: "tcp:127.0.0.1:40123", "unix:/path" */
+} Listener;
 
 typedef struct {
   ListenSource *ls;
@@ -80,11 +96,10 @@ typedef struct {
 
 struct _ListenSource {
   ViperTramSource base;
-  GSocket *listener;
-  GSource *accept_watch;
-  GSource *accept_retry;    /* after a failing accept() (e.g. EMFILE) */
+  GPtrArray *listeners;     /* Listener *, at least one */
   GMainContext *ctx;
-  char *address;            /* as bound: "tcp:127.0.0.1:40123", "unix:/path" */
+  char **addresses;         /* the listeners' addresses, NULL-terminated */
+  const char *address;      /* the first of them */
   char *unix_path;          /* socket file this source created, or NULL */
   dev_t unix_dev;
   ino_t unix_ino;
@@ -326,11 +341,12 @@ conn_close (Conn *c, const GError *error)
     {
       if (error)
         viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION,
-                          "connection %s closed (%" G_GUINT64_FORMAT " lines): %s",
-                          c->name, c->lines, error->message);
+                          "connection %s closed (%" G_GUINT64_FORMAT " line%s): %s",
+                          c->name, c->lines, c->lines == 1 ? "" : "s", error->message);
       else
         viper_diag_event (ls->base.diag, VIPER_DIAG_CONNECTION,
-                          "connection %s closed (%" G_GUINT64_FORMAT " lines)", c->name, c->lines);
+                          "connection %s closed (%" G_GUINT64_FORMAT " line%s)", c->name, c->lines,
+                          c->lines == 1 ? "" : "s");
     }
   conn_disarm (c);
   g_socket_close (c->sock, NULL);
@@ -411,8 +427,9 @@ conn_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
 }
 
 static void
-conn_open (ListenSource *ls, GSocket *sock)
+conn_open (Listener *l, GSocket *sock)
 {
+  ListenSource *ls = l->ls;
   Conn *c = g_new0 (Conn, 1);
   char *name;
   guint open_before = ls->conns->len;
@@ -421,7 +438,8 @@ conn_open (ListenSource *ls, GSocket *sock)
   c->ls = ls;
   c->sock = sock;
   ls->total++;
-  name = g_strdup_printf ("%s#%u", ls->address, ls->total);
+  /* the address it came to; N counts the connections of all addresses */
+  name = g_strdup_printf ("%s#%u", l->address, ls->total);
   c->channel = viper_channels_add (ls->base.channels, name);
   c->name = viper_channels_name (ls->base.channels, c->channel);
   g_free (name);
@@ -442,48 +460,60 @@ conn_open (ListenSource *ls, GSocket *sock)
 static gboolean accept_cb (GSocket *sock, GIOCondition cond, gpointer user_data);
 
 static void
-accept_arm (ListenSource *ls)
+accept_arm (Listener *l)
 {
-  if (ls->accept_watch || ls->accept_retry || ls->ctx == NULL)
+  if (l->accept_watch || l->accept_retry || l->ls->ctx == NULL)
     return;
-  ls->accept_watch = g_socket_create_source (ls->listener, G_IO_IN, NULL);
-  g_source_set_priority (ls->accept_watch, G_PRIORITY_HIGH);
-  g_source_set_callback (ls->accept_watch, G_SOURCE_FUNC (accept_cb), ls, NULL);
-  g_source_set_name (ls->accept_watch, "viper listener");
-  g_source_attach (ls->accept_watch, ls->ctx);
+  l->accept_watch = g_socket_create_source (l->sock, G_IO_IN, NULL);
+  g_source_set_priority (l->accept_watch, G_PRIORITY_HIGH);
+  g_source_set_callback (l->accept_watch, G_SOURCE_FUNC (accept_cb), l, NULL);
+  g_source_set_name (l->accept_watch, "viper listener");
+  g_source_attach (l->accept_watch, l->ls->ctx);
 }
 
 static void
-accept_disarm (ListenSource *ls)
+accept_disarm (Listener *l)
 {
-  if (ls->accept_watch)
+  if (l->accept_watch)
     {
-      g_source_destroy (ls->accept_watch);
-      g_source_unref (ls->accept_watch);
-      ls->accept_watch = NULL;
+      g_source_destroy (l->accept_watch);
+      g_source_unref (l->accept_watch);
+      l->accept_watch = NULL;
     }
-  if (ls->accept_retry)
+  if (l->accept_retry)
     {
-      g_source_destroy (ls->accept_retry);
-      g_source_unref (ls->accept_retry);
-      ls->accept_retry = NULL;
+      g_source_destroy (l->accept_retry);
+      g_source_unref (l->accept_retry);
+      l->accept_retry = NULL;
     }
+}
+
+static void
+listener_free (gpointer data)
+{
+  Listener *l = data;
+  accept_disarm (l);
+  g_socket_close (l->sock, NULL);
+  g_object_unref (l->sock);
+  g_free (l->address);
+  g_free (l);
 }
 
 static gboolean
 accept_retry_cb (gpointer user_data)
 {
-  ListenSource *ls = user_data;
-  g_source_unref (ls->accept_retry);
-  ls->accept_retry = NULL;
-  accept_arm (ls);
+  Listener *l = user_data;
+  g_source_unref (l->accept_retry);
+  l->accept_retry = NULL;
+  accept_arm (l);
   return G_SOURCE_REMOVE;
 }
 
 static gboolean
 accept_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
 {
-  ListenSource *ls = user_data;
+  Listener *l = user_data;
+  ListenSource *ls = l->ls;
   (void) cond;
 
   /* Bounded: a burst of connections is taken in slices, like reads. */
@@ -498,14 +528,14 @@ accept_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
           if (ls->base.diag)
             viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
                               "%s: refused a connection: %u are open, the bound (--max-connections); %u refused so far",
-                              ls->address, ls->conns->len, ls->refused);
+                              l->address, ls->conns->len, ls->refused);
           g_socket_close (conn, NULL);
           g_object_unref (conn);
           continue;
         }
       if (conn)
         {
-          conn_open (ls, conn);
+          conn_open (l, conn);
           continue;
         }
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
@@ -517,13 +547,13 @@ accept_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
        * polling again at once would spin.  Say so and retry a bit later. */
       if (ls->base.diag)
         viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING, "%s: cannot accept a connection: %s",
-                          ls->address, error->message);
+                          l->address, error->message);
       g_error_free (error);
-      g_source_unref (ls->accept_watch);
-      ls->accept_watch = NULL;
-      ls->accept_retry = g_timeout_source_new (ACCEPT_RETRY_MS);
-      g_source_set_callback (ls->accept_retry, accept_retry_cb, ls, NULL);
-      g_source_attach (ls->accept_retry, ls->ctx);
+      g_source_unref (l->accept_watch);
+      l->accept_watch = NULL;
+      l->accept_retry = g_timeout_source_new (ACCEPT_RETRY_MS);
+      g_source_set_callback (l->accept_retry, accept_retry_cb, l, NULL);
+      g_source_attach (l->accept_retry, ls->ctx);
       listen_notify (ls);
       return G_SOURCE_REMOVE;
     }
@@ -547,52 +577,134 @@ format_inet (GSocketAddress *sa)
   return s;
 }
 
+/* Bind and listen on one address; NULL and error if it cannot. */
 static GSocket *
-bind_tcp (const char *address, const char *host, guint16 port, char **bound, GError **error)
+bind_inet (GInetAddress *ia, guint16 port, gboolean v6only, GError **error)
 {
-  GInetAddress *ia = g_inet_address_new_from_string (host);
-  GSocketAddress *sa;
-  GSocket *sock;
-  GSocketAddress *local;
+  GSocketAddress *sa = g_inet_socket_address_new (ia, port);
+  GSocket *sock = g_socket_new (g_socket_address_get_family (sa), G_SOCKET_TYPE_STREAM,
+                                G_SOCKET_PROTOCOL_DEFAULT, error);
 
-  if (ia == NULL)
+  /* GLib makes IPv6 sockets dual-stack: beside an IPv4 address of the same
+   * name, an IPv6 one must take IPv6 only (or "::" would clash with 0.0.0.0) */
+  if (sock && v6only && g_socket_address_get_family (sa) == G_SOCKET_FAMILY_IPV6)
+    (void) g_socket_set_option (sock, IPPROTO_IPV6, IPV6_V6ONLY, 1, NULL);
+  if (sock && g_socket_bind (sock, sa, TRUE, error))
     {
-      /* A name: resolve it once, at start-up, synchronously. */
+      g_socket_set_listen_backlog (sock, 128);
+      if (g_socket_listen (sock, error))
+        {
+          g_object_unref (sa);
+          return sock;
+        }
+    }
+  g_clear_object (&sock);
+  g_object_unref (sa);
+  return NULL;
+}
+
+static guint16
+bound_port (GSocket *sock)
+{
+  GSocketAddress *local = g_socket_get_local_address (sock, NULL);
+  guint16 port = local ? g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)) : 0;
+  g_clear_object (&local);
+  return port;
+}
+
+/* Listen on every address HOST resolves to (a name is resolved once, at
+ * start-up, synchronously): "localhost" is ::1 and 127.0.0.1, and a sender
+ * may try either first.  All get the same port (with port 0, the one the
+ * system picks for the first).  An address in use or not permitted is an
+ * error; one that cannot exist here (IPv6 on a machine without it) is skipped
+ * when another one is bound.  Appends the sockets, listening, to SOCKS. */
+static gboolean
+bind_tcp (const char *address, const char *host, guint16 port, GPtrArray *socks, GError **error)
+{
+  GInetAddress *literal = g_inet_address_new_from_string (host);
+  GList *list = NULL;
+
+  if (literal)
+    list = g_list_append (NULL, literal);
+  else
+    {
       GResolver *r = g_resolver_get_default ();
       GError *e = NULL;
-      GList *list = g_resolver_lookup_by_name (r, host, NULL, &e);
+      list = g_resolver_lookup_by_name (r, host, NULL, &e);
       g_object_unref (r);
       if (list == NULL)
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "cannot resolve '%s' in address '%s': %s",
                        host, address, e ? e->message : "no address");
           g_clear_error (&e);
-          return NULL;
+          return FALSE;
         }
-      ia = g_object_ref (list->data);
-      g_resolver_free_addresses (list);
     }
-  sa = g_inet_socket_address_new (ia, port);
-  g_object_unref (ia);
+  /* the same address twice would clash with itself */
+  for (GList *a = list; a; a = a->next)
+    for (GList *b = a->next, *next; b; b = next)
+      {
+        next = b->next;
+        if (g_inet_address_equal (a->data, b->data))
+          {
+            g_object_unref (b->data);
+            list = g_list_delete_link (list, b);
+          }
+      }
 
-  sock = g_socket_new (g_socket_address_get_family (sa), G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, error);
-  if (sock == NULL || !g_socket_bind (sock, sa, TRUE, error))
+  gboolean v6only = list->next != NULL;
+  GString *skipped = g_string_new (NULL);
+  gboolean ok = FALSE;
+  /* with port 0, a port free on the first address may be taken on another: try again */
+  for (int attempt = 0; attempt < 16 && !ok; attempt++)
     {
-      g_prefix_error (error, "cannot listen on '%s': ", address);
-      g_clear_object (&sock);
-      g_object_unref (sa);
-      return NULL;
+      guint16 p = port;
+      GError *e = NULL;
+      ok = TRUE;
+      g_string_truncate (skipped, 0);
+      for (GList *a = list; a && ok; a = a->next)
+        {
+          GSocket *sock = bind_inet (a->data, p, v6only, &e);
+          if (sock)
+            {
+              g_ptr_array_add (socks, sock);
+              if (p == 0)
+                p = bound_port (sock);
+              continue;
+            }
+          char *text = g_inet_address_to_string (a->data);
+          gboolean hard = g_error_matches (e, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE)
+                          || g_error_matches (e, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+          if (hard && port == 0 && p != 0 && attempt < 15)
+            ok = FALSE;                         /* another port for all */
+          else if (hard)
+            {
+              g_set_error (error, e->domain, e->code, "cannot listen on '%s': %s", address, e->message);
+              g_free (text);
+              g_error_free (e);
+              g_ptr_array_set_size (socks, 0);
+              g_string_free (skipped, TRUE);
+              g_list_free_full (list, g_object_unref);
+              return FALSE;
+            }
+          else
+            g_string_append_printf (skipped, "%s%s: %s", skipped->len ? "; " : "", text, e->message);
+          g_free (text);
+          g_clear_error (&e);
+        }
+      if (!ok)
+        g_ptr_array_set_size (socks, 0);
     }
-  g_object_unref (sa);
-  local = g_socket_get_local_address (sock, error);
-  if (local == NULL)
+  g_list_free_full (list, g_object_unref);
+  if (socks->len == 0)
     {
-      g_object_unref (sock);
-      return NULL;
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE, "cannot listen on '%s': %s", address,
+                   skipped->len ? skipped->str : "no port free on all its addresses");
+      g_string_free (skipped, TRUE);
+      return FALSE;
     }
-  *bound = format_inet (local);
-  g_object_unref (local);
-  return sock;
+  g_string_free (skipped, TRUE);
+  return TRUE;
 }
 
 /* Remove a socket file nobody listens on any more; refuse everything else. */
@@ -820,13 +932,15 @@ listen_attach (ViperTramSource *src, GMainContext *ctx)
 {
   ListenSource *ls = (ListenSource *) src;
 
-  accept_disarm (ls);
+  for (guint i = 0; i < ls->listeners->len; i++)
+    accept_disarm (g_ptr_array_index (ls->listeners, i));
   for (guint i = 0; i < ls->conns->len; i++)
     conn_disarm (g_ptr_array_index (ls->conns, i));
   if (ls->ctx)
     g_main_context_unref (ls->ctx);
   ls->ctx = ctx ? g_main_context_ref (ctx) : g_main_context_ref_thread_default ();
-  accept_arm (ls);
+  for (guint i = 0; i < ls->listeners->len; i++)
+    accept_arm (g_ptr_array_index (ls->listeners, i));
   timeout_arm (ls);
   for (guint i = 0; i < ls->conns->len; i++)
     conn_arm (g_ptr_array_index (ls->conns, i));
@@ -838,17 +952,14 @@ listen_destroy (ViperTramSource *src)
   ListenSource *ls = (ListenSource *) src;
   struct stat st;
 
-  accept_disarm (ls);
+  for (guint i = 0; i < ls->listeners->len; i++)
+    accept_disarm (g_ptr_array_index (ls->listeners, i));
   timeout_disarm (ls);
   /* Closing reports each connection (and any partial line it loses). */
   while (ls->conns->len > 0)
     conn_close (g_ptr_array_index (ls->conns, ls->conns->len - 1), NULL);
   g_ptr_array_unref (ls->conns);
-  if (ls->listener)
-    {
-      g_socket_close (ls->listener, NULL);
-      g_object_unref (ls->listener);
-    }
+  g_ptr_array_unref (ls->listeners);
   if (ls->unix_path && lstat (ls->unix_path, &st) == 0
       && st.st_dev == ls->unix_dev && st.st_ino == ls->unix_ino)
     (void) unlink (ls->unix_path);
@@ -865,7 +976,7 @@ listen_destroy (ViperTramSource *src)
     viper_tram_fields_free (ls->scratch);
   g_free (ls->rbuf);
   g_free (ls->unix_path);
-  g_free (ls->address);
+  g_free (ls->addresses);       /* the strings are the listeners' */
 }
 
 static const ViperTramSourceClass listen_class = {
@@ -894,59 +1005,80 @@ viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *di
                          ViperChannels *channels, GError **error)
 {
   ListenSource *ls;
-  char *host = NULL, *path = NULL, *bound = NULL;
+  char *host = NULL, *path = NULL;
   guint16 port = 0;
-  GSocket *sock;
+  GPtrArray *socks = g_ptr_array_new_with_free_func (g_object_unref);
+  gboolean ok;
 
   g_return_val_if_fail (address != NULL && pool != NULL && channels != NULL, NULL);
 
   if (!viper_listen_address_parse (address, &host, &port, &path, error))
-    return NULL;
+    {
+      g_ptr_array_unref (socks);
+      return NULL;
+    }
 
   ls = g_new0 (ListenSource, 1);
   if (path)
     {
-      sock = bind_unix (ls, address, path, error);
-      bound = g_strdup_printf ("unix:%s", path);
+      GSocket *sock = bind_unix (ls, address, path, error);
+      ok = sock != NULL;
+      if (ok)
+        g_ptr_array_add (socks, sock);
     }
   else
-    sock = bind_tcp (address, host, port, &bound, error);
+    ok = bind_tcp (address, host, port, socks, error);
   g_free (host);
-  gboolean path_was_unix = path != NULL;
-  g_free (path);
 
-  if (sock && !path_was_unix && !start_listening (sock, address, error))
-    g_clear_object (&sock);
-  if (sock == NULL)
+  if (!ok)
     {
       if (ls->unix_path)
         (void) unlink (ls->unix_path);
       g_free (ls->unix_path);
-      g_free (bound);
+      g_free (path);
       g_free (ls);
+      g_ptr_array_unref (socks);
       return NULL;
     }
-  g_socket_set_blocking (sock, FALSE);
+
+  ls->listeners = g_ptr_array_new_with_free_func (listener_free);
+  ls->addresses = g_new0 (char *, socks->len + 1);
+  for (guint i = 0; i < socks->len; i++)
+    {
+      Listener *l = g_new0 (Listener, 1);
+      GSocketAddress *local = path ? NULL : g_socket_get_local_address (socks->pdata[i], NULL);
+      l->ls = ls;
+      l->sock = g_object_ref (socks->pdata[i]);
+      l->address = path ? g_strdup_printf ("unix:%s", path) : local ? format_inet (local) : g_strdup (address);
+      g_clear_object (&local);
+      g_socket_set_blocking (l->sock, FALSE);
+      g_ptr_array_add (ls->listeners, l);
+      ls->addresses[i] = l->address;
+    }
+  g_free (path);
+  g_ptr_array_unref (socks);
+  ls->address = ls->addresses[0];
 
   ls->base.klass = &listen_class;
-  ls->base.name = g_strdup (bound);
+  ls->base.name = g_strdup (ls->address);
   ls->base.pool = pool;
   ls->base.diag = diag;
   ls->base.channels = channels;
-  ls->listener = sock;
-  ls->address = bound;
   ls->conns = g_ptr_array_new ();
   ls->rbuf = g_malloc (READ_CHUNK);
   ls->scratch = viper_tram_fields_new ();
   ls->last_activity = g_get_monotonic_time ();
   ViperListenLimits defaults = VIPER_LISTEN_LIMITS_DEFAULT;
   ls->limits = defaults;
-  if (diag)
-    viper_diag_event (diag, VIPER_DIAG_TRACE_START, "listening on %s", bound);
-  if (diag && !path_was_unix && !is_loopback (sock))
-    viper_diag_event (diag, VIPER_DIAG_WARNING,
-                      "listening on %s, beyond loopback: the protocol has no authentication, so anyone who "
-                      "can reach this port can inject trams", bound);
+  for (guint i = 0; diag && i < ls->listeners->len; i++)
+    {
+      Listener *l = ls->listeners->pdata[i];
+      viper_diag_event (diag, VIPER_DIAG_TRACE_START, "listening on %s", l->address);
+      if (!ls->unix_path && !is_loopback (l->sock))
+        viper_diag_event (diag, VIPER_DIAG_WARNING,
+                          "listening on %s, beyond loopback: the protocol has no authentication, so anyone who "
+                          "can reach this port can inject trams", l->address);
+    }
   return &ls->base;
 }
 
@@ -983,6 +1115,13 @@ viper_listen_source_address (ViperTramSource *s)
 {
   ListenSource *ls = as_listen (s);
   return ls ? ls->address : NULL;
+}
+
+const char *const *
+viper_listen_source_addresses (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  return ls ? (const char *const *) ls->addresses : NULL;
 }
 
 void
@@ -1031,8 +1170,8 @@ viper_listen_source_discard (ViperTramSource *s)
   ls->tail = NULL;
   if (n && ls->base.diag)
     viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
-                      "%s: discarded %" G_GUINT64_FORMAT " trams received but not yet replayed (the session started over)",
-                      ls->address, n);
+                      "%s: discarded %" G_GUINT64_FORMAT " tram%s received but not yet replayed (the session started over)",
+                      ls->address, n, n == 1 ? "" : "s");
   return n;
 }
 

@@ -115,8 +115,9 @@ ViperTramSource *viper_file_source_new (const char *path, ViperTramPool *pool, V
 void viper_file_source_set_read_ahead (ViperTramSource *s, gboolean on);
 
 /* Listen on "tcp:HOST:PORT", "tcp:PORT", "tcp:" (default 127.0.0.1:7405) or
- * "unix:PATH".  Any number of connections; each one is a channel named
- * "tcp:HOST:PORT#N" / "unix:PATH#N" (N counts connections from 1). */
+ * "unix:PATH"; a HOST name on every address it resolves to.  Any number of
+ * connections; each one is a channel named "tcp:ADDR:PORT#N" (the address
+ * it came to) / "unix:PATH#N" (N counts connections from 1). */
 ViperTramSource *viper_listen_source_new (const char *address, ViperTramPool *pool, ViperDiag *diag,
                                           ViperChannels *channels, GError **error);
 /* For listeners: connections open now, accepted so far, and the monotonic
@@ -124,8 +125,12 @@ ViperTramSource *viper_listen_source_new (const char *address, ViperTramPool *po
 guint viper_listen_source_open_connections (ViperTramSource *s);
 guint viper_listen_source_total_connections (ViperTramSource *s);
 gint64 viper_listen_source_last_activity (ViperTramSource *s);
-/* The bound address (useful with port 0): "tcp:127.0.0.1:40123". */
+/* The bound address (useful with port 0): "tcp:127.0.0.1:40123"; the first
+ * of them when a host name resolved to several ("tcp:localhost:0" listens on
+ * "tcp:[::1]:PORT" and "tcp:127.0.0.1:PORT", one socket each). */
 const char *viper_listen_source_address (ViperTramSource *s);
+/* Every bound address, NULL-terminated, owned by the source. */
+const char *const *viper_listen_source_addresses (ViperTramSource *s);
 
 #define VIPER_DEFAULT_PORT 7405
 

@@ -32,6 +32,7 @@
  * disconnects them.
  */
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -1735,6 +1736,9 @@ main (int argc, char **argv)
       return 2;
     }
   g_option_context_free (ctx);
+  /* GTK's option group set the user's locale for everything: numbers stay C
+   * (files are written and read with '.') */
+  setlocale (LC_NUMERIC, "C");
   if (version)
     {
       printf ("viper %s\n", VIPER_VERSION);

@@ -29,6 +29,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 #include <glib.h>
+#include <locale.h>
 
 typedef struct {
   int nodes, rows, cols, samples, interval_ms;
@@ -328,7 +329,7 @@ main (int argc, char **argv)
 {
   Sim s = { .nodes = 16, .samples = 10, .interval_ms = 500, .bytes = 10000, .load = -1, .lose_node = -1 };
   char *pattern = NULL, *topology = NULL, *out = NULL, *lose = NULL, *connect_addr = NULL;
-  gboolean view = FALSE;
+  gboolean view = FALSE, version = FALSE;
   int rows = 0, cols = 0;
   GOptionEntry entries[] = {
     { "nodes", 'n', 0, G_OPTION_ARG_INT, &s.nodes, "Nodes 0..N-1 (default 16)", "N" },
@@ -350,11 +351,17 @@ main (int argc, char **argv)
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Write to FILE (default: standard output)", "FILE" },
     { "connect", 'c', 0, G_OPTION_ARG_STRING, &connect_addr,
       "Send to a listening Viper (tcp:HOST:PORT) in real time, one sample per interval", "ADDR" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   /* a viewer that goes away is a write error to report (EPIPE), not a silent death */
   signal (SIGPIPE, SIG_IGN);
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- simulated clusters for Viper's lights paradigm");
+
   g_option_context_set_summary (ctx, "Writes the trams of a cluster of nodes (loads, traffic between chosen pairs,\n"
                                      "joined and lost nodes), or the matching view setup file.");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -362,9 +369,16 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "viper-lights-sim: %s\n", error->message);
+      g_error_free (error);
+      g_option_context_free (ctx);
       return 2;
     }
   g_option_context_free (ctx);
+  if (version)
+    {
+      printf ("viper-lights-sim %s\n", VIPER_VERSION);
+      return 0;
+    }
   if (s.nodes < 1 || s.nodes > 100000 || s.samples < 0 || s.interval_ms < 1 || s.bytes < 0 || s.load > 1000)
     {
       fprintf (stderr, "viper-lights-sim: --nodes 1..100000, --samples >= 0, --interval >= 1, --bytes >= 0, "

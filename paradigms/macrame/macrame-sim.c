@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <locale.h>
 #include "macrame-sim-lib.h"
 #include "core/outfile.h"
 
@@ -32,7 +33,7 @@ main (int argc, char **argv)
   macrame_sim_options_init (&o);
   gint mesh = 3, malformed = 0;
   gint64 seed = 1, trams = -1, maxrate = 100;
-  gboolean ordered = FALSE;
+  gboolean ordered = FALSE, version = FALSE;
   char *out = NULL, *truth = NULL, *view = NULL, *view_out = NULL;
   GOptionEntry entries[] = {
     { "mesh", 'm', 0, G_OPTION_ARG_INT, &mesh, "Mesh size R: R x R switches, 16 nodes each (default 3)", "R" },
@@ -48,8 +49,13 @@ main (int argc, char **argv)
     { "truth-out", 0, 0, G_OPTION_ARG_FILENAME, &truth, "Write the true final state and counts (JSON) to FILE", "FILE" },
     { "view", 0, 0, G_OPTION_ARG_STRING, &view, "Write the view setup file VIEW (topology or hardware) instead of a trace", "VIEW" },
     { "view-out", 0, 0, G_OPTION_ARG_FILENAME, &view_out, "Where --view writes (default: standard output)", "FILE" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- write Macrame testbed traces and view setup files");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *error = NULL;
@@ -58,6 +64,11 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "viper-macrame-sim: %s\n", error ? error->message : "unexpected argument");
       rc = 2;
+      goto done;
+    }
+  if (version)
+    {
+      printf ("viper-macrame-sim %s\n", VIPER_VERSION);
       goto done;
     }
   if (mesh < 1 || mesh > 32 || malformed < 0 || maxrate < 1 || maxrate > G_MAXINT32 || seed < 0

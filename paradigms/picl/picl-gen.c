@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <locale.h>
 
 #include "core/outfile.h"
 #include "picl-gen-lib.h"
@@ -27,7 +28,7 @@ main (int argc, char **argv)
   gint collectives = 0;
   gint64 seed = (gint64) o.seed;
   char *delivery = NULL, *output = NULL, *truth = NULL;
-  gboolean true_time = FALSE;
+  gboolean true_time = FALSE, version = FALSE;
 
   GOptionEntry entries[] = {
     { "procs", 'P', 0, G_OPTION_ARG_INT, &procs, "Number of processors (>= 2, default 4)", "P" },
@@ -53,9 +54,14 @@ main (int argc, char **argv)
     { "delivery", 0, 0, G_OPTION_ARG_STRING, &delivery, "Line order: inorder (true time) or shuffled (default)", "ORDER" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the trace here (default standard output)", "FILE" },
     { "truth-out", 0, 0, G_OPTION_ARG_FILENAME, &truth, "Write the true messages and line counts (JSON)", "FILE" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GError *error = NULL;
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- write a random PICL message-passing trace");
   g_option_context_set_summary (ctx,
     "Generates a random deadlock-free message-passing program (blocking and non-blocking\n"
@@ -73,6 +79,11 @@ main (int argc, char **argv)
       return 2;
     }
   g_option_context_free (ctx);
+  if (version)
+    {
+      printf ("viper-picl-gen %s\n", VIPER_VERSION);
+      return 0;
+    }
   int status = 0;
   if (argc > 1)
     {

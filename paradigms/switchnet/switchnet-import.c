@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <locale.h>
 #include "switchnet.h"
 #include "core/outfile.h"
 
@@ -26,7 +27,7 @@ write_out (const char *line, gsize len, gpointer data)
 }
 
 static char *opt_model, *opt_params, *opt_jobs, *opt_out, *opt_route;
-static gboolean opt_strict, opt_quiet;
+static gboolean opt_strict, opt_quiet, opt_version;
 
 static GOptionEntry entries[] = {
   { "model", 'm', 0, G_OPTION_ARG_FILENAME, &opt_model, "The model file (required)", "FILE" },
@@ -36,6 +37,7 @@ static GOptionEntry entries[] = {
   { "route", 'r', 0, G_OPTION_ARG_STRING, &opt_route, "Print the route from SRC to DST (node ids, nID or switch labels) and exit", "SRC,DST" },
   { "strict", 0, 0, G_OPTION_ARG_NONE, &opt_strict, "Stop at the first bad line (exit status 1)", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Do not print the summary", NULL },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
   { NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -122,6 +124,10 @@ print_route (SwnNet *n)
 int
 main (int argc, char **argv)
 {
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- turn switch-network model, parameter and job files into trams");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
@@ -132,9 +138,16 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "viper-switchnet-import: %s\n", error->message);
+      g_error_free (error);
+      g_option_context_free (ctx);
       return 2;
     }
   g_option_context_free (ctx);
+  if (opt_version)
+    {
+      printf ("viper-switchnet-import %s\n", VIPER_VERSION);
+      return 0;
+    }
   if (!opt_model || argc > 1)
     {
       fprintf (stderr, "viper-switchnet-import: %s (see --help)\n",

@@ -255,6 +255,20 @@ split_addr (const char *spec, char *host, size_t hlen, char *port, size_t plen)
   return *port ? 0 : -1;
 }
 
+/* --to: "tcp:HOST:PORT" or "tcp:PORT", PORT 1 to 65535 in digits.  Anything
+ * else is refused at start-up (a usage error), not retried for ever. */
+static int
+check_to (const char *spec)
+{
+  char host[256], port[32];
+  if (strncmp (spec, "tcp:", 4) != 0 || split_addr (spec, host, sizeof host, port, sizeof port) < 0)
+    return -1;
+  if (!*host || strlen (port) > 5 || strspn (port, "0123456789") != strlen (port) || atoi (port) < 1
+      || atoi (port) > 65535)
+    return -1;
+  return 0;
+}
+
 /* Connect, waiting at most an interval (2 s at most): an upstream that does
  * not answer must not stall the sampling and the children for minutes. */
 static int
@@ -938,7 +952,10 @@ main (int argc, char **argv)
     { 0, 0, 0, 0 },
   };
   int ch;
-  while ((ch = getopt_long (argc, argv, "n:t:o:p:l:c:i:H:g:vhV", opts, NULL)) != -1)
+  /* getopt's own messages would name argv[0] (a build path): say it here, in one line */
+  const char *prog = strrchr (argv[0], '/') ? strrchr (argv[0], '/') + 1 : argv[0];
+  opterr = 0;
+  while ((ch = getopt_long (argc, argv, ":n:t:o:p:l:c:i:H:g:vhV", opts, NULL)) != -1)
     switch (ch)
       {
       case 'n': A.node = num ("node", optarg, 0, INT64_MAX); break;
@@ -969,12 +986,30 @@ main (int argc, char **argv)
       case 'v': A.verbose = 1; break;
       case 'h': usage (stdout); return 0;
       case 'V': printf ("viper-lights-agent 0.1.0\n"); return 0;
-      default: usage (stderr); return 2;
+      case ':':
+        if (strncmp (argv[optind - 1], "--", 2) != 0)
+          fprintf (stderr, "%s: option requires an argument -- '%c'\n", prog, optopt);
+        else
+          fprintf (stderr, "%s: option '%s' requires an argument\n", prog, argv[optind - 1]);
+        fprintf (stderr, "Try '%s --help'.\n", prog);
+        return 2;
+      default:
+        if (optopt)
+          fprintf (stderr, "%s: invalid option -- '%c'\n", prog, optopt);
+        else
+          fprintf (stderr, "%s: unrecognized option '%s'\n", prog, argv[optind - 1]);
+        fprintf (stderr, "Try '%s --help'.\n", prog);
+        return 2;
       }
   if (optind < argc || A.node < 0 || (!A.to == !A.out_path))
     {
       fprintf (stderr, "viper-lights-agent: give --node and one of --to or --out\n");
       usage (stderr);
+      return 2;
+    }
+  if (A.to && check_to (A.to) < 0)
+    {
+      fprintf (stderr, "viper-lights-agent: --to=%s: expected tcp:HOST:PORT (PORT 1 to 65535)\n", A.to);
       return 2;
     }
   signal (SIGPIPE, SIG_IGN);

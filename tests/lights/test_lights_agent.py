@@ -106,6 +106,20 @@ def main():
     check(r.returncode == 2 and "give --node" in r.stderr, "no --node: usage error (%d)" % r.returncode)
     r = run(["-n", "x", "-o", "-"])
     check(r.returncode == 2 and "--node=x: expected an integer" in r.stderr, "bad --node: usage error")
+    # a malformed --to is a usage error at once, not an upstream retried for ever (trial 3)
+    for to in ("bogus", "127.0.0.1:7405", "tcp:127.0.0.1:99999", "tcp:host:", "tcp:host:7x"):
+        try:
+            r = run(["-n", "0", "-t", to, "--count", "1", "-i", "10"])
+            check(r.returncode == 2 and r.stderr == "viper-lights-agent: --to=%s: expected tcp:HOST:PORT "
+                  "(PORT 1 to 65535)\n" % to, "--to=%s: usage error naming it (%d, %r)" % (to, r.returncode, r.stderr))
+        except subprocess.TimeoutExpired:
+            check(False, "--to=%s: usage error (still running after 30 s)" % to)
+    # an unknown option: one line and a hint, not the whole usage with the build path
+    for arg, said in (("--bogus", "unrecognized option '--bogus'"), ("-Z", "invalid option -- 'Z'"),
+                      ("--node", "option '--node' requires an argument")):
+        r = run([arg])
+        check(r.returncode == 2 and r.stderr == "viper-lights-agent: %s\nTry 'viper-lights-agent --help'.\n" % said,
+              "%s: two lines (%d, %r)" % (arg, r.returncode, r.stderr))
     hosts = os.path.join(tmp, "hosts")
     with open(hosts, "w") as f:
         f.write("# peers\n10.0.0.1 1\n10.0.0.300 2\n")

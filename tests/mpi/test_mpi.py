@@ -516,6 +516,21 @@ def case_options(args):
                 not re.search(r"^viper-trace: 0 ranks traced: .*MPI_Init.*Fortran", r.stderr, re.M):
             fail(f"options: no MPI_Init: exit {r.returncode} (want 1 and a message), output {r.stdout!r}: "
                  f"{r.stderr[-400:]}")
+    # a command that does not exist is said by viper-trace, not by the shell's internals
+    # ("viper-trace: 170: /nonexistent-cmd: not found"), with the shell's status
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+        plain = os.path.join(tmp, "plain")
+        with open(plain, "w") as f:
+            f.write("#!/bin/sh\n")
+        for cmd, rc, said in (("/nonexistent-cmd", 127, "/nonexistent-cmd: command not found"),
+                              ("viper-no-such-command", 127, "viper-no-such-command: command not found"),
+                              (plain, 126, f"{plain}: not an executable file"),
+                              (tmp, 126, f"{tmp}: not an executable file")):
+            r = run([args.viper_trace, f"--out={tmp}/tb", "--", cmd])
+            tried += 1
+            if r.returncode != rc or r.stderr != f"viper-trace: {said}\n" or os.path.exists(f"{tmp}/tb"):
+                fail(f"options: -- {cmd}: exit {r.returncode}, stderr {r.stderr!r} "
+                     f"(want {rc} and 'viper-trace: {said}', nothing run)")
     r = run([args.viper_trace, "--buffer=64K", "--sync=0", "--live-timeout=0.5", "--print-env"])
     if r.returncode != 0 or "VIPER_MPI_BUFFER='64K'" not in r.stdout or "VIPER_MPI_SYNC='0'" not in r.stdout:
         fail(f"options: good values refused: {r.returncode} {r.stdout} {r.stderr}")

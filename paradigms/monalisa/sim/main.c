@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <locale.h>
 
 static char *
 canonical_cmdline (const SimOptions *o, const char *delivery)
@@ -66,6 +67,10 @@ main (int argc, char **argv)
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
   };
+  /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
+   * locale, not ?quotes?); numbers stay C: traces are written with '.' */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- simulate a Mona Lisa program and write its trace");
   GError *error = NULL;
   Sim S;
@@ -81,7 +86,7 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   if (version) {
-    printf ("viper-monalisa-sim 0.1.0\n");
+    printf ("viper-monalisa-sim %s\n", VIPER_VERSION);
     return 0;
   }
 
