@@ -113,7 +113,10 @@ def main():
                              stderr=subprocess.PIPE, text=True)
         os.close(r)
         os.write(w, b"-3 -901 0.0 0 0 0\n")
-        first = p.stderr.readline()          # waiting for more
+        for _ in range(100000):              # until a progress line shows the line read
+            m = LINE.match(p.stderr.readline().rstrip("\n"))
+            if m is None or num(m.group(2)) == 1:
+                break
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
         os.close(w)
