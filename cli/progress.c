@@ -105,14 +105,18 @@ draw (ViperProgress *p, const ViperProgressFigures *f, gint64 now, gboolean last
   g_string_free (s, TRUE);
 }
 
+gboolean
+viper_progress_due (const ViperProgress *p)
+{
+  return p && g_get_monotonic_time () >= p->next;
+}
+
 void
 viper_progress_update (ViperProgress *p, const ViperProgressFigures *f)
 {
   if (!p)
     return;
   gint64 now = g_get_monotonic_time ();
-  if (now < p->next)
-    return;
   p->next = now + p->interval;
   draw (p, f, now, FALSE);
 }

@@ -25,7 +25,9 @@ typedef struct {
  * percentage).  VIPER_PROGRESS_INTERVAL (seconds) overrides the interval
  * between lines and the first delay (tests use 0). */
 ViperProgress *viper_progress_new (FILE *out, gboolean tty, guint64 total_bytes);
-/* Cheap to call often: draws only when the interval has passed. */
+/* Is a line due (the interval has passed)?  Ask before gathering figures. */
+gboolean viper_progress_due (const ViperProgress *p);
+/* Draw the line with these figures, and start the next interval. */
 void viper_progress_update (ViperProgress *p, const ViperProgressFigures *f);
 /* Erase the line on a terminal, so that another message starts clean. */
 void viper_progress_clear (ViperProgress *p);

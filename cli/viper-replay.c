@@ -198,8 +198,8 @@ progress_figures (App *app, ViperProgressFigures *f)
 static void
 progress_update (App *app)
 {
-  if (!app->progress)
-    return;
+  if (!viper_progress_due (app->progress))
+    return;             /* nothing to gather: counts and sources are read when a line is due */
   ViperProgressFigures f;
   progress_figures (app, &f);
   viper_progress_update (app->progress, &f);
@@ -1115,12 +1115,12 @@ main (int argc, char **argv)
       fprintf (stderr, "viper-replay: stopped at the first bad line (--strict)\n");
       rc = EXIT_IO;
     }
-  else if (app.interrupted && !app.opt.listen)
-    ;                         /* 128 + the signal, below */
-  else if ((why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0)
+  else if ((why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0
+           && !(app.interrupted && !app.opt.listen))
     {
       /* a live session's trams that still wait may be what its user is
-       * looking for: they are said when it is interrupted too */
+       * looking for: they are said when it is interrupted too (a file cut
+       * short would list the partners it had not read yet) */
       GArray *stuck = viper_run_stuck (app.run);
       fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " trams still pending %s:\n", c.pending,
                app.interrupted ? "where it was interrupted" : "at the end");

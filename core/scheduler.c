@@ -581,6 +581,26 @@ same_breakpoint (double a, double b)
   return (isnan (a) && isnan (b)) || a == b;
 }
 
+/* Playback from checkpoint c, whose model state was just restored, or
+ * (c NULL) from the start with the model rewound there. */
+static void
+play_from (ViperScheduler *s, const ViperTrailCkpt *c)
+{
+  if (c)
+    {
+      viper_trail_pos_copy (&s->play, &c->pos);
+      s->steps_done = c->steps;
+    }
+  else
+    {
+      viper_model_rewind_start (s->model);
+      viper_trail_pos_clear (&s->play);
+      viper_trail_pos_init (&s->play);
+      s->steps_done = 0;
+    }
+  start_replay (s);
+}
+
 /* Playback skipped trams past the breakpoint, and the breakpoint moved (Go
  * past it, a later one, a step): they must be applied in run order, so
  * playback starts again from a checkpoint - for Go or another breakpoint the
@@ -598,16 +618,11 @@ reposition (ViperScheduler *s)
       if ((stepping ? c->steps >= target : c->pos.index > s->first_skip) || !c->model
           || !viper_model_restore (s->model, c->model))
         continue;
-      viper_trail_pos_copy (&s->play, &c->pos);
-      s->steps_done = c->steps;
+      play_from (s, c);
       goto replay;
     }
-  viper_model_rewind_start (s->model);
-  viper_trail_pos_clear (&s->play);
-  viper_trail_pos_init (&s->play);
-  s->steps_done = 0;
+  play_from (s, NULL);
 replay:
-  start_replay (s);
   if (stepping)
     {
       /* one step from there would stop at the checkpoint's next change */
@@ -923,18 +938,13 @@ viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
         return TRUE;          /* going on from here is as short */
       if (!viper_model_restore (s->model, c->model))
         continue;
-      viper_trail_pos_copy (&s->play, &c->pos);
-      s->steps_done = c->steps;
+      play_from (s, c);
       goto replay;
     }
   if (here_ok)
     return TRUE;
-  viper_model_rewind_start (s->model);
-  viper_trail_pos_clear (&s->play);
-  viper_trail_pos_init (&s->play);
-  s->steps_done = 0;
+  play_from (s, NULL);
 replay:
-  start_replay (s);
   s->state = VIPER_SCHED_IDLE;
   s->last_stop = VIPER_STOP_NONE;
   s->pace_clock0 = NAN;

@@ -316,14 +316,21 @@ conn_arm (Conn *c)
   g_source_attach (c->watch, c->ls->ctx);
 }
 
+/* Detach and drop a source this file holds a reference to (NULL: none). */
+static void
+drop_source (GSource **src)
+{
+  if (!*src)
+    return;
+  g_source_destroy (*src);
+  g_source_unref (*src);
+  *src = NULL;
+}
+
 static void
 conn_disarm (Conn *c)
 {
-  if (c->watch == NULL)
-    return;
-  g_source_destroy (c->watch);
-  g_source_unref (c->watch);
-  c->watch = NULL;
+  drop_source (&c->watch);
 }
 
 /* Close and forget a connection; error says why, if not a clean end. */
@@ -474,18 +481,8 @@ accept_arm (Listener *l)
 static void
 accept_disarm (Listener *l)
 {
-  if (l->accept_watch)
-    {
-      g_source_destroy (l->accept_watch);
-      g_source_unref (l->accept_watch);
-      l->accept_watch = NULL;
-    }
-  if (l->accept_retry)
-    {
-      g_source_destroy (l->accept_retry);
-      g_source_unref (l->accept_retry);
-      l->accept_retry = NULL;
-    }
+  drop_source (&l->accept_watch);
+  drop_source (&l->accept_retry);
 }
 
 static void
@@ -881,12 +878,7 @@ listen_at_end (ViperTramSource *src)
 static void
 timeout_disarm (ListenSource *ls)
 {
-  if (ls->timeout_watch)
-    {
-      g_source_destroy (ls->timeout_watch);
-      g_source_unref (ls->timeout_watch);
-      ls->timeout_watch = NULL;
-    }
+  drop_source (&ls->timeout_watch);
 }
 
 /* Close the connections silent for longer than the limit. */
