@@ -1,0 +1,127 @@
+/* run-stuck.c - why a module's list is held up, in words, for the
+ * stuck report and the pending bound's message. */
+#include "run-priv.h"
+#include "join.h"
+
+static const char *
+type_name (const ViperRun *run, guint16 type, char *buf, gsize n)
+{
+  if (type != VIPER_TYPE_UNKNOWN && run->paradigm->types[type].name)
+    return run->paradigm->types[type].name;
+  g_snprintf (buf, n, "tram type %u", type);
+  return buf;
+}
+
+/* The tram type that fills a slot (first one of its class), for messages. */
+static const char *
+slot_type_name (const ViperRun *run, const ViperSlot *s, char *buf, gsize n)
+{
+  for (guint i = 0; i < run->paradigm->n_types; i++)
+    if (run->paradigm->types[i].role == VIPER_ROLE_SLOT && type_class (run, (guint16) i) == s->match_class)
+      return run->paradigm->types[i].name;
+  g_snprintf (buf, n, "slot class %u", s->match_class);
+  return buf;
+}
+
+/* reason + ", proc P's line FILE:LINE was rejected" when P had a rejected
+ * line: the tram waited for may be that one (spec section 1). */
+static char *
+with_rejected (const ViperRun *run, char *reason, gint64 proc)
+{
+  const RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
+  if (!rl)
+    return reason;
+  char more[48] = "";
+  if (rl->n > REJECTED_NAMED)
+    g_snprintf (more, sizeof more, " and %" G_GUINT64_FORMAT " more", rl->n - REJECTED_NAMED);
+  char *r = g_strdup_printf ("%s; proc %" G_GINT64_FORMAT "'s line%s %s%s %s rejected", reason, proc,
+                             rl->n > 1 ? "s" : "", rl->text->str, more, rl->n > 1 ? "were" : "was");
+  g_free (reason);
+  return r;
+}
+
+static char *explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h, gint64 *from);
+
+static char *
+explain_head (const ViperRun *run, const ViperSeqList *l, const ViperTram *h)
+{
+  gint64 from = G_MININT64;
+  char *r = explain_head_raw (run, l, h, &from);
+  return from != G_MININT64 ? with_rejected (run, r, from) : r;
+}
+
+/* Why h cannot leave; *from = the proc whose tram it waits for, if known. */
+static char *
+explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h, gint64 *from)
+{
+  char b1[64], b2[64];
+  char *joined = run->join ? viper_join_explain (run->join, h) : NULL;
+  if (joined)
+    return joined;
+  if (!(h->flags & VIPER_TRAM_F_CLAIMED))
+    {
+      const ViperTramType *tt = tram_type (run, h);
+      gint64 k1 = tt && tt->key1_field != VIPER_NO_FIELD ? viper_tram_datum (h, (guint) tt->key1_field, 0) : 0;
+      *from = k1;
+      return g_strdup_printf ("the primitive of %s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT
+                              " (no matching start from proc %" G_GINT64_FORMAT " yet)",
+                              type_name (run, h->type, b1, sizeof b1), h->seq, l->proc, k1);
+    }
+  if (h->waits && h->prim)
+    {
+      const Prim *p = h->prim;
+      const ViperSlot *s = &p->profile->slots[p->entries[h->slot].slot];
+      const PrimEntry *dep = &p->entries[p->slot_entry[s->after]];
+      const ViperSlot *ds = &p->profile->slots[dep->slot];
+      *from = dep->list;
+      if (dep->filled && !dep->transferred && dep->tram)
+        return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
+                                type_name (run, dep->tram->type, b1, sizeof b1), dep->tram->seq, dep->tram->proc,
+                                p->profile->name, p->caller);
+      if (dep->slot == 0)
+        return g_strdup_printf ("start of %s of proc %" G_GINT64_FORMAT, p->profile->name, p->caller);
+      if (dep->list == G_MININT64)
+        return g_strdup_printf ("partner tram %s from any member (%s of proc %" G_GINT64_FORMAT ")",
+                                slot_type_name (run, ds, b2, sizeof b2), p->profile->name, p->caller);
+      return g_strdup_printf ("partner tram %s from proc %" G_GINT64_FORMAT " (%s of proc %" G_GINT64_FORMAT ")",
+                              slot_type_name (run, ds, b2, sizeof b2), dep->list, p->profile->name, p->caller);
+    }
+  return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT,
+                          type_name (run, h->type, b1, sizeof b1), h->seq, l->proc);
+}
+
+GArray *
+viper_run_stuck (const ViperRun *run)
+{
+  if (run->view)
+    return run->view->stuck (run->view_data);
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (ViperStuck));
+  GArray *procs = viper_run_procs (run);
+  for (guint i = 0; i < procs->len; i++)
+    {
+      gint64 proc = g_array_index (procs, gint64, i);
+      const ViperSeqList *l = g_hash_table_lookup (run->lists, &proc);
+      if (!l->in_flight)
+        continue;
+      ViperStuck s = { .proc = proc, .trams = l->in_flight };
+      if (l->head && l->head->state != VIPER_TRAM_READY)
+        s.waiting_for = explain_head (run, l, l->head);
+      else if (l->head)
+        s.waiting_for = g_strdup ("nothing (ready to transfer)");
+      else
+        s.waiting_for = g_strdup_printf ("seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT, l->next_seq, proc);
+      g_array_append_val (out, s);
+    }
+  g_array_unref (procs);
+  return out;
+}
+
+void
+viper_stuck_array_free (GArray *stuck)
+{
+  if (!stuck)
+    return;
+  for (guint i = 0; i < stuck->len; i++)
+    g_free (g_array_index (stuck, ViperStuck, i).waiting_for);
+  g_array_unref (stuck);
+}
