@@ -190,10 +190,16 @@ def main():
                     worst = max(r[3] for r in rows if r[0] == what)
                     rcpu = min(r[6] for r in rows if r[0] == what)
                     wcpu = max(r[6] for r in rows if r[0] == what)
+                    inter = [r for r in rows if r[0] == what and r[1] == "interleaved"]
                     print(f"  pj_dump -q on the same events (Pajé, links for messages): {psecs:.3f} s "
                           f"({pcpu:.3f} CPU), peak RSS {prss / 1024:.1f} MiB; viper-replay is {psecs / worst:.1f}x "
                           f"(slowest order) to {psecs / rsecs:.1f}x (fastest) faster in wall time, "
-                          f"{pcpu / wcpu:.1f}x to {pcpu / rcpu:.1f}x in CPU time (goal >= 5)")
+                          f"{pcpu / wcpu:.1f}x to {pcpu / rcpu:.1f}x in CPU time")
+                    if inter:
+                        # the PICL goal is set on this order: processors
+                        # interleaved in random runs of 1-6 lines
+                        print(f"  on the interleaved order (the goal's): {psecs / inter[0][3]:.1f}x in wall time, "
+                              f"{pcpu / inter[0][6]:.1f}x in CPU time (goal >= 5)")
                 else:
                     print("  pj_dump not installed (Debian package pajeng): no side-by-side figure")
     print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
