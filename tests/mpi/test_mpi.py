@@ -505,6 +505,16 @@ def case_options(args):
         tried += 1
         if r.returncode != 2 or "--live wants tcp:HOST:PORT" not in r.stderr or os.path.exists(out):
             fail(f"options: --live=: exit {r.returncode} (want 2 and a message, nothing run): {r.stderr[-400:]}")
+        # nor is an address without a host, or a port that is not 1..65535 (the
+        # ranks used to start and run untraced: "Connection refused" for port 99999)
+        for live, said in (("tcp::7405", "no HOST"), ("tcp:127.0.0.1:", "port ''"),
+                           ("tcp:127.0.0.1:99999", "port '99999' is not a number from 1 to 65535"),
+                           ("tcp:127.0.0.1:0", "port '0'"), ("tcp:127.0.0.1:http", "port 'http'")):
+            r = run([args.viper_trace, f"--live={live}", "--", "mkdir", out])
+            tried += 1
+            if r.returncode != 2 or f"viper-trace: --live={live}: {said}" not in r.stderr or os.path.exists(out):
+                fail(f"options: --live={live}: exit {r.returncode} (want 2 and '{said}', nothing run): "
+                     f"{r.stderr[-400:]}")
         # nor is an empty --out a directory (it used to mean '.')
         r = run([args.viper_trace, "--out=", "--", "mkdir", out])
         tried += 1
@@ -536,6 +546,14 @@ def case_options(args):
         fail(f"options: good values refused: {r.returncode} {r.stdout} {r.stderr}")
     prog = os.path.join(args.prog_dir, "mpi-p2p")
     plain = run(mpirun(args, 4) + [prog])
+    # a bad port reaching the library past viper-trace: said per rank, never connected modulo 65536
+    lib = os.path.join(os.path.dirname(args.viper_trace), "libviper-mpi.so")
+    r = run(mpirun(args, 4) + [prog],
+            env=mpi_env({"LD_PRELOAD": lib, "VIPER_MPI_LIVE": "tcp:127.0.0.1:99999"}))
+    if r.stderr.count("tcp:127.0.0.1:99999: port '99999' is not a number from 1 to 65535") != 4 or \
+            "0 of 4 ranks traced" not in r.stderr:
+        fail(f"options: VIPER_MPI_LIVE with port 99999: want the port named once per rank and "
+             f"no rank traced: {r.stderr[-600:]}")
     for var, value in (("VIPER_MPI_BUFFER", "-5"), ("VIPER_MPI_SYNC", "abc")):
         with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
             out = os.path.join(tmp, "tb")
