@@ -541,6 +541,16 @@ def case_options(args):
             if r.returncode != rc or r.stderr != f"viper-trace: {said}\n" or os.path.exists(f"{tmp}/tb"):
                 fail(f"options: -- {cmd}: exit {r.returncode}, stderr {r.stderr!r} "
                      f"(want {rc} and 'viper-trace: {said}', nothing run)")
+    # a value as the next argument, as viper-replay takes it ('--out' was "unknown option")
+    r = run([args.viper_trace, "--out", "/tmp/tb-sep", "--buffer", "64K", "--sync", "0", "--print-env"])
+    if r.returncode != 0 or "VIPER_MPI_OUT='/tmp/tb-sep'" not in r.stdout or \
+            "VIPER_MPI_BUFFER='64K'" not in r.stdout or "VIPER_MPI_SYNC='0'" not in r.stdout:
+        fail(f"options: '--out DIR --buffer 64K --sync 0' refused: {r.returncode} {r.stdout} {r.stderr}")
+    for argv in (["--out"], ["--out", "--", "true"], ["--live"]):
+        r = run([args.viper_trace] + argv)
+        tried += 1
+        if r.returncode != 2 or f"viper-trace: {argv[0]} wants a value" not in r.stderr:
+            fail(f"options: {argv}: exit {r.returncode} (want 2 and 'wants a value'): {r.stderr[-300:]}")
     r = run([args.viper_trace, "--buffer=64K", "--sync=0", "--live-timeout=0.5", "--print-env"])
     if r.returncode != 0 or "VIPER_MPI_BUFFER='64K'" not in r.stdout or "VIPER_MPI_SYNC='0'" not in r.stdout:
         fail(f"options: good values refused: {r.returncode} {r.stdout} {r.stderr}")
