@@ -904,6 +904,10 @@ main (int argc, char **argv)
         fprintf (stderr, "viper-replay: --clock=%s: the trams take more than --clock-memory=%" G_GINT64_FORMAT
                  " bytes: the trace files are read again for the replay\n", viper_clock_mode_name (clock_mode),
                  clock_memory);
+      if (viper_clock_sync_samples_unused (app.clock_sync) && !app.opt.quiet)
+        fprintf (stderr, "viper-replay: --clock=%s: %" G_GUINT64_FORMAT " clock-synchronisation sample(s) not used, "
+                 "the first: %s\n", viper_clock_mode_name (clock_mode),
+                 viper_clock_sync_samples_unused (app.clock_sync), viper_clock_sync_first_unused (app.clock_sync));
       viper_clock_sync_install (app.clock_sync, app.run);
       app.clock_seconds = (double) (g_get_monotonic_time () - c0) / G_USEC_PER_SEC;
     }

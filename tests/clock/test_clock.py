@@ -164,6 +164,23 @@ def clustered_sync_case(d):
               f'clustered: processor {p} drift {m["clock_drift_ppm"]:.1f} ppm (want 0), offset {m["clock_offset"]:.9f} (want {off})')
 
 
+def unusable_sample_case(d):
+    """A sample that cannot be a ping and its pong (T2 before T1 on one
+    clock, REF = P) is left out and said with its place: as two messages it
+    bent its pair's line to the search limit and, the first one, picked the
+    reference."""
+    trace, r, cs = clustered_trace(d, ('-6 -951 0.5 2 0 4 2 7 600000000 500000000 500000000',  # T2 before T1
+                                       '-6 -951 0.6 1 0 4 2 1 600000000 600000000 600000000'))  # REF = P
+    mods = {m['id']: m for m in cs['modules']}
+    check(r.returncode == 0 and cs['reference'] == 0 and 7 not in mods,
+          f'unusable: replay ok, reference 0, no processor 7 ({r.returncode}, {cs["reference"]})')
+    check(cs['samples'] == 8 and cs['samples_unused'] == 2,
+          f'unusable: 8 samples used, 2 impossible ones not ({cs["samples"]}, {cs.get("samples_unused")})')
+    check(abs(mods[2]['clock_drift_ppm']) < 1, f'unusable: processor 2 drift {mods[2]["clock_drift_ppm"]:.1f} ppm (want 0)')
+    check(f'2 clock-synchronisation sample(s) not used, the first: {trace}:12: T2 is before T1' in r.stderr,
+          f'unusable: the impossible samples are said with their place ({r.stderr.strip()[:300]})')
+
+
 def byseq(d):
     return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
 
@@ -295,6 +312,7 @@ def main():
             picl_case(d, procs, messages, seed)
         sync_case(d)
         clustered_sync_case(d)
+        unusable_sample_case(d)
         monalisa_case(d)
         keep_case(d)
     if failures:
