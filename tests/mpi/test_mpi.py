@@ -541,6 +541,17 @@ def case_options(args):
             if r.returncode != rc or r.stderr != f"viper-trace: {said}\n" or os.path.exists(f"{tmp}/tb"):
                 fail(f"options: -- {cmd}: exit {r.returncode}, stderr {r.stderr!r} "
                      f"(want {rc} and 'viper-trace: {said}', nothing run)")
+    # a --lib that is not a shared library: said, nothing run (the loader used to
+    # say "cannot be preloaded: ignored" per process, and the job ran untraced)
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+        text = os.path.join(tmp, "libtext.so")
+        with open(text, "w") as f:
+            f.write("not a library\n")
+        r = run([args.viper_trace, f"--lib={text}", f"--out={tmp}/tb", "--", "mkdir", f"{tmp}/ran"])
+        tried += 1
+        if r.returncode != 127 or r.stderr != f"viper-trace: {text}: not a shared library " \
+                "(use --lib=PATH to name libviper-mpi.so)\n" or os.path.exists(f"{tmp}/ran"):
+            fail(f"options: --lib=<text file>: exit {r.returncode}, stderr {r.stderr!r} (want 127, nothing run)")
     # a value as the next argument, as viper-replay takes it ('--out' was "unknown option")
     r = run([args.viper_trace, "--out", "/tmp/tb-sep", "--buffer", "64K", "--sync", "0", "--print-env"])
     if r.returncode != 0 or "VIPER_MPI_OUT='/tmp/tb-sep'" not in r.stdout or \
