@@ -552,6 +552,23 @@ def case_options(args):
         if r.returncode != 127 or r.stderr != f"viper-trace: {text}: not a shared library " \
                 "(use --lib=PATH to name libviper-mpi.so)\n" or os.path.exists(f"{tmp}/ran"):
             fail(f"options: --lib=<text file>: exit {r.returncode}, stderr {r.stderr!r} (want 127, nothing run)")
+    # a library in a directory with a blank (a build or install path like
+    # "/home/x/my work/viper"): LD_PRELOAD splits at blanks, so every rank ran untraced
+    with tempfile.TemporaryDirectory(prefix="viper-mpi- ") as tmp:
+        libdir = os.path.join(tmp, "lib dir")
+        os.mkdir(libdir)
+        shutil.copy(os.path.join(os.path.dirname(args.viper_trace), "libviper-mpi.so"), libdir)
+        out = os.path.join(tmp, "out dir")
+        r = run([args.viper_trace, f"--lib={libdir}/libviper-mpi.so", f"--out={out}", "--"] + mpirun(args, 4) +
+                [os.path.join(args.prog_dir, "mpi-p2p")], env=mpi_env())
+        files = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        if r.returncode != 0 or files != [f"rank-{i:04d}.trc" for i in range(4)] or "cannot be preloaded" in r.stderr:
+            fail(f"options: a library path with a blank: exit {r.returncode}, files {files}: {r.stderr[-500:]}")
+        shutil.copy(os.path.join(libdir, "libviper-mpi.so"), os.path.join(tmp, "a:b.so"))
+        r = run([args.viper_trace, f"--lib={tmp}/a:b.so", "--", "true"])
+        tried += 1
+        if r.returncode != 127 or "a library path with ':' cannot be preloaded" not in r.stderr:
+            fail(f"options: a library path with ':': exit {r.returncode}: {r.stderr[-300:]}")
     # a value as the next argument, as viper-replay takes it ('--out' was "unknown option")
     r = run([args.viper_trace, "--out", "/tmp/tb-sep", "--buffer", "64K", "--sync", "0", "--print-env"])
     if r.returncode != 0 or "VIPER_MPI_OUT='/tmp/tb-sep'" not in r.stdout or \
