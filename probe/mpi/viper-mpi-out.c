@@ -378,6 +378,11 @@ live_send (void)
       if (!appending)
         say (sink, n < 0 ? strerror (errno) : "connection closed");
       vm.on = 0;
+      /* what never left is dropped, as a file's failed write: the
+       * cross-check says what the viewer did not get */
+      for (size_t i = head; i < len; i++)
+        vm.dropped += buf[i] == '\n';
+      head = len;
       break;
     }
   if (head == len)
@@ -417,7 +422,7 @@ room (size_t need)
       head = 0;
       guard_off (&old);
     }
-  return len + need <= cap;
+  return vm.on && len + need <= cap;
 }
 
 static char *

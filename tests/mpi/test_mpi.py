@@ -452,6 +452,39 @@ def case_robust(args):
     else:
         print(f"robust/slow viewer: {c['records']} records, {c['dropped']} dropped, reported")
 
+    # a viewer that goes away mid-run: the lines that never left are counted as
+    # dropped, as a file's failed write (they were silently discarded)
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def accept_read_close():
+        srv.settimeout(30)
+        try:
+            c, _ = srv.accept()
+            c.recv(1000)
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            c.close()
+        except OSError:
+            pass
+    th = threading.Thread(target=accept_read_close, daemon=True)
+    th.start()
+    try:
+        r = run([args.viper_trace, f"--live=tcp:127.0.0.1:{srv.getsockname()[1]}", "--buffer=64K", "--"] +
+                mpirun(args, 1) + [os.path.join(args.prog_dir, "mpi-flood"), "200000"], timeout=120)
+    finally:
+        th.join(timeout=35)
+        srv.close()
+    c = parse_counts(r.stderr).get(0, {})
+    # the flood fills the 64K buffer (about 40 bytes a line) long before its
+    # 20 ms send timer: the send that fails leaves a full buffer unsent (only
+    # the line being made was counted)
+    if r.returncode != 1 or "not traced to the end" not in r.stderr or c.get("dropped", 0) <= 100 or \
+            "records dropped" not in r.stderr:
+        fail(f"robust/viewer gone: want exit 1 and the unsent lines counted as dropped: {r.stderr[-800:]}")
+    else:
+        print(f"robust/viewer gone: {c['records']} records, {c['dropped']} dropped, reported")
+
     # MPI_Abort and a fatal signal: what was recorded is there, the files end cleanly
     for mode in ("abort", "segv"):
         with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
