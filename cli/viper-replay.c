@@ -555,6 +555,9 @@ main (int argc, char **argv)
    * locale, not ?quotes?); numbers stay C: traces are written with '.' */
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
+  /* an output whose reader went away (a FIFO, '| head') is a failed write:
+   * reported with its path and exit status 1, not a silent death by SIGPIPE */
+  signal (SIGPIPE, SIG_IGN);
   GOptionContext *ctx = g_option_context_new ("[TRACE...] - replay a trace headless");
   g_option_context_set_summary (ctx,
     "Rebuilds the consistent run of a parallel program from its trams (PICL trace lines)\n"
