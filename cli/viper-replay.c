@@ -137,10 +137,16 @@ report_export (App *app, const char *spec, const ViperExporter *ex)
   if (!app->opt.quiet && st.clamped)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written up to %s s later than "
              "their time, to keep the file in time order\n", spec, st.clamped, st.clamped == 1 ? "" : "s", moved);
+  if (!app->opt.quiet && st.left_out)
+    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " clock-synchronisation sample%s left out: "
+             "they hold the original clocks' readings, which the adjusted times replaced\n", spec, st.left_out,
+             st.left_out == 1 ? "" : "s");
   if (!app->export_stats)
     app->export_stats = g_string_new (NULL);
   g_string_append_printf (app->export_stats, "export %s shift: %s\nexport %s clamped: %" G_GUINT64_FORMAT "\n",
                           spec, shift, spec, st.clamped);
+  if (st.left_out)
+    g_string_append_printf (app->export_stats, "export %s left out: %" G_GUINT64_FORMAT "\n", spec, st.left_out);
 }
 
 static gboolean
