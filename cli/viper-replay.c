@@ -137,10 +137,16 @@ report_export (App *app, const char *spec, const ViperExporter *ex)
   if (!app->opt.quiet && st.clamped)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written up to %s s later than "
              "their time, to keep the file in time order\n", spec, st.clamped, st.clamped == 1 ? "" : "s", moved);
+  if (!app->opt.quiet && st.left_out)
+    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " clock-synchronisation sample%s left out: "
+             "they hold the original clocks' readings, which the adjusted times replaced\n", spec, st.left_out,
+             st.left_out == 1 ? "" : "s");
   if (!app->export_stats)
     app->export_stats = g_string_new (NULL);
   g_string_append_printf (app->export_stats, "export %s shift: %s\nexport %s clamped: %" G_GUINT64_FORMAT "\n",
                           spec, shift, spec, st.clamped);
+  if (st.left_out)
+    g_string_append_printf (app->export_stats, "export %s left out: %" G_GUINT64_FORMAT "\n", spec, st.left_out);
 }
 
 static gboolean
@@ -555,6 +561,9 @@ main (int argc, char **argv)
    * locale, not ?quotes?); numbers stay C: traces are written with '.' */
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
+  /* an output whose reader went away (a FIFO, '| head') is a failed write:
+   * reported with its path and exit status 1, not a silent death by SIGPIPE */
+  signal (SIGPIPE, SIG_IGN);
   GOptionContext *ctx = g_option_context_new ("[TRACE...] - replay a trace headless");
   g_option_context_set_summary (ctx,
     "Rebuilds the consistent run of a parallel program from its trams (PICL trace lines)\n"
@@ -904,6 +913,10 @@ main (int argc, char **argv)
         fprintf (stderr, "viper-replay: --clock=%s: the trams take more than --clock-memory=%" G_GINT64_FORMAT
                  " bytes: the trace files are read again for the replay\n", viper_clock_mode_name (clock_mode),
                  clock_memory);
+      if (viper_clock_sync_samples_unused (app.clock_sync) && !app.opt.quiet)
+        fprintf (stderr, "viper-replay: --clock=%s: %" G_GUINT64_FORMAT " clock-synchronisation sample(s) not used, "
+                 "the first: %s\n", viper_clock_mode_name (clock_mode),
+                 viper_clock_sync_samples_unused (app.clock_sync), viper_clock_sync_first_unused (app.clock_sync));
       viper_clock_sync_install (app.clock_sync, app.run);
       app.clock_seconds = (double) (g_get_monotonic_time () - c0) / G_USEC_PER_SEC;
     }

@@ -175,8 +175,10 @@ viper_clock_fit_pair (ViperClockPairFit *pd)
             else
               l = m;
           }
-      double b_lo = r;
+      /* an end the data do not bound is the search limit, not the top of F
+       * (samples close together in time leave F flat or peaked anywhere) */
       gboolean lo_bound = margin (up, down, 1 - BETA_RANGE) < 0;
+      double b_lo = lo_bound ? r : 1 - BETA_RANGE;
       l = best;
       r = 1 + BETA_RANGE;
       gboolean hi_bound = margin (up, down, r) < 0;
@@ -189,7 +191,7 @@ viper_clock_fit_pair (ViperClockPairFit *pd)
             else
               r = m;
           }
-      double b_hi = l;
+      double b_hi = hi_bound ? l : 1 + BETA_RANGE;
       /* an end the data do not bound is only the search limit: then take
        * the feasible slope closest to 1 (clocks drift little) */
       if (lo_bound && hi_bound)

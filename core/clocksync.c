@@ -107,6 +107,8 @@ struct _ViperClockSync {
   VEC (ViperClockPair) cause_pairs;     /* in effect order */
   VEC (Msg) msgs;                       /* pass 1's messages, sorted into pairs after it */
   guint64 samples;
+  guint64 samples_unused;               /* impossible samples, left out of the estimate */
+  char *first_unused;                   /* "FILE:LINE: why" of the first of them */
   guint64 n_pairs;
   gint64 reference;
   gboolean have_ref;
@@ -228,7 +230,24 @@ add_message (ViperClockSync *cs, guint from, double ts, guint to, double tr, int
 typedef struct {
   ViperClockSync *cs;
   ViperRun *run;
+  ViperChannels *channels;
 } Pass1;
+
+/* Why a sample cannot be a ping and its pong (NULL when it can): P's own
+ * clock read T1 before T2, and the pong came from another processor.  Such a
+ * sample as two messages would bend its pair's line as far as the search
+ * allows (5 % drift) and, as the first, pick the reference. */
+static const char *
+sample_unusable (const ViperTram *t, const gint64 *d)
+{
+  if (d[0] < 0)
+    return "REF is not a processor";
+  if (d[0] == t->proc)
+    return "REF is the sample's own processor";
+  if (d[1] > d[3])
+    return "T2 is before T1 (the pong came back before the ping left, on one clock)";
+  return NULL;
+}
 
 static void
 pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
@@ -251,6 +270,14 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
   if (t->rec == SYNC_REC && t->ev == SYNC_EV && t->dtype == VIPER_DTYPE_INT && t->ndata >= 4)
     {
       const gint64 *d = viper_tram_data (t);
+      const char *why = sample_unusable (t, d);
+      if (why)
+        {
+          if (!cs->samples_unused++)
+            cs->first_unused = g_strdup_printf ("%s:%u: %s", viper_channels_name (p1->channels, t->channel),
+                                                t->line, why);
+          goto cause;
+        }
       guint ri = proc_index (cs, d[0]);
       /* proc_index may have grown the array */
       add_message (cs, pi, (double) d[1] / 1e9, ri, (double) d[2] / 1e9, MSG_SYNC);
@@ -263,6 +290,7 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
         }
     }
 
+cause:;
   gint64 cproc, cseq;
   double ctime;
   if (viper_run_last_cause (p1->run, &cproc, &cseq, &ctime))
@@ -348,7 +376,7 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
    * (per module, sequence order; each effect after its cause) */
   viper_run_set_any_order (run, TRUE);
   ViperScheduler *sched = viper_scheduler_new (run, NULL, channels, &diag);
-  Pass1 p1 = { cs, run };
+  Pass1 p1 = { cs, run, channels };
   for (const char *const *p = paths; p && *p; p++)
     {
       if (g_str_equal (*p, "-"))
@@ -779,6 +807,7 @@ viper_clock_sync_free (ViperClockSync *cs)
   g_free (cs->map_direct);
   viper_clock_keep_free (cs->keep);
   g_strfreev (cs->paths);
+  g_free (cs->first_unused);
   g_free (cs);
 }
 
@@ -869,6 +898,8 @@ ViperClockMode viper_clock_sync_mode (const ViperClockSync *cs) { return cs->mod
 gint64 viper_clock_sync_reference (const ViperClockSync *cs) { return cs->reference; }
 guint viper_clock_sync_n_procs (const ViperClockSync *cs) { return cs->procs->len; }
 guint64 viper_clock_sync_samples (const ViperClockSync *cs) { return cs->samples; }
+guint64 viper_clock_sync_samples_unused (const ViperClockSync *cs) { return cs->samples_unused; }
+const char *viper_clock_sync_first_unused (const ViperClockSync *cs) { return cs->first_unused; }
 guint64 viper_clock_sync_violations_raw (const ViperClockSync *cs) { return cs->violations_raw; }
 guint64 viper_clock_sync_violations_repaired (const ViperClockSync *cs) { return cs->violations_repaired; }
 
@@ -907,6 +938,7 @@ viper_clock_sync_write_json (const ViperClockSync *cs, ViperJson *j)
   viper_json_begin_object (j);
   viper_json_key (j, "reference"); viper_json_int (j, cs->reference);
   viper_json_key (j, "samples"); viper_json_int (j, (gint64) cs->samples);
+  viper_json_key (j, "samples_unused"); viper_json_int (j, (gint64) cs->samples_unused);
   viper_json_key (j, "pairs"); viper_json_int (j, (gint64) viper_clock_sync_pairs (cs));
   viper_json_key (j, "violations_raw"); viper_json_int (j, (gint64) cs->violations_raw);
   viper_json_key (j, "violations_repaired"); viper_json_int (j, (gint64) cs->violations_repaired);

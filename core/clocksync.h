@@ -86,6 +86,10 @@ guint viper_clock_sync_n_procs (const ViperClockSync *cs);
 const ViperClockProc *viper_clock_sync_proc (const ViperClockSync *cs, guint i);
 guint64 viper_clock_sync_pairs (const ViperClockSync *cs);        /* cause -> effect pairs found */
 guint64 viper_clock_sync_samples (const ViperClockSync *cs);      /* -6 -951 samples used */
+/* Samples that cannot be a ping and its pong (T2 before T1, REF = P or < 0):
+ * left out of the estimate; the first as "FILE:LINE: why" (NULL if none). */
+guint64 viper_clock_sync_samples_unused (const ViperClockSync *cs);
+const char *viper_clock_sync_first_unused (const ViperClockSync *cs);
 guint64 viper_clock_sync_violations_raw (const ViperClockSync *cs);
 guint64 viper_clock_sync_violations_repaired (const ViperClockSync *cs);
 /* Bytes the analysis keeps for the replay: per module, and with clc each

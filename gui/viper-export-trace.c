@@ -87,6 +87,9 @@ done (GObject *source, GAsyncResult *res, gpointer data)
       if (j->stats.clamped)
         g_string_append_printf (m, "; %" G_GUINT64_FORMAT " records written up to %s s later than their time",
                                 j->stats.clamped, viper_format_double (j->stats.max_clamp, num));
+      if (j->stats.left_out)
+        g_string_append_printf (m, "; %" G_GUINT64_FORMAT " clock-synchronisation samples left out",
+                                j->stats.left_out);
       msg = g_string_free (m, FALSE);
     }
   else

@@ -592,6 +592,12 @@ viper_exporter_set_window (ViperExporter *e, guint64 window)
 }
 
 void
+viper_export_leave_out (ViperExporter *e)
+{
+  e->stats.left_out++;
+}
+
+void
 viper_exporter_stats (const ViperExporter *e, ViperExportStats *out)
 {
   *out = e->stats;

@@ -72,6 +72,7 @@ typedef struct {
   guint64 clamped;                  /* sorted records written later than their time allowed (time raised) */
   double max_clamp;                 /* the most a record was moved later, in seconds */
   double shift;                     /* seconds added to every time so that the file starts at 0 (0: none) */
+  guint64 left_out;                 /* trams the format has no true form for, left out (counted, reported) */
   guint64 peak_buffered;            /* most records held by the merge at once */
   guint64 buffered;                 /* held now */
 } ViperExportStats;
@@ -149,6 +150,9 @@ void viper_export_pushf (ViperExporter *e, gint64 source, double time, const cha
  * that it precedes every record pushed after it (and every record still in
  * the merge), whatever their times. */
 void viper_export_push_definition (ViperExporter *e, const char *head, const char *tail);
+/* A tram this format has no true form for is left out: counted in the
+ * stats (left_out), which the caller reports. */
+void viper_export_leave_out (ViperExporter *e);
 /* A source that will produce records (holds the merge until it does). */
 void viper_export_expect_source (ViperExporter *e, gint64 source);
 /* A source that produces no more records (releases the merge). */

@@ -13,6 +13,10 @@
  * Because adjusted times respect every message (a receive end is never
  * earlier than its send begin) and ties keep the run order, the file is
  * causally consistent even when the input clocks lied.
+ * Clock-synchronisation samples (-6 -951) are left out (counted): their T1,
+ * TR and T2 are readings of the original clocks, which the adjusted times
+ * replaced, so they would contradict the file's own times (TIME is T2), and
+ * `--clock=drift` on the export would correct it a second time.
  *
  * The timeline (Pajé, Chrome) reads the picl model after each tram: one track
  * per processor in the state the model derived (busy, communicating, idle),
@@ -44,6 +48,11 @@ static void
 picl_paragraph (ViperExporter *e, const ViperTram *t, const ViperModel *m)
 {
   (void) m;
+  if (t->rec == VIPER_PICL_REC_SYNC && t->ev == VIPER_PICL_EV_SYNC)
+    {
+      viper_export_leave_out (e);
+      return;
+    }
   PiclExport *x = viper_exporter_priv (e);
   if (!x->line)
     x->line = g_string_new (NULL);

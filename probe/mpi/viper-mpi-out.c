@@ -250,8 +250,21 @@ open_live (const char *addr)
       memmove (host, host + 1, strlen (host));
       host[strlen (host) - 1] = 0;
     }
-  struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
-  int rc = getaddrinfo (host, colon + 1, &hints, &res);
+  /* a decimal port only: getaddrinfo would look a name up in /etc/services
+   * and take 99999 modulo 65536, connecting somewhere nobody asked for */
+  const char *port = colon + 1;
+  long pv = 0;
+  for (const char *c = port; *c && pv <= 65535; c++)
+    pv = *c >= '0' && *c <= '9' ? pv * 10 + (*c - '0') : 65536;
+  if (pv < 1 || pv > 65535)
+    {
+      char why[128];
+      snprintf (why, sizeof why, "port '%.16s' is not a number from 1 to 65535", port);
+      say (addr, why);
+      return -1;
+    }
+  struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV }, *res = NULL;
+  int rc = getaddrinfo (host, port, &hints, &res);
   if (rc != 0)
     {
       say (addr, gai_strerror (rc));
@@ -365,6 +378,11 @@ live_send (void)
       if (!appending)
         say (sink, n < 0 ? strerror (errno) : "connection closed");
       vm.on = 0;
+      /* what never left is dropped, as a file's failed write: the
+       * cross-check says what the viewer did not get */
+      for (size_t i = head; i < len; i++)
+        vm.dropped += buf[i] == '\n';
+      head = len;
       break;
     }
   if (head == len)
@@ -404,7 +422,7 @@ room (size_t need)
       head = 0;
       guard_off (&old);
     }
-  return len + need <= cap;
+  return vm.on && len + need <= cap;
 }
 
 static char *

@@ -191,17 +191,53 @@ typedef struct {
   int tag, src;
 } Done;
 
+/* Under MPI_THREAD_MULTIPLE, MPI may hand a completed request's handle to
+ * another thread's new request between our completion call and collect():
+ * that thread's track() then replaces our entry, and collect() would take
+ * its request for ours (a wait written for the wrong request, the other
+ * thread's own wait lost).  So with threads the entries are copied before
+ * the call, while the handles are still ours (snap), and an entry leaves the
+ * table after it only when it is still the one copied (the same id). */
+static void
+snapshot (int n, const MPI_Request *reqs, VmReq *snap)
+{
+  rlock ();
+  for (int i = 0; i < n; i++)
+    {
+      VmReq *e = find (rkey (reqs[i]));
+      if (e && e->active)
+        {
+          snap[i] = *e;
+          vm_comm_ref (e->comm);
+        }
+      else
+        snap[i].key = 0;
+    }
+  runlock ();
+}
+
+static void
+snapshot_release (int n, VmReq *snap)
+{
+  rlock ();
+  for (int i = 0; i < n; i++)
+    if (snap[i].key)
+      vm_comm_unref (snap[i].comm);
+  runlock ();
+}
+
 /* Take the completed requests out of the table (persistent ones go
- * inactive) and describe them; returns how many were ours. */
+ * inactive) and describe them; returns how many were ours.  snap: the
+ * entries copied before the call (threads), or NULL. */
 static int
-collect (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *out)
+collect (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *out, VmReq *snap)
 {
   int k = 0;
   rlock ();
   for (int j = 0; j < n; j++)
     {
       int i = index ? index[j] : j;
-      VmReq *e = find (rkey (saved[i]));
+      VmReq *e = snap ? (snap[i].key ? &snap[i] : NULL) : find (rkey (saved[i]));
       if (!e || !e->active)
         continue;
       Done d = { .id = e->id, .kind = e->kind & (K_SEND | K_RECV) };
@@ -215,6 +251,13 @@ collect (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done
           d.src = vm_comm_world_rank (e->comm ? e->comm : &vm.world, st[j].MPI_SOURCE);
         }
       out[k++] = d;
+      if (snap)
+        {
+          VmReq *t = find (e->key);
+          e = t && t->id == e->id ? t : NULL;
+          if (!e)
+            continue;
+        }
       if (e->kind & K_PERSISTENT)
         e->active = 0;
       else
@@ -252,9 +295,11 @@ typedef struct {
   MPI_Request req[SMALL];
   MPI_Status st[SMALL];
   Done done[SMALL];
+  VmReq snap[SMALL];
   MPI_Request *reqp;
   MPI_Status *stp;
   Done *donep;
+  VmReq *snapp;           /* NULL without threads */
 } Scratch;
 
 static int
@@ -265,16 +310,19 @@ scratch_get (Scratch *s, int n)
       s->reqp = s->req;
       s->stp = s->st;
       s->donep = s->done;
+      s->snapp = vm.mt ? s->snap : NULL;
       return 0;
     }
   s->reqp = malloc (sizeof (MPI_Request) * (size_t) n);
   s->stp = malloc (sizeof (MPI_Status) * (size_t) n);
   s->donep = malloc (sizeof (Done) * (size_t) n);
-  if (!s->reqp || !s->stp || !s->donep)
+  s->snapp = vm.mt ? malloc (sizeof (VmReq) * (size_t) n) : NULL;
+  if (!s->reqp || !s->stp || !s->donep || (vm.mt && !s->snapp))
     {
       free (s->reqp);
       free (s->stp);
       free (s->donep);
+      free (s->snapp);
       return -1;
     }
   return 0;
@@ -288,14 +336,15 @@ scratch_put (Scratch *s)
       free (s->reqp);
       free (s->stp);
       free (s->donep);
+      free (s->snapp);
     }
 }
 
 static void
-finish (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *done, int64_t t0)
+finish (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *done, int64_t t0, VmReq *snap)
 {
   int64_t t1 = vm_now ();
-  int k = collect (n, saved, index, st, done);
+  int k = collect (n, saved, index, st, done, snap);
   emit_done (done, k, t0, t1);
 }
 
@@ -308,10 +357,15 @@ MPI_Wait (MPI_Request *request, MPI_Status *status)
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   MPI_Request saved = *request;
   Done d;
+  VmReq one, *snap = vm.mt ? &one : NULL;
+  if (snap)
+    snapshot (1, &saved, snap);
   int64_t t0 = vm_now ();
   int rc = PMPI_Wait (request, st);
   if (rc == MPI_SUCCESS)
-    finish (1, &saved, NULL, st, &d, t0);
+    finish (1, &saved, NULL, st, &d, t0, snap);
+  if (snap)
+    snapshot_release (1, snap);
   return rc;
 }
 
@@ -324,12 +378,17 @@ MPI_Test (MPI_Request *request, int *flag, MPI_Status *status)
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   MPI_Request saved = *request;
   Done d;
+  VmReq one, *snap = vm.mt ? &one : NULL;
+  if (snap)
+    snapshot (1, &saved, snap);
   int64_t t0 = vm_now ();
   int rc = PMPI_Test (request, flag, st);
   if (rc == MPI_SUCCESS && *flag)
-    finish (1, &saved, NULL, st, &d, t0);
+    finish (1, &saved, NULL, st, &d, t0, snap);
   else
     vm.polls++;
+  if (snap)
+    snapshot_release (1, snap);
   return rc;
 }
 
@@ -341,10 +400,14 @@ MPI_Waitall (int count, MPI_Request requests[], MPI_Status statuses[])
     return PMPI_Waitall (count, requests, statuses);
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  if (s.snapp)
+    snapshot (count, s.reqp, s.snapp);
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitall (count, requests, st);
   if (rc == MPI_SUCCESS)
-    finish (count, s.reqp, NULL, st, s.donep, t0);
+    finish (count, s.reqp, NULL, st, s.donep, t0, s.snapp);
+  if (s.snapp)
+    snapshot_release (count, s.snapp);
   scratch_put (&s);
   return rc;
 }
@@ -357,12 +420,16 @@ MPI_Testall (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]
     return PMPI_Testall (count, requests, flag, statuses);
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  if (s.snapp)
+    snapshot (count, s.reqp, s.snapp);
   int64_t t0 = vm_now ();
   int rc = PMPI_Testall (count, requests, flag, st);
   if (rc == MPI_SUCCESS && *flag)
-    finish (count, s.reqp, NULL, st, s.donep, t0);
+    finish (count, s.reqp, NULL, st, s.donep, t0, s.snapp);
   else
     vm.polls++;
+  if (s.snapp)
+    snapshot_release (count, s.snapp);
   scratch_put (&s);
   return rc;
 }
@@ -376,10 +443,14 @@ MPI_Waitany (int count, MPI_Request requests[], int *index, MPI_Status *status)
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  if (s.snapp)
+    snapshot (count, s.reqp, s.snapp);
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitany (count, requests, index, st);
   if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
-    finish (1, s.reqp, index, st, s.donep, t0);
+    finish (1, s.reqp, index, st, s.donep, t0, s.snapp);
+  if (s.snapp)
+    snapshot_release (count, s.snapp);
   scratch_put (&s);
   return rc;
 }
@@ -393,12 +464,16 @@ MPI_Testany (int count, MPI_Request requests[], int *index, int *flag, MPI_Statu
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  if (s.snapp)
+    snapshot (count, s.reqp, s.snapp);
   int64_t t0 = vm_now ();
   int rc = PMPI_Testany (count, requests, index, flag, st);
   if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
-    finish (1, s.reqp, index, st, s.donep, t0);
+    finish (1, s.reqp, index, st, s.donep, t0, s.snapp);
   else
     vm.polls++;
+  if (s.snapp)
+    snapshot_release (count, s.snapp);
   scratch_put (&s);
   return rc;
 }
@@ -411,10 +486,14 @@ MPI_Waitsome (int incount, MPI_Request requests[], int *outcount, int indices[],
     return PMPI_Waitsome (incount, requests, outcount, indices, statuses);
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
+  if (s.snapp)
+    snapshot (incount, s.reqp, s.snapp);
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitsome (incount, requests, outcount, indices, st);
   if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
-    finish (*outcount, s.reqp, indices, st, s.donep, t0);
+    finish (*outcount, s.reqp, indices, st, s.donep, t0, s.snapp);
+  if (s.snapp)
+    snapshot_release (incount, s.snapp);
   scratch_put (&s);
   return rc;
 }
@@ -427,12 +506,16 @@ MPI_Testsome (int incount, MPI_Request requests[], int *outcount, int indices[],
     return PMPI_Testsome (incount, requests, outcount, indices, statuses);
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
+  if (s.snapp)
+    snapshot (incount, s.reqp, s.snapp);
   int64_t t0 = vm_now ();
   int rc = PMPI_Testsome (incount, requests, outcount, indices, st);
   if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
-    finish (*outcount, s.reqp, indices, st, s.donep, t0);
+    finish (*outcount, s.reqp, indices, st, s.donep, t0, s.snapp);
   else
     vm.polls++;
+  if (s.snapp)
+    snapshot_release (incount, s.snapp);
   scratch_put (&s);
   return rc;
 }

@@ -251,6 +251,50 @@ def state_out_to_fifo_reader_gets_it(tmp, problems):
             p.wait()
 
 
+@case
+def reader_gone_is_a_failed_write(tmp, problems):
+    """A reader that closes early ('| head', a FIFO's reader that quits) makes
+    the next write fail: said with the path, exit status 1 (spec section 5),
+    not a silent death by SIGPIPE (exit 141)."""
+    if not ARGS.picl_gen:
+        problems.append("needs --picl-gen")
+        return
+    trace = os.path.join(tmp, "big.trc")
+    r = subprocess.run([ARGS.picl_gen, "-P", "4", "-M", "20000", "-s", "3", f"--output={trace}"],
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    expect(r.returncode == 0, f"picl-gen: exit {r.returncode} {r.stderr[-200:]!r}", problems)
+    # standard output into a pipe whose reader takes 100 bytes and goes
+    p = subprocess.Popen([ARGS.viper_replay, "-q", "--run-out=-", trace], cwd=tmp, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdout.read(100)
+        p.stdout.close()
+        err = p.stderr.read().decode("utf-8", "replace")
+        rc = p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    expect(rc == 1 and "--run-out: standard output: Broken pipe" in err,
+           f"--run-out=- into a closed pipe: exit {rc} (want 1 and the output named), stderr {err[-300:]!r}", problems)
+    # an export into a FIFO whose reader goes
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([ARGS.viper_replay, "-q", f"--export=paragraph:{fifo}", trace], cwd=tmp,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        with open(fifo, "rb") as f:
+            f.read(100)
+        err = p.stderr.read().decode("utf-8", "replace")
+        rc = p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    expect(rc == 1 and f"--export=paragraph:{fifo}: {fifo}: Broken pipe" in err,
+           f"--export into a FIFO whose reader went: exit {rc} (want 1 and the path), stderr {err[-300:]!r}", problems)
+
+
 def read_fifo_while(p, fifo, deadline_s=30):
     fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     data = b""
@@ -559,7 +603,7 @@ def main():
     for fn in [state_out_dev_stdout_into_a_pipe, state_out_dev_stdout_into_a_file_with_stats, full_device,
                help_and_lists_to_full_device,
                render_png_real_reason, export_to_full_device_names_path, fifo_without_reader,
-               state_out_to_fifo_reader_gets_it, generators_write_fifos_in_place, symlink_followed, regular_file_keeps_mode,
+               state_out_to_fifo_reader_gets_it, reader_gone_is_a_failed_write, generators_write_fifos_in_place, symlink_followed, regular_file_keeps_mode,
                read_only_file_stays_read_only, missing_directory_fails_before_replay,
                two_outputs_on_one_file_are_refused, output_onto_an_input_is_refused,
                standard_output_may_take_several_outputs,

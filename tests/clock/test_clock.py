@@ -128,6 +128,59 @@ def sync_case(d):
     check(maxes[3] < maxes[0], f'sync: samples give a smaller max error ({maxes[3]:.3g} < {maxes[0]:.3g})')
 
 
+def clustered_trace(d, extra=()):
+    """Three processors with samples only at the start (a rank that died
+    before MPI_Finalize writes its Init samples only): processor 1's clock =
+    0's + 2 ms, 2's = 0's - 3 ms, no drift, 30 to 60 us each way (the same
+    both ways on average)."""
+    trace = os.path.join(d, 'cl.trc')
+    lines = ['-3 -901 0.0 0 0 0', '-3 -901 0.0 1 0 0', '-3 -901 0.0 2 0 0']
+    for i, (out, back) in enumerate(((30e-6, 60e-6), (55e-6, 35e-6), (40e-6, 50e-6), (60e-6, 40e-6))):
+        t1 = 0.001 + i * 100e-6
+        for p, off in ((1, 0.002), (2, -0.003)):
+            t2 = t1 + out + back
+            lines.append('-6 -951 %.9f %d 0 4 2 0 %d %d %d' % (t2 + off, p, round((t1 + off) * 1e9),
+                                                               round((t1 + out) * 1e9), round((t2 + off) * 1e9)))
+    lines += list(extra) + ['-4 -901 1.0 0 0 0', '-4 -901 1.002 1 0 0', '-4 -901 0.997 2 0 0']
+    with open(trace, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    r = subprocess.run([REPLAY, '--clock=drift', '--state-out', os.path.join(d, 'cl.json'), trace],
+                       capture_output=True, text=True, timeout=60)
+    with open(os.path.join(d, 'cl.json')) as f:
+        cs = json.load(f)['clock_sync']
+    return trace, r, cs
+
+
+def clustered_sync_case(d):
+    """Samples close together leave the slope free both ways: the map must
+    keep drift 0, not a slope at the search limit (it was +50,000 ppm, 50 ms
+    off after one second)."""
+    trace, r, cs = clustered_trace(d)
+    mods = {m['id']: m for m in cs['modules']}
+    check(r.returncode == 0 and cs['reference'] == 0, f'clustered: replay ok, reference 0 ({r.returncode}, {cs["reference"]})')
+    for p, off in ((1, -0.002), (2, 0.003)):
+        m = mods[p]
+        check(abs(m['clock_drift_ppm']) < 1 and abs(m['clock_offset'] - off) < 20e-6,
+              f'clustered: processor {p} drift {m["clock_drift_ppm"]:.1f} ppm (want 0), offset {m["clock_offset"]:.9f} (want {off})')
+
+
+def unusable_sample_case(d):
+    """A sample that cannot be a ping and its pong (T2 before T1 on one
+    clock, REF = P) is left out and said with its place: as two messages it
+    bent its pair's line to the search limit and, the first one, picked the
+    reference."""
+    trace, r, cs = clustered_trace(d, ('-6 -951 0.5 2 0 4 2 7 600000000 500000000 500000000',  # T2 before T1
+                                       '-6 -951 0.6 1 0 4 2 1 600000000 600000000 600000000'))  # REF = P
+    mods = {m['id']: m for m in cs['modules']}
+    check(r.returncode == 0 and cs['reference'] == 0 and 7 not in mods,
+          f'unusable: replay ok, reference 0, no processor 7 ({r.returncode}, {cs["reference"]})')
+    check(cs['samples'] == 8 and cs['samples_unused'] == 2,
+          f'unusable: 8 samples used, 2 impossible ones not ({cs["samples"]}, {cs.get("samples_unused")})')
+    check(abs(mods[2]['clock_drift_ppm']) < 1, f'unusable: processor 2 drift {mods[2]["clock_drift_ppm"]:.1f} ppm (want 0)')
+    check(f'2 clock-synchronisation sample(s) not used, the first: {trace}:12: T2 is before T1' in r.stderr,
+          f'unusable: the impossible samples are said with their place ({r.stderr.strip()[:300]})')
+
+
 def byseq(d):
     return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
 
@@ -258,6 +311,8 @@ def main():
         for procs, messages, seed in ((8, 2400, 5), (32, 9600, 5), (64, 12800, 7)):
             picl_case(d, procs, messages, seed)
         sync_case(d)
+        clustered_sync_case(d)
+        unusable_sample_case(d)
         monalisa_case(d)
         keep_case(d)
     if failures:

@@ -314,6 +314,52 @@ def ignored_trams_add_no_state(tmp, problems):
                 problems.append(f"{name}: the ignored trams change the {ext} export:\n" + "\n".join(diff))
 
 
+@case
+def paragraph_leaves_clock_samples_out(tmp, problems):
+    """A corrected run's ParaGraph file has no clock-synchronisation samples:
+    theirs are the original clocks' readings (T2 was 10 ms off the line's own
+    TIME), so replaying the export with --clock=drift corrected it a second
+    time (every time of processor 1 moved by 10 ms).  Left out, counted and
+    reported; the export replays as it is."""
+    trace = os.path.join(tmp, "skew.trc")
+    off = 0.010                       # processor 1's clock is 10 ms ahead of 0's
+    lines = ["-3 -901 0 0 0 0", f"-3 -901 {off:.9f} 1 0 0"]
+    for k, t in enumerate((0.001, 0.002, 0.101, 0.102)):        # samples at start and end, 20 us each way
+        t1, tr, t2 = t + off, t + 20e-6, t + 40e-6 + off
+        lines.append(f"-6 -951 {t2:.9f} 1 0 4 2 0 {round(t1 * 1e9)} {round(tr * 1e9)} {round(t2 * 1e9)}")
+    for i in range(20):               # messages both ways, 30 us in flight
+        t = 0.005 + i * 0.004
+        lines += [f"-3 -21 {t:.9f} 0 0 4 2 8 1 1 0", f"-4 -21 {t + 1e-6:.9f} 0 0 0",
+                  f"-3 -52 {t - 0.001 + off:.9f} 1 0 3 2 1 0 0", f"-4 -52 {t + 30e-6 + off:.9f} 1 0 4 2 8 1 0 0",
+                  f"-3 -21 {t + 0.002 + off:.9f} 1 0 4 2 8 2 0 0", f"-4 -21 {t + 0.002 + 1e-6 + off:.9f} 1 0 0",
+                  f"-3 -52 {t + 0.001:.9f} 0 0 3 2 2 1 0", f"-4 -52 {t + 0.002 + 30e-6:.9f} 0 0 4 2 8 2 1 0"]
+    lines += ["-4 -901 0.2 0 0 0", f"-4 -901 {0.2 + off:.9f} 1 0 0"]
+    with open(trace, "w") as f:
+        f.write("\n".join(sorted(lines, key=lambda l: int(l.split()[3]))) + "\n")
+    out = os.path.join(tmp, "skew.trf")
+    rc, stdout, err = run(["--clock=drift", "--stats", f"--export=paragraph:{out}", trace], tmp)
+    st = stats_of(stdout)
+    recs = paragraph_times(out) if os.path.exists(out) else []
+    expect(rc == 0 and recs, f"export: exit {rc} {err[-300:]!r}", problems)
+    expect(not [r for r in recs if (r[0], r[1]) == (-6, -951)], "the export still has clock samples", problems)
+    expect(f"--export=paragraph:{out}: 4 clock-synchronisation samples left out" in err,
+           f"not reported on stderr: {err[-300:]!r}", problems)
+    expect(st.get(f"export paragraph:{out} left out") == "4", f"--stats: {st.get(f'export paragraph:{out} left out')}",
+           problems)
+    # the export replayed with --clock=drift: its times stay where they are (within the flight time)
+    rerun = os.path.join(tmp, "again.run")
+    rc, _, err = run(["-q", "--clock=drift", f"--run-out={rerun}", out], tmp)
+    before = {}
+    for r in recs:
+        before.setdefault(r[3], []).append(r[2])
+    after = {}
+    for r in (paragraph_times(rerun) if rc == 0 else []):
+        after.setdefault(r[3], []).append(r[2])
+    moved = max((abs(a - b) for p in before for a, b in zip(before[p], after.get(p, []))), default=None)
+    expect(rc == 0 and moved is not None and moved < 1e-4,
+           f"the export replayed with --clock=drift moved times by {moved} s (exit {rc} {err[-200:]!r})", problems)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -324,7 +370,7 @@ def main():
     for fn in [paragraph_in_seconds_from_milliseconds, paragraph_no_negative_time_shift_reported,
                chrome_no_negative_timestamp, subset_definition_before_first_use,
                paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order,
-               paje_long_run_running_at_its_time, ignored_trams_add_no_state]:
+               paje_long_run_running_at_its_time, ignored_trams_add_no_state, paragraph_leaves_clock_samples_out]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
