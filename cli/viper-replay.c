@@ -9,83 +9,7 @@
  * Exit status: 0 stop point or end reached with nothing pending; 1 I/O error
  * or bad input under --strict; 2 usage error; 3 end reached with trams pending.
  */
-#include <errno.h>
-#include <math.h>
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <glib-unix.h>
-#include <glib/gstdio.h>
-#include <locale.h>
-#include "core/outfile.h"
-#include "core/scheduler.h"
-#include "core/clocksync.h"
-#include "core/stateout.h"
-#include "core/tramparse.h"
-#include "core/detect.h"
-#include "paradigms/paradigms.h"
-#include "paradigms/views.h"
-#include "paradigms/export.h"
-#include "seek-test.h"
-#include "progress.h"
-
-#define EXIT_IO 1
-#define EXIT_USAGE 2
-#define EXIT_PENDING 3
-
-typedef struct {
-  char **listen;
-  double idle_exit;
-  double stuck_after;       /* live: warn when trams pend this long with no progress (0: never) */
-  gboolean stats;
-  gboolean strict;
-  char *paradigm;
-  char *setup;
-  double decay;
-  char *until;
-  gint64 steps;
-  char *run_out;
-  char *state_out;
-  double history;
-  gboolean list_paradigms;
-  gboolean version;
-  gboolean quiet;
-  char **render;
-  char **exports;
-  char *render_size;
-  char **traces;
-  gint max_connections;     /* -1: the default */
-  gint64 max_partial;       /* -1: the default */
-  char *progress;           /* auto (default), always, never */
-} Options;
-
-typedef struct {
-  Options opt;
-  ViperTramPool *pool;
-  ViperChannels *channels;
-  ViperDiag diag;
-  const ViperParadigm *paradigm;
-  ViperSetup *setup;
-  ViperModel *model;
-  ViperRun *run;
-  ViperScheduler *sched;
-  ViperOutFile *run_out;
-  ViperOutFile *state_out;   /* opened before the replay, written at the stop point */
-  ViperOutFile **render_out; /* one per --render, likewise */
-  GString *line;
-  gboolean io_error;
-  gboolean interrupted;
-  GMainLoop *loop;
-  GPtrArray *exporters;      /* ViperExporter*, one per --export */
-  GString *export_stats;     /* what the exporters changed, for --stats */
-  ViperClockSync *clock_sync;  /* --clock=drift|clc */
-  double clock_seconds;        /* its first reading of the trace */
-  ViperProgress *progress;     /* NULL: no progress line */
-  int signal;                  /* the signal that stopped the replay, 0 if none */
-} App;
+#include "replay-app.h"
 
 static void
 diag_sink (ViperDiagKind kind, const char *message, gpointer data)
@@ -108,45 +32,6 @@ diag_sink (ViperDiagKind kind, const char *message, gpointer data)
     default:
       break;
     }
-}
-
-static void
-run_out_hook (const ViperTram *t, gboolean changed, gpointer data)
-{
-  (void) changed;
-  App *app = data;
-  g_string_truncate (app->line, 0);
-  viper_tram_print (t, TRUE, app->line);
-  g_string_append_c (app->line, '\n');
-  viper_outfile_write (app->run_out, app->line->str, app->line->len);
-}
-
-/* Whatever an exporter had to change to meet its format (a shift to start
- * at 0, records raised to keep the time order) is said, never silent: on
- * standard error (unless --quiet) and in --stats. */
-static void
-report_export (App *app, const char *spec, const ViperExporter *ex)
-{
-  ViperExportStats st;
-  viper_exporter_stats (ex, &st);
-  char shift[32], moved[32];
-  viper_format_double (st.shift, shift);
-  viper_format_double (st.max_clamp, moved);
-  if (!app->opt.quiet && st.shift != 0)
-    fprintf (stderr, "viper-replay: --export=%s: times shifted by +%s s so that the run starts at 0\n", spec, shift);
-  if (!app->opt.quiet && st.clamped)
-    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written up to %s s later than "
-             "their time, to keep the file in time order\n", spec, st.clamped, st.clamped == 1 ? "" : "s", moved);
-  if (!app->opt.quiet && st.left_out)
-    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " clock-synchronisation sample%s left out: "
-             "they hold the original clocks' readings, which the adjusted times replaced\n", spec, st.left_out,
-             st.left_out == 1 ? "" : "s");
-  if (!app->export_stats)
-    app->export_stats = g_string_new (NULL);
-  g_string_append_printf (app->export_stats, "export %s shift: %s\nexport %s clamped: %" G_GUINT64_FORMAT "\n",
-                          spec, shift, spec, st.clamped);
-  if (st.left_out)
-    g_string_append_printf (app->export_stats, "export %s left out: %" G_GUINT64_FORMAT "\n", spec, st.left_out);
 }
 
 static gboolean
@@ -201,8 +86,8 @@ progress_figures (App *app, ViperProgressFigures *f)
     f->bytes += viper_scheduler_source (app->sched, i)->bytes_read;
 }
 
-static void
-progress_update (App *app)
+void
+replay_progress_update (App *app)
 {
   if (!viper_progress_due (app->progress))
     return;             /* nothing to gather: counts and sources are read when a line is due */
@@ -219,7 +104,7 @@ replay_tick (ViperScheduler *s, gpointer data)
   (void) s;
   App *app = data;
   g_main_context_iteration (NULL, FALSE);
-  progress_update (app);
+  replay_progress_update (app);
 }
 
 /* The inputs' size in bytes when every one is a regular file read once
@@ -238,244 +123,6 @@ inputs_size (const App *app)
       total += (guint64) st.st_size;
     }
   return total;
-}
-
-/* Live replay: run the main loop until the senders are done (idle-exit). */
-typedef struct {
-  App *app;
-  ViperStopReason why;
-  guint64 transferred;      /* at the last progress */
-  gint64 progress_t;        /* when the run last transferred a tram (or started) */
-  gboolean stuck_said;      /* this stall has been reported */
-} LiveState;
-
-/* Trams that wait while nothing moves for --stuck-after seconds are said
- * once per stall, with what they wait for: a lost tram otherwise shows only
- * at the end, after the memory it holds up has grown for the whole run. */
-static void
-check_stuck (LiveState *ls)
-{
-  App *app = ls->app;
-  ViperCounts c;
-  viper_run_counts (app->run, &c);
-  gint64 now = g_get_monotonic_time ();
-  if (c.transferred != ls->transferred || c.pending == 0)
-    {
-      ls->transferred = c.transferred;
-      ls->progress_t = now;
-      ls->stuck_said = FALSE;
-      return;
-    }
-  if (ls->stuck_said || app->opt.stuck_after <= 0
-      || now - ls->progress_t < (gint64) (app->opt.stuck_after * G_USEC_PER_SEC))
-    return;
-  ls->stuck_said = TRUE;
-  GArray *stuck = viper_run_stuck (app->run);
-  GString *m = g_string_new (NULL);
-  g_string_append_printf (m, "%" G_GUINT64_FORMAT " tram%s pending for %.3g s with no progress", c.pending,
-                          c.pending == 1 ? "" : "s", (double) (now - ls->progress_t) / G_USEC_PER_SEC);
-  for (guint i = 0; i < stuck->len && i < 3; i++)
-    {
-      const ViperStuck *st = &g_array_index (stuck, ViperStuck, i);
-      g_string_append_printf (m, "%s proc %" G_GINT64_FORMAT " waits for %s (%" G_GUINT64_FORMAT " tram%s)",
-                              i ? ";" : ":", st->proc, st->waiting_for, st->trams, st->trams == 1 ? "" : "s");
-    }
-  if (stuck->len > 3)
-    g_string_append_printf (m, "; and %u more", stuck->len - 3);
-  viper_stuck_array_free (stuck);
-  if (!app->opt.quiet)
-    {
-      viper_progress_clear (app->progress);
-      fprintf (stderr, "viper-replay: warning: %s\n", m->str);
-    }
-  g_string_free (m, TRUE);
-}
-
-static gboolean
-live_tick (gpointer data)
-{
-  LiveState *ls = data;
-  App *app = ls->app;
-  ViperStopReason r = viper_scheduler_pump (app->sched, 65536);
-  progress_update (app);
-  if (r == VIPER_STOP_NONE)
-    return G_SOURCE_CONTINUE;
-  if (r != VIPER_STOP_WAITING && r != VIPER_STOP_END)
-    {
-      ls->why = r;
-      g_main_loop_quit (app->loop);
-      return G_SOURCE_REMOVE;
-    }
-  check_stuck (ls);
-  /* waiting: decide whether the live sources are done */
-  gboolean files_done = TRUE, any_listen = FALSE, listeners_done = TRUE;
-  gint64 last = 0;
-  for (guint i = 0; i < viper_scheduler_n_sources (app->sched); i++)
-    {
-      ViperTramSource *src = viper_scheduler_source (app->sched, i);
-      if (g_str_equal (src->klass->kind, "listen"))
-        {
-          any_listen = TRUE;
-          if (viper_listen_source_open_connections (src) > 0 || viper_listen_source_total_connections (src) == 0)
-            listeners_done = FALSE;
-          last = MAX (last, viper_listen_source_last_activity (src));
-        }
-      else if (!viper_tram_source_at_end (src))
-        files_done = FALSE;
-    }
-  if (files_done && (!any_listen || listeners_done)
-      && g_get_monotonic_time () - last >= (gint64) (app->opt.idle_exit * G_USEC_PER_SEC))
-    {
-      ls->why = VIPER_STOP_END;
-      g_main_loop_quit (app->loop);
-      return G_SOURCE_REMOVE;
-    }
-  return G_SOURCE_CONTINUE;
-}
-
-static ViperStopReason
-run_live (App *app)
-{
-  LiveState ls = { app, VIPER_STOP_END, 0, g_get_monotonic_time (), FALSE };
-  app->loop = g_main_loop_new (NULL, FALSE);
-  viper_scheduler_attach (app->sched, NULL);
-  /* processing below reading: the sources read at G_PRIORITY_HIGH */
-  GSource *idle = g_timeout_source_new (1);
-  g_source_set_priority (idle, G_PRIORITY_DEFAULT_IDLE);
-  g_source_set_callback (idle, live_tick, &ls, NULL);
-  g_source_attach (idle, NULL);
-  g_main_loop_run (app->loop);
-  g_source_destroy (idle);
-  g_source_unref (idle);
-  g_main_loop_unref (app->loop);
-  app->loop = NULL;
-  if (app->interrupted)
-    return VIPER_STOP_USER;
-  return ls.why;
-}
-
-static void
-print_stats (App *app, double seconds, GString *out)
-{
-  ViperCounts c;
-  viper_run_counts (app->run, &c);
-  if (app->model)
-    c.inconsistent = app->model->inconsistent;
-  g_string_append_printf (out, "read: %" G_GUINT64_FORMAT "\n", c.read);
-  g_string_append_printf (out, "transferred: %" G_GUINT64_FORMAT "\n", c.transferred);
-  g_string_append_printf (out, "pending: %" G_GUINT64_FORMAT "\n", c.pending);
-  g_string_append_printf (out, "rejected: %" G_GUINT64_FORMAT "\n", c.rejected);
-  g_string_append_printf (out, "ignored: %" G_GUINT64_FORMAT "\n", c.ignored);
-  g_string_append_printf (out, "inconsistent: %" G_GUINT64_FORMAT "\n", c.inconsistent);
-  GArray *procs = viper_run_procs (app->run);
-  for (guint i = 0; i < procs->len; i++)
-    {
-      gint64 p = g_array_index (procs, gint64, i);
-      g_string_append_printf (out, "proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT "\n", p, viper_run_proc_count (app->run, p));
-    }
-  g_array_unref (procs);
-  double clock = viper_run_clock (app->run);
-  char buf[32];
-  g_string_append_printf (out, "clock: %s\n", isfinite (clock) ? viper_format_double (clock, buf) : "none");
-  if (app->clock_sync)
-    {
-      g_string_append_printf (out, "violations repaired: %" G_GUINT64_FORMAT "\n",
-                              viper_clock_sync_violations_repaired (app->clock_sync));
-      g_string_append_printf (out, "clock seconds: %.3f\n", app->clock_seconds);
-      g_string_append_printf (out, "clock bytes: %" G_GSIZE_FORMAT "\n", viper_clock_sync_bytes (app->clock_sync));
-      if (viper_clock_sync_kept (app->clock_sync))
-        g_string_append_printf (out, "clock kept: %" G_GSIZE_FORMAT " bytes of trams in memory (bound %" G_GSIZE_FORMAT ")\n",
-                                viper_clock_sync_kept_bytes (app->clock_sync), viper_clock_sync_keep_limit (app->clock_sync));
-      else
-        g_string_append_printf (out, "clock kept: none, the files were read again (bound %" G_GSIZE_FORMAT "%s)\n",
-                                viper_clock_sync_keep_limit (app->clock_sync),
-                                viper_clock_sync_keep_hit_bound (app->clock_sync) ? " hit" : "");
-    }
-  g_string_append_printf (out, "seconds: %.3f\n", seconds);
-  g_string_append_printf (out, "lines/s: %.0f\n", seconds > 0 ? (double) c.read / seconds : 0.0);
-  /* what the tram pool holds from the system now and held at most: a burst
-   * of pending trams that drained must have given its memory back */
-  g_string_append_printf (out, "pool bytes: %" G_GSIZE_FORMAT "\n", viper_tram_pool_bytes_reserved (app->pool));
-  g_string_append_printf (out, "pool bytes peak: %" G_GSIZE_FORMAT "\n",
-                          viper_tram_pool_bytes_reserved_peak (app->pool));
-  if (app->export_stats)
-    g_string_append (out, app->export_stats->str);
-}
-
-/* Two outputs on one file: the later would replace the earlier (or cut
- * into it), so one of them would be lost while the exit status says all is
- * well; an output on an input file would replace the trace or setup read.  The message naming both options, or NULL when every output has a
- * file of its own.  Standard output (or a terminal) may take several
- * outputs, one after the other, but not two of those written during the
- * replay (--run-out, --export): their lines would mix. */
-static char *
-outputs_clash (const Options *o)
-{
-  GPtrArray *opt = g_ptr_array_new_with_free_func (g_free), *path = g_ptr_array_new_with_free_func (g_free);
-  guint n_live = 0;   /* the first n_live outputs are written during the replay */
-  if (o->run_out)
-    {
-      g_ptr_array_add (opt, g_strdup_printf ("--run-out=%s", o->run_out));
-      g_ptr_array_add (path, g_strdup (o->run_out));
-    }
-  for (char **x = o->exports; x && *x; x++)
-    {
-      char *xformat = NULL, *xfile = NULL;
-      if (viper_export_parse_spec (*x, &xformat, &xfile, NULL))
-        {
-          g_ptr_array_add (opt, g_strdup_printf ("--export=%s", *x));
-          g_ptr_array_add (path, g_steal_pointer (&xfile));
-        }
-      g_free (xformat);
-      g_free (xfile);
-    }
-  n_live = path->len;
-  if (o->state_out)
-    {
-      g_ptr_array_add (opt, g_strdup_printf ("--state-out=%s", o->state_out));
-      g_ptr_array_add (path, g_strdup (o->state_out));
-    }
-  for (char **r = o->render; r && *r; r++)
-    {
-      g_ptr_array_add (opt, g_strdup_printf ("--render=%s", *r));
-      g_ptr_array_add (path, g_strdup (strchr (*r, ':') + 1));
-    }
-  char *msg = NULL;
-  /* an output onto one of the inputs would replace the trace (or setup)
-   * being read: refused like two outputs on one file */
-  for (guint i = 0; !msg && i < path->len; i++)
-    {
-      for (char **t = o->traces; !msg && t && *t; t++)
-        if (!g_str_equal (*t, "-") && viper_outfile_compare (path->pdata[i], *t) == VIPER_OUT_SAME_FILE)
-          msg = g_strdup_printf ("%s would replace the trace %s it reads; give the output a file of its own",
-                                 (char *) opt->pdata[i], *t);
-      if (!msg && o->setup && viper_outfile_compare (path->pdata[i], o->setup) == VIPER_OUT_SAME_FILE)
-        msg = g_strdup_printf ("%s would replace the setup file %s it reads; give the output a file of its own",
-                               (char *) opt->pdata[i], o->setup);
-    }
-  for (guint i = 0; !msg && i < path->len; i++)
-    for (guint j = i + 1; !msg && j < path->len; j++)
-      {
-        ViperOutSame same = viper_outfile_compare (path->pdata[i], path->pdata[j]);
-        if (same == VIPER_OUT_SAME_FILE)
-          msg = g_strdup_printf ("%s and %s write the same file; give each output a file of its own",
-                                 (char *) opt->pdata[i], (char *) opt->pdata[j]);
-        else if (same == VIPER_OUT_SAME_STREAM && j < n_live)
-          msg = g_strdup_printf ("%s and %s would both write to %s during the replay, their lines mixed; "
-                                 "give one of them a file", (char *) opt->pdata[i], (char *) opt->pdata[j],
-                                 g_str_equal (path->pdata[i], "-") ? "standard output" : (char *) path->pdata[i]);
-      }
-  g_ptr_array_unref (opt);
-  g_ptr_array_unref (path);
-  return msg;
-}
-
-/* --render's image format: the file's extension; "-" (standard output,
- * spec picl.md section 5) is PNG. */
-static int
-render_format (const char *path)
-{
-  return g_str_equal (path, "-") ? 0 : viper_view_image_format (path);
 }
 
 static int
@@ -774,7 +421,7 @@ main (int argc, char **argv)
           g_free (msg);
           goto out_ctx;
         }
-      if (render_format (colon + 1) < 0)
+      if (replay_render_format (colon + 1) < 0)
         {
           char *msg = g_strdup_printf ("--render=%s: unknown image format (use .png, .svg or .pdf)", *r);
           rc = usage_error (ctx, msg);
@@ -827,7 +474,7 @@ main (int argc, char **argv)
           goto out_ctx;
         }
     }
-  char *clash = outputs_clash (&app.opt);
+  char *clash = replay_outputs_clash (&app.opt);
   if (clash)
     {
       rc = usage_error (ctx, clash);
@@ -966,7 +613,7 @@ main (int argc, char **argv)
           rc = EXIT_IO;
           goto out;
         }
-      viper_scheduler_add_hook (app.sched, run_out_hook, &app);
+      viper_scheduler_add_hook (app.sched, replay_run_out_hook, &app);
     }
   if (app.opt.exports)
     app.exporters = g_ptr_array_new ();
@@ -1026,7 +673,7 @@ main (int argc, char **argv)
   ViperStopReason why;
   viper_scheduler_go (app.sched);
   if (app.opt.listen)
-    why = run_live (&app);
+    why = replay_run_live (&app);
   else
     {
       viper_scheduler_attach (app.sched, NULL);
@@ -1068,7 +715,7 @@ main (int argc, char **argv)
           g_clear_error (&error);
           app.io_error = TRUE;
         }
-      report_export (&app, app.opt.exports[i], ex);
+      replay_report_export (&app, app.opt.exports[i], ex);
       viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), NULL);
     }
 
@@ -1090,7 +737,7 @@ main (int argc, char **argv)
       const char *const *r = (const char *const *) &app.opt.render[i];
       char *view = g_strndup (*r, (gsize) (strchr (*r, ':') - *r));
       if (!viper_view_render_to_outfile (view, app.model, app.run, g_steal_pointer (&app.render_out[i]),
-                                         render_format (strchr (*r, ':') + 1), render_w, render_h, &error))
+                                         replay_render_format (strchr (*r, ':') + 1), render_w, render_h, &error))
         {
           fprintf (stderr, "viper-replay: --render=%s: %s\n", *r, error->message);
           g_clear_error (&error);
@@ -1103,7 +750,7 @@ main (int argc, char **argv)
   if (app.opt.stats)
     {
       GString *st = g_string_new (NULL);
-      print_stats (&app, seconds, st);
+      replay_print_stats (&app, seconds, st);
       if (!viper_outfile_set_contents ("-", "viper-replay", st->str, st->len, &error))
         {
           fprintf (stderr, "viper-replay: --stats: %s\n", error->message);
