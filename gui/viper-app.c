@@ -31,107 +31,16 @@
  * over (viper-session.c); Reset while programs are connected asks, then
  * disconnects them.
  */
-#include <errno.h>
-#include <locale.h>
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-#include <gtk/gtk.h>
-#include "core/stateout.h"
-#include "paradigms/paradigms.h"
-#include "paradigms/views.h"
-#include "viper-export-trace.h"
-#include "viper-playback.h"
-#include "viper-session.h"
-#include "viper-setup-dialog.h"
-#include "viper-switchnet-panel.h"
-#include "viper-lights-panel.h"
-#include "viper-status.h"
-#include "viper-view-widget.h"
-#include "viper-infobar.h"
-#include "viper-open-dialog.h"
-#include "viper-settings.h"
-#include "viper-desktop.h"
-#include "viper-inspect.h"
-#include "viper-keys.h"
-#include "viper-ticker.h"
-
-typedef struct {
-  /* options */
-  char *paradigm;
-  char *setup;
-  char *view;               /* --view: a view setup file beside the paradigm's setup */
-  char **listen;
-  char **traces;
-  double decay;
-  double breakpoint;        /* the user's breakpoint, NAN = none */
-  int interval_ms;
-  double history;
-  gboolean demo;
-
-  GtkApplication *gapp;
-  ViperSession *s;
-  GtkWidget *window, *header, *go_button, *progress;
-  GtkWidget *views[VIPER_VIEW_N_KINDS], *frames[VIPER_VIEW_N_KINDS];
-  ViperStatus *status;
-  ViperViewSetupCtl *vsc;   /* the view setup the views draw (Setup...) */
-  ViperSwitchnetPanel *swp; /* switch-network controls (switchnet sessions) */
-  ViperLightsPanel *lights; /* Freeze and Range for the lights paradigm */
-  ViperTicker *ticker;       /* the redraw tick (viper-ticker.c) */
-  guint replay_min_us;      /* the replay's least time between frames (after_paint) */
-  GArray *areas;
-  ViperPlayback *pb;        /* speed, timeline, seek (viper-playback.c) */
-
-  gint64 rate_t;
-  guint64 rate_applied;
-  double rate;
-  gboolean have_applied;
-  gint64 ap_proc;
-  double ap_time, ap_adjusted;
-
-  char *debug_dir;
-  guint dumps;
-  const char *dump_why;
-  gboolean dump_pending;
-  guint64 live_dumped_at;
-  char *last_layout;
-  gboolean progress_dump_pending;  /* the progress bar appeared: say so after the next frame */
-  gint64 go_t;              /* when processing last started (benchmark numbers in the dump) */
-  gint64 paint_t;           /* when the frame being painted started */
-  guint64 go_frames[VIPER_VIEW_N_KINDS];  /* each view's paints by then: frames/s counts the run's own */
-  gint64 go_draw_us[VIPER_VIEW_N_KINDS];   /* and their drawing CPU time by then */
-  int go_shows;             /* what the Go button shows: 0 not set yet, 1 Go, 2 Stop */
-  char last_sub[160];       /* the subtitle shown, and when it was set */
-  gint64 sub_t;
-
-  ViperInfobar *infobar;
-  ViperInspect *inspect;             /* tooltips and clicks on modules */
-  GtkWidget *dock, *main_paned;      /* the docked diagnostics, below the views */
-  GtkWidget *top, *bottom, *vp;      /* the views' containers (reflow when views are hidden) */
-  GMenu *recent_menu;
-  GMenu *paradigm_menu;              /* the session's paradigm's own keys (viper-keys.c) */
-  GtkWidget *menu_button;
-  ViperSettings *settings;
-  char *open_folder, *setup_folder;  /* where the dialogs were last */
-  char *export_folder;
-  ViperLiveState live_dumped;        /* the live state the last dump described */
-  guint64 pending_reasons_at;        /* applied count the status's pending reasons are from, +1 */
-  gboolean closing;                  /* the window is going: no more updates */
-  gboolean no_layout_dump;           /* VIPER_DEBUG_LAYOUT=0: state dumps only (benchmarks) */
-  guint64 live_progress_at;          /* applied count of the last live-progress dump */
-  gint64 live_progress_t;
-} App;
+#include "viper-app-private.h"
 
 static App app;
 
 /* ---- the pipeline ----------------------------------------------------------- */
 
-static void flush (App *a);
 static void update_progress (App *a);
-static void save_settings (App *a);
 
-static void
-diag_sink (ViperDiagKind kind, const char *message, gpointer data)
+void
+viper_app_diag_sink (ViperDiagKind kind, const char *message, gpointer data)
 {
   App *a = data;
   if (a->status)
@@ -156,7 +65,7 @@ transfer_hook (const ViperTram *t, gboolean changed, gpointer data)
       a->ap_adjusted = t->adjusted;
     }
   if (a->interval_ms == 0)
-    flush (a);
+    viper_app_flush (a);
 }
 
 static const char *
@@ -175,8 +84,8 @@ stop_name (ViperStopReason why)
     }
 }
 
-static void
-request_dump (App *a, const char *why)
+void
+viper_app_request_dump (App *a, const char *why)
 {
   if (!a->debug_dir || a->closing)
     return;
@@ -184,12 +93,12 @@ request_dump (App *a, const char *why)
   a->dump_pending = TRUE;
   /* the views get what changed since the last tick now, so the next frame
    * shows the state the dump describes; and that frame must be painted */
-  flush (a);
+  viper_app_flush (a);
   gtk_widget_queue_draw (a->views[VIPER_VIEW_PROGRAM]);
 }
 
-static void
-update_controls (App *a)
+void
+viper_app_update_controls (App *a)
 {
   if (a->closing)
     return;
@@ -269,10 +178,10 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
   if (why != VIPER_STOP_NONE && why != VIPER_STOP_WAITING)
     {
       /* show the stop point now rather than at the next tick */
-      flush (a);
-      request_dump (a, stop_name (why));
+      viper_app_flush (a);
+      viper_app_request_dump (a, stop_name (why));
     }
-  update_controls (a);
+  viper_app_update_controls (a);
 }
 
 /* A new run connected to the listening session, which started over. */
@@ -293,11 +202,11 @@ on_new_run (gpointer data)
   /* the warning that says so went to the cleared lists: say it again */
   char *msg = g_strdup_printf ("a new run connected while none was connected: the session started over (run %u)",
                                a->s->new_runs + 1);
-  diag_sink (VIPER_DIAG_WARNING, msg, a);
+  viper_app_diag_sink (VIPER_DIAG_WARNING, msg, a);
   g_free (msg);
-  flush (a);
-  update_controls (a);
-  request_dump (a, "new-run");
+  viper_app_flush (a);
+  viper_app_update_controls (a);
+  viper_app_request_dump (a, "new-run");
 }
 
 static void
@@ -346,7 +255,7 @@ set_session (App *a, ViperSession *s)
       if (!viper_view_setup_ctl_attach (a->vsc, s, a->view, &verr))
         {
           /* the replay works without it: the views fall back to the default layout */
-          diag_sink (VIPER_DIAG_WARNING, verr->message, a);
+          viper_app_diag_sink (VIPER_DIAG_WARNING, verr->message, a);
           g_printerr ("viper: %s\n", verr->message);
           g_error_free (verr);
         }
@@ -359,15 +268,15 @@ set_session (App *a, ViperSession *s)
   if (a->paradigm_menu)
     viper_keys_fill_paradigm_menu (a->paradigm_menu, s ? s->paradigm->name : NULL);
   viper_playback_set_session (a->pb, s);
-  update_controls (a);
+  viper_app_update_controls (a);
 }
 
-static gboolean
-open_session (App *a, const char *paradigm, const char *setup, char **traces, char **listen)
+gboolean
+viper_app_open_session (App *a, const char *paradigm, const char *setup, char **traces, char **listen)
 {
   GError *error = NULL;
   ViperSession *s = viper_session_new (paradigm, setup, (const char *const *) traces, (const char *const *) listen,
-                                       a->decay, a->history, diag_sink, a, &error);
+                                       a->decay, a->history, viper_app_diag_sink, a, &error);
   if (!s)
     {
       if (a->window)
@@ -410,8 +319,8 @@ update_progress (App *a)
                                    MIN (1.0, (double) viper_session_bytes_read (a->s) / (double) a->s->file_bytes));
 }
 
-static void
-flush (App *a)
+void
+viper_app_flush (App *a)
 {
   if (!a->s || a->closing)
     return;
@@ -431,7 +340,7 @@ tick (gpointer data)
   App *a = data;
   if (a->closing)
     return G_SOURCE_CONTINUE;
-  flush (a);
+  viper_app_flush (a);
   if (!a->s)
     return G_SOURCE_CONTINUE;
   viper_playback_tick (a->pb);
@@ -460,7 +369,7 @@ tick (gpointer data)
   update_progress (a);
   /* live sessions change state without a stop (connections come and go) */
   if (viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE || viper_session_has_listener (a->s))
-    update_controls (a);
+    viper_app_update_controls (a);
   if (a->status && viper_status_shown (a->status))
     {
       ViperStopReason last = viper_scheduler_last_stop (a->s->sched);
@@ -480,7 +389,7 @@ tick (gpointer data)
           && a->s->model->applied != a->live_dumped_at)
         {
           a->live_dumped_at = a->s->model->applied;
-          request_dump (a, "live-idle");
+          viper_app_request_dump (a, "live-idle");
         }
       ViperLiveState ls = viper_session_live_state (a->s, NULL);
       gint64 now_us = g_get_monotonic_time ();
@@ -490,12 +399,12 @@ tick (gpointer data)
           /* while connected, what has arrived so far (at most five times a second) */
           a->live_progress_at = a->s->model->applied;
           a->live_progress_t = now_us;
-          request_dump (a, "live-progress");
+          viper_app_request_dump (a, "live-progress");
         }
       else if (ls != a->live_dumped && (ls == VIPER_LIVE_CONNECTED || ls == VIPER_LIVE_LISTENING))
         {
           a->live_dumped = ls;
-          request_dump (a, ls == VIPER_LIVE_CONNECTED ? "live-connected" : "live-listening");
+          viper_app_request_dump (a, ls == VIPER_LIVE_CONNECTED ? "live-connected" : "live-listening");
         }
       else if (ls != a->live_dumped && viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_WAITING)
         a->live_dumped = ls;
@@ -503,258 +412,12 @@ tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-static void
-restart_timer (App *a)
+void
+viper_app_restart_timer (App *a)
 {
   viper_ticker_free (a->ticker);
   /* zero: flushed by the transfer hook; the timer still refreshes the status */
   a->ticker = viper_ticker_new (a->interval_ms > 0 ? (guint) a->interval_ms : 40, tick, a);
-}
-
-/* ---- debug dumps (tests) ------------------------------------------------------------- */
-
-/* Where the widget's (0, 0) is in root pixels.  gdk_window_get_origin asks
- * the X server, so write_layout asks once per view, not once per module. */
-static gboolean
-root_origin (GtkWidget *w, int *ox, int *oy)
-{
-  GdkWindow *gw = gtk_widget_get_window (w);
-  if (!gw || !gtk_widget_get_mapped (w))
-    return FALSE;
-  gdk_window_get_origin (gw, ox, oy);
-  if (!gtk_widget_get_has_window (w))
-    {
-      GtkAllocation al;
-      gtk_widget_get_allocation (w, &al);
-      *ox += al.x;
-      *oy += al.y;
-    }
-  return TRUE;
-}
-
-static void
-write_layout (App *a)
-{
-  GString *j = g_string_new ("{\"views\": {");
-  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
-    {
-      ViperViewWidget *v = VIPER_VIEW_WIDGET (a->views[k]);
-      g_string_append_printf (j, "%s\"%s\": [", k ? ", " : "", viper_view_kind_name (k));
-      if (a->s && gtk_widget_get_mapped (a->views[k]))
-        {
-          GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-          if (k == VIPER_VIEW_PROGRAM)
-            {
-              gint64 minus = -1;
-              g_array_append_val (ids, minus);
-            }
-          else
-            viper_view_renderer (a->s->model)->modules (a->s->model, a->s->run, ids);
-          /* one layout per view and dump: this runs after every frame, and
-           * laying the view out again for each of 1088 modules made every
-           * frame take seconds, so the replay's idle slices never ran */
-          ViperViewGeometry *g = viper_view_widget_geometry (v);
-          int ox = 0, oy = 0;
-          gboolean placed = root_origin (a->views[k], &ox, &oy);
-          gboolean first = TRUE;
-          for (guint i = 0; placed && i < ids->len; i++)
-            {
-              gint64 id = g_array_index (ids, gint64, i);
-              double x, y;
-              if (viper_view_geometry_module_point (g, id, &x, &y))
-                {
-                  int rx = ox + (int) floor (x), ry = oy + (int) floor (y);
-                  g_string_append_printf (j, "%s{\"id\": %" G_GINT64_FORMAT ", \"x\": %d, \"y\": %d",
-                                          first ? "" : ", ", id, rx, ry);
-                  /* a view setup's box, with the root offset of the widget's (0, 0) */
-                  double bx, by, bw, bh;
-                  if (viper_view_geometry_module_box (g, id, &bx, &by, &bw, &bh))
-                    g_string_append_printf (j, ", \"box\": [%.3f, %.3f, %.3f, %.3f]", bx + ox, by + oy,
-                                            bw, bh);
-                  g_string_append (j, "}");
-                  first = FALSE;
-                }
-            }
-          viper_view_geometry_free (g);
-          g_array_unref (ids);
-        }
-      g_string_append (j, "]");
-    }
-  GdkWindow *gw = gtk_widget_get_window (a->window);
-  int wx = 0, wy = 0;
-  if (gw)
-    gdk_window_get_origin (gw, &wx, &wy);
-  g_string_append_printf (j, "}, \"window\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d}}\n", wx, wy,
-                          gtk_widget_get_allocated_width (a->window), gtk_widget_get_allocated_height (a->window));
-  if (g_strcmp0 (j->str, a->last_layout) != 0)
-    {
-      char *path = g_build_filename (a->debug_dir, "layout.json", NULL);
-      GError *e = NULL;
-      if (!g_file_set_contents (path, j->str, -1, &e))
-        {
-          g_printerr ("viper: %s\n", e->message);
-          g_error_free (e);
-        }
-      g_free (path);
-      g_free (a->last_layout);
-      a->last_layout = g_string_free (j, FALSE);
-    }
-  else
-    g_string_free (j, TRUE);
-}
-
-/* progress.json: the fast-forward progress bar as the frame that first
- * showed it painted it (its root box and fraction), with the views' layout
- * of that frame, for tests: the views must not move when it comes or goes. */
-static void
-write_progress (App *a)
-{
-  a->progress_dump_pending = FALSE;
-  int ox = 0, oy = 0;
-  gboolean placed = root_origin (a->progress, &ox, &oy);
-  GtkAllocation al;
-  gtk_widget_get_allocation (a->progress, &al);
-  char fr[32];
-  char *doc = g_strdup_printf ("{\"visible\": %s, \"fraction\": %s, \"box\": [%d, %d, %d, %d], \"layout\": %s}\n",
-                               placed && gtk_widget_get_visible (a->progress) ? "true" : "false",
-                               viper_format_double (gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (a->progress)),
-                                                    fr),
-                               ox, oy, al.width, al.height, a->last_layout ? a->last_layout : "null");
-  char *path = g_build_filename (a->debug_dir, "progress.json", NULL);
-  GError *e = NULL;
-  if (!g_file_set_contents (path, doc, -1, &e))
-    {
-      g_printerr ("viper: %s\n", e->message);
-      g_error_free (e);
-    }
-  g_free (path);
-  g_free (doc);
-}
-
-/* What the window shows besides the views, for the tests. */
-static char *
-ui_json (App *a)
-{
-  static const char *const live_names[] = { "none", "listening", "connected", "ended", "lost" };
-  GString *j = g_string_new ("{\"title\": ");
-  viper_json_append_string (j, gtk_header_bar_get_title (GTK_HEADER_BAR (a->header)));
-  g_string_append (j, ", \"subtitle\": ");
-  viper_json_append_string (j, gtk_header_bar_get_subtitle (GTK_HEADER_BAR (a->header)));
-  g_string_append (j, ", \"infobar\": ");
-  viper_infobar_to_json (a->infobar, j);
-  int ix = 0, iy = 0;
-  GtkWidget *ibw = viper_infobar_widget (a->infobar);
-  GtkAllocation ial;
-  gtk_widget_get_allocation (ibw, &ial);
-  gboolean placed = gtk_widget_get_visible (ibw) && root_origin (ibw, &ix, &iy);
-  g_string_append_printf (j, ", \"infobar_box\": [%d, %d, %d, %d]", ix, iy, placed ? ial.width : 0,
-                          placed ? ial.height : 0);
-  int mx = 0, my = 0;
-  placed = root_origin (a->menu_button, &mx, &my);
-  g_string_append_printf (j, ", \"menu_button\": [%d, %d, %d, %d]", mx, my,
-                          placed ? gtk_widget_get_allocated_width (a->menu_button) : 0,
-                          placed ? gtk_widget_get_allocated_height (a->menu_button) : 0);
-  g_string_append_printf (j, ", \"diagnostics\": {\"docked\": %s, \"shown\": %s}",
-                          viper_status_docked (a->status) ? "true" : "false",
-                          viper_status_shown (a->status) ? "true" : "false");
-  g_string_append (j, ", \"views\": {");
-  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
-    {
-      GtkAllocation al;
-      gtk_widget_get_allocation (a->frames[k], &al);
-      g_string_append_printf (j, "%s\"%s\": {\"shown\": %s, \"width\": %d, \"height\": %d}", k ? ", " : "",
-                              viper_view_kind_name (k), gtk_widget_get_visible (a->frames[k]) ? "true" : "false",
-                              al.width, al.height);
-    }
-  g_string_append (j, "}, \"recent\": [");
-  for (int i = 0; a->recent_menu && i < g_menu_model_get_n_items (G_MENU_MODEL (a->recent_menu)); i++)
-    {
-      GVariant *t = g_menu_model_get_item_attribute_value (G_MENU_MODEL (a->recent_menu), i, G_MENU_ATTRIBUTE_TARGET,
-                                                           G_VARIANT_TYPE_STRING);
-      if (!t)
-        continue;
-      g_string_append (j, j->str[j->len - 1] == '[' ? "" : ", ");
-      viper_json_append_string (j, g_variant_get_string (t, NULL));
-      g_variant_unref (t);
-    }
-  g_string_append (j, "], \"inspect\": ");
-  viper_json_append_string (j, a->inspect ? viper_inspect_last_text (a->inspect) : NULL);
-  g_string_append (j, ", \"paradigm\": ");
-  viper_json_append_string (j, a->s ? a->s->paradigm->name : NULL);
-  g_string_append (j, ", \"detect_reason\": ");
-  viper_json_append_string (j, a->s ? a->s->detect_reason : NULL);
-  guint open = 0, total = 0;
-  ViperLiveState ls = VIPER_LIVE_NONE;
-  if (a->s)
-    {
-      ls = viper_session_live_state (a->s, NULL);
-      viper_session_connections (a->s, &open, &total);
-    }
-  g_string_append_printf (j, ", \"live\": \"%s\", \"connections\": {\"open\": %u, \"total\": %u, \"lost\": %u}"
-                          ", \"new_runs\": %u}", live_names[ls], open, total,
-                          a->s ? viper_session_lost_connections (a->s) : 0, a->s ? a->s->new_runs : 0);
-  return g_string_free (j, FALSE);
-}
-
-static void
-write_state (App *a)
-{
-  a->dump_pending = FALSE;
-  a->dumps++;
-  char *state = a->s ? viper_state_to_json (a->s->run, a->s->model, FALSE) : g_strdup ("null");
-  g_strchomp (state);
-  char *sw = a->swp ? viper_switchnet_panel_describe (a->swp, a->views[VIPER_VIEW_ANIMATION]) : NULL;
-  if (sw)
-    {
-      /* the switch-network settings beside the state */
-      char *with = g_strdup_printf ("%.*s, \"switchnet\": %s}", (int) strlen (state) - 1, state, sw);
-      g_free (state);
-      g_free (sw);
-      state = with;
-    }
-  char *ui = ui_json (a);
-  guint64 painted[2] = { viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_ANIMATION])),
-                        viper_view_widget_frames (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME])) };
-  char *doc = g_strdup_printf ("{\"dumps\": %u, \"why\": \"%s\", \"progress_visible\": %s, \"steps\": %" G_GUINT64_FORMAT
-                               ", \"changes\": %" G_GUINT64_FORMAT ", \"applied\": %" G_GUINT64_FORMAT
-                               ", \"seconds\": %.6f, \"frames\": {\"animation\": %" G_GUINT64_FORMAT
-                               ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"run_frames\": {\"animation\": %"
-                               G_GUINT64_FORMAT ", \"spacetime\": %" G_GUINT64_FORMAT "}, \"ui\": %s, \"state\": %s}\n",
-                               a->dumps, a->dump_why, gtk_widget_get_visible (a->progress) ? "true" : "false",
-                               a->s ? viper_scheduler_steps_done (a->s->sched) : 0,
-                               a->s ? a->s->model->changes : 0, a->s ? a->s->model->applied : 0,
-                               (double) (g_get_monotonic_time () - a->go_t) / 1e6, painted[0], painted[1],
-                               painted[0] - a->go_frames[VIPER_VIEW_ANIMATION],
-                               painted[1] - a->go_frames[VIPER_VIEW_SPACETIME], ui, state);
-  {
-    /* each view's paints since Go and the mean CPU ms a paint took (bench-gui*.py) */
-    GString *dm = g_string_new (NULL);
-    for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
-      {
-        ViperViewWidget *v = VIPER_VIEW_WIDGET (a->views[k]);
-        guint64 nf = viper_view_widget_frames (v) - a->go_frames[k];
-        gint64 us = viper_view_widget_draw_us (v) - a->go_draw_us[k];
-        char ms[32];
-        g_string_append_printf (dm, "%s\"%s\": {\"frames\": %" G_GUINT64_FORMAT ", \"ms\": %s}", k ? ", " : "",
-                                viper_view_kind_name (k), nf, viper_format_double (nf ? us / 1e3 / nf : 0, ms));
-      }
-    char *with = g_strdup_printf ("%.*s, \"draw\": {%s}}\n", (int) strlen (doc) - 2, doc, dm->str);
-    g_string_free (dm, TRUE);
-    g_free (doc);
-    doc = with;
-  }
-  char *path = g_build_filename (a->debug_dir, "state.json", NULL);
-  GError *e = NULL;
-  /* g_file_set_contents renames into place: a reader never sees half a file */
-  if (!g_file_set_contents (path, doc, -1, &e))
-    {
-      g_printerr ("viper: %s\n", e->message);
-      g_error_free (e);
-    }
-  g_free (path);
-  g_free (doc);
-  g_free (state);
-  g_free (ui);
 }
 
 /* Painting and replaying share the main loop: painting comes first (GDK's
@@ -785,11 +448,11 @@ after_paint (GdkFrameClock *clock, gpointer data)
       /* every module of every view after every frame: for a thousand nodes
        * that cost more than painting them, so a benchmark can do without */
       if (!a->no_layout_dump)
-        write_layout (a);
+        viper_app_write_layout (a);
       if (a->progress_dump_pending)
-        write_progress (a);
+        viper_app_write_progress (a);
       if (a->dump_pending)
-        write_state (a);
+        viper_app_write_state (a);
     }
   if (a->paint_t && a->s)
     {
@@ -811,520 +474,6 @@ on_realize (GtkWidget *w, gpointer data)
       g_signal_connect (fc, "after-paint", G_CALLBACK (after_paint), data);
     }
 }
-
-/* ---- actions ------------------------------------------------------------------------ */
-
-static void
-act_go (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  if (!a->s)
-    return;
-  if (viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE)
-    {
-      viper_scheduler_stop (a->s->sched);
-      return;
-    }
-  /* going on from a breakpoint passes it; reset arms it again */
-  if (viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_BREAKPOINT)
-    viper_scheduler_set_breakpoint (a->s->sched, NAN);
-  viper_scheduler_go (a->s->sched);
-}
-
-static void
-act_step (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  if (!a->s)
-    return;
-  if (viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_BREAKPOINT)
-    viper_scheduler_set_breakpoint (a->s->sched, NAN);
-  viper_scheduler_step (a->s->sched);
-}
-
-static void
-act_reset (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  if (!a->s)
-    return;
-  guint open = 0, total = 0;
-  viper_session_connections (a->s, &open, &total);
-  if (open > 0)
-    {
-      /* The connected programs' next trams continue their sequences: replayed
-       * on a cleared state they would wait forever for what came before.  So
-       * Reset while connected disconnects them, after asking. */
-      GtkWidget *d = gtk_message_dialog_new (GTK_WINDOW (a->window), GTK_DIALOG_MODAL, GTK_MESSAGE_QUESTION,
-                                             GTK_BUTTONS_NONE, "Disconnect the program (%u %s) and reset?", open,
-                                             open == 1 ? "connection" : "connections");
-      gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (d),
-                                                "Their next trams continue where they are and cannot be replayed "
-                                                "from a cleared state. Viper keeps listening: the next run that "
-                                                "connects starts afresh.");
-      gtk_dialog_add_buttons (GTK_DIALOG (d), "_Cancel", GTK_RESPONSE_CANCEL, "_Disconnect and Reset",
-                              GTK_RESPONSE_ACCEPT, NULL);
-      gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_ACCEPT);
-      gtk_window_set_title (GTK_WINDOW (d), "Reset While Connected");
-      int r = gtk_dialog_run (GTK_DIALOG (d));
-      gtk_widget_destroy (d);
-      if (r != GTK_RESPONSE_ACCEPT)
-        return;
-      viper_session_disconnect (a->s);
-    }
-  gboolean live = viper_session_has_listener (a->s);
-  if (live)
-    viper_session_start_over (a->s);
-  else
-    {
-      GError *error = NULL;
-      if (!viper_scheduler_reset (a->s->sched, &error))
-        {
-          diag_sink (VIPER_DIAG_WARNING, error->message, a);
-          g_error_free (error);
-        }
-    }
-  viper_scheduler_set_breakpoint (a->s->sched, a->breakpoint);
-  a->have_applied = FALSE;
-  a->pending_reasons_at = 0;
-  a->live_dumped = VIPER_LIVE_NONE;
-  a->live_dumped_at = G_MAXUINT64;
-  if (a->status)
-    viper_status_clear (a->status);
-  if (a->infobar)
-    viper_infobar_clear (a->infobar);
-  if (a->inspect)
-    viper_inspect_clear (a->inspect);
-  /* a listening session goes on listening */
-  if (live && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
-    viper_scheduler_go (a->s->sched);
-  flush (a);
-  update_controls (a);
-  request_dump (a, "reset");
-}
-
-/* The playback went back by a checkpoint (gui/viper-playback.c): the engine
- * kept its place, so nothing is reset or read again; what is shown of the
- * state it left is forgotten, as Reset does. */
-static void
-act_seeked (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  if (!a->s)
-    return;
-  a->have_applied = FALSE;
-  a->pending_reasons_at = 0;
-  if (a->infobar)
-    viper_infobar_clear (a->infobar);
-  if (a->inspect)
-    viper_inspect_seeked (a->inspect);
-  flush (a);
-  update_controls (a);
-  request_dump (a, "seek");
-}
-
-static void
-apply_breakpoint (App *a, double bp)
-{
-  a->breakpoint = bp;
-  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
-    viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), bp);
-  if (!a->s)
-    return;
-  viper_scheduler_set_breakpoint (a->s->sched, bp);
-  /* a breakpoint ahead of the clock is a fast-forward to it */
-  double clock = viper_run_clock (a->s->run);
-  if (!isnan (bp) && (!isfinite (clock) || bp > clock) && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
-    viper_scheduler_go (a->s->sched);
-}
-
-static gboolean
-parse_number (const char *text, double *out)
-{
-  char *end = NULL;
-  errno = 0;
-  double v = g_ascii_strtod (text, &end);
-  if (!text[0] || *end || errno || !isfinite (v))
-    return FALSE;
-  *out = v;
-  return TRUE;
-}
-
-static void
-act_breakpoint (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  GtkWidget *d = gtk_dialog_new_with_buttons ("Breakpoint", GTK_WINDOW (a->window), GTK_DIALOG_MODAL,
-                                              "_Cancel", GTK_RESPONSE_CANCEL, "_Set", GTK_RESPONSE_OK, NULL);
-  gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_OK);
-  GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
-  gtk_container_set_border_width (GTK_CONTAINER (box), 12);
-  gtk_box_set_spacing (GTK_BOX (box), 6);
-  gtk_container_add (GTK_CONTAINER (box),
-                     gtk_label_new ("Fast-forward until the execution clock would pass (empty: no breakpoint):"));
-  GtkWidget *entry = gtk_entry_new ();
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  if (!isnan (a->breakpoint))
-    {
-      char tb[32];
-      gtk_entry_set_text (GTK_ENTRY (entry), viper_format_double (a->breakpoint, tb));
-    }
-  gtk_container_add (GTK_CONTAINER (box), entry);
-  gtk_widget_show_all (d);
-  while (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
-    {
-      const char *t = gtk_entry_get_text (GTK_ENTRY (entry));
-      double v;
-      if (!*t)
-        {
-          apply_breakpoint (a, NAN);
-          break;
-        }
-      if (parse_number (t, &v))
-        {
-          apply_breakpoint (a, v);
-          break;
-        }
-      gtk_widget_error_bell (entry);
-    }
-  gtk_widget_destroy (d);
-}
-
-static void
-remember_folder (char **slot, const char *path, gboolean is_dir)
-{
-  if (!path)
-    return;
-  g_free (*slot);
-  *slot = is_dir ? g_strdup (path) : g_path_get_dirname (path);
-}
-
-static void
-act_open (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  ViperOpenChoice c;
-  /* the paradigm is the dialog's (automatic by default), never the last session's */
-  if (!viper_open_dialog_run (GTK_WINDOW (a->window), a->open_folder, a->setup_folder, &c))
-    return;
-  remember_folder (&a->open_folder, c.folder, TRUE);
-  remember_folder (&a->setup_folder, c.setup, FALSE);
-  char *traces[] = { c.trace, NULL };
-  open_session (a, c.paradigm, c.setup, traces, NULL);
-  viper_open_choice_clear (&c);
-  request_dump (a, "open");
-}
-
-/* Recent files, drag-and-drop and double-clicked files: the paradigm from the
- * content, and a setup file with the trace's stem when there is one. */
-static void
-open_files (char **traces, const char *setup, gpointer data)
-{
-  App *a = data;
-  char *proposed = setup ? g_strdup (setup) : viper_propose_setup (traces[0]);
-  if (proposed && !setup)
-    {
-      char *msg = g_strdup_printf ("using the setup file %s (same name as the trace)", proposed);
-      open_session (a, NULL, proposed, traces, NULL);
-      diag_sink (VIPER_DIAG_TRACE_START, msg, a);
-      g_free (msg);
-    }
-  else
-    open_session (a, NULL, proposed, traces, NULL);
-  remember_folder (&a->open_folder, traces[0], FALSE);
-  g_free (proposed);
-}
-
-static void
-act_open_recent (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action;
-  char *traces[] = { (char *) g_variant_get_string (param, NULL), NULL };
-  open_files (traces, NULL, data);
-}
-
-static void
-act_listen (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  ViperOpenChoice c;
-  const char *setup = a->s ? a->s->setup_path : a->setup;
-  const char *pname = a->s && !a->s->detect_reason ? a->s->paradigm->name : NULL;
-  if (!viper_listen_dialog_run (GTK_WINDOW (a->window), NULL, setup, pname, a->setup_folder, &c))
-    return;
-  remember_folder (&a->setup_folder, c.setup, FALSE);
-  char *listen[] = { c.address, NULL };
-  if (open_session (a, c.paradigm, c.setup, NULL, listen))
-    viper_scheduler_go (a->s->sched);
-  viper_open_choice_clear (&c);
-}
-
-static void
-act_export (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  if (!a->s)
-    return;
-  GtkWidget *d = gtk_file_chooser_dialog_new ("Export a view", GTK_WINDOW (a->window), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                              "_Cancel", GTK_RESPONSE_CANCEL, "_Export", GTK_RESPONSE_ACCEPT, NULL);
-  gtk_file_chooser_set_do_overwrite_confirmation (GTK_FILE_CHOOSER (d), TRUE);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (d), "animation.png");
-  if (a->export_folder)
-    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (d), a->export_folder);
-  GtkWidget *extra = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_container_add (GTK_CONTAINER (extra), gtk_label_new ("View:"));
-  GtkWidget *combo = gtk_combo_box_text_new ();
-  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
-    gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (combo), viper_view_kind_name (k), viper_view_kind_name (k));
-  gtk_combo_box_set_active (GTK_COMBO_BOX (combo), 0);
-  gtk_container_add (GTK_CONTAINER (extra), combo);
-  gtk_container_add (GTK_CONTAINER (extra), gtk_label_new ("(.png, .svg or .pdf)"));
-  gtk_widget_show_all (extra);
-  gtk_file_chooser_set_extra_widget (GTK_FILE_CHOOSER (d), extra);
-  if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_ACCEPT)
-    {
-      char *path = gtk_file_chooser_get_filename (GTK_FILE_CHOOSER (d));
-      remember_folder (&a->export_folder, path, FALSE);
-      int k = gtk_combo_box_get_active (GTK_COMBO_BOX (combo));
-      ViperViewWidget *v = VIPER_VIEW_WIDGET (a->views[k]);
-      int w = MAX (gtk_widget_get_allocated_width (a->views[k]), 200);
-      int h = MAX (gtk_widget_get_allocated_height (a->views[k]), 200);
-      GError *error = NULL;
-      if (!viper_view_render_kind_to_file (k, a->s->model, a->s->run, NULL, viper_view_widget_time_window (v), path,
-                                           w, h, &error))
-        {
-          GtkWidget *m = gtk_message_dialog_new (GTK_WINDOW (a->window), GTK_DIALOG_MODAL, GTK_MESSAGE_ERROR,
-                                                 GTK_BUTTONS_CLOSE, "%s", error->message);
-          gtk_dialog_run (GTK_DIALOG (m));
-          gtk_widget_destroy (m);
-          g_error_free (error);
-        }
-      g_free (path);
-    }
-  gtk_widget_destroy (d);
-}
-
-static void
-act_settings (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  GtkWidget *d = gtk_dialog_new_with_buttons ("Settings", GTK_WINDOW (a->window), GTK_DIALOG_MODAL,
-                                              "_Cancel", GTK_RESPONSE_CANCEL, "_Apply", GTK_RESPONSE_OK, NULL);
-  GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
-  GtkGrid *g = GTK_GRID (gtk_grid_new ());
-  gtk_container_set_border_width (GTK_CONTAINER (g), 12);
-  gtk_grid_set_row_spacing (g, 6);
-  gtk_grid_set_column_spacing (g, 12);
-  gtk_grid_attach (g, gtk_label_new ("Screen update interval (ms, 0 = after every tram)"), 0, 0, 1, 1);
-  GtkWidget *upd = gtk_spin_button_new_with_range (0, 10000, 10);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (upd), a->interval_ms);
-  gtk_grid_attach (g, upd, 1, 0, 1, 1);
-  gtk_grid_attach (g, gtk_label_new ("History interval (trace time, 0 = keep all)"), 0, 1, 1, 1);
-  GtkWidget *hist = gtk_spin_button_new_with_range (0, 1e12, 1);
-  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (hist), 3);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (hist), a->history);
-  gtk_grid_attach (g, hist, 1, 1, 1, 1);
-  gtk_container_add (GTK_CONTAINER (box), GTK_WIDGET (g));
-  gtk_widget_show_all (d);
-  if (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
-    {
-      a->interval_ms = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (upd));
-      a->history = gtk_spin_button_get_value (GTK_SPIN_BUTTON (hist));
-      if (a->s)
-        viper_model_set_history (a->s->model, a->history);
-      restart_timer (a);
-    }
-  gtk_widget_destroy (d);
-}
-
-/* Once the window has its size: the dock gets its kept height, or room for
- * the counts and a few conditions (the paned alone would give it its
- * minimum, a few pixels). */
-static gboolean
-place_dock (gpointer data)
-{
-  App *a = data;
-  int h = gtk_widget_get_allocated_height (a->main_paned);
-  int kept = viper_settings_get_int (a->settings, "diagnostics", "dock-split", -1);
-  if (h > 100)
-    gtk_paned_set_position (GTK_PANED (a->main_paned), kept > 0 && kept < h - 60 ? kept : MAX (h / 2, h - 320));
-  return G_SOURCE_REMOVE;
-}
-
-/* The diagnostics: in their window, or the dock below the views. */
-static void
-show_diagnostics_pane (App *a, gboolean show)
-{
-  if (viper_status_docked (a->status))
-    {
-      gboolean was = gtk_widget_get_visible (a->dock);
-      gtk_widget_set_visible (a->dock, show);
-      if (show && !was)
-        g_idle_add_full (G_PRIORITY_LOW, place_dock, a, NULL);
-    }
-  else
-    {
-      gtk_widget_set_visible (viper_status_window (a->status), show);
-      if (show)
-        gtk_window_present (GTK_WINDOW (viper_status_window (a->status)));
-    }
-  GAction *act = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), "status");
-  if (act)
-    g_simple_action_set_state (G_SIMPLE_ACTION (act), g_variant_new_boolean (show));
-  if (show && a->s)
-    {
-      viper_status_update (a->status, a->s, a->rate);
-      viper_status_set_pending_reasons (a->status, a->s);
-    }
-}
-
-/* A stateful toggle action was activated: flip its state and return the new one. */
-static gboolean
-toggle_state (GSimpleAction *action)
-{
-  GVariant *st = g_action_get_state (G_ACTION (action));
-  gboolean on = !g_variant_get_boolean (st);
-  g_variant_unref (st);
-  g_simple_action_set_state (action, g_variant_new_boolean (on));
-  return on;
-}
-
-/* The info bar's button. */
-static void
-infobar_diagnostics (gpointer data)
-{
-  App *a = data;
-  show_diagnostics_pane (a, TRUE);
-  request_dump (a, "diagnostics");
-}
-
-static void
-act_status (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) param;
-  App *a = data;
-  gboolean show = toggle_state (action);
-  show_diagnostics_pane (a, show);
-  request_dump (a, "diagnostics");
-}
-
-static void
-act_dock_status (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) param;
-  App *a = data;
-  gboolean dock = toggle_state (action);
-  gboolean shown = viper_status_shown (a->status);
-  viper_status_set_docked (a->status, dock ? a->dock : NULL);
-  show_diagnostics_pane (a, shown);
-  request_dump (a, "dock");
-}
-
-static void
-act_shortcuts (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  viper_desktop_shortcuts (GTK_WINDOW (((App *) data)->window));
-}
-
-static void
-act_help (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  viper_desktop_help (GTK_WINDOW (((App *) data)->window));
-}
-
-static void
-act_about (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  viper_desktop_about (GTK_WINDOW (((App *) data)->window));
-}
-
-/* A row whose views are all hidden goes, so the other fills the window
- * instead of leaving a hole. */
-static void
-reflow (App *a)
-{
-  gtk_widget_set_visible (a->top, gtk_widget_get_visible (a->frames[VIPER_VIEW_ANIMATION])
-                                      || gtk_widget_get_visible (a->frames[VIPER_VIEW_PROGRAM]));
-  gtk_widget_set_visible (a->bottom, gtk_widget_get_visible (a->frames[VIPER_VIEW_SPACETIME])
-                                         || gtk_widget_get_visible (a->frames[VIPER_VIEW_VARIABLES]));
-}
-
-static void
-act_show_view (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) param;
-  App *a = data;
-  int k = viper_view_kind_from_name (g_action_get_name (G_ACTION (action)) + strlen ("show-"));
-  if (k < 0)
-    return;
-  gboolean show = toggle_state (action);
-  gtk_widget_set_visible (a->frames[k], show);
-  reflow (a);
-  request_dump (a, "views");
-}
-
-static void
-act_export_trace (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  viper_export_trace_dialog (GTK_WINDOW (a->window), a->s, a->status);
-}
-
-static void
-act_view_setup (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  viper_view_setup_ctl_dialog (a->vsc, GTK_WINDOW (a->window), a->status);
-  request_dump (a, "view-setup");
-}
-
-static void
-act_quit (GSimpleAction *action, GVariant *param, gpointer data)
-{
-  (void) action, (void) param;
-  App *a = data;
-  save_settings (a);
-  gtk_widget_destroy (a->window);
-}
-
-static const GActionEntry actions[] = {
-  { "go", act_go, NULL, NULL, NULL, { 0 } },
-  { "step", act_step, NULL, NULL, NULL, { 0 } },
-  { "reset", act_reset, NULL, NULL, NULL, { 0 } },
-  { "seeked", act_seeked, NULL, NULL, NULL, { 0 } },
-  { "breakpoint", act_breakpoint, NULL, NULL, NULL, { 0 } },
-  { "open", act_open, NULL, NULL, NULL, { 0 } },
-  { "listen", act_listen, NULL, NULL, NULL, { 0 } },
-  { "export", act_export, NULL, NULL, NULL, { 0 } },
-  { "export-trace", act_export_trace, NULL, NULL, NULL, { 0 } },
-  { "settings", act_settings, NULL, NULL, NULL, { 0 } },
-  { "status", act_status, NULL, "false", NULL, { 0 } },
-  { "show-animation", act_show_view, NULL, "true", NULL, { 0 } },
-  { "show-spacetime", act_show_view, NULL, "true", NULL, { 0 } },
-  { "show-variables", act_show_view, NULL, "true", NULL, { 0 } },
-  { "show-program", act_show_view, NULL, "true", NULL, { 0 } },
-  { "view-setup", act_view_setup, NULL, NULL, NULL, { 0 } },
-  { "quit", act_quit, NULL, NULL, NULL, { 0 } },
-  { "open-recent", act_open_recent, "s", NULL, NULL, { 0 } },
-  { "dock-status", act_dock_status, NULL, "false", NULL, { 0 } },
-  { "shortcuts", act_shortcuts, NULL, NULL, NULL, { 0 } },
-  { "help", act_help, NULL, NULL, NULL, { 0 } },
-  { "about", act_about, NULL, NULL, NULL, { 0 } },
-};
 
 /* ---- the window ------------------------------------------------------------------------ */
 
@@ -1405,7 +554,7 @@ build_menu (App *a)
 static void
 switchnet_changed (gpointer data)
 {
-  request_dump (data, "switchnet");
+  viper_app_request_dump (data, "switchnet");
 }
 
 static GtkWidget *
@@ -1421,12 +570,12 @@ framed (App *a, ViperViewKind k, const char *title)
 static void
 inspect_notify (gpointer data)
 {
-  request_dump (data, "inspect");
+  viper_app_request_dump (data, "inspect");
 }
 
 /* Keep the layout and the settings for the next run. */
-static void
-save_settings (App *a)
+void
+viper_app_save_settings (App *a)
 {
   ViperSettings *set = a->settings;
   GtkWindow *w = GTK_WINDOW (a->window);
@@ -1470,7 +619,7 @@ static gboolean
 on_delete (GtkWidget *w, GdkEvent *e, gpointer data)
 {
   (void) w, (void) e;
-  save_settings (data);
+  viper_app_save_settings (data);
   return FALSE;
 }
 
@@ -1491,12 +640,12 @@ restore_layout (App *a)
       if (act)
         g_simple_action_set_state (G_SIMPLE_ACTION (act), g_variant_new_boolean (show));
     }
-  reflow (a);
+  viper_app_reflow (a);
   GAction *dock = g_action_map_lookup_action (G_ACTION_MAP (a->gapp), "dock-status");
   if (dock)
     g_simple_action_set_state (G_SIMPLE_ACTION (dock), g_variant_new_boolean (viper_status_docked (a->status)));
   if (viper_settings_get_bool (set, "diagnostics", "shown", FALSE))
-    show_diagnostics_pane (a, TRUE);
+    viper_app_show_diagnostics_pane (a, TRUE);
 }
 
 static void
@@ -1559,7 +708,7 @@ build_window (App *a)
   a->vp = vp;
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   gtk_container_set_border_width (GTK_CONTAINER (box), 6);
-  a->infobar = viper_infobar_new (infobar_diagnostics, a);
+  a->infobar = viper_infobar_new (viper_app_infobar_diagnostics, a);
   gtk_box_pack_start (GTK_BOX (box), viper_infobar_widget (a->infobar), FALSE, FALSE, 0);
   /* the views above, the docked diagnostics below */
   a->main_paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
@@ -1576,7 +725,7 @@ build_window (App *a)
   g_signal_connect (a->window, "realize", G_CALLBACK (on_realize), a);
   g_signal_connect (a->window, "delete-event", G_CALLBACK (on_delete), a);
   g_signal_connect (a->window, "destroy", G_CALLBACK (on_destroy), a);
-  viper_desktop_enable_drop (a->window, open_files, a);
+  viper_desktop_enable_drop (a->window, viper_app_open_files, a);
   gtk_window_set_default_size (GTK_WINDOW (a->window), viper_settings_get_int (set, "window", "width", 1100),
                                viper_settings_get_int (set, "window", "height", 760));
   if (viper_settings_get_bool (set, "window", "maximized", FALSE))
@@ -1623,7 +772,7 @@ on_activate (GtkApplication *gapp, gpointer data)
       gtk_window_present (GTK_WINDOW (a->window));
       return;
     }
-  g_action_map_add_action_entries (G_ACTION_MAP (gapp), actions, G_N_ELEMENTS (actions), a);
+  viper_app_add_actions (a, G_ACTION_MAP (gapp));
   const struct { const char *action; const char *accels[3]; } accels[] = {
     { "app.go", { "space", NULL } },
     { "app.step", { "Right", "s", NULL } },
@@ -1657,7 +806,7 @@ on_activate (GtkApplication *gapp, gpointer data)
     viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), a->breakpoint);
   gtk_widget_show_all (a->window);
   restore_layout (a);
-  restart_timer (a);
+  viper_app_restart_timer (a);
 
   char *demo_trace = NULL, *demo_setup = NULL;
   if (a->demo)
@@ -1678,13 +827,13 @@ on_activate (GtkApplication *gapp, gpointer data)
   if (a->traces && !a->listen && !a->paradigm && !a->setup && !a->demo)
     {
       /* a double-clicked file: the content says the paradigm, the stem the setup */
-      open_files (a->traces, NULL, a);
+      viper_app_open_files (a->traces, NULL, a);
       if (a->s && !isnan (a->breakpoint))
         viper_scheduler_go (a->s->sched);
     }
   else if (a->traces || a->listen)
     {
-      if (open_session (a, a->paradigm, a->setup, a->traces, a->listen)
+      if (viper_app_open_session (a, a->paradigm, a->setup, a->traces, a->listen)
           && (a->listen || !isnan (a->breakpoint)))
         viper_scheduler_go (a->s->sched);
     }
@@ -1744,9 +893,9 @@ main (int argc, char **argv)
       printf ("viper %s\n", VIPER_VERSION);
       return 0;
     }
-  if ((decay_s && (!parse_number (decay_s, &a->decay) || a->decay < 0 || a->decay > 1))
-      || (bp_s && !parse_number (bp_s, &a->breakpoint))
-      || (hist_s && (!parse_number (hist_s, &a->history) || a->history < 0)) || interval < -1)
+  if ((decay_s && (!viper_app_parse_number (decay_s, &a->decay) || a->decay < 0 || a->decay > 1))
+      || (bp_s && !viper_app_parse_number (bp_s, &a->breakpoint))
+      || (hist_s && (!viper_app_parse_number (hist_s, &a->history) || a->history < 0)) || interval < -1)
     {
       g_printerr ("viper: --decay takes a number in [0,1], --breakpoint a number, --history and "
                   "--update-interval numbers >= 0\n");
