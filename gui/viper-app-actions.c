@@ -78,16 +78,7 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
         }
     }
   viper_scheduler_set_breakpoint (a->s->sched, a->breakpoint);
-  a->have_applied = FALSE;
-  a->pending_reasons_at = 0;
-  a->live_dumped = VIPER_LIVE_NONE;
-  a->live_dumped_at = G_MAXUINT64;
-  if (a->status)
-    viper_status_clear (a->status);
-  if (a->infobar)
-    viper_infobar_clear (a->infobar);
-  if (a->inspect)
-    viper_inspect_clear (a->inspect);
+  viper_app_forget_run (a);
   /* a listening session goes on listening */
   if (live && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
     viper_scheduler_go (a->s->sched);

@@ -4,6 +4,21 @@
  * window shows besides the views. */
 #include "viper-app-private.h"
 
+/* Write DIR/NAME whole: g_file_set_contents renames into place, so a test
+ * reading it never sees half a file.  A failure is said, not fatal. */
+static void
+dump_file (App *a, const char *name, const char *doc)
+{
+  char *path = g_build_filename (a->debug_dir, name, NULL);
+  GError *e = NULL;
+  if (!g_file_set_contents (path, doc, -1, &e))
+    {
+      g_printerr ("viper: %s\n", e->message);
+      g_error_free (e);
+    }
+  g_free (path);
+}
+
 /* Where the widget's (0, 0) is in root pixels.  gdk_window_get_origin asks
  * the X server, so write_layout asks once per view, not once per module. */
 static gboolean
@@ -79,14 +94,7 @@ viper_app_write_layout (App *a)
                           gtk_widget_get_allocated_width (a->window), gtk_widget_get_allocated_height (a->window));
   if (g_strcmp0 (j->str, a->last_layout) != 0)
     {
-      char *path = g_build_filename (a->debug_dir, "layout.json", NULL);
-      GError *e = NULL;
-      if (!g_file_set_contents (path, j->str, -1, &e))
-        {
-          g_printerr ("viper: %s\n", e->message);
-          g_error_free (e);
-        }
-      g_free (path);
+      dump_file (a, "layout.json", j->str);
       g_free (a->last_layout);
       a->last_layout = g_string_free (j, FALSE);
     }
@@ -111,14 +119,7 @@ viper_app_write_progress (App *a)
                                viper_format_double (gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (a->progress)),
                                                     fr),
                                ox, oy, al.width, al.height, a->last_layout ? a->last_layout : "null");
-  char *path = g_build_filename (a->debug_dir, "progress.json", NULL);
-  GError *e = NULL;
-  if (!g_file_set_contents (path, doc, -1, &e))
-    {
-      g_printerr ("viper: %s\n", e->message);
-      g_error_free (e);
-    }
-  g_free (path);
+  dump_file (a, "progress.json", doc);
   g_free (doc);
 }
 
@@ -234,15 +235,7 @@ viper_app_write_state (App *a)
     g_free (doc);
     doc = with;
   }
-  char *path = g_build_filename (a->debug_dir, "state.json", NULL);
-  GError *e = NULL;
-  /* g_file_set_contents renames into place: a reader never sees half a file */
-  if (!g_file_set_contents (path, doc, -1, &e))
-    {
-      g_printerr ("viper: %s\n", e->message);
-      g_error_free (e);
-    }
-  g_free (path);
+  dump_file (a, "state.json", doc);
   g_free (doc);
   g_free (state);
   g_free (ui);

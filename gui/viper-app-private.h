@@ -110,6 +110,7 @@ gboolean viper_app_open_session (App *a, const char *paradigm, const char *setup
 void viper_app_flush (App *a);
 void viper_app_restart_timer (App *a);
 void viper_app_save_settings (App *a);
+void viper_app_forget_run (App *a);
 
 /* gui/viper-app-actions.c: the application's actions */
 void viper_app_add_actions (App *a, GActionMap *map);

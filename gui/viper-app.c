@@ -184,14 +184,15 @@ sched_notify (ViperScheduler *sched, ViperStopReason why, gpointer data)
   viper_app_update_controls (a);
 }
 
-/* A new run connected to the listening session, which started over. */
-static void
-on_new_run (gpointer data)
+/* What was said about the run so far (diagnostics, the info bar, the last
+ * inspected module, the applied tram and the live state dumped) is
+ * forgotten: a reset or a new run starts it again. */
+void
+viper_app_forget_run (App *a)
 {
-  App *a = data;
   a->have_applied = FALSE;
-  a->live_dumped = VIPER_LIVE_NONE;
   a->pending_reasons_at = 0;
+  a->live_dumped = VIPER_LIVE_NONE;
   a->live_dumped_at = G_MAXUINT64;
   if (a->status)
     viper_status_clear (a->status);
@@ -199,6 +200,14 @@ on_new_run (gpointer data)
     viper_infobar_clear (a->infobar);
   if (a->inspect)
     viper_inspect_clear (a->inspect);
+}
+
+/* A new run connected to the listening session, which started over. */
+static void
+on_new_run (gpointer data)
+{
+  App *a = data;
+  viper_app_forget_run (a);
   /* the warning that says so went to the cleared lists: say it again */
   char *msg = g_strdup_printf ("a new run connected while none was connected: the session started over (run %u)",
                                a->s->new_runs + 1);
