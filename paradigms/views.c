@@ -593,6 +593,11 @@ viper_view_format_clock (double t, double resolution, char *buf, gsize len)
   int digits = 6;
   if (resolution > 0 && t != 0)
     digits = CLAMP ((int) ceil (log10 (fabs (t) / resolution)) + 1, 6, 15);
+  else if (fabs (t) >= 1e5)
+    /* a large clock (Unix time stamps: 1.8e9 s) keeps every integer digit
+     * and three decimals, so the readout moves as the clock does: six
+     * significant digits ("1.79555e+09") stood still for hours */
+    digits = CLAMP ((int) floor (log10 (fabs (t))) + 1 + 3, 6, 15);
   g_snprintf (buf, len, "%.*g", digits, t);
   return buf;
 }

@@ -232,7 +232,9 @@ char *viper_view_label_p (const ViperModel *m, gint64 id);
 /* A clock value as every readout shows it: about six significant digits,
  * more when `resolution` (the smallest difference that matters, e.g. a
  * pixel of a zoomed axis; 0 = none) needs them, and no float noise (31.508,
- * not 31.508000000000003).  "-" when not finite.  Returns buf. */
+ * not 31.508000000000003).  Without a resolution a clock of 1e5 or more
+ * keeps all its integer digits and three decimals (1795549589.123, not
+ * 1.79555e+09).  "-" when not finite.  Returns buf. */
 char *viper_view_format_clock (double t, double resolution, char *buf, gsize len);
 
 /* The unit a time axis over a span of `span` trace time units is labelled
