@@ -790,6 +790,47 @@ test_aggregate_fresh (void)
   g_free (torus);
 }
 
+/* The program view at the width the GUI's default window gives it (about
+ * 250 px): a collector's message longer than the view was drawn centred and
+ * cut off on both sides ("ent of node 1 up, interval 200 ms, load from").
+ * Every line now stays inside the view: set smaller, or cut with an
+ * ellipsis at the right, never ink in the outer columns. */
+static void
+test_program_view_fits (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  /* "agent of node 1 up, interval 200 ms, load from /proc/stat" as code points */
+  const char *msg = "agent of node 1 up, interval 200 ms, load from /proc/stat";
+  GString *t = g_string_new (NULL);
+  g_string_append_printf (t, "4 44 1.0 0 0 %u 2 1", (unsigned) strlen (msg) + 1);
+  for (const char *c = msg; *c; c++)
+    g_string_append_printf (t, " %d", *c);
+  g_assert_true (feed (&fx, t->str));
+  g_string_free (t, TRUE);
+  const int w = 200, h = 400;
+  ViperViewGeometry *g;
+  cairo_surface_t *s = draw (&fx, VIPER_VIEW_PROGRAM, w, h, &g);
+  cairo_surface_write_to_png (s, "lights-program.png");
+  int inked = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        ViperColor c = pixel (s, x, y);
+        if (c.r > 0.6 || c.g > 0.6 || c.b > 0.6)
+          continue;                       /* not text ink */
+        if (fabs (c.r - c.g) > 0.1 || fabs (c.g - c.b) > 0.1)
+          continue;                       /* the square's colour, not grey ink */
+        if (x < 2 || x >= w - 2)
+          g_error ("program view: ink at (%d, %d), the text runs past the view's edge", x, y);
+        inked++;
+      }
+  g_assert_cmpint (inked, >, 0);
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  fx_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -802,6 +843,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/model/bad-input", test_model_bad_input);
   g_test_add_func ("/lights/model/reload", test_model_reload);
   g_test_add_func ("/lights/render", test_render);
+  g_test_add_func ("/lights/render/program-view-fits", test_program_view_fits);
   g_test_add_func ("/lights/model/aggregate-fresh", test_aggregate_fresh);
   return g_test_run ();
 }
