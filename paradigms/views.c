@@ -635,6 +635,54 @@ vv_format_time (double t, char *buf, gsize len)
   viper_view_format_clock (t, 0, buf, len);
 }
 
+/* The legend's width at font size FS with GAP between entries. */
+static double
+legend_width (cairo_t *cr, const ViperRenderer *r, double fs, double gap)
+{
+  double w = 0;
+  vv_font (cr, fs, FALSE);
+  for (guint s = 0; s < r->n_states; s++)
+    {
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, r->state_name ((gint) s), &e);
+      w += 14 + e.x_advance + (s + 1 < r->n_states ? gap : 0);
+    }
+  return w;
+}
+
+double
+vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, double x, double y, double right)
+{
+  /* as it is where it fits; else further left (down to 4 px), then smaller
+   * (down to 8 pt, closer), and past that the entries that fit, whole */
+  double fs = 11, gap = 12;
+  double w = legend_width (cr, r, fs, gap);
+  if (x + w > right)
+    x = MAX (4.0, right - w);
+  while (x + w > right && fs > 8)
+    {
+      fs -= 1;
+      gap = MAX (gap - 2, 6.0);
+      w = legend_width (cr, r, fs, gap);
+    }
+  for (guint s = 0; s < r->n_states; s++)
+    {
+      cairo_text_extents_t e;
+      vv_font (cr, fs, FALSE);
+      cairo_text_extents (cr, r->state_name ((gint) s), &e);
+      if (x + 14 + e.x_advance > right)
+        break;
+      cairo_new_path (cr);
+      vv_set_color (cr, r->state_color ((gint) s));
+      cairo_rectangle (cr, x, y - 9, 10, 10);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      x += 14 + vv_text (cr, x + 14, y, 0, r->state_name ((gint) s)) + gap;
+    }
+  vv_font (cr, 11, FALSE);
+  return x;
+}
+
 double
 vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
 {

@@ -831,6 +831,47 @@ test_program_view_fits (void)
   fx_clear (&fx);
 }
 
+/* The space-time legend at the width the GUI's default window gives the
+ * view (760 px): the lights paradigm has twelve states, and their legend
+ * ran past the right edge ("90-100%", "no sample" and "lost" not shown).
+ * Every state's swatch is in the legend strip. */
+static void
+test_spacetime_legend_fits (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  g_assert_true (feed (&fx, "4 40 1.0 0 0 3 2 1 950 500"));
+  g_assert_true (feed (&fx, "4 40 1.5 1 0 3 2 1 50 500"));
+  const int w = 760, h = 300;
+  ViperViewGeometry *g;
+  cairo_surface_t *s = draw (&fx, VIPER_VIEW_SPACETIME, w, h, &g);
+  cairo_surface_write_to_png (s, "lights-spacetime-legend.png");
+  const ViperRenderer *r = viper_view_renderer (fx.model);
+  g_assert_cmpuint (r->n_states, >=, 12);
+  for (guint k = 0; k < r->n_states; k++)
+    {
+      ViperColor want = r->state_color ((gint) k);
+      gboolean found = FALSE;
+      /* a swatch: 6 x 6 pixels of the colour (antialiased text has every grey) */
+      for (int y = h - 15; y + 6 <= h - 4 && !found; y++)
+        for (int x = 0; x + 6 <= w && !found; x++)
+          {
+            found = TRUE;
+            for (int dy = 0; dy < 6 && found; dy++)
+              for (int dx = 0; dx < 6 && found; dx++)
+                {
+                  ViperColor c = pixel (s, x + dx, y + dy);
+                  found = fabs (c.r - want.r) < 0.02 && fabs (c.g - want.g) < 0.02 && fabs (c.b - want.b) < 0.02;
+                }
+          }
+      if (!found)
+        g_error ("space-time legend at %d px: no swatch of state %u (%s)", w, k, r->state_name ((gint) k));
+    }
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  fx_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -844,6 +885,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/model/reload", test_model_reload);
   g_test_add_func ("/lights/render", test_render);
   g_test_add_func ("/lights/render/program-view-fits", test_program_view_fits);
+  g_test_add_func ("/lights/render/spacetime-legend-fits", test_spacetime_legend_fits);
   g_test_add_func ("/lights/model/aggregate-fresh", test_aggregate_fresh);
   return g_test_run ();
 }
