@@ -684,6 +684,12 @@ vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, double x, double y, dou
 }
 
 double
+viper_view_draw_state_legend (cairo_t *cr, const ViperRenderer *r, double x, double y, double right)
+{
+  return vv_draw_legend_fit (cr, r, x, y, right);
+}
+
+double
 vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
 {
   double x0 = x;

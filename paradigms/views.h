@@ -227,6 +227,11 @@ guint viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, 
 void viper_view_modules_from_run (const ViperModel *m, const ViperRun *run, GArray *ids);
 char *viper_view_label_p (const ViperModel *m, gint64 id);
 
+/* The renderer's state legend (a swatch and a name per state) from (x, y)
+ * within [x, right]: moved left, then set smaller (down to 8 pt), then only
+ * the entries that fit whole.  Returns where the next mark may go. */
+double viper_view_draw_state_legend (cairo_t *cr, const ViperRenderer *r, double x, double y, double right);
+
 /* ---- clock readouts -------------------------------------------------------- */
 
 /* A clock value as every readout shows it: about six significant digits,

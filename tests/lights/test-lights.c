@@ -831,29 +831,16 @@ test_program_view_fits (void)
   fx_clear (&fx);
 }
 
-/* The space-time legend at the width the GUI's default window gives the
- * view (760 px): the lights paradigm has twelve states, and their legend
- * ran past the right edge ("90-100%", "no sample" and "lost" not shown).
- * Every state's swatch is in the legend strip. */
+/* Every state of the renderer has a swatch (6 x 6 pixels of its colour:
+ * antialiased text has every grey) in rows [y0, y1) of S. */
 static void
-test_spacetime_legend_fits (void)
+assert_legend (cairo_surface_t *s, const ViperRenderer *r, int w, int y0, int y1, const char *what)
 {
-  Fx fx;
-  fx_init (&fx, MESH);
-  g_assert_true (feed (&fx, "4 40 1.0 0 0 3 2 1 950 500"));
-  g_assert_true (feed (&fx, "4 40 1.5 1 0 3 2 1 50 500"));
-  const int w = 760, h = 300;
-  ViperViewGeometry *g;
-  cairo_surface_t *s = draw (&fx, VIPER_VIEW_SPACETIME, w, h, &g);
-  cairo_surface_write_to_png (s, "lights-spacetime-legend.png");
-  const ViperRenderer *r = viper_view_renderer (fx.model);
-  g_assert_cmpuint (r->n_states, >=, 12);
   for (guint k = 0; k < r->n_states; k++)
     {
       ViperColor want = r->state_color ((gint) k);
       gboolean found = FALSE;
-      /* a swatch: 6 x 6 pixels of the colour (antialiased text has every grey) */
-      for (int y = h - 15; y + 6 <= h - 4 && !found; y++)
+      for (int y = y0; y + 6 <= y1 && !found; y++)
         for (int x = 0; x + 6 <= w && !found; x++)
           {
             found = TRUE;
@@ -865,8 +852,34 @@ test_spacetime_legend_fits (void)
                 }
           }
       if (!found)
-        g_error ("space-time legend at %d px: no swatch of state %u (%s)", w, k, r->state_name ((gint) k));
+        g_error ("%s legend at %d px: no swatch of state %u (%s)", what, w, k, r->state_name ((gint) k));
     }
+}
+
+/* The legends at the widths the GUI gives the views: the lights paradigm
+ * has twelve states, and their legend ran past the right edge ("90-100%",
+ * "no sample" and "lost" not shown) - the space-time view's at the default
+ * window's 760 px, the animation's in a narrower panel.  Every state's
+ * swatch is in the legend strip. */
+static void
+test_legends_fit (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  g_assert_true (feed (&fx, "4 40 1.0 0 0 3 2 1 950 500"));
+  g_assert_true (feed (&fx, "4 40 1.5 1 0 3 2 1 50 500"));
+  const ViperRenderer *r = viper_view_renderer (fx.model);
+  g_assert_cmpuint (r->n_states, >=, 12);
+  const int h = 300;
+  ViperViewGeometry *g;
+  cairo_surface_t *s = draw (&fx, VIPER_VIEW_SPACETIME, 760, h, &g);
+  cairo_surface_write_to_png (s, "lights-spacetime-legend.png");
+  assert_legend (s, r, 760, h - 15, h - 4, "space-time");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  s = draw (&fx, VIPER_VIEW_ANIMATION, 680, h, &g);
+  cairo_surface_write_to_png (s, "lights-animation-legend.png");
+  assert_legend (s, r, 680, h - 17, h - 6, "animation");
   cairo_surface_destroy (s);
   viper_view_geometry_free (g);
   fx_clear (&fx);
@@ -885,7 +898,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/model/reload", test_model_reload);
   g_test_add_func ("/lights/render", test_render);
   g_test_add_func ("/lights/render/program-view-fits", test_program_view_fits);
-  g_test_add_func ("/lights/render/spacetime-legend-fits", test_spacetime_legend_fits);
+  g_test_add_func ("/lights/render/legends-fit", test_legends_fit);
   g_test_add_func ("/lights/model/aggregate-fresh", test_aggregate_fresh);
   return g_test_run ();
 }
