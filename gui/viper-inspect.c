@@ -18,6 +18,13 @@
  * nothing.  After a seek the last trams are those of the trail (core/trail.h)
  * up to the place the seek reached, read again from it when a description
  * needs them - not the trams replayed since the checkpoint the seek restored.
+ *
+ * The hover tooltip follows the run the same way: GTK asks for a tooltip's
+ * text only when the pointer moves, so a pointer resting on a module kept
+ * the text of when it arrived ("3 sent, 5 received" over a card saying 202
+ * sent).  The view under the pointer and the module its tooltip describes
+ * are remembered, and when the damage touches that module the tooltip is
+ * queried again (gtk_widget_trigger_tooltip_query).
  */
 #include <string.h>
 #include <glib/gstdio.h>
@@ -55,6 +62,12 @@ struct _ViperInspect {
   double x, y;
   gboolean dirty;
   guint64 updates, computed;
+  /* the view the pointer is in (a weak pointer) and what its tooltip says */
+  GtkWidget *tip_view;
+  gint64 tip_id;            /* the module described, G_MININT64 when none */
+  gboolean tip_custom, tip_dirty;
+  char *tip_text;           /* for inspect.json */
+  guint64 tip_steps, tip_queries;
   char *debug_path;         /* inspect.json (tests), or NULL */
 };
 
@@ -80,6 +93,9 @@ viper_inspect_free (ViperInspect *in)
       gtk_widget_destroy (in->pop);
     }
   g_hash_table_unref (in->rings);
+  if (in->tip_view)
+    g_object_remove_weak_pointer (G_OBJECT (in->tip_view), (gpointer *) &in->tip_view);
+  g_free (in->tip_text);
   g_free (in->last_text);
   g_free (in->debug_path);
   g_free (in);
@@ -133,6 +149,8 @@ viper_inspect_transfer (ViperInspect *in, const ViperTram *t)
 {
   if (in->pop && (t->proc == in->id || in->id < 0 || in->custom))
     in->dirty = TRUE;
+  if (in->tip_view && (t->proc == in->tip_id || in->tip_custom))
+    in->tip_dirty = TRUE;
   if (!in->stale)
     ring_add (in, t);
 }
@@ -277,23 +295,64 @@ custom_describe (GtkWidget *w, ViperSession *s, double x, double y, gboolean *cu
                          x, y);
 }
 
+static void write_debug (ViperInspect *in, ViperSession *s);
+
+/* The pointer is in view W (or left it: NULL); its tooltip describes ID. */
+static void
+tip_follow (ViperInspect *in, GtkWidget *w, gint64 id, gboolean custom, const char *text)
+{
+  if (in->tip_view != w)
+    {
+      if (in->tip_view)
+        g_object_remove_weak_pointer (G_OBJECT (in->tip_view), (gpointer *) &in->tip_view);
+      in->tip_view = w;
+      if (w)
+        g_object_add_weak_pointer (G_OBJECT (w), (gpointer *) &in->tip_view);
+    }
+  in->tip_id = id;
+  in->tip_custom = custom;
+  in->tip_dirty = FALSE;
+  if (!in->debug_path || g_strcmp0 (text, in->tip_text) == 0)
+    return;
+  g_free (in->tip_text);
+  in->tip_text = g_strdup (text);
+  ViperSession *s = *in->session;
+  in->tip_steps = s ? viper_scheduler_steps_done (s->sched) : 0;
+  in->tip_queries++;
+  write_debug (in, s);
+}
+
 static gboolean
 on_query_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *tip, gpointer data)
 {
   ViperInspect *in = data;
   ViperSession *s = *in->session;
-  gint64 id;
+  gint64 id = G_MININT64;
   gboolean custom = FALSE;
   char *text = !keyboard && s ? custom_describe (w, s, x, y, &custom) : NULL;
+  if (!keyboard && s)
+    tip_follow (in, w, G_MININT64, custom, NULL);   /* the pointer is here, over nothing yet */
   if (custom && !text)
     return FALSE;
   if (!text && (keyboard || !s || !hit (w, x, y, &id)))
     return FALSE;
   if (!text)
     text = viper_inspect_describe (in, s, id);
+  if (!keyboard)
+    tip_follow (in, w, id, custom, text);
   gtk_tooltip_set_text (tip, text);
   g_free (text);
   return TRUE;
+}
+
+static gboolean
+on_leave (GtkWidget *w, GdkEventCrossing *ev, gpointer data)
+{
+  ViperInspect *in = data;
+  (void) ev;
+  if (in->tip_view == w)
+    tip_follow (in, NULL, G_MININT64, FALSE, NULL);
+  return FALSE;
 }
 
 /* inspect.json (tests): what the popover shows and the replay's place then. */
@@ -302,8 +361,14 @@ write_debug (ViperInspect *in, ViperSession *s)
 {
   if (!in->debug_path)
     return;
-  GString *j = g_string_new (NULL);
-  g_string_append_printf (j, "{\"open\": %s, \"id\": %" G_GINT64_FORMAT ", \"updates\": %" G_GUINT64_FORMAT
+  GString *j = g_string_new ("{");
+  g_string_append_printf (j, "\"tooltip_queries\": %" G_GUINT64_FORMAT ", \"tooltip_steps\": %" G_GUINT64_FORMAT
+                          ", \"tooltip\": ", in->tip_queries, in->tip_steps);
+  if (in->tip_text)
+    viper_json_append_string (j, in->tip_text);
+  else
+    g_string_append (j, "null");
+  g_string_append_printf (j, ", \"open\": %s, \"id\": %" G_GINT64_FORMAT ", \"updates\": %" G_GUINT64_FORMAT
                           ", \"computed\": %" G_GUINT64_FORMAT ", \"steps\": %" G_GUINT64_FORMAT
                           ", \"applied\": %" G_GUINT64_FORMAT ", \"text\": ",
                           in->pop ? "true" : "false", in->custom ? -2 : in->id, in->updates, in->computed,
@@ -386,28 +451,59 @@ viper_inspect_close (ViperInspect *in)
     gtk_widget_destroy (in->pop);
 }
 
-void
-viper_inspect_refresh (ViperInspect *in, const GArray *areas)
+/* Whether AREAS touch what a description of ID (custom: the paradigm's own) says. */
+static gboolean
+touches (const GArray *areas, gint64 id, gboolean custom)
 {
-  ViperSession *s = *in->session;
-  if (!in->pop || !s)
-    return;
-  gboolean touched = in->dirty;
+  gboolean touched = FALSE;
   for (guint i = 0; i < areas->len && !touched; i++)
     {
       const ViperArea *ar = &g_array_index (areas, ViperArea, i);
       switch (ar->kind)
         {
         case VIPER_AREA_ALL: touched = TRUE; break;
-        case VIPER_AREA_PROGRAM: touched = in->id < 0 || in->custom; break;
+        case VIPER_AREA_PROGRAM: touched = id < 0 || custom; break;
         case VIPER_AREA_MODULE:
-        case VIPER_AREA_VARIABLE: touched = ar->a == in->id || in->custom; break;
-        case VIPER_AREA_LINK: touched = ar->a == in->id || ar->b == in->id || in->custom; break;
+        case VIPER_AREA_VARIABLE: touched = ar->a == id || custom; break;
+        case VIPER_AREA_LINK: touched = ar->a == id || ar->b == id || custom; break;
         case VIPER_AREA_CLOCK:
-        default: touched = in->custom; break;
+        default: touched = custom; break;
         }
     }
-  if (!touched)
+  return touched;
+}
+
+/* Whether a tooltip is up.  Asking again only then: a query while none is
+ * shown counts as a pointer motion and would put its hover delay off at
+ * every redraw, so that no tooltip ever appeared while playing. */
+static gboolean
+tooltip_visible (void)
+{
+  gboolean up = FALSE;
+  GList *all = gtk_window_list_toplevels ();
+  for (GList *l = all; l && !up; l = l->next)
+    up = gtk_widget_get_visible (l->data)
+         && gtk_window_get_type_hint (GTK_WINDOW (l->data)) == GDK_WINDOW_TYPE_HINT_TOOLTIP;
+  g_list_free (all);
+  return up;
+}
+
+void
+viper_inspect_refresh (ViperInspect *in, const GArray *areas)
+{
+  ViperSession *s = *in->session;
+  if (!s)
+    return;
+  /* a tooltip up over a module whose state moved: ask for its text again
+   * (GTK asks only when the pointer moves) */
+  if (in->tip_view && (in->tip_dirty || touches (areas, in->tip_id, in->tip_custom)) && tooltip_visible ())
+    {
+      in->tip_dirty = FALSE;
+      gtk_widget_trigger_tooltip_query (in->tip_view);
+    }
+  if (!in->pop)
+    return;
+  if (!in->dirty && !touches (areas, in->id, in->custom))
     return;
   in->dirty = FALSE;
   in->computed++;
@@ -433,6 +529,8 @@ viper_inspect_attach (ViperInspect *in, GtkWidget *view, gboolean click)
 {
   gtk_widget_set_has_tooltip (view, TRUE);
   g_signal_connect (view, "query-tooltip", G_CALLBACK (on_query_tooltip), in);
+  gtk_widget_add_events (view, GDK_LEAVE_NOTIFY_MASK);
+  g_signal_connect (view, "leave-notify-event", G_CALLBACK (on_leave), in);
   if (click)
     {
       gtk_widget_add_events (view, GDK_BUTTON_PRESS_MASK);

@@ -168,6 +168,9 @@ viper_lights_panel_new (GActionMap *map)
   p->above = row (grid, 3, "Above max", gtk_color_button_new ());
   GtkWidget *apply = gtk_button_new_with_label ("Apply");
   g_signal_connect (apply, "clicked", G_CALLBACK (on_apply), p);
+  /* Return applies from either field (the user guide says so; MIN alone
+   * is the common change) */
+  g_signal_connect (p->min_entry, "activate", G_CALLBACK (on_apply), p);
   g_signal_connect (p->max_entry, "activate", G_CALLBACK (on_apply), p);
   gtk_grid_attach (GTK_GRID (grid), apply, 1, 4, 1, 1);
   p->error = gtk_label_new ("");

@@ -25,11 +25,19 @@
  *
  * VIPER_DEBUG_DIR=DIR: after every paint of the space-time view that moved
  * its window, DIR/spacetime.json says which time range its plot shows and
- * where the plot is on the screen, for the tests.
+ * where the plot is on the screen, for the tests; DIR/spacetime-tooltip.json
+ * holds the last tooltip text it gave.
+ *
+ * GTK asks for a tooltip only when the pointer moves: a tooltip up over the
+ * space-time plot while it follows the clock said where the pointer had
+ * been, not what is under it now.  While a tooltip is up and the pointer is
+ * in the view, the damage of a redraw asks for it again (a few times a
+ * second at most).
  */
 #include <math.h>
 #include <time.h>
 #include "viper-view-widget.h"
+#include "core/jsonout.h"
 
 struct _ViperViewWidget {
   GtkDrawingArea parent;
@@ -58,6 +66,8 @@ struct _ViperViewWidget {
    * change the picture without damage) or VIPER_VIEW_CACHE=0 */
   ViperViewCache *cache;
   gint64 draw_us;           /* CPU time spent drawing so far (thread time) */
+  gboolean pointer_in;      /* the pointer is in the view (its tooltip may be up) */
+  gint64 tip_at;            /* when the tooltip was last asked for again */
 };
 
 /* Damage repaints as a region of at most this many rectangles, else as their
@@ -581,9 +591,43 @@ viper_view_widget_query_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard
     }
   if (!s)
     return FALSE;
+  const char *dir = self->kind == VIPER_VIEW_SPACETIME ? g_getenv ("VIPER_DEBUG_DIR") : NULL;
+  if (dir && *dir)
+    {
+      GString *j = g_string_new ("{\"text\": ");
+      viper_json_append_string (j, s);
+      char cb[32];
+      g_string_append_printf (j, ", \"clock\": %s}\n", isfinite (self->model->clock)
+                              ? viper_format_double (self->model->clock, cb) : "null");
+      char *path = g_build_filename (dir, "spacetime-tooltip.json", NULL);
+      g_file_set_contents_full (path, j->str, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, NULL);
+      g_free (path);
+      g_string_free (j, TRUE);
+    }
   gtk_tooltip_set_text (tip, s);
   g_free (s);
   return TRUE;
+}
+
+static gboolean
+viper_view_widget_crossing (GtkWidget *w, GdkEventCrossing *ev)
+{
+  VIPER_VIEW_WIDGET (w)->pointer_in = ev->type == GDK_ENTER_NOTIFY;
+  return FALSE;
+}
+
+/* Whether a tooltip is up (a query while none is shown counts as a pointer
+ * motion and would put the hover delay off at every redraw). */
+static gboolean
+tooltip_visible (void)
+{
+  gboolean up = FALSE;
+  GList *all = gtk_window_list_toplevels ();
+  for (GList *l = all; l && !up; l = l->next)
+    up = gtk_widget_get_visible (l->data)
+         && gtk_window_get_type_hint (GTK_WINDOW (l->data)) == GDK_WINDOW_TYPE_HINT_TOOLTIP;
+  g_list_free (all);
+  return up;
 }
 
 static void viper_view_widget_finalize (GObject *o);
@@ -599,6 +643,8 @@ viper_view_widget_class_init (ViperViewWidgetClass *klass)
   wc->button_release_event = viper_view_widget_button_release;
   wc->motion_notify_event = viper_view_widget_motion;
   wc->query_tooltip = viper_view_widget_query_tooltip;
+  wc->enter_notify_event = viper_view_widget_crossing;
+  wc->leave_notify_event = viper_view_widget_crossing;
 }
 
 static void
@@ -641,7 +687,8 @@ viper_view_widget_new (ViperViewKind kind)
     case VIPER_VIEW_SPACETIME:
       gtk_widget_set_size_request (w, 360, 200);
       gtk_widget_add_events (w, GDK_SCROLL_MASK | GDK_SMOOTH_SCROLL_MASK | GDK_BUTTON_PRESS_MASK
-                                  | GDK_BUTTON_RELEASE_MASK | GDK_BUTTON1_MOTION_MASK);
+                                  | GDK_BUTTON_RELEASE_MASK | GDK_BUTTON1_MOTION_MASK | GDK_ENTER_NOTIFY_MASK
+                                  | GDK_LEAVE_NOTIFY_MASK);
       gtk_widget_set_has_tooltip (w, TRUE);
       break;
     case VIPER_VIEW_VARIABLES: gtk_widget_set_size_request (w, 260, 160); break;
@@ -711,6 +758,15 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
     viper_view_cache_invalidate (self->cache);
   if (!areas->len || !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return 0;
+  if (self->kind == VIPER_VIEW_SPACETIME && self->pointer_in)
+    {
+      gint64 now = g_get_monotonic_time ();
+      if (now - self->tip_at >= 200000 && tooltip_visible ())
+        {
+          self->tip_at = now;
+          gtk_widget_trigger_tooltip_query (GTK_WIDGET (self));
+        }
+    }
 
   ViperViewGeometry *g = geometry (self);
   guint nm = viper_view_geometry_n_modules (g);

@@ -96,6 +96,9 @@ G_GNUC_INTERNAL void vv_format_time (double t, char *buf, gsize len);
 /* the legend's swatches and state names from x, baseline y (11 pt, boxes
  * from y - 9 to y + 1); returns its width */
 G_GNUC_INTERNAL double vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y);
+/* The same within [x, right]: moved left, then set smaller (down to 8 pt),
+ * then only the entries that fit whole; returns where the next mark may go. */
+G_GNUC_INTERNAL double vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, double x, double y, double right);
 
 /* each view's placing and drawing (views-<view>.c) */
 G_GNUC_INTERNAL void vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout);

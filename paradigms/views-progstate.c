@@ -16,6 +16,46 @@ vv_place_program (ViperViewGeometry *g)
 }
 /* ---- program state view ------------------------------------------------------------- */
 
+/* One centred line within [margin, width - margin]: set smaller, down to 8
+ * pt, and when still too wide cut at a character with an ellipsis, so a
+ * long collector message is never cut off on both sides by the view's edges. */
+static void
+fit_line (cairo_t *cr, double width, double y, double size, const char *s)
+{
+  const double margin = 4, room = MAX (width - 2 * margin, 1.0);
+  cairo_text_extents_t e;
+  for (double fs = size; fs >= 8; fs -= 1)
+    {
+      vv_font (cr, fs, FALSE);
+      cairo_text_extents (cr, s, &e);
+      if (e.x_advance <= room)
+        {
+          vv_text (cr, width / 2.0, y, 0.5, s);
+          vv_font (cr, size, FALSE);
+          return;
+        }
+    }
+  /* 8 pt and still too wide: the longest prefix that fits with "…" */
+  GString *t = g_string_new (NULL);
+  for (const char *p = s; *p; p = g_utf8_next_char (p))
+    {
+      gsize keep = t->len;
+      g_string_append_len (t, p, g_utf8_next_char (p) - p);
+      g_string_append (t, "\u2026");
+      cairo_text_extents (cr, t->str, &e);
+      g_string_truncate (t, t->len - strlen ("\u2026"));
+      if (e.x_advance > room)
+        {
+          g_string_truncate (t, keep);
+          break;
+        }
+    }
+  g_string_append (t, "\u2026");
+  vv_text (cr, margin, y, 0, t->str);
+  g_string_free (t, TRUE);
+  vv_font (cr, size, FALSE);
+}
+
 void
 vv_draw_program (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
 {
@@ -36,15 +76,15 @@ vv_draw_program (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
   const char *how = w == VIPER_PROGRAM_INACTIVE ? "no module has started"
                   : reported ? "reported by the program manager" : "detected by Viper";
-  vv_text (cr, cx, y + 20, 0.5, how);
+  fit_line (cr, g->width, y + 20, 11, how);
   char buf[64], tb[32];
   vv_format_time (m ? m->clock : NAN, tb, sizeof tb);
   g_snprintf (buf, sizeof buf, "clock %s", tb);
-  vv_text (cr, cx, y + 38, 0.5, buf);
+  fit_line (cr, g->width, y + 38, 11, buf);
   char *detail = m && r->program_detail ? r->program_detail (m) : NULL;
   char **lines = detail ? g_strsplit (detail, "\n", 16) : NULL;
   for (guint i = 0; lines && lines[i]; i++)
-    vv_text (cr, cx, y + 56 + 18 * i, 0.5, lines[i]);
+    fit_line (cr, g->width, y + 56 + 18 * i, 11, lines[i]);
   g_strfreev (lines);
   g_free (detail);
 }

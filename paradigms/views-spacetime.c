@@ -714,7 +714,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   if (g->no_run)
     {
       st_draw_no_run (cr, g, run);
-      vv_draw_legend (cr, r, g->plot_x, g->height - 6);
+      vv_draw_legend_fit (cr, r, g->plot_x, g->height - 6, g->width - 4);
       return;
     }
 
@@ -805,16 +805,8 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   char unit[48];
   g_snprintf (unit, sizeof unit, "clock%s%s%s", *axis_unit ? " (" : "", axis_unit, *axis_unit ? ")" : "");
   vv_text (cr, g->width - 4, bottom + 28, 1, unit);
-  double lx = g->plot_x;
-  vv_draw_legend (cr, r, g->plot_x, g->height - 6);
+  double lx = vv_draw_legend_fit (cr, r, g->plot_x, g->height - 6, g->width - 4);
   /* marks: after the states, on the same line when there is room */
-  cairo_text_extents_t e;
-  vv_font (cr, 11, FALSE);
-  for (guint s = 0; s < r->n_states; s++)
-    {
-      cairo_text_extents (cr, r->state_name ((gint) s), &e);
-      lx += 14 + e.x_advance + 12;
-    }
   st_draw_marks_legend (cr, lx, g->height - 6, g->width);
 }
 

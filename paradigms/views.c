@@ -593,6 +593,11 @@ viper_view_format_clock (double t, double resolution, char *buf, gsize len)
   int digits = 6;
   if (resolution > 0 && t != 0)
     digits = CLAMP ((int) ceil (log10 (fabs (t) / resolution)) + 1, 6, 15);
+  else if (fabs (t) >= 1e5)
+    /* a large clock (Unix time stamps: 1.8e9 s) keeps every integer digit
+     * and three decimals, so the readout moves as the clock does: six
+     * significant digits ("1.79555e+09") stood still for hours */
+    digits = CLAMP ((int) floor (log10 (fabs (t))) + 1 + 3, 6, 15);
   g_snprintf (buf, len, "%.*g", digits, t);
   return buf;
 }
@@ -628,6 +633,60 @@ void
 vv_format_time (double t, char *buf, gsize len)
 {
   viper_view_format_clock (t, 0, buf, len);
+}
+
+/* The legend's width at font size FS with GAP between entries. */
+static double
+legend_width (cairo_t *cr, const ViperRenderer *r, double fs, double gap)
+{
+  double w = 0;
+  vv_font (cr, fs, FALSE);
+  for (guint s = 0; s < r->n_states; s++)
+    {
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, r->state_name ((gint) s), &e);
+      w += 14 + e.x_advance + (s + 1 < r->n_states ? gap : 0);
+    }
+  return w;
+}
+
+double
+vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, double x, double y, double right)
+{
+  /* as it is where it fits; else further left (down to 4 px), then smaller
+   * (down to 8 pt, closer), and past that the entries that fit, whole */
+  double fs = 11, gap = 12;
+  double w = legend_width (cr, r, fs, gap);
+  if (x + w > right)
+    x = MAX (4.0, right - w);
+  while (x + w > right && fs > 8)
+    {
+      fs -= 1;
+      gap = MAX (gap - 2, 6.0);
+      w = legend_width (cr, r, fs, gap);
+    }
+  for (guint s = 0; s < r->n_states; s++)
+    {
+      cairo_text_extents_t e;
+      vv_font (cr, fs, FALSE);
+      cairo_text_extents (cr, r->state_name ((gint) s), &e);
+      if (x + 14 + e.x_advance > right)
+        break;
+      cairo_new_path (cr);
+      vv_set_color (cr, r->state_color ((gint) s));
+      cairo_rectangle (cr, x, y - 9, 10, 10);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      x += 14 + vv_text (cr, x + 14, y, 0, r->state_name ((gint) s)) + gap;
+    }
+  vv_font (cr, 11, FALSE);
+  return x;
+}
+
+double
+viper_view_draw_state_legend (cairo_t *cr, const ViperRenderer *r, double x, double y, double right)
+{
+  return vv_draw_legend_fit (cr, r, x, y, right);
 }
 
 double

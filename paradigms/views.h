@@ -227,12 +227,19 @@ guint viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, 
 void viper_view_modules_from_run (const ViperModel *m, const ViperRun *run, GArray *ids);
 char *viper_view_label_p (const ViperModel *m, gint64 id);
 
+/* The renderer's state legend (a swatch and a name per state) from (x, y)
+ * within [x, right]: moved left, then set smaller (down to 8 pt), then only
+ * the entries that fit whole.  Returns where the next mark may go. */
+double viper_view_draw_state_legend (cairo_t *cr, const ViperRenderer *r, double x, double y, double right);
+
 /* ---- clock readouts -------------------------------------------------------- */
 
 /* A clock value as every readout shows it: about six significant digits,
  * more when `resolution` (the smallest difference that matters, e.g. a
  * pixel of a zoomed axis; 0 = none) needs them, and no float noise (31.508,
- * not 31.508000000000003).  "-" when not finite.  Returns buf. */
+ * not 31.508000000000003).  Without a resolution a clock of 1e5 or more
+ * keeps all its integer digits and three decimals (1795549589.123, not
+ * 1.79555e+09).  "-" when not finite.  Returns buf. */
 char *viper_view_format_clock (double t, double resolution, char *buf, gsize len);
 
 /* The unit a time axis over a span of `span` trace time units is labelled

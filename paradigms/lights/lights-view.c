@@ -200,7 +200,8 @@ set_color (cairo_t *cr, ViperColor c)
   cairo_set_source_rgb (cr, c.r, c.g, c.b);
 }
 
-/* The white ground, the file's elements and the legend (as vv_draw_legend). */
+/* The white ground, the file's elements and the legend (the generic views'
+ * state legend, kept within the view: twelve states did not fit a narrow one). */
 static void
 draw_base (cairo_t *cr, const Cache *c, const ViperModel *m)
 {
@@ -209,22 +210,7 @@ draw_base (cairo_t *cr, const Cache *c, const ViperModel *m)
   if (c->has_xf)
     viper_view_layout_draw_elements (cr, lights_model_view_setup (m), &c->xf);
   cairo_new_path (cr);
-  cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size (cr, 11);
-  double x = 8, y = c->h - 8;
-  for (guint s = 0; s < lights_renderer.n_states; s++)
-    {
-      set_color (cr, lights_renderer.state_color ((gint) s));
-      cairo_rectangle (cr, x, y - 9, 10, 10);
-      cairo_fill (cr);
-      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-      const char *name = lights_renderer.state_name ((gint) s);
-      cairo_text_extents_t e;
-      cairo_text_extents (cr, name, &e);
-      cairo_move_to (cr, x + 14, y);
-      cairo_show_text (cr, name);
-      x += 14 + e.x_advance + 12;
-    }
+  viper_view_draw_state_legend (cr, &lights_renderer, 8, c->h - 8, c->w - 4);
 }
 
 /* The bars' outlines and labels (as lights_draw_bar). */

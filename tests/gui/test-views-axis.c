@@ -330,11 +330,30 @@ test_every_paradigm (void)
   g_assert_cmpuint (checked, >=, 4);
 }
 
+/* The clock readouts (animation, program view, status line, subtitle) of a
+ * cluster stamped in Unix seconds: six significant digits made 1795549589.0
+ * and 1795549590.5 both "1.79555e+09", a clock that never moved.  Every
+ * integer digit and three decimals show; small clocks read as before. */
+static void
+test_clock_readout (void)
+{
+  char a[64], b[64];
+  g_assert_cmpstr (viper_view_format_clock (1795549589.0, 0, a, sizeof a), ==, "1795549589");
+  g_assert_cmpstr (viper_view_format_clock (1795549590.5, 0, b, sizeof b), ==, "1795549590.5");
+  g_assert_cmpstr (viper_view_format_clock (1795549589.1234, 0, a, sizeof a), ==, "1795549589.123");
+  g_assert_cmpstr (viper_view_format_clock (-123456.78912, 0, a, sizeof a), ==, "-123456.789");
+  g_assert_cmpstr (viper_view_format_clock (31.508000000000003, 0, a, sizeof a), ==, "31.508");
+  g_assert_cmpstr (viper_view_format_clock (0.0999975327, 0, a, sizeof a), ==, "0.0999975");
+  g_assert_cmpstr (viper_view_format_clock (99999.5, 0, a, sizeof a), ==, "99999.5");
+  g_assert_cmpstr (viper_view_format_clock (NAN, 0, a, sizeof a), ==, "-");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/views/axis/unit-by-range", test_unit_routine);
+  g_test_add_func ("/views/axis/clock-readout", test_clock_readout);
   g_test_add_func ("/views/axis/every-paradigm", test_every_paradigm);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

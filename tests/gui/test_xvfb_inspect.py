@@ -17,6 +17,20 @@ second viper stopped at --breakpoint=20 shows for a click on the same disc
 (the last trams after a seek come from the whole run, not from the trams
 replayed since the checkpoint the seek restored).
 
+Scenario tooltip: the hover tooltip follows the replay too.  GTK asks for a
+tooltip's text only when the pointer moves, so a pointer resting on a module
+kept the text of when it arrived while the replay played on.  Playing at
+speed 5, the pointer rests on SLAVE[1]'s disc: the tooltip's text (written
+to inspect.json with the state changes applied when it was made) changes
+while the pointer stays still, and each text's state is viper-replay
+--steps=K's.
+
+Scenario space-time tooltip: the same for the space-time view's own
+tooltip while it follows the clock: the pointer rests on SLAVE[1]'s row
+near the right end of the plot; the text it gives (spacetime-tooltip.json)
+is made again as the clock moves (the pointer still), and names SLAVE[1]'s
+bar in the end.
+
 Synchronisation polls the app's dump files; no sleeps.
 Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 """
@@ -56,6 +70,75 @@ def goto(app, display, clock):
     X.xdo(display, "windowfocus", "--sync", out.stdout.split()[0].decode())
     X.xdo(display, "type", "--delay", "20", "--", clock)
     X.xdo(display, "key", "Return")
+
+
+def scenario_tooltip(args, display, tmp, shots):
+    trace = os.path.join(args.source_root, "traces", "farm.trc")
+    setup = os.path.join(args.source_root, "setup", "farm.setup")
+    n_mod = len(X.replay_state(args, trace, setup, [])["modules"])
+    app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--speed=5"], tmp, "tooltip")
+    try:
+        layout = app.layout(n_mod)
+        poll(lambda: (lambda p: p if p and p["index_done"] else None)(app.playback()), "the index of the run",
+             proc=app.proc)
+        app.key("space")
+        poll(lambda: (lambda p: p if p and p["clock"] is not None and p["clock"] > 1 else None)(app.playback()),
+             "the clock to pass 1", proc=app.proc)
+        p = [q for q in layout["views"]["animation"] if q["id"] == MODULE][0]
+        X.xdo(display, "mousemove", str(p["x"]), str(p["y"]))   # and rest there
+        seen = [poll(lambda: (lambda j: j if j and j["tooltip"] else None)(inspect_json(app)),
+                     "the tooltip over SLAVE[%d]" % MODULE, proc=app.proc)]
+
+        def next_tooltip():
+            j = inspect_json(app)
+            if j and j["tooltip_queries"] > seen[-1]["tooltip_queries"] and j["tooltip_steps"] > seen[-1]["tooltip_steps"]:
+                return j
+            return None
+        for _ in range(2):
+            seen.append(poll(next_tooltip, "the tooltip to follow the replay, the pointer still", proc=app.proc))
+        X.screenshot(display, os.path.join(shots, "inspect-0-tooltip.png"))
+        for j in seen:
+            want = X.module_states(X.replay_state(args, trace, setup, ["--steps=%d" % j["tooltip_steps"]]))[MODULE]
+            check(j["tooltip"].startswith("SLAVE[%d]" % MODULE) and state_of(j["tooltip"]) == want,
+                  "pointer still, after %d state changes the tooltip says %s (viper-replay: %s)"
+                  % (j["tooltip_steps"], state_of(j["tooltip"]), want))
+        X.xdo(display, "mousemove", "1", "1")
+    finally:
+        app.close()
+
+
+def scenario_spacetime_tooltip(args, display, tmp, shots):
+    trace = os.path.join(args.source_root, "traces", "farm.trc")
+    setup = os.path.join(args.source_root, "setup", "farm.setup")
+    n_mod = len(X.replay_state(args, trace, setup, [])["modules"])
+    app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--speed=5"], tmp, "st-tooltip")
+    path = os.path.join(app.dir, "spacetime-tooltip.json")
+    try:
+        layout = app.layout(n_mod)
+        poll(lambda: (lambda p: p if p and p["index_done"] else None)(app.playback()), "the index of the run",
+             proc=app.proc)
+        app.key("space")
+        poll(lambda: (lambda p: p if p and p["clock"] is not None and p["clock"] > 1 else None)(app.playback()),
+             "the clock to pass 1", proc=app.proc)
+        st = poll(lambda: X.read_json(os.path.join(app.dir, "spacetime.json")), "the space-time window",
+                  proc=app.proc)
+        row = [q for q in layout["views"]["spacetime"] if q["id"] == MODULE][0]
+        X.xdo(display, "mousemove", str(int(st["x1"]) - 20), str(row["y"]))   # and rest there
+        seen = [poll(lambda: X.read_json(path), "the space-time tooltip", proc=app.proc)]
+
+        def next_text():
+            j = X.read_json(path)
+            return j if j and j["clock"] > seen[-1]["clock"] and j["text"] != seen[-1]["text"] else None
+        for _ in range(2):
+            seen.append(poll(next_text, "the space-time tooltip to follow the clock, the pointer still",
+                             proc=app.proc))
+        X.screenshot(display, os.path.join(shots, "inspect-0-spacetime-tooltip.png"))
+        check("SLAVE[%d]" % MODULE in seen[-1]["text"],
+              "pointer still, the space-time tooltip is made again as the clock moves (%s)"
+              % [(j["clock"], j["text"].splitlines()[0]) for j in seen])
+        X.xdo(display, "mousemove", "1", "1")
+    finally:
+        app.close()
 
 
 def scenario_inspect(args, display, tmp, shots):
@@ -166,6 +249,8 @@ def main():
     os.makedirs(shots, exist_ok=True)
     xvfb, display = X.start_xvfb()
     try:
+        scenario_tooltip(args, display, tmp, shots)
+        scenario_spacetime_tooltip(args, display, tmp, shots)
         scenario_inspect(args, display, tmp, shots)
     finally:
         xvfb.terminate()

@@ -790,6 +790,101 @@ test_aggregate_fresh (void)
   g_free (torus);
 }
 
+/* The program view at the width the GUI's default window gives it (about
+ * 250 px): a collector's message longer than the view was drawn centred and
+ * cut off on both sides ("ent of node 1 up, interval 200 ms, load from").
+ * Every line now stays inside the view: set smaller, or cut with an
+ * ellipsis at the right, never ink in the outer columns. */
+static void
+test_program_view_fits (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  /* "agent of node 1 up, interval 200 ms, load from /proc/stat" as code points */
+  const char *msg = "agent of node 1 up, interval 200 ms, load from /proc/stat";
+  GString *t = g_string_new (NULL);
+  g_string_append_printf (t, "4 44 1.0 0 0 %u 2 1", (unsigned) strlen (msg) + 1);
+  for (const char *c = msg; *c; c++)
+    g_string_append_printf (t, " %d", *c);
+  g_assert_true (feed (&fx, t->str));
+  g_string_free (t, TRUE);
+  const int w = 200, h = 400;
+  ViperViewGeometry *g;
+  cairo_surface_t *s = draw (&fx, VIPER_VIEW_PROGRAM, w, h, &g);
+  cairo_surface_write_to_png (s, "lights-program.png");
+  int inked = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        ViperColor c = pixel (s, x, y);
+        if (c.r > 0.6 || c.g > 0.6 || c.b > 0.6)
+          continue;                       /* not text ink */
+        if (fabs (c.r - c.g) > 0.1 || fabs (c.g - c.b) > 0.1)
+          continue;                       /* the square's colour, not grey ink */
+        if (x < 2 || x >= w - 2)
+          g_error ("program view: ink at (%d, %d), the text runs past the view's edge", x, y);
+        inked++;
+      }
+  g_assert_cmpint (inked, >, 0);
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  fx_clear (&fx);
+}
+
+/* Every state of the renderer has a swatch (6 x 6 pixels of its colour:
+ * antialiased text has every grey) in rows [y0, y1) of S. */
+static void
+assert_legend (cairo_surface_t *s, const ViperRenderer *r, int w, int y0, int y1, const char *what)
+{
+  for (guint k = 0; k < r->n_states; k++)
+    {
+      ViperColor want = r->state_color ((gint) k);
+      gboolean found = FALSE;
+      for (int y = y0; y + 6 <= y1 && !found; y++)
+        for (int x = 0; x + 6 <= w && !found; x++)
+          {
+            found = TRUE;
+            for (int dy = 0; dy < 6 && found; dy++)
+              for (int dx = 0; dx < 6 && found; dx++)
+                {
+                  ViperColor c = pixel (s, x + dx, y + dy);
+                  found = fabs (c.r - want.r) < 0.02 && fabs (c.g - want.g) < 0.02 && fabs (c.b - want.b) < 0.02;
+                }
+          }
+      if (!found)
+        g_error ("%s legend at %d px: no swatch of state %u (%s)", what, w, k, r->state_name ((gint) k));
+    }
+}
+
+/* The legends at the widths the GUI gives the views: the lights paradigm
+ * has twelve states, and their legend ran past the right edge ("90-100%",
+ * "no sample" and "lost" not shown) - the space-time view's at the default
+ * window's 760 px, the animation's in a narrower panel.  Every state's
+ * swatch is in the legend strip. */
+static void
+test_legends_fit (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  g_assert_true (feed (&fx, "4 40 1.0 0 0 3 2 1 950 500"));
+  g_assert_true (feed (&fx, "4 40 1.5 1 0 3 2 1 50 500"));
+  const ViperRenderer *r = viper_view_renderer (fx.model);
+  g_assert_cmpuint (r->n_states, >=, 12);
+  const int h = 300;
+  ViperViewGeometry *g;
+  cairo_surface_t *s = draw (&fx, VIPER_VIEW_SPACETIME, 760, h, &g);
+  cairo_surface_write_to_png (s, "lights-spacetime-legend.png");
+  assert_legend (s, r, 760, h - 15, h - 4, "space-time");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  s = draw (&fx, VIPER_VIEW_ANIMATION, 680, h, &g);
+  cairo_surface_write_to_png (s, "lights-animation-legend.png");
+  assert_legend (s, r, 680, h - 17, h - 6, "animation");
+  cairo_surface_destroy (s);
+  viper_view_geometry_free (g);
+  fx_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -802,6 +897,8 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/model/bad-input", test_model_bad_input);
   g_test_add_func ("/lights/model/reload", test_model_reload);
   g_test_add_func ("/lights/render", test_render);
+  g_test_add_func ("/lights/render/program-view-fits", test_program_view_fits);
+  g_test_add_func ("/lights/render/legends-fit", test_legends_fit);
   g_test_add_func ("/lights/model/aggregate-fresh", test_aggregate_fresh);
   return g_test_run ();
 }

@@ -10,7 +10,8 @@ of interest, as `viper-replay --until --state-out` reports them.  Then
   - Freeze again: the bars and arrows move to the final state;
   - Setup... loads the same layout with another range of interest: the
     arrows recolour, the state stays;
-  - the Range popover (I) with MIN and MAX typed recolours them again.
+  - the Range popover (I) with MIN and MAX typed recolours them again, and
+    so does MIN alone with Return in its field.
 Positions come from the app's VIPER_DEBUG_DIR layout.json.  No sleeps as
 synchronisation (screenshots are polled until they show a state, bounded);
 exit 77 when Xvfb, xdotool or ImageMagick are missing.
@@ -209,6 +210,19 @@ def main():
                 "the arrows in the popover's range", proc=app.proc)
         print("# screenshot " + shot)
         gx.check(True, "the Range popover recolours the arrows")
+        # Return in the MIN field applies too (it did nothing: only MAX's Return was wired)
+        app.key("i")
+        # MAX first (Tab there and back), then MIN, and Return in MIN: links of 120 kB/s come into the range
+        for how, what in [("key", "Tab"), ("key", "ctrl+a"), ("type", "1M"), ("key", "shift+Tab"), ("key", "ctrl+a"),
+                          ("type", "100k"), ("key", "Return")]:
+            cmd = ["xdotool", "key", "--clearmodifiers", what] if how == "key" else ["xdotool", "type", "--delay", "5", what]
+            subprocess.run(cmd, env=env, check=True, timeout=gx.TIMEOUT)
+        rng4 = (100e3, 1e6, rng2[2], rng2[3])
+        shot = os.path.join(shots, "lights-popover-min.png")
+        gx.poll(lambda: not probe(gx.screenshot(display, shot), boxes, final, rng4, "popover min", quiet=True),
+                "the arrows in the range typed in MIN alone, Return", proc=app.proc)
+        print("# screenshot " + shot)
+        gx.check(True, "Return in the Range popover's MIN field applies it")
         app.close()
 
         # live: collectors that send their samples and close have ended a collection; the
