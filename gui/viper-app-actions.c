@@ -11,6 +11,8 @@ act_go (GSimpleAction *action, GVariant *param, gpointer data)
   App *a = data;
   if (!a->s)
     return;
+  /* Back presses still gathered come first (viper-playback.c) */
+  viper_playback_flush_back (a->pb);
   if (viper_scheduler_state (a->s->sched) != VIPER_SCHED_IDLE)
     {
       viper_scheduler_stop (a->s->sched);
@@ -29,6 +31,7 @@ act_step (GSimpleAction *action, GVariant *param, gpointer data)
   App *a = data;
   if (!a->s)
     return;
+  viper_playback_flush_back (a->pb);
   if (viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_BREAKPOINT)
     viper_scheduler_set_breakpoint (a->s->sched, NAN);
   viper_scheduler_step (a->s->sched);
@@ -41,6 +44,7 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
   App *a = data;
   if (!a->s)
     return;
+  viper_playback_flush_back (a->pb);
   guint open = 0, total = 0;
   viper_session_connections (a->s, &open, &total);
   if (open > 0)

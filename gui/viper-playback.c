@@ -67,6 +67,9 @@ struct _ViperPlayback {
   GtkWidget *timeline;
   double drag_t;            /* NAN: not dragging */
   gboolean seeking;
+  guint back_pending;       /* Back presses not acted on yet (one seek serves them all) */
+  guint back_idle;
+  guint64 back_seeks;       /* seeks Back made (playback.json: fewer than the presses when held) */
   char *last_dump;
   gint64 ckpt_every;        /* --checkpoint-every (0: the trail's default) */
   GtkWidget *goto_label;    /* the Go to clock dialog's run and clock, while it is open */
@@ -345,6 +348,38 @@ seek_clock (ViperPlayback *pb, double t)
   replay_to (pb, t, 0, back);
 }
 
+/* Back: to a checkpoint (or the start), then forward to as many state
+ * changes fewer as Back was pressed.  A seek can take a good part of a
+ * second on a large run, and a held key repeats 25 or more times a second:
+ * seeking once per press would go on for seconds after the key is let go.
+ * So a press only counts; the seek runs when the main loop is idle, after
+ * every press already queued, and one seek serves them all. */
+void
+viper_playback_flush_back (ViperPlayback *pb)
+{
+  if (pb->back_idle)
+    g_source_remove (pb->back_idle);
+  pb->back_idle = 0;
+  guint n = pb->back_pending;
+  pb->back_pending = 0;
+  if (!n || !can_seek (pb))
+    return;
+  guint64 k = viper_scheduler_steps_done (pb->s->sched);
+  if (k == 0)
+    return;
+  pb->back_seeks++;
+  replay_to (pb, NAN, k > n ? k - n : 0, TRUE);
+}
+
+static gboolean
+back_idle (gpointer data)
+{
+  ViperPlayback *pb = data;
+  pb->back_idle = 0;
+  viper_playback_flush_back (pb);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 act_back (GSimpleAction *action, GVariant *param, gpointer data)
 {
@@ -352,17 +387,16 @@ act_back (GSimpleAction *action, GVariant *param, gpointer data)
   ViperPlayback *pb = data;
   if (!can_seek (pb))
     return;
-  guint64 k = viper_scheduler_steps_done (pb->s->sched);
-  if (k == 0)
-    return;
-  /* back to a checkpoint (or the start), then forward to one state change fewer */
-  replay_to (pb, NAN, k - 1, TRUE);
+  pb->back_pending++;
+  if (!pb->back_idle)
+    pb->back_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, back_idle, pb, NULL);
 }
 
 static void
 act_seek (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action;
+  viper_playback_flush_back (data);
   seek_clock (data, g_variant_get_double (param));
 }
 
@@ -687,12 +721,12 @@ write_dump (ViperPlayback *pb)
   char *doc = g_strdup_printf (
     "{\"speed\": %s, \"live\": %s, \"index_done\": %s, \"trams\": %" G_GUINT64_FORMAT ", \"run\": [%s, %s], "
     "\"clock\": %s, \"timeline\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, \"x0\": %d, \"x1\": %d}, "
-    "\"trail\": %s, \"status\": %s, \"goto\": %s}\n",
+    "\"trail\": %s, \"status\": %s, \"goto\": %s, \"back_seeks\": %" G_GUINT64_FORMAT "}\n",
     pb->speed_i < 0 ? "null" : viper_format_double (ladder (pb->speed_i), sp), is_live (pb) ? "true" : "false",
     pb->index_done ? "true" : "false", pb->index_trams, viper_format_double (t0, a), viper_format_double (t1, b),
     pb->s && isfinite (viper_run_clock (pb->s->run)) ? viper_format_double (viper_run_clock (pb->s->run), c) : "null",
     ox, oy, tw, pb->timeline ? gtk_widget_get_allocated_height (pb->timeline) : 0, ox + (int) TL_PAD,
-    ox + tw - (int) TL_PAD, trail, status, go);
+    ox + tw - (int) TL_PAD, trail, status, go, pb->back_seeks);
   g_free (trail);
   g_free (status);
   g_free (go);
@@ -737,6 +771,8 @@ viper_playback_free (ViperPlayback *pb)
   if (!pb)
     return;
   index_stop (pb);
+  if (pb->back_idle)
+    g_source_remove (pb->back_idle);
   g_array_unref (pb->samples);
   g_free (pb->speed_opt);
   g_free (pb->debug_dir);
@@ -869,6 +905,11 @@ viper_playback_timeline (ViperPlayback *pb)
 void
 viper_playback_set_session (ViperPlayback *pb, ViperSession *s)
 {
+  /* Back presses were for the old session */
+  if (pb->back_idle)
+    g_source_remove (pb->back_idle);
+  pb->back_idle = 0;
+  pb->back_pending = 0;
   pb->s = s;
   index_start (pb);
   if (!s)

@@ -26,6 +26,9 @@ GtkWidget *viper_playback_speed_widget (ViperPlayback *pb);
 GtkWidget *viper_playback_timeline (ViperPlayback *pb);
 /* A new session (NULL: none); not owned. */
 void viper_playback_set_session (ViperPlayback *pb, ViperSession *s);
+/* Act on Back presses not acted on yet (they are gathered into one seek
+ * when the main loop is idle): before anything else moves the replay. */
+void viper_playback_flush_back (ViperPlayback *pb);
 /* Called from the redraw tick: the timeline follows the clock. */
 void viper_playback_tick (ViperPlayback *pb);
 G_END_DECLS

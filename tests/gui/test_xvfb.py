@@ -226,6 +226,14 @@ class App:
         subprocess.run(["xdotool", "windowfocus", "--sync", wid], env=env, check=True, timeout=TIMEOUT)
         subprocess.run(["xdotool", "key", "--clearmodifiers", key], env=env, check=True, timeout=TIMEOUT)
 
+    def keys(self, key, n):
+        """Press key n times in one go, as fast as xdotool sends them (a held key)."""
+        env = dict(os.environ, DISPLAY=self.display)
+        wid = self.window()
+        subprocess.run(["xdotool", "windowfocus", "--sync", wid], env=env, check=True, timeout=TIMEOUT)
+        subprocess.run(["xdotool", "key", "--clearmodifiers", "--delay", "0"] + [key] * n, env=env, check=True,
+                       timeout=TIMEOUT)
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

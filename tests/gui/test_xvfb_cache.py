@@ -5,7 +5,8 @@ The view widgets paint through a frame cache redrawn only where the model's
 damage says (paradigms/views-cache.c, issue 13).  Under Xvfb, on the Farm:
 stop at a breakpoint; hide the animation and program views and replay to the
 end (their damage is dropped while hidden); show them again; resize the
-window; step back; reset - after each, every module's colour in every view
+window; step back; Back held (one seek for the presses queued); reset - after
+each, every module's colour in every view
 and the program square are probed against the app's own state dump, as
 test_xvfb.py does.  A cache that kept its frame across any of these shows
 the old colours and fails.
@@ -92,6 +93,20 @@ def main():
                            and s["steps"] == d["steps"] - 1, "the step back")
             layout = fresh_layout(app, n, lambda l: True, "the layout after the step back")
             X.probe(X.screenshot(display, os.path.join(shots, "c4-back.png")), layout, d["state"], "step back")
+
+            # Back held down: the presses already queued make one seek, not one
+            # each (a seek per press went on for seconds after a held key was let go)
+            seeks0 = app.playback()["back_seeks"]
+            presses = 12
+            app.keys("Left", presses)
+            d = wait_state(app, lambda s: s["steps"] == d["steps"] - presses, "%d steps back" % presses)
+            pb = poll(lambda: (lambda p: p if p and p["back_seeks"] > seeks0 else None)(app.playback()),
+                      "the seeks of Back", proc=app.proc)
+            check(pb["back_seeks"] - seeks0 < presses, "%d presses of Back made %d seeks (fewer than one each)"
+                  % (presses, pb["back_seeks"] - seeks0))
+            layout = fresh_layout(app, n, lambda l: True, "the layout after Back held")
+            X.probe(X.screenshot(display, os.path.join(shots, "c4b-back-held.png")), layout, d["state"],
+                    "Back held")
 
             # reset: everything inactive again
             app.key("r")
