@@ -554,7 +554,7 @@ main (int argc, char **argv)
       "Show how far the replay got on standard error: auto (default: on a terminal, redrawn in place), always (a line every 2 s and one at the end) or never", "WHEN" },
     { "list-paradigms", 0, 0, G_OPTION_ARG_NONE, &app.opt.list_paradigms, "List the paradigms and exit", NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &app.opt.version, "Print the version and exit", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "TRACE..." },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "[TRACE...]" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
@@ -564,7 +564,7 @@ main (int argc, char **argv)
   /* an output whose reader went away (a FIFO, '| head') is a failed write:
    * reported with its path and exit status 1, not a silent death by SIGPIPE */
   signal (SIGPIPE, SIG_IGN);
-  GOptionContext *ctx = g_option_context_new ("[TRACE...] - replay a trace headless");
+  GOptionContext *ctx = g_option_context_new ("- replay a trace headless");
   g_option_context_set_summary (ctx,
     "Rebuilds the consistent run of a parallel program from its trams (PICL trace lines)\n"
     "read from files ('-' = standard input) and sockets, replays it into the paradigm's\n"

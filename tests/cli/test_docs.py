@@ -201,6 +201,9 @@ def every_program_has_a_man_page_that_agrees_with_its_help(problems):
         if rc != 0:
             problems.append(f"{name} --help: exit {rc} {err!r}")
             continue
+        usage = next((l.strip() for l in out.splitlines() if l.strip().startswith(name + " ")), "")
+        if len(re.findall(r"TRACE", usage)) > 1:
+            problems.append(f"{name} --help's usage line names TRACE twice: {usage!r}")
         for opt in sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", out))):
             if opt in ("--help", "--help-all", "--help-gtk", "--display"):
                 continue
