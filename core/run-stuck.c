@@ -107,7 +107,7 @@ viper_run_stuck (const ViperRun *run)
       if (l->head && l->head->state != VIPER_TRAM_READY)
         s.waiting_for = explain_head (run, l, l->head);
       else if (l->head)
-        s.waiting_for = g_strdup ("nothing (ready to transfer)");
+        s.waiting_for = g_strdup ("nothing but the stop point (ready to transfer)");
       else
         s.waiting_for = g_strdup_printf ("seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT, l->next_seq, proc);
       g_array_append_val (out, s);
