@@ -1121,6 +1121,14 @@ main (int argc, char **argv)
 
   ViperCounts c;
   viper_run_counts (app.run, &c);
+  /* A clock stop point is reached when no pending tram can still be at or
+   * before it (spec section 5, exit 0), also when no tram past it was ready
+   * (the scheduler then says END): a receive past the stop whose send never
+   * comes does not make the stop a failure. */
+  double bp = app.opt.steps == 0 ? -INFINITY : until;
+  if (!isnan (bp) && !app.interrupted && why == VIPER_STOP_END && c.pending > 0
+      && viper_run_pending_earliest (app.run) > bp)
+    why = VIPER_STOP_BREAKPOINT;
   if (app.io_error)
     rc = EXIT_IO;
   else if (why == VIPER_STOP_STRICT)
