@@ -201,7 +201,7 @@ main (int argc, char **argv)
       "Show how far the replay got on standard error: auto (default: on a terminal, redrawn in place), always (a line every 2 s and one at the end) or never", "WHEN" },
     { "list-paradigms", 0, 0, G_OPTION_ARG_NONE, &app.opt.list_paradigms, "List the paradigms and exit", NULL },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &app.opt.version, "Print the version and exit", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "TRACE..." },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &app.opt.traces, NULL, "[TRACE...]" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   /* GLib's messages in the user's language and charset (“quotes” under a UTF-8
@@ -211,7 +211,7 @@ main (int argc, char **argv)
   /* an output whose reader went away (a FIFO, '| head') is a failed write:
    * reported with its path and exit status 1, not a silent death by SIGPIPE */
   signal (SIGPIPE, SIG_IGN);
-  GOptionContext *ctx = g_option_context_new ("[TRACE...] - replay a trace headless");
+  GOptionContext *ctx = g_option_context_new ("- replay a trace headless");
   g_option_context_set_summary (ctx,
     "Rebuilds the consistent run of a parallel program from its trams (PICL trace lines)\n"
     "read from files ('-' = standard input) and sockets, replays it into the paradigm's\n"
@@ -768,6 +768,14 @@ main (int argc, char **argv)
 
   ViperCounts c;
   viper_run_counts (app.run, &c);
+  /* A clock stop point is reached when no pending tram can still be at or
+   * before it (spec section 5, exit 0), also when no tram past it was ready
+   * (the scheduler then says END): a receive past the stop whose send never
+   * comes does not make the stop a failure. */
+  double bp = app.opt.steps == 0 ? -INFINITY : until;
+  if (!isnan (bp) && !app.interrupted && why == VIPER_STOP_END && c.pending > 0
+      && viper_run_pending_earliest (app.run) > bp)
+    why = VIPER_STOP_BREAKPOINT;
   if (app.io_error)
     rc = EXIT_IO;
   else if (why == VIPER_STOP_STRICT)

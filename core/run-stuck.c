@@ -1,5 +1,6 @@
 /* run-stuck.c - why a module's list is held up, in words, for the
  * stuck report and the pending bound's message. */
+#include <math.h>
 #include "run-priv.h"
 #include "join.h"
 
@@ -107,13 +108,78 @@ viper_run_stuck (const ViperRun *run)
       if (l->head && l->head->state != VIPER_TRAM_READY)
         s.waiting_for = explain_head (run, l, l->head);
       else if (l->head)
-        s.waiting_for = g_strdup ("nothing (ready to transfer)");
+        s.waiting_for = g_strdup ("nothing but the stop point (ready to transfer)");
       else
         s.waiting_for = g_strdup_printf ("seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT, l->next_seq, proc);
       g_array_append_val (out, s);
     }
   g_array_unref (procs);
   return out;
+}
+
+/* Own bound of l's next tram, as maybe_ready() (run.c) would fix its t':
+ * offsets never go below 0.  -inf when the next tram has not arrived. */
+static double
+head_bound (const ViperSeqList *l)
+{
+  if (!l->head)
+    return -INFINITY;
+  double t = l->head->time + l->offset;
+  if (l->head->adjusted > t)
+    t = l->head->adjusted;
+  if (l->last_adjusted > t)
+    t = l->last_adjusted;
+  return t;
+}
+
+double
+viper_run_pending_earliest (const ViperRun *run)
+{
+  GArray *procs = viper_run_procs (run);
+  guint n = procs->len;
+  double *b = g_new (double, n);
+  gint *dep = g_new (gint, n);
+  GHashTable *index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  for (guint i = 0; i < n; i++)
+    g_hash_table_insert (index, &g_array_index (procs, gint64, i), GUINT_TO_POINTER (i + 1));
+  for (guint i = 0; i < n; i++)
+    {
+      const ViperSeqList *l = g_hash_table_lookup (run->lists, &g_array_index (procs, gint64, i));
+      dep[i] = -1;
+      b[i] = l->in_flight ? head_bound (l) : INFINITY;
+      if (!l->in_flight || !l->head || l->head->state == VIPER_TRAM_READY)
+        continue;
+      /* The tram it waits for is in (or will come to) proc from's list at or
+       * after that list's next tram: its t' is no lower than that one's. */
+      gint64 from = G_MININT64;
+      g_free (explain_head_raw (run, l, l->head, &from));
+      guint k = from != G_MININT64 && from != l->proc ? GPOINTER_TO_UINT (g_hash_table_lookup (index, &from)) : 0;
+      if (k)
+        dep[i] = (gint) k - 1;
+    }
+  /* raise each bound to what it waits for; every pass keeps them lower
+   * bounds, so a chain longer than the passes only leaves them weaker */
+  for (guint pass = 0; pass < 64; pass++)
+    {
+      gboolean changed = FALSE;
+      for (guint i = 0; i < n; i++)
+        if (dep[i] >= 0 && b[dep[i]] != INFINITY && b[dep[i]] > b[i])
+          {
+            b[i] = b[dep[i]];
+            changed = TRUE;
+          }
+      if (!changed)
+        break;
+    }
+  double earliest = INFINITY;
+  for (guint i = 0; i < n; i++)
+    if (b[i] < earliest)
+      earliest = b[i];
+  g_hash_table_destroy (index);
+  g_free (b);
+  g_free (dep);
+  g_array_unref (procs);
+  return earliest;
 }
 
 void

@@ -114,6 +114,13 @@ guint64 viper_run_proc_count (const ViperRun *run, gint64 proc);
 /* Why pending trams cannot leave: one entry per held-up sequence list. */
 GArray *viper_run_stuck (const ViperRun *run);          /* of ViperStuck; free with viper_stuck_array_free */
 void viper_stuck_array_free (GArray *stuck);
+/* A lower bound of the adjusted times pending trams can still get (the
+ * engine's own lists, not a view's): per list with trams in flight, its next
+ * tram's t + offset, or the t' its predecessor or dependencies already fixed,
+ * raised to the bound of the list it waits for; -inf when that next tram has
+ * not arrived (it could have any time); +inf when nothing is pending.  A
+ * replay stopped at CLOCK has reached its stop point when this is above CLOCK. */
+double viper_run_pending_earliest (const ViperRun *run);
 
 /* A stand-in for the run's own figures: while set, viper_run_clock,
  * viper_run_offset, viper_run_counts and viper_run_stuck answer from it.

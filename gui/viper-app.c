@@ -877,8 +877,10 @@ main (int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &a->traces, NULL, "[TRACE...]" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
-  GOptionContext *ctx = g_option_context_new ("[TRACE...] - watch a parallel program's trace replayed");
+  GOptionContext *ctx = g_option_context_new ("- watch a parallel program's trace replayed");
   g_option_context_set_summary (ctx, "Without a trace or --listen, opens the bundled Farm demo (Mona Lisa).");
+  g_option_context_set_description (ctx, "Exit status: 0 the window was closed (Quit), 1 no display could be opened,\n"
+                                         "2 a usage error (an unknown option or a malformed value).");
   /* playback's --speed lives in the main group, so that --help lists it */
   a->pb = viper_playback_new ();
   g_option_context_set_main_group (ctx, viper_playback_option_group (a->pb));

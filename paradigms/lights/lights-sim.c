@@ -364,6 +364,8 @@ main (int argc, char **argv)
 
   g_option_context_set_summary (ctx, "Writes the trams of a cluster of nodes (loads, traffic between chosen pairs,\n"
                                      "joined and lost nodes), or the matching view setup file.");
+  g_option_context_set_description (ctx, "Exit status: 0 success, 1 an output or connection error (a viewer that hangs up\n"
+                                         "is one), 2 a usage error.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))

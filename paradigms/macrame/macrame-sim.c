@@ -57,6 +57,7 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- write Macrame testbed traces and view setup files");
+  g_option_context_set_description (ctx, "Exit status: 0 success, 1 a file could not be written, 2 a usage error.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *error = NULL;
   int rc = 0;

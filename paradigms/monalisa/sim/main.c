@@ -72,6 +72,8 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   GOptionContext *ctx = g_option_context_new ("- simulate a Mona Lisa program and write its trace");
+  g_option_context_set_description (ctx, "Exit status: 0 success, 1 an I/O error (also a Viper that cannot be reached),\n"
+                                         "2 a usage error.");
   GError *error = NULL;
   Sim S;
   char *cmdline;
