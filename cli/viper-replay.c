@@ -769,12 +769,12 @@ main (int argc, char **argv)
   ViperCounts c;
   viper_run_counts (app.run, &c);
   /* A clock stop point is reached when no pending tram can still be at or
-   * before it (spec section 5, exit 0), also when no tram past it was ready
-   * (the scheduler then says END): a receive past the stop whose send never
-   * comes does not make the stop a failure. */
-  double bp = app.opt.steps == 0 ? -INFINITY : until;
-  if (!isnan (bp) && !app.interrupted && why == VIPER_STOP_END && c.pending > 0
-      && viper_run_pending_earliest (app.run) > bp)
+   * before it (spec section 5, exit 0), also when no tram past it was ready:
+   * a receive past the stop whose send never comes does not make the stop a
+   * failure.  The scheduler decides it at the end of the files (the GUI's
+   * breakpoint and Go to clock get the same answer); a live session's idle
+   * exit is decided here, so it asks the scheduler the same question. */
+  if (!app.interrupted && why == VIPER_STOP_END && viper_scheduler_breakpoint_reached (app.sched))
     why = VIPER_STOP_BREAKPOINT;
   if (app.io_error)
     rc = EXIT_IO;

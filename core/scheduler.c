@@ -567,12 +567,22 @@ engine_one (ViperScheduler *s, gboolean ahead)
         }
       if (ahead)
         engine_counts_to_view (s);
-      held = held || ahead;
+      held = held || ahead || viper_scheduler_breakpoint_reached (s);
       set_stopped (s, held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END);
       return held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END;
     }
   s->last_stop = VIPER_STOP_WAITING;
   return VIPER_STOP_WAITING;
+}
+
+gboolean
+viper_scheduler_breakpoint_reached (const ViperScheduler *s)
+{
+  if (isnan (s->breakpoint))
+    return FALSE;
+  ViperCounts c;
+  viper_run_engine_counts (s->run, &c);
+  return c.pending > 0 && viper_run_pending_earliest (s->run) > s->breakpoint;
 }
 
 static gboolean

@@ -58,6 +58,14 @@ void viper_scheduler_set_notify (ViperScheduler *s, ViperSchedNotify notify, gpo
 /* NAN clears the breakpoint. */
 void viper_scheduler_set_breakpoint (ViperScheduler *s, double clock);
 double viper_scheduler_breakpoint (const ViperScheduler *s);
+/* At the end of the input with trams pending: TRUE when a breakpoint is
+ * set and no pending tram can still get an adjusted time at or before it
+ * (viper_run_pending_earliest): the stop point is reached (spec section 5),
+ * not the end with trams pending - a receive past it whose send never comes
+ * does not hold it.  The scheduler's own end of the files stops as
+ * VIPER_STOP_BREAKPOINT then; a front end that decides the end itself (a
+ * live session's idle exit) asks it. */
+gboolean viper_scheduler_breakpoint_reached (const ViperScheduler *s);
 /* Stop after this many more steps (state changes); 0 = no limit. */
 void viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps);
 
