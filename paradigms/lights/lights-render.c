@@ -265,7 +265,10 @@ r_variable (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out)
     {
     case 0:
       out->name = "state";
-      g_strlcpy (st, n.state == LIGHTS_NODE_UP ? "up" : n.state == LIGHTS_NODE_LOST ? "lost" : "unknown", 128);
+      g_strlcpy (st, n.state == LIGHTS_NODE_UP      ? "up"
+                     : n.state == LIGHTS_NODE_LOST  ? "lost"
+                     : n.state == LIGHTS_NODE_STALE ? "stale (collection ended)"
+                                                    : "unknown", 128);
       out->highlight = n.state == LIGHTS_NODE_UP;
       return;
     case 1:
@@ -317,6 +320,8 @@ r_activity (const ViperModel *m, gint64 id)
   lights_model_node (m, id, &n);
   if (n.state == LIGHTS_NODE_LOST)
     return g_strdup ("lost");
+  if (n.state == LIGHTS_NODE_STALE)
+    return n.load < 0 ? g_strdup ("stale, no sample") : g_strdup_printf ("stale, last load %.1f %%", n.load / 10.0);
   if (n.load < 0)
     return g_strdup (n.state == LIGHTS_NODE_UP ? "up, no sample" : "not heard from");
   char a[32];
@@ -349,10 +354,13 @@ r_view_setup (const ViperModel *m)
 static char *
 r_program_detail (const ViperModel *m)
 {
-  guint up, lost, unknown;
-  lights_model_counts (m, &up, &lost, &unknown);
+  guint up, lost, unknown, stale;
+  lights_model_counts (m, &up, &lost, &unknown, &stale);
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "nodes: %u up, %u lost, %u not heard from", up, lost, unknown);
+  if (stale)
+    g_string_append_printf (s, ", %u stale (the collection %s)", stale,
+                            m->collection_end == VIPER_COLLECTION_LOST ? "was lost" : "ended");
   double lat = lights_model_latency (m);
   if (isfinite (lat))
     g_string_append_printf (s, "\ndisplay latency %.3f s", lat);
