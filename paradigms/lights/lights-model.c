@@ -403,11 +403,12 @@ lights_program_state (const ViperModel *base)
   const LightsModel *m = (const LightsModel *) base;
   if (!m->any)
     return "inactive";
-  /* the collectors are gone: nothing shown is current any more */
+  /* the collectors are gone: nothing shown is current any more (the words
+   * every paradigm maps to: terminated, or abnormal when cut off) */
   if (base->collection_end == VIPER_COLLECTION_LOST)
-    return "lost";
+    return "abnormal";
   if (base->collection_end == VIPER_COLLECTION_ENDED)
-    return "ended";
+    return "terminated";
   guint up, lost, unknown, stale;
   lights_model_counts (base, &up, &lost, &unknown, &stale);
   return lost ? "abnormal" : "running";

@@ -359,8 +359,9 @@ r_program_detail (const ViperModel *m)
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "nodes: %u up, %u lost, %u not heard from", up, lost, unknown);
   if (stale)
-    g_string_append_printf (s, ", %u stale (the collection %s)", stale,
-                            m->collection_end == VIPER_COLLECTION_LOST ? "was lost" : "ended");
+    g_string_append_printf (s, ", %u stale", stale);
+  if (m->collection_end != VIPER_COLLECTION_ON)
+    g_string_append_printf (s, "\ncollection %s: not current", m->collection_end == VIPER_COLLECTION_LOST ? "lost" : "ended");
   double lat = lights_model_latency (m);
   if (isfinite (lat))
     g_string_append_printf (s, "\ndisplay latency %.3f s", lat);

@@ -329,7 +329,7 @@ test_collection_end (void)
   viper_damage_clear (fx.model->damage);
   viper_model_set_collection_end (fx.model, VIPER_COLLECTION_ENDED);
   g_assert_false (viper_damage_empty (fx.model->damage));   /* redrawn */
-  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "ended");
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "terminated");
   lights_model_node (fx.model, 4, &n);
   g_assert_cmpint (n.state, ==, LIGHTS_NODE_STALE);
   g_assert_cmpint (n.load, ==, 730);                         /* the last reading, for the record */
@@ -343,7 +343,7 @@ test_collection_end (void)
   g_assert_null (strstr (json, "\"state\":\"up\""));
   g_free (json);
   viper_model_set_collection_end (fx.model, VIPER_COLLECTION_LOST);
-  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "lost");
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "abnormal");
   /* a reset (a seek) keeps it: the collection is still over */
   viper_model_reset (fx.model);
   g_assert_true (feed (&fx, "4 40 1.5 4 0 3 2 2 730 500"));

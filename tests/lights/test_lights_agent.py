@@ -99,7 +99,7 @@ def unreachable_upstream(tmp):
 
 def killed_root(tmp):
     """The root agent of a tree killed with SIGKILL while viper-replay listens:
-    the collection has ended, so the state says so ("ended", not "running")
+    the collection has ended, so the state says so ("terminated", not "running")
     and no node is "up" with a reading that is no longer current: "stale"."""
     import json
     import signal
@@ -138,7 +138,7 @@ def killed_root(tmp):
     except (OSError, ValueError) as e:
         check(False, "state written (%s)" % e)
         return
-    check(d["program_state"] in ("ended", "lost"), "program state: the collection ended (%s)" % d["program_state"])
+    check(d["program_state"] in ("terminated", "abnormal"), "program state: the collection ended (%s)" % d["program_state"])
     mods = {m["id"]: m for m in d["modules"]}
     check(mods[0]["state"] == "stale" and mods[0]["load"] >= 0 and d["nodes"]["up"] == 0,
           "the root's last reading is shown stale, no node up (%s, %s)" % (mods[0]["state"], d["nodes"]))
