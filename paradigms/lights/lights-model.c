@@ -811,6 +811,9 @@ double
 lights_model_shown_link_bw (const ViperModel *base, guint i)
 {
   const LightsModel *m = lm (base);
+  /* the collection ended: no arrow shows a rate as the present */
+  if (base->collection_end != VIPER_COLLECTION_ON)
+    return 0;
   if (m->frozen)
     return i < m->n_frozen_bw ? m->frozen_bw[i] : 0;
   return i < m->n_links ? m->link_bw[i] : 0;

@@ -303,10 +303,12 @@ r_variable (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out)
       g_snprintf (name, 128, "link -> %" G_GINT64_FORMAT, l.to);
       out->name = name;
       out->type = "link";
-      lights_format_rate (lights_model_shown_link_bw (m, i), a, sizeof a);
+      gboolean stale = m->collection_end != VIPER_COLLECTION_ON;
+      /* stale: the last rate, said to be the last (the arrow shows none) */
+      lights_format_rate (stale ? l.bw : lights_model_shown_link_bw (m, i), a, sizeof a);
       lights_format_bytes (l.bytes, b, sizeof b);
-      g_snprintf (st, 128, "%s, %s", a, b);
-      out->highlight = l.bw > 0;
+      g_snprintf (st, 128, stale ? "last %s, %s" : "%s, %s", a, b);
+      out->highlight = l.bw > 0 && !stale;
       return;
     }
   out->name = "?";

@@ -322,6 +322,9 @@ test_collection_end (void)
   fx_init (&fx, MESH);
   g_assert_true (feed (&fx, "4 40 1.0 4 0 3 2 1 730 500"));
   g_assert_true (feed (&fx, "4 40 1.0 3 0 3 2 1 200 500"));
+  g_assert_true (feed (&fx, "4 41 1.0 3 0 4 2 2 500 4 1000"));
+  guint li = (guint) lights_model_link_index (fx.model, 3, 4);
+  g_assert_cmpfloat (lights_model_shown_link_bw (fx.model, li), ==, 2000);
   g_assert_cmpstr (viper_model_program_state (fx.model), ==, "running");
   LightsNode n;
   guint8 st;
@@ -335,6 +338,8 @@ test_collection_end (void)
   g_assert_cmpint (n.load, ==, 730);                         /* the last reading, for the record */
   g_assert_cmpint (lights_model_shown_load (fx.model, 4, &st), ==, -1);   /* no bar drawn as now */
   g_assert_cmpint (st, ==, LIGHTS_NODE_STALE);
+  g_assert_cmpfloat (lights_model_shown_link_bw (fx.model, li), ==, 0);   /* no arrow drawn as now */
+  g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 2000);                  /* the last rate, for the record */
   lights_model_counts (fx.model, &up, &lost, &unknown, &stale);
   g_assert_cmpuint (up, ==, 0);
   g_assert_cmpuint (stale, ==, 2);
@@ -354,6 +359,7 @@ test_collection_end (void)
   lights_model_node (fx.model, 4, &n);
   g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
   g_assert_cmpint (lights_model_shown_load (fx.model, 4, &st), ==, 730);
+  g_assert_cmpfloat (lights_model_shown_link_bw (fx.model, li), ==, link_of (&fx, 3, 4).bw);
   g_assert_cmpstr (viper_model_program_state (fx.model), ==, "running");
   fx_clear (&fx);
 }

@@ -68,11 +68,11 @@ def bar_geometry(box):
     return x + pad, y + pad, max(w - 2 * pad, 1), max(h - 2 * pad - label, 1)
 
 
-def probe(pixel, boxes, state, rng, label, quiet=False):
-    """Which bars and arrows differ from the state; [] when all match."""
+def probe(pixel, boxes, state, rng, label, quiet=False, bars=True):
+    """Which bars (unless not bars) and arrows differ from the state; [] when all match."""
     bad = []
     mods = {m["id"]: m for m in state["modules"]}
-    for mid, box in boxes.items():
+    for mid, box in boxes.items() if bars else ():
         load = mods[mid]["load"]
         bx, by, bw, bh = bar_geometry(box)
         px, py = int(bx + bw / 2), int(by + bh - 3)
@@ -263,10 +263,17 @@ def main():
                 if near(got, load_colour(m["load"])) or max(got) - min(got) > 12:
                     bad.append((m["id"], got))
             return bad
-        gx.poll(lambda: not coloured_bars(gx.screenshot(display, shot)),
-                "every bar grey (stale) once the collection ended", proc=app.proc)
+        # and every arrow in the colour of no traffic (below the range), not its last rate's
+        no_rates = {"modules": [], "links": [dict(l, bw=0) for l in final["links"]]}
+
+        def grey_arrows(px):   # probe() on the arrows only (the bars are checked above)
+            return not probe(px, live_boxes, no_rates, rng1, "ended", quiet=True, bars=False)
+        gx.poll(lambda: (lambda px: not coloured_bars(px) and grey_arrows(px))(
+                    gx.screenshot(display, shot)), "every bar and arrow grey (stale) once the collection ended",
+                proc=app.proc)
         print("# screenshot " + shot)
-        gx.check(len(live_boxes) == 9, "live: the stale bars drawn grey, none in its last load's colour")
+        gx.check(len(live_boxes) == 9 and any(l["bw"] > 50e3 for l in final["links"]),
+                 "live: the stale bars and arrows drawn grey, none in its last reading's colour")
     finally:
         if app:
             app.close()
