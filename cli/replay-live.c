@@ -72,6 +72,7 @@ live_tick (gpointer data)
   /* waiting: decide whether the live sources are done */
   gboolean files_done = TRUE, any_listen = FALSE, listeners_done = TRUE;
   gint64 last = 0;
+  guint lost = 0;
   for (guint i = 0; i < viper_scheduler_n_sources (app->sched); i++)
     {
       ViperTramSource *src = viper_scheduler_source (app->sched, i);
@@ -81,6 +82,7 @@ live_tick (gpointer data)
           if (viper_listen_source_open_connections (src) > 0 || viper_listen_source_total_connections (src) == 0)
             listeners_done = FALSE;
           last = MAX (last, viper_listen_source_last_activity (src));
+          lost += viper_listen_source_lost_connections (src);
         }
       else if (!viper_tram_source_at_end (src))
         files_done = FALSE;
@@ -89,6 +91,9 @@ live_tick (gpointer data)
       && g_get_monotonic_time () - last >= (gint64) (app->opt.idle_exit * G_USEC_PER_SEC))
     {
       ls->why = VIPER_STOP_END;
+      /* the collectors are gone: what a monitor shows is no longer current */
+      if (any_listen)
+        viper_model_set_collection_end (app->model, lost ? VIPER_COLLECTION_LOST : VIPER_COLLECTION_ENDED);
       g_main_loop_quit (app->loop);
       return G_SOURCE_REMOVE;
     }

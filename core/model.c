@@ -284,6 +284,15 @@ viper_model_program_state (const ViperModel *m)
 }
 
 void
+viper_model_set_collection_end (ViperModel *m, ViperCollectionEnd e)
+{
+  if (m->collection_end == e)
+    return;
+  m->collection_end = e;
+  viper_damage_add (m->damage, VIPER_AREA_ALL, 0, 0);
+}
+
+void
 viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ...)
 {
   m->inconsistent++;

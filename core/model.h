@@ -53,6 +53,15 @@ typedef struct {
   gint32 flags;
 } ViperHistoryEntry;
 
+/* Whether what the model shows can still be current: a live session whose
+ * collectors have all disconnected says so, so that a monitor paradigm shows
+ * its last readings as stale instead of as the present. */
+typedef enum {
+  VIPER_COLLECTION_ON = 0,      /* no live source, or one still connected */
+  VIPER_COLLECTION_ENDED,       /* every live connection closed cleanly */
+  VIPER_COLLECTION_LOST,        /* closed, at least one with an error or mid-line */
+} ViperCollectionEnd;
+
 struct _ViperModel {
   const ViperModelClass *klass;
   const ViperParadigm *paradigm;
@@ -74,6 +83,8 @@ struct _ViperModel {
   gboolean off_run;                 /* applied trams are not a prefix of the run's order (playback to a
                                      * breakpoint skipped some): its history is no version of the
                                      * run's, never stashed nor truncated into a checkpoint's */
+  ViperCollectionEnd collection_end; /* the live sources' end (viper_model_set_collection_end);
+                                     * kept across resets and seeks */
 };
 
 void viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadigm *p,
@@ -88,6 +99,9 @@ void viper_model_reset (ViperModel *m);
  * restore from (the furthest history, see viper_model_restore). */
 void viper_model_rewind_start (ViperModel *m);
 const char *viper_model_program_state (const ViperModel *m);
+/* The live session's collectors all closed (or one connected again): marks
+ * the program and every module damaged when it changes. */
+void viper_model_set_collection_end (ViperModel *m, ViperCollectionEnd e);
 
 /* Report an inconsistency (a tram that broke a paradigm rule): counted, warned. */
 void viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ...) G_GNUC_PRINTF (3, 4);

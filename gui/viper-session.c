@@ -288,6 +288,15 @@ viper_session_live_state (const ViperSession *s, guint *open_out)
   return VIPER_LIVE_ENDED;
 }
 
+void
+viper_session_note_live_end (ViperSession *s)
+{
+  ViperLiveState ls = viper_session_live_state (s, NULL);
+  viper_model_set_collection_end (s->model, ls == VIPER_LIVE_ENDED  ? VIPER_COLLECTION_ENDED
+                                            : ls == VIPER_LIVE_LOST ? VIPER_COLLECTION_LOST
+                                                                    : VIPER_COLLECTION_ON);
+}
+
 guint
 viper_session_disconnect (ViperSession *s)
 {

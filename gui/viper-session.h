@@ -66,6 +66,10 @@ gboolean viper_session_has_listener (const ViperSession *s);
 /* Connections that were cut off (error or mid-line) so far. */
 guint viper_session_lost_connections (const ViperSession *s);
 ViperLiveState viper_session_live_state (const ViperSession *s, guint *open);
+/* Tells the model whether the live collection has ended (or was lost), so
+ * that a monitor shows its last readings as stale; called wherever the live
+ * state is shown. */
+void viper_session_note_live_end (ViperSession *s);
 /* Close every connection and drop what they sent that was not replayed
  * (Reset while programs are connected); how many were closed. */
 guint viper_session_disconnect (ViperSession *s);

@@ -403,8 +403,14 @@ lights_program_state (const ViperModel *base)
   const LightsModel *m = (const LightsModel *) base;
   if (!m->any)
     return "inactive";
-  guint up, lost, unknown;
-  lights_model_counts (base, &up, &lost, &unknown);
+  /* the collectors are gone: nothing shown is current any more (the words
+   * every paradigm maps to: terminated, or abnormal when cut off) */
+  if (base->collection_end == VIPER_COLLECTION_LOST)
+    return "abnormal";
+  if (base->collection_end == VIPER_COLLECTION_ENDED)
+    return "terminated";
+  guint up, lost, unknown, stale;
+  lights_model_counts (base, &up, &lost, &unknown, &stale);
   return lost ? "abnormal" : "running";
 }
 
@@ -412,8 +418,8 @@ static void
 lights_write_top (const ViperModel *base, ViperJson *j)
 {
   const LightsModel *m = (const LightsModel *) base;
-  guint up, lost, unknown;
-  lights_model_counts (base, &up, &lost, &unknown);
+  guint up, lost, unknown, stale;
+  lights_model_counts (base, &up, &lost, &unknown, &stale);
   viper_json_key (j, "nodes");
   viper_json_begin_object (j);
   viper_json_key (j, "up");
@@ -422,6 +428,8 @@ lights_write_top (const ViperModel *base, ViperJson *j)
   viper_json_int (j, lost);
   viper_json_key (j, "unknown");
   viper_json_int (j, unknown);
+  viper_json_key (j, "stale");
+  viper_json_int (j, stale);
   viper_json_end_object (j);
   viper_json_key (j, "topology");
   viper_json_string (j, lights_topology_name (m->vs && m->vs->cluster ? m->vs->cluster->topology
@@ -456,7 +464,7 @@ lights_write_top (const ViperModel *base, ViperJson *j)
 static const char *
 node_state_name (guint8 s)
 {
-  return s == LIGHTS_NODE_UP ? "up" : s == LIGHTS_NODE_LOST ? "lost" : "unknown";
+  return s == LIGHTS_NODE_UP ? "up" : s == LIGHTS_NODE_LOST ? "lost" : s == LIGHTS_NODE_STALE ? "stale" : "unknown";
 }
 
 static void
@@ -547,6 +555,13 @@ lights_model_new (const ViperParadigm *p, ViperSetup *setup)
 
 /* ---- accessors ----------------------------------------------------------- */
 
+/* An up node's readings are not current once the live collection ended. */
+static guint8
+shown_state (const ViperModel *base, guint8 state)
+{
+  return state == LIGHTS_NODE_UP && base->collection_end != VIPER_COLLECTION_ON ? LIGHTS_NODE_STALE : state;
+}
+
 void
 lights_model_node (const ViperModel *base, gint64 id, LightsNode *out)
 {
@@ -555,6 +570,7 @@ lights_model_node (const ViperModel *base, gint64 id, LightsNode *out)
   if (i >= 0)
     {
       *out = node_at (m, (guint) i)->n;
+      out->state = shown_state (base, out->state);
       return;
     }
   *out = (LightsNode) { .id = id, .state = LIGHTS_NODE_UNKNOWN, .load = -1, .last_sample = NAN, .parent = -1 };
@@ -679,18 +695,19 @@ lights_model_message (const ViperModel *base, guint i)
 }
 
 void
-lights_model_counts (const ViperModel *base, guint *up, guint *lost, guint *unknown)
+lights_model_counts (const ViperModel *base, guint *up, guint *lost, guint *unknown, guint *stale)
 {
   const LightsModel *m = lm (base);
-  *up = *lost = *unknown = 0;
+  *up = *lost = *unknown = *stale = 0;
   for (guint i = 0; i < m->nodes->len; i++)
     {
       const Node *nd = node_at (m, i);
       if (!nd->heard && !viper_view_setup_module (m->vs, nd->n.id))
         continue;   /* a peer named in traffic only */
-      switch (nd->n.state)
+      switch (shown_state (base, nd->n.state))
         {
         case LIGHTS_NODE_UP: (*up)++; break;
+        case LIGHTS_NODE_STALE: (*stale)++; break;
         case LIGHTS_NODE_LOST: (*lost)++; break;
         default: (*unknown)++; break;
         }
@@ -782,17 +799,21 @@ lights_model_shown_load (const ViperModel *base, gint64 id, guint8 *state)
           *state = LIGHTS_NODE_UNKNOWN;
           return -1;
         }
-      *state = g_array_index (m->frozen_state, guint8, i);
-      return g_array_index (m->frozen_load, gint32, i);
+      *state = shown_state (base, g_array_index (m->frozen_state, guint8, i));
+      return *state == LIGHTS_NODE_STALE ? -1 : g_array_index (m->frozen_load, gint32, i);
     }
-  *state = node_at (m, (guint) i)->n.state;
-  return node_at (m, (guint) i)->n.load;
+  /* a stale node's bar shows no load: its last reading is not the present */
+  *state = shown_state (base, node_at (m, (guint) i)->n.state);
+  return *state == LIGHTS_NODE_STALE ? -1 : node_at (m, (guint) i)->n.load;
 }
 
 double
 lights_model_shown_link_bw (const ViperModel *base, guint i)
 {
   const LightsModel *m = lm (base);
+  /* the collection ended: no arrow shows a rate as the present */
+  if (base->collection_end != VIPER_COLLECTION_ON)
+    return 0;
   if (m->frozen)
     return i < m->n_frozen_bw ? m->frozen_bw[i] : 0;
   return i < m->n_links ? m->link_bw[i] : 0;

@@ -265,7 +265,10 @@ r_variable (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out)
     {
     case 0:
       out->name = "state";
-      g_strlcpy (st, n.state == LIGHTS_NODE_UP ? "up" : n.state == LIGHTS_NODE_LOST ? "lost" : "unknown", 128);
+      g_strlcpy (st, n.state == LIGHTS_NODE_UP      ? "up"
+                     : n.state == LIGHTS_NODE_LOST  ? "lost"
+                     : n.state == LIGHTS_NODE_STALE ? "stale (collection ended)"
+                                                    : "unknown", 128);
       out->highlight = n.state == LIGHTS_NODE_UP;
       return;
     case 1:
@@ -300,10 +303,12 @@ r_variable (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out)
       g_snprintf (name, 128, "link -> %" G_GINT64_FORMAT, l.to);
       out->name = name;
       out->type = "link";
-      lights_format_rate (lights_model_shown_link_bw (m, i), a, sizeof a);
+      gboolean stale = m->collection_end != VIPER_COLLECTION_ON;
+      /* stale: the last rate, said to be the last (the arrow shows none) */
+      lights_format_rate (stale ? l.bw : lights_model_shown_link_bw (m, i), a, sizeof a);
       lights_format_bytes (l.bytes, b, sizeof b);
-      g_snprintf (st, 128, "%s, %s", a, b);
-      out->highlight = l.bw > 0;
+      g_snprintf (st, 128, stale ? "last %s, %s" : "%s, %s", a, b);
+      out->highlight = l.bw > 0 && !stale;
       return;
     }
   out->name = "?";
@@ -317,6 +322,8 @@ r_activity (const ViperModel *m, gint64 id)
   lights_model_node (m, id, &n);
   if (n.state == LIGHTS_NODE_LOST)
     return g_strdup ("lost");
+  if (n.state == LIGHTS_NODE_STALE)
+    return n.load < 0 ? g_strdup ("stale, no sample") : g_strdup_printf ("stale, last load %.1f %%", n.load / 10.0);
   if (n.load < 0)
     return g_strdup (n.state == LIGHTS_NODE_UP ? "up, no sample" : "not heard from");
   char a[32];
@@ -349,10 +356,14 @@ r_view_setup (const ViperModel *m)
 static char *
 r_program_detail (const ViperModel *m)
 {
-  guint up, lost, unknown;
-  lights_model_counts (m, &up, &lost, &unknown);
+  guint up, lost, unknown, stale;
+  lights_model_counts (m, &up, &lost, &unknown, &stale);
   GString *s = g_string_new (NULL);
   g_string_append_printf (s, "nodes: %u up, %u lost, %u not heard from", up, lost, unknown);
+  if (stale)
+    g_string_append_printf (s, ", %u stale", stale);
+  if (m->collection_end != VIPER_COLLECTION_ON)
+    g_string_append_printf (s, "\ncollection %s: not current", m->collection_end == VIPER_COLLECTION_LOST ? "lost" : "ended");
   double lat = lights_model_latency (m);
   if (isfinite (lat))
     g_string_append_printf (s, "\ndisplay latency %.3f s", lat);

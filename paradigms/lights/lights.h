@@ -36,6 +36,8 @@ typedef enum {
   LIGHTS_NODE_UNKNOWN = 0,  /* named by the setup, not heard from */
   LIGHTS_NODE_UP,
   LIGHTS_NODE_LOST,
+  LIGHTS_NODE_STALE,        /* was up, but the live collection has ended: its readings are not current
+                             * (only as shown: lights_model_node, lights_model_shown_load, counts) */
 } LightsNodeState;
 
 /* States of the generic views: load deciles, then no sample, lost. */
@@ -142,7 +144,7 @@ double lights_model_latency (const ViperModel *m);
 /* The collectors' messages, oldest first (the last 64). */
 guint lights_model_n_messages (const ViperModel *m);
 const char *lights_model_message (const ViperModel *m, guint i);
-void lights_model_counts (const ViperModel *m, guint *up, guint *lost, guint *unknown);
+void lights_model_counts (const ViperModel *m, guint *up, guint *lost, guint *unknown, guint *stale);
 
 void lights_model_set_view_setup (ViperModel *m, const ViperViewSetup *vs);
 const ViperViewSetup *lights_model_view_setup (const ViperModel *m);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "core/run.h"
 #include "core/tramparse.h"
+#include "core/stateout.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "paradigms/lights/lights.h"
@@ -309,6 +310,58 @@ link_of (Fx *fx, gint64 a, gint64 b)
   LightsLink l;
   lights_model_link (fx->model, (guint) i, &l);
   return l;
+}
+
+/* A live collection whose collectors all disconnected (a root agent killed)
+ * leaves no node "up" and no program "running": the last readings are
+ * shown as stale, and a collector connecting again makes them current. */
+static void
+test_collection_end (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  g_assert_true (feed (&fx, "4 40 1.0 4 0 3 2 1 730 500"));
+  g_assert_true (feed (&fx, "4 40 1.0 3 0 3 2 1 200 500"));
+  g_assert_true (feed (&fx, "4 41 1.0 3 0 4 2 2 500 4 1000"));
+  guint li = (guint) lights_model_link_index (fx.model, 3, 4);
+  g_assert_cmpfloat (lights_model_shown_link_bw (fx.model, li), ==, 2000);
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "running");
+  LightsNode n;
+  guint8 st;
+  guint up, lost, unknown, stale;
+  viper_damage_clear (fx.model->damage);
+  viper_model_set_collection_end (fx.model, VIPER_COLLECTION_ENDED);
+  g_assert_false (viper_damage_empty (fx.model->damage));   /* redrawn */
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "terminated");
+  lights_model_node (fx.model, 4, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_STALE);
+  g_assert_cmpint (n.load, ==, 730);                         /* the last reading, for the record */
+  g_assert_cmpint (lights_model_shown_load (fx.model, 4, &st), ==, -1);   /* no bar drawn as now */
+  g_assert_cmpint (st, ==, LIGHTS_NODE_STALE);
+  g_assert_cmpfloat (lights_model_shown_link_bw (fx.model, li), ==, 0);   /* no arrow drawn as now */
+  g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 2000);                  /* the last rate, for the record */
+  lights_model_counts (fx.model, &up, &lost, &unknown, &stale);
+  g_assert_cmpuint (up, ==, 0);
+  g_assert_cmpuint (stale, ==, 2);
+  char *json = viper_state_to_json (fx.run, fx.model, FALSE);
+  g_assert_nonnull (strstr (json, "\"state\":\"stale\""));
+  g_assert_null (strstr (json, "\"state\":\"up\""));
+  g_free (json);
+  viper_model_set_collection_end (fx.model, VIPER_COLLECTION_LOST);
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "abnormal");
+  /* a reset (a seek) keeps it: the collection is still over */
+  viper_model_reset (fx.model);
+  g_assert_true (feed (&fx, "4 40 1.5 4 0 3 2 2 730 500"));
+  lights_model_node (fx.model, 4, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_STALE);
+  /* a collector connected again */
+  viper_model_set_collection_end (fx.model, VIPER_COLLECTION_ON);
+  lights_model_node (fx.model, 4, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  g_assert_cmpint (lights_model_shown_load (fx.model, 4, &st), ==, 730);
+  g_assert_cmpfloat (lights_model_shown_link_bw (fx.model, li), ==, link_of (&fx, 3, 4).bw);
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "running");
+  fx_clear (&fx);
 }
 
 static void
@@ -900,5 +953,6 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/render/program-view-fits", test_program_view_fits);
   g_test_add_func ("/lights/render/legends-fit", test_legends_fit);
   g_test_add_func ("/lights/model/aggregate-fresh", test_aggregate_fresh);
+  g_test_add_func ("/lights/model/collection-end", test_collection_end);
   return g_test_run ();
 }

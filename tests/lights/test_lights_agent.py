@@ -97,6 +97,52 @@ def unreachable_upstream(tmp):
           "the lines that waited arrive whole and in order, from Joined on (%d)" % len(t))
     check(len([w for w in t if w[1] == "40"]) == 6, "all 6 Loads delivered")
 
+def killed_root(tmp):
+    """The root agent of a tree killed with SIGKILL while viper-replay listens:
+    the collection has ended, so the state says so ("terminated", not "running")
+    and no node is "up" with a reading that is no longer current: "stale"."""
+    import json
+    import signal
+    port, cport = free_port(), free_port()
+    view = os.path.join(tmp, "two.view")
+    with open(view, "w") as f:
+        f.write("paradigm lights\nmodule 0 bar 0 0 10 10\nmodule 1 bar 20 0 10 10\n")
+    state = os.path.join(tmp, "killed.json")
+    replay = subprocess.Popen([REPLAY, "-p", "lights", "-s", view, "--listen=tcp:127.0.0.1:%d" % port,
+                               "--idle-exit=0.2", "--state-out", state], stderr=subprocess.PIPE, text=True)
+    said = replay.stderr.readline()   # listening before the root starts: it connects at once
+    check("listening on tcp:127.0.0.1:%d" % port in said, "viper-replay listens (%s)" % said.strip())
+    root = subprocess.Popen([AGENT, "-n", "0", "-t", "tcp:127.0.0.1:%d" % port, "-l", "127.0.0.1:%d" % cport,
+                             "-i", "100", "-v"], stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen([AGENT, "-n", "1", "-p", "0", "-t", "tcp:127.0.0.1:%d" % cport, "-i", "100",
+                              "--count", "1000"], stderr=subprocess.DEVNULL)
+    samples = 0
+    for n, line in enumerate(root.stderr):   # a line per 100 ms sample
+        samples += ": sample " in line
+        if samples >= 3 or n > 100:
+            break
+    check(samples >= 3, "the root agent samples (%d)" % samples)
+    root.send_signal(signal.SIGKILL)
+    root.wait(timeout=10)
+    try:
+        replay.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        replay.kill()
+        replay.wait()
+    child.terminate()
+    child.wait(timeout=10)
+    check(replay.returncode == 0, "viper-replay ends once the root's connection closed (%s)" % replay.returncode)
+    try:
+        with open(state) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        check(False, "state written (%s)" % e)
+        return
+    check(d["program_state"] in ("terminated", "abnormal"), "program state: the collection ended (%s)" % d["program_state"])
+    mods = {m["id"]: m for m in d["modules"]}
+    check(mods[0]["state"] == "stale" and mods[0]["load"] >= 0 and d["nodes"]["up"] == 0,
+          "the root's last reading is shown stale, no node up (%s, %s)" % (mods[0]["state"], d["nodes"]))
+
 
 def main():
     tmp = tempfile.mkdtemp(prefix="viper-lights-agent-")
@@ -193,6 +239,7 @@ def main():
     lost = [w for w in t if w[1] == "43"]
     check(len(lost) == 1 and lost[0][3] == "0" and lost[0][8:] == ["7"], "the parent reports node 7 lost: %s" % lost)
     unreachable_upstream(tmp)
+    killed_root(tmp)
     print("# %d checks failed" % len(failures) if failures else "# all checks passed")
     return 1 if failures else 0
 

@@ -68,11 +68,11 @@ def bar_geometry(box):
     return x + pad, y + pad, max(w - 2 * pad, 1), max(h - 2 * pad - label, 1)
 
 
-def probe(pixel, boxes, state, rng, label, quiet=False):
-    """Which bars and arrows differ from the state; [] when all match."""
+def probe(pixel, boxes, state, rng, label, quiet=False, bars=True):
+    """Which bars (unless not bars) and arrows differ from the state; [] when all match."""
     bad = []
     mods = {m["id"]: m for m in state["modules"]}
-    for mid, box in boxes.items():
+    for mid, box in boxes.items() if bars else ():
         load = mods[mid]["load"]
         bx, by, bw, bh = bar_geometry(box)
         px, py = int(bx + bw / 2), int(by + bh - 3)
@@ -243,10 +243,37 @@ def main():
         ib = d["ui"]["infobar"]
         gx.check(not (ib["visible"] and ib["type"] == "error") and "never finished" not in (ib["text"] or ""),
                  "live: no error, no node called unfinished (%s)" % ib)
-        gx.check(d["state"]["modules"] == final["modules"], "live: every node = the file replay's")
+        # the collection ended: the same nodes, but what was up is stale (not current any more)
+        want = [dict(m, state="stale" if m["state"] == "up" else m["state"]) for m in final["modules"]]
+        gx.check(d["state"]["modules"] == want, "live: every node = the file replay's, up ones stale")
+        gx.check(d["state"]["program_state"] == "terminated" and d["state"]["nodes"]["up"] == 0,
+                 "live: the program state says the collection ended (%s, %s)"
+                 % (d["state"]["program_state"], d["state"]["nodes"]))
+        # on screen: no bar shows its last load as the present (grey, not the load's colour)
         shot = os.path.join(shots, "lights-live-ended.png")
-        gx.screenshot(display, shot)
+        live_boxes = {p["id"]: p["box"] for p in app.layout(9)["views"]["animation"] if "box" in p}
+
+        def coloured_bars(pixel):
+            bad = []
+            for m in final["modules"]:
+                if m["id"] not in live_boxes or m["load"] < 60:
+                    continue
+                bx, by, bw, bh = bar_geometry(live_boxes[m["id"]])
+                got = pixel(int(bx + bw / 2), int(by + bh - 3))
+                if near(got, load_colour(m["load"])) or max(got) - min(got) > 12:
+                    bad.append((m["id"], got))
+            return bad
+        # and every arrow in the colour of no traffic (below the range), not its last rate's
+        no_rates = {"modules": [], "links": [dict(l, bw=0) for l in final["links"]]}
+
+        def grey_arrows(px):   # probe() on the arrows only (the bars are checked above)
+            return not probe(px, live_boxes, no_rates, rng1, "ended", quiet=True, bars=False)
+        gx.poll(lambda: (lambda px: not coloured_bars(px) and grey_arrows(px))(
+                    gx.screenshot(display, shot)), "every bar and arrow grey (stale) once the collection ended",
+                proc=app.proc)
         print("# screenshot " + shot)
+        gx.check(len(live_boxes) == 9 and any(l["bw"] > 50e3 for l in final["links"]),
+                 "live: the stale bars and arrows drawn grey, none in its last reading's colour")
     finally:
         if app:
             app.close()
