@@ -473,21 +473,6 @@ touches (const GArray *areas, gint64 id, gboolean custom)
   return touched;
 }
 
-/* Whether a tooltip is up.  Asking again only then: a query while none is
- * shown counts as a pointer motion and would put its hover delay off at
- * every redraw, so that no tooltip ever appeared while playing. */
-static gboolean
-tooltip_visible (void)
-{
-  gboolean up = FALSE;
-  GList *all = gtk_window_list_toplevels ();
-  for (GList *l = all; l && !up; l = l->next)
-    up = gtk_widget_get_visible (l->data)
-         && gtk_window_get_type_hint (GTK_WINDOW (l->data)) == GDK_WINDOW_TYPE_HINT_TOOLTIP;
-  g_list_free (all);
-  return up;
-}
-
 void
 viper_inspect_refresh (ViperInspect *in, const GArray *areas)
 {
@@ -496,7 +481,7 @@ viper_inspect_refresh (ViperInspect *in, const GArray *areas)
     return;
   /* a tooltip up over a module whose state moved: ask for its text again
    * (GTK asks only when the pointer moves) */
-  if (in->tip_view && (in->tip_dirty || touches (areas, in->tip_id, in->tip_custom)) && tooltip_visible ())
+  if (in->tip_view && (in->tip_dirty || touches (areas, in->tip_id, in->tip_custom)) && viper_tooltip_visible ())
     {
       in->tip_dirty = FALSE;
       gtk_widget_trigger_tooltip_query (in->tip_view);

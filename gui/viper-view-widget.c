@@ -616,10 +616,8 @@ viper_view_widget_crossing (GtkWidget *w, GdkEventCrossing *ev)
   return FALSE;
 }
 
-/* Whether a tooltip is up (a query while none is shown counts as a pointer
- * motion and would put the hover delay off at every redraw). */
-static gboolean
-tooltip_visible (void)
+gboolean
+viper_tooltip_visible (void)
 {
   gboolean up = FALSE;
   GList *all = gtk_window_list_toplevels ();
@@ -761,7 +759,7 @@ viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
   if (self->kind == VIPER_VIEW_SPACETIME && self->pointer_in)
     {
       gint64 now = g_get_monotonic_time ();
-      if (now - self->tip_at >= 200000 && tooltip_visible ())
+      if (now - self->tip_at >= 200000 && viper_tooltip_visible ())
         {
           self->tip_at = now;
           gtk_widget_trigger_tooltip_query (GTK_WIDGET (self));

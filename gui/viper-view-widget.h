@@ -48,4 +48,10 @@ GtkWidget *viper_view_widget_wrap (ViperViewWidget *self);
 /* app.zoom-in (+), app.zoom-out (-), app.zoom-fit (Home), app.follow (End) on this view. */
 void viper_view_widget_add_actions (ViperViewWidget *self, GtkApplication *gapp);
 
+/* Whether a tooltip is up.  A tooltip is asked for again only then: a
+ * query while none is shown counts as a pointer motion and would put the
+ * hover delay off at every redraw, so that no tooltip ever appeared while
+ * playing (the views' and viper-inspect.c's module tooltips). */
+gboolean viper_tooltip_visible (void);
+
 G_END_DECLS
