@@ -194,7 +194,7 @@ viper_app_write_state (App *a)
   a->dump_pending = FALSE;
   a->dumps++;
   if (a->s)
-    viper_session_note_live_end (a->s);
+    viper_session_note_live_end (a->s, NULL);
   char *state = a->s ? viper_state_to_json (a->s->run, a->s->model, FALSE) : g_strdup ("null");
   g_strchomp (state);
   char *sw = a->swp ? viper_switchnet_panel_describe (a->swp, a->views[VIPER_VIEW_ANIMATION]) : NULL;

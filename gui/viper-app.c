@@ -124,8 +124,7 @@ viper_app_update_controls (App *a)
       char livebuf[48];
       const char *what = running ? "running" : last == VIPER_STOP_NONE ? "ready" : stop_name (last);
       guint open = 0;
-      viper_session_note_live_end (a->s);
-      switch (viper_session_live_state (a->s, &open))
+      switch (viper_session_note_live_end (a->s, &open))
         {
         case VIPER_LIVE_LISTENING: what = "listening"; break;
         case VIPER_LIVE_CONNECTED:

@@ -288,13 +288,14 @@ viper_session_live_state (const ViperSession *s, guint *open_out)
   return VIPER_LIVE_ENDED;
 }
 
-void
-viper_session_note_live_end (ViperSession *s)
+ViperLiveState
+viper_session_note_live_end (ViperSession *s, guint *open)
 {
-  ViperLiveState ls = viper_session_live_state (s, NULL);
+  ViperLiveState ls = viper_session_live_state (s, open);
   viper_model_set_collection_end (s->model, ls == VIPER_LIVE_ENDED  ? VIPER_COLLECTION_ENDED
                                             : ls == VIPER_LIVE_LOST ? VIPER_COLLECTION_LOST
                                                                     : VIPER_COLLECTION_ON);
+  return ls;
 }
 
 guint

@@ -66,10 +66,11 @@ gboolean viper_session_has_listener (const ViperSession *s);
 /* Connections that were cut off (error or mid-line) so far. */
 guint viper_session_lost_connections (const ViperSession *s);
 ViperLiveState viper_session_live_state (const ViperSession *s, guint *open);
-/* Tells the model whether the live collection has ended (or was lost), so
- * that a monitor shows its last readings as stale; called wherever the live
- * state is shown. */
-void viper_session_note_live_end (ViperSession *s);
+/* The live state (as viper_session_live_state, open connections in *open,
+ * may be NULL), told to the model as well: whether the collection has ended
+ * (or was lost), so that a monitor shows its last readings as stale.  Called
+ * wherever the live state is shown. */
+ViperLiveState viper_session_note_live_end (ViperSession *s, guint *open);
 /* Close every connection and drop what they sent that was not replayed
  * (Reset while programs are connected); how many were closed. */
 guint viper_session_disconnect (ViperSession *s);
