@@ -66,6 +66,8 @@ typedef struct _LightsModel {
   GArray *changed;          /* Changed: the pairs of the tram at hand that moved */
   guint64 view_serial;      /* new for every setup adopted (lights_model_view_serial) */
   GArray *ids;              /* lights_model_ids(), NULL when a node outside the setup was heard since */
+  double now;               /* the latest adjusted time applied (trace time), -inf before */
+  double next_due;          /* no up node's readings can turn stale before this (a lower bound) */
 } LightsModel;
 
 typedef struct {

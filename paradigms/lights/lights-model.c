@@ -17,6 +17,9 @@
  * A node is up once heard from; it is lost when an agent reports it (its
  * collection subtree broke) and its pairs stop counting; only a new joined
  * tram brings it back, since samples already underway may still arrive.
+ * An up node that sends no load sample for LIGHTS_STALE_INTERVALS of its
+ * intervals while trace time goes on (other nodes' trams) turns stale: its
+ * pairs stop counting too, and any tram of its own makes it up again.
  * Load changes of a decile and link colour-class changes go to the history
  * for the space-time view.  Freezing copies what the views draw so that the
  * picture stands still while the replay goes on.
@@ -100,7 +103,7 @@ state_code (const LightsNode *n)
 {
   if (n->state == LIGHTS_NODE_LOST)
     return LIGHTS_STATE_LOST;
-  if (n->load < 0)
+  if (n->load < 0 || n->state == LIGHTS_NODE_STALE)
     return LIGHTS_STATE_NO_SAMPLE;
   return MIN (n->load / 100, 9);
 }
@@ -255,6 +258,43 @@ add_message (LightsModel *m, char *msg)
     viper_diag_event (m->base.diag, VIPER_DIAG_NOTE, "%s", msg);
 }
 
+/* When an up node's readings turn stale: +inf for none. */
+static inline double
+stale_at (const LightsNode *n)
+{
+  if (n->state != LIGHTS_NODE_UP || !(n->interval > 0) || !isfinite (n->last_sample))
+    return INFINITY;
+  return n->last_sample + LIGHTS_STALE_INTERVALS * n->interval;
+}
+
+/* Trace time reached m->next_due: the up nodes silent for too long (but
+ * node si, heard from right now) turn stale; next_due becomes the earliest
+ * time the others can. */
+G_NO_INLINE static void
+age_nodes (LightsModel *m, guint si, const ViperTram *t)
+{
+  double next = INFINITY;
+  for (guint i = 0; i < m->nodes->len; i++)
+    {
+      Node *nd = node_at (m, i);
+      double due = stale_at (&nd->n);
+      if (i == si || due == INFINITY)
+        continue;
+      if (due >= m->now)
+        {
+          next = MIN (next, due);
+          continue;
+        }
+      nd->n.state = LIGHTS_NODE_STALE;
+      silence (m, i, t);
+      nd = node_at (m, i);
+      node_history (m, nd, due);
+      viper_damage_add (m->base.damage, VIPER_AREA_MODULE, nd->n.id, 0);
+      viper_damage_add (m->base.damage, VIPER_AREA_PROGRAM, 0, 0);
+    }
+  m->next_due = next;
+}
+
 static gboolean
 lights_apply (ViperModel *base, const ViperTram *t)
 {
@@ -264,6 +304,20 @@ lights_apply (ViperModel *base, const ViperTram *t)
   Node *s = node_at (m, si);
   gboolean changed = FALSE;
   m->any = TRUE;
+  if (t->adjusted > m->now)
+    m->now = t->adjusted;
+  if (G_UNLIKELY (m->now > m->next_due))
+    {
+      age_nodes (m, si, t);
+      s = node_at (m, si);
+    }
+  if (s->n.state == LIGHTS_NODE_STALE)
+    {
+      /* heard from again: its readings are current from this one on */
+      s->n.state = LIGHTS_NODE_UP;
+      changed = TRUE;
+      viper_damage_add (base->damage, VIPER_AREA_PROGRAM, 0, 0);
+    }
   if (!s->heard)
     {
       s->heard = TRUE;
@@ -281,6 +335,7 @@ lights_apply (ViperModel *base, const ViperTram *t)
       s->n.interval = (double) d[2] / 1000.0;
       s->n.last_sample = t->adjusted;
       s->n.samples++;
+      m->next_due = MIN (m->next_due, stale_at (&s->n));
       if (t->time > 1e9 && t->time < 1e11)
         m->latency = (double) g_get_real_time () / 1e6 - t->time;
       changed = TRUE;
@@ -356,6 +411,8 @@ lights_reset (ViperModel *base)
   free_messages (m);
   m->any = FALSE;
   m->latency = NAN;
+  m->now = -INFINITY;
+  m->next_due = INFINITY;
   /* a frozen display stays frozen (the GUI's toggle says so), now on the
    * empty state - unless this is a seek going back (the replay goes on under
    * a frozen picture: it stays as it was) */
@@ -549,6 +606,8 @@ lights_model_new (const ViperParadigm *p, ViperSetup *setup)
   m->frozen_load = g_array_new (FALSE, FALSE, sizeof (gint32));
   m->frozen_state = g_array_new (FALSE, FALSE, sizeof (guint8));
   m->latency = NAN;
+  m->now = -INFINITY;
+  m->next_due = INFINITY;
   adopt_setup (m, (const ViperViewSetup *) setup);
   return &m->base;
 }
@@ -574,6 +633,12 @@ lights_model_node (const ViperModel *base, gint64 id, LightsNode *out)
       return;
     }
   *out = (LightsNode) { .id = id, .state = LIGHTS_NODE_UNKNOWN, .load = -1, .last_sample = NAN, .parent = -1 };
+}
+
+double
+lights_model_now (const ViperModel *base)
+{
+  return lm (base)->now;
 }
 
 static gint

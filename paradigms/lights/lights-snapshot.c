@@ -3,6 +3,7 @@
  * freeze and the colour range stay as the user set them (the classes are
  * derived again from the rates), and a view setup swapped since rebuilds
  * the links from the pairs. */
+#include <math.h>
 #include <string.h>
 
 #include "lights-model-private.h"
@@ -20,6 +21,7 @@ typedef struct {
   char *msgs[N_MESSAGES];
   guint msg_first, n_msgs;
   gboolean any;
+  double now;
 } LightsSnap;
 
 static GArray *
@@ -61,6 +63,7 @@ lights_snapshot (const ViperModel *base, gsize *bytes)
   s->msg_first = m->msg_first;
   s->n_msgs = m->n_msgs;
   s->any = m->any;
+  s->now = m->now;
   gsize b = sizeof *s + m->dense_cap * sizeof (guint32) + m->n_links * 16;
   for (guint i = 0; i < m->nodes->len; i++)
     b += sizeof (Node) + node_at (m, i)->out->len * (sizeof (Out) + 32);
@@ -92,6 +95,8 @@ lights_restore (ViperModel *base, gconstpointer snap)
   m->n_msgs = s->n_msgs;
   m->latency = s->latency;
   m->any = s->any;
+  m->now = s->now;
+  m->next_due = -INFINITY;   /* worked out again at the next tram */
   if (s->vs != m->vs || s->n_links != m->n_links)
     {
       lights_priv_adopt_setup (m, m->vs);

@@ -36,9 +36,16 @@ typedef enum {
   LIGHTS_NODE_UNKNOWN = 0,  /* named by the setup, not heard from */
   LIGHTS_NODE_UP,
   LIGHTS_NODE_LOST,
-  LIGHTS_NODE_STALE,        /* was up, but the live collection has ended: its readings are not current
-                             * (only as shown: lights_model_node, lights_model_shown_load, counts) */
+  LIGHTS_NODE_STALE,        /* was up, but its readings are not current: it has sent no sample for
+                             * LIGHTS_STALE_INTERVALS of its intervals while others went on (in the
+                             * model), or the live collection has ended (only as shown:
+                             * lights_model_node, lights_model_shown_load, counts) */
 } LightsNodeState;
+
+/* An up node whose last load sample is older than this many of its own
+ * sample intervals, in trace time (the latest time applied), is stale until
+ * it is heard from again. */
+#define LIGHTS_STALE_INTERVALS 3
 
 /* States of the generic views: load deciles, then no sample, lost. */
 #define LIGHTS_STATE_NO_SAMPLE 10
@@ -126,6 +133,8 @@ const LightsTree *lights_topo_tree (LightsTopo *t, guint a);
 ViperModel *lights_model_new (const ViperParadigm *p, ViperSetup *setup);
 /* The node's state; a node neither in the setup nor heard from is unknown. */
 void lights_model_node (const ViperModel *m, gint64 id, LightsNode *out);
+/* The latest trace time applied (-inf before any tram). */
+double lights_model_now (const ViperModel *m);
 GArray *lights_model_ids (const ViperModel *m);            /* of gint64, setup order then the rest by id */
 guint lights_model_n_links (const ViperModel *m);
 void lights_model_link (const ViperModel *m, guint i, LightsLink *out);

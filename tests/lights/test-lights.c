@@ -23,6 +23,16 @@
   "module 0 bar 25 25 50 50 a\nmodule 1 bar 125 25 50 50 b\nmodule 2 bar 225 25 50 50 c\n" \
   "module 3 bar 25 125 50 50 d\nmodule 4 bar 125 125 50 50 e\nmodule 5 bar 225 125 50 50 f\n"
 
+/* Pictures to look at, in the temporary directory (not the working one,
+ * which may be a source tree). */
+static void
+write_shot (cairo_surface_t *s, const char *name)
+{
+  char *path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  cairo_surface_write_to_png (s, path);
+  g_free (path);
+}
+
 static ViperViewSetup *
 parse (const char *text, GError **error)
 {
@@ -364,6 +374,86 @@ test_collection_end (void)
   fx_clear (&fx);
 }
 
+/* A node that stops sending while the others go on turns stale after
+ * LIGHTS_STALE_INTERVALS of its own intervals of trace time: no bar, its
+ * traffic off the links, counted stale, the program still running; a
+ * checkpoint restored keeps it so; a tram of its own makes it up again. */
+static void
+test_silent_node (void)
+{
+  Fx fx;
+  fx_init (&fx, MESH);
+  LightsNode n;
+  guint8 st;
+  guint up, lost, unknown, stale;
+  g_assert_true (feed (&fx, "4 40 1.0 3 0 3 2 1 200 500"));
+  g_assert_true (feed (&fx, "4 41 1.0 3 0 4 2 2 500 4 1000"));   /* 2,000 B/s to node 4 */
+  g_assert_true (feed (&fx, "4 40 1.0 4 0 3 2 1 730 500"));
+  g_assert_true (feed (&fx, "4 40 1.5 4 0 3 2 2 730 500"));
+  g_assert_true (feed (&fx, "4 40 2.0 4 0 3 2 3 730 500"));
+  g_assert_true (feed (&fx, "4 40 2.5 4 0 3 2 4 730 500"));
+  /* 1.5 s (3 x 500 ms) after its last sample: not yet */
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 2000);
+  ViperModelCkpt *before = viper_model_checkpoint (fx.model);
+  g_assert_nonnull (before);
+  viper_damage_clear (fx.model->damage);
+  g_assert_true (feed (&fx, "4 40 2.6 4 0 3 2 5 730 500"));
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_STALE);
+  g_assert_cmpint (n.load, ==, 200);                        /* the last reading, for the record */
+  g_assert_cmpint (lights_model_shown_load (fx.model, 3, &st), ==, -1);
+  g_assert_cmpint (st, ==, LIGHTS_NODE_STALE);
+  g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 0);        /* its traffic is not current */
+  g_assert_cmpuint (link_of (&fx, 3, 4).bytes, ==, 1000);   /* the bytes stay counted */
+  lights_model_node (fx.model, 4, &n);
+  g_assert_cmpfloat (n.bw_in, ==, 0);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  lights_model_counts (fx.model, &up, &lost, &unknown, &stale);
+  g_assert_cmpuint (up, ==, 1);
+  g_assert_cmpuint (stale, ==, 1);
+  g_assert_cmpstr (viper_model_program_state (fx.model), ==, "running");
+  g_assert_false (viper_damage_empty (fx.model->damage));
+  const ViperRenderer *r = viper_view_renderer (fx.model);
+  ViperViewVariable v;
+  r->variable (fx.model, 3, 0, &v);
+  g_assert_cmpstr (v.state, ==, "stale, silent 1.6 s");
+  char *json = viper_state_to_json (fx.run, fx.model, FALSE);
+  g_assert_nonnull (strstr (json, "\"stale\":1"));
+  g_free (json);
+  /* the history says when: the node's state entry at 2.5, no sample */
+  gboolean seen = FALSE;
+  for (guint i = 0; i < fx.model->history->len; i++)
+    {
+      const ViperHistoryEntry *e = &g_array_index (fx.model->history, ViperHistoryEntry, i);
+      if (e->module == 3 && e->other == -1 && e->t0 == 2.5 && e->state == LIGHTS_STATE_NO_SAMPLE)
+        seen = TRUE;
+    }
+  g_assert_true (seen);
+  ViperModelCkpt *after = viper_model_checkpoint (fx.model);
+  /* back before it turned stale, then forward again: the same */
+  g_assert_true (viper_model_restore (fx.model, before));
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  g_assert_true (viper_model_restore (fx.model, after));
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_STALE);
+  /* heard from again: up, its traffic counts again */
+  g_assert_true (feed (&fx, "4 40 3.0 3 0 3 2 3 250 500"));
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  g_assert_cmpint (lights_model_shown_load (fx.model, 3, &st), ==, 250);
+  g_assert_true (feed (&fx, "4 41 3.0 3 0 4 2 4 500 4 500"));
+  g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 1000);
+  lights_model_counts (fx.model, &up, &lost, &unknown, &stale);
+  g_assert_cmpuint (up, ==, 2);
+  g_assert_cmpuint (stale, ==, 0);
+  viper_model_ckpt_free (before);
+  viper_model_ckpt_free (after);
+  fx_clear (&fx);
+}
+
 static void
 test_model_traffic (void)
 {
@@ -537,7 +627,7 @@ test_render (void)
   g_assert_true (feed (&fx, "4 41 1.0 1 0 4 2 2 500 2 250000"));
   ViperViewGeometry *g;
   cairo_surface_t *s = draw (&fx, VIPER_VIEW_ANIMATION, 900, 700, &g);
-  cairo_surface_write_to_png (s, "lights-render.png");
+  write_shot (s, "lights-render.png");
   LightsRange r;
   lights_model_range (fx.model, &r);
   double x, y, w, h, bx, by, bw, bh;
@@ -824,8 +914,8 @@ test_aggregate_fresh (void)
   guint diff = count_differing (s1, s2);
   if (diff)
     {
-      cairo_surface_write_to_png (s1, "lights-aggregate-kept.png");
-      cairo_surface_write_to_png (s2, "lights-aggregate-fresh.png");
+      write_shot (s1, "lights-aggregate-kept.png");
+      write_shot (s2, "lights-aggregate-fresh.png");
     }
   g_assert_cmpuint (diff, ==, 0);
   cairo_surface_destroy (s1);
@@ -864,7 +954,7 @@ test_program_view_fits (void)
   const int w = 200, h = 400;
   ViperViewGeometry *g;
   cairo_surface_t *s = draw (&fx, VIPER_VIEW_PROGRAM, w, h, &g);
-  cairo_surface_write_to_png (s, "lights-program.png");
+  write_shot (s, "lights-program.png");
   int inked = 0;
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
@@ -926,12 +1016,12 @@ test_legends_fit (void)
   const int h = 300;
   ViperViewGeometry *g;
   cairo_surface_t *s = draw (&fx, VIPER_VIEW_SPACETIME, 760, h, &g);
-  cairo_surface_write_to_png (s, "lights-spacetime-legend.png");
+  write_shot (s, "lights-spacetime-legend.png");
   assert_legend (s, r, 760, h - 15, h - 4, "space-time");
   cairo_surface_destroy (s);
   viper_view_geometry_free (g);
   s = draw (&fx, VIPER_VIEW_ANIMATION, 680, h, &g);
-  cairo_surface_write_to_png (s, "lights-animation-legend.png");
+  write_shot (s, "lights-animation-legend.png");
   assert_legend (s, r, 680, h - 17, h - 6, "animation");
   cairo_surface_destroy (s);
   viper_view_geometry_free (g);
@@ -954,5 +1044,6 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/render/legends-fit", test_legends_fit);
   g_test_add_func ("/lights/model/aggregate-fresh", test_aggregate_fresh);
   g_test_add_func ("/lights/model/collection-end", test_collection_end);
+  g_test_add_func ("/lights/model/silent-node", test_silent_node);
   return g_test_run ();
 }
