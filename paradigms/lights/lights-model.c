@@ -17,7 +17,7 @@
  * A node is up once heard from; it is lost when an agent reports it (its
  * collection subtree broke) and its pairs stop counting; only a new joined
  * tram brings it back, since samples already underway may still arrive.
- * An up node that sends no load sample for LIGHTS_STALE_INTERVALS of its
+ * An up node that sends nothing for LIGHTS_STALE_INTERVALS of its sample
  * intervals while trace time goes on (other nodes' trams) turns stale: its
  * pairs stop counting too, and any tram of its own makes it up again.
  * Load changes of a decile and link colour-class changes go to the history
@@ -58,7 +58,8 @@ node_get (LightsModel *m, gint64 id)
   gint f = node_find (m, id);
   if (f >= 0)
     return (guint) f;
-  Node fresh = { .n = { .id = id, .state = LIGHTS_NODE_UNKNOWN, .load = -1, .last_sample = NAN, .parent = -1 },
+  Node fresh = { .n = { .id = id, .state = LIGHTS_NODE_UNKNOWN, .load = -1, .last_sample = NAN, .last_heard = NAN,
+                        .parent = -1 },
                  .hstate = -1 };
   fresh.topo = lights_topo_index (m->topo, id);
   fresh.out = g_array_new (FALSE, FALSE, sizeof (Out));
@@ -262,9 +263,9 @@ add_message (LightsModel *m, char *msg)
 static inline double
 stale_at (const LightsNode *n)
 {
-  if (n->state != LIGHTS_NODE_UP || !(n->interval > 0) || !isfinite (n->last_sample))
+  if (n->state != LIGHTS_NODE_UP || !(n->interval > 0) || !isfinite (n->last_heard))
     return INFINITY;
-  return n->last_sample + LIGHTS_STALE_INTERVALS * n->interval;
+  return n->last_heard + LIGHTS_STALE_INTERVALS * n->interval;
 }
 
 /* Trace time reached m->next_due: the up nodes silent for too long (but
@@ -335,7 +336,6 @@ lights_apply (ViperModel *base, const ViperTram *t)
       s->n.interval = (double) d[2] / 1000.0;
       s->n.last_sample = t->adjusted;
       s->n.samples++;
-      m->next_due = MIN (m->next_due, stale_at (&s->n));
       if (t->time > 1e9 && t->time < 1e11)
         m->latency = (double) g_get_real_time () / 1e6 - t->time;
       changed = TRUE;
@@ -389,6 +389,10 @@ lights_apply (ViperModel *base, const ViperTram *t)
       break;
     }
   s = node_at (m, si);
+  /* heard from: its readings are current for 3 more of its intervals */
+  if (!(s->n.last_heard >= t->adjusted))
+    s->n.last_heard = t->adjusted;
+  m->next_due = MIN (m->next_due, stale_at (&s->n));
   node_history (m, s, t->adjusted);
   if (changed)
     viper_damage_add (base->damage, VIPER_AREA_MODULE, t->proc, 0);
@@ -632,7 +636,8 @@ lights_model_node (const ViperModel *base, gint64 id, LightsNode *out)
       out->state = shown_state (base, out->state);
       return;
     }
-  *out = (LightsNode) { .id = id, .state = LIGHTS_NODE_UNKNOWN, .load = -1, .last_sample = NAN, .parent = -1 };
+  *out = (LightsNode) { .id = id, .state = LIGHTS_NODE_UNKNOWN, .load = -1, .last_sample = NAN, .last_heard = NAN,
+                        .parent = -1 };
 }
 
 double

@@ -266,7 +266,7 @@ r_variable (const ViperModel *m, gint64 id, guint var, ViperViewVariable *out)
     case 0:
       out->name = "state";
       if (n.state == LIGHTS_NODE_STALE && m->collection_end == VIPER_COLLECTION_ON)
-        g_snprintf (st, 128, "stale, silent %.3g s", lights_model_now (m) - n.last_sample);
+        g_snprintf (st, 128, "stale, silent %.3g s", lights_model_now (m) - n.last_heard);
       else
         g_strlcpy (st, n.state == LIGHTS_NODE_UP      ? "up"
                        : n.state == LIGHTS_NODE_LOST  ? "lost"

@@ -42,9 +42,9 @@ typedef enum {
                              * lights_model_node, lights_model_shown_load, counts) */
 } LightsNodeState;
 
-/* An up node whose last load sample is older than this many of its own
- * sample intervals, in trace time (the latest time applied), is stale until
- * it is heard from again. */
+/* An up node whose last tram is older than this many of its own sample
+ * intervals (from its load samples), in trace time (the latest time
+ * applied), is stale until it is heard from again. */
 #define LIGHTS_STALE_INTERVALS 3
 
 /* States of the generic views: load deciles, then no sample, lost. */
@@ -58,6 +58,7 @@ typedef struct {
   gint32 load;              /* per mille of the last sample, -1 before the first */
   double interval;          /* of the last sample, seconds */
   double last_sample;       /* adjusted time of the last load sample, NAN before */
+  double last_heard;        /* adjusted time of its last tram of any kind, NAN before */
   gint64 parent;            /* from the joined tram, -1 */
   guint64 samples;          /* load samples */
   guint64 bytes_out, bytes_in;  /* all traffic trams so far */

@@ -439,12 +439,24 @@ test_silent_node (void)
   g_assert_true (viper_model_restore (fx.model, after));
   lights_model_node (fx.model, 3, &n);
   g_assert_cmpint (n.state, ==, LIGHTS_NODE_STALE);
-  /* heard from again: up, its traffic counts again */
-  g_assert_true (feed (&fx, "4 40 3.0 3 0 3 2 3 250 500"));
+  /* heard from again (traffic only): up, its traffic counts again, and
+   * it turns stale again 3 intervals after that tram, not at once */
+  g_assert_true (feed (&fx, "4 41 3.0 3 0 4 2 3 500 4 500"));
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 1000);
+  g_assert_true (feed (&fx, "4 40 4.5 4 0 3 2 6 730 500"));
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
+  g_assert_true (feed (&fx, "4 40 4.6 4 0 3 2 7 730 500"));
+  lights_model_node (fx.model, 3, &n);
+  g_assert_cmpint (n.state, ==, LIGHTS_NODE_STALE);
+  g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 0);
+  g_assert_true (feed (&fx, "4 40 5.0 3 0 3 2 4 250 500"));
   lights_model_node (fx.model, 3, &n);
   g_assert_cmpint (n.state, ==, LIGHTS_NODE_UP);
   g_assert_cmpint (lights_model_shown_load (fx.model, 3, &st), ==, 250);
-  g_assert_true (feed (&fx, "4 41 3.0 3 0 4 2 4 500 4 500"));
+  g_assert_true (feed (&fx, "4 41 5.0 3 0 4 2 5 500 4 500"));
   g_assert_cmpfloat (link_of (&fx, 3, 4).bw, ==, 1000);
   lights_model_counts (fx.model, &up, &lost, &unknown, &stale);
   g_assert_cmpuint (up, ==, 2);
