@@ -71,6 +71,9 @@ replay_print_stats (App *app, double seconds, GString *out)
                               viper_clock_sync_violations_repaired (app->clock_sync));
       g_string_append_printf (out, "clock seconds: %.3f\n", app->clock_seconds);
       g_string_append_printf (out, "clock bytes: %" G_GSIZE_FORMAT "\n", viper_clock_sync_bytes (app->clock_sync));
+      if (viper_clock_sync_samples_pending (app->clock_sync))
+        g_string_append_printf (out, "clock samples pending: %" G_GUINT64_FORMAT "\n",
+                                viper_clock_sync_samples_pending (app->clock_sync));
       if (viper_clock_sync_kept (app->clock_sync))
         g_string_append_printf (out, "clock kept: %" G_GSIZE_FORMAT " bytes of trams in memory (bound %" G_GSIZE_FORMAT ")\n",
                                 viper_clock_sync_kept_bytes (app->clock_sync), viper_clock_sync_keep_limit (app->clock_sync));

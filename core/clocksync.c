@@ -4,7 +4,11 @@
  * applied, nothing reported) and records, per module, the TIME of every
  * transferred tram in sequence order, every cross-dependency between two
  * modules as a cause -> effect pair of (module, index), and every -6 -951
- * clock-synchronisation sample.
+ * clock-synchronisation sample.  Samples whose trams are still pending when
+ * the input ends (they wait behind a missing file or a partner that never
+ * came) were read all the same: they are taken after the transferred ones,
+ * by module and sequence number, so a partial trace still corrects every
+ * module whose samples it holds.
  *
  * Pairs between two modules P < Q give points in the plane of their local
  * clocks, x on P's clock and y on Q's.  A P -> Q message sent at x and
@@ -108,6 +112,7 @@ struct _ViperClockSync {
   VEC (Msg) msgs;                       /* pass 1's messages, sorted into pairs after it */
   guint64 samples;
   guint64 samples_unused;               /* impossible samples, left out of the estimate */
+  guint64 samples_pending;              /* samples of trams pass 1 could not transfer (used or not) */
   char *first_unused;                   /* "FILE:LINE: why" of the first of them */
   guint64 n_pairs;
   gint64 reference;
@@ -249,6 +254,36 @@ sample_unusable (const ViperTram *t, const gint64 *d)
   return NULL;
 }
 
+static gboolean
+is_sample (const ViperTram *t)
+{
+  return t->rec == SYNC_REC && t->ev == SYNC_EV && t->dtype == VIPER_DTYPE_INT && t->ndata >= 4;
+}
+
+/* A -6 -951 sample of module index pi: two messages of its pair, or, when it
+ * cannot be a ping and its pong, counted and left out. */
+static void
+take_sample (ViperClockSync *cs, ViperChannels *channels, const ViperTram *t, guint pi)
+{
+  const gint64 *d = viper_tram_data (t);
+  const char *why = sample_unusable (t, d);
+  if (why)
+    {
+      if (!cs->samples_unused++)
+        cs->first_unused = g_strdup_printf ("%s:%u: %s", viper_channels_name (channels, t->channel), t->line, why);
+      return;
+    }
+  guint ri = proc_index (cs, d[0]);
+  add_message (cs, pi, (double) d[1] / 1e9, ri, (double) d[2] / 1e9, MSG_SYNC);
+  add_message (cs, ri, (double) d[2] / 1e9, pi, (double) d[3] / 1e9, MSG_SYNC);
+  cs->samples++;
+  if (!cs->have_ref)
+    {
+      cs->reference = d[0];
+      cs->have_ref = TRUE;
+    }
+}
+
 static void
 pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
 {
@@ -267,30 +302,9 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
   if (cs->mode == VIPER_CLOCK_CLC)
     VEC_PUSH (cs->order, ref);
 
-  if (t->rec == SYNC_REC && t->ev == SYNC_EV && t->dtype == VIPER_DTYPE_INT && t->ndata >= 4)
-    {
-      const gint64 *d = viper_tram_data (t);
-      const char *why = sample_unusable (t, d);
-      if (why)
-        {
-          if (!cs->samples_unused++)
-            cs->first_unused = g_strdup_printf ("%s:%u: %s", viper_channels_name (p1->channels, t->channel),
-                                                t->line, why);
-          goto cause;
-        }
-      guint ri = proc_index (cs, d[0]);
-      /* proc_index may have grown the array */
-      add_message (cs, pi, (double) d[1] / 1e9, ri, (double) d[2] / 1e9, MSG_SYNC);
-      add_message (cs, ri, (double) d[2] / 1e9, pi, (double) d[3] / 1e9, MSG_SYNC);
-      cs->samples++;
-      if (!cs->have_ref)
-        {
-          cs->reference = d[0];
-          cs->have_ref = TRUE;
-        }
-    }
+  if (is_sample (t))
+    take_sample (cs, p1->channels, t, pi);
 
-cause:;
   gint64 cproc, cseq;
   double ctime;
   if (viper_run_last_cause (p1->run, &cproc, &cseq, &ctime))
@@ -311,6 +325,41 @@ cause:;
           VEC_PUSH (cs->msgs, m);
         }
     }
+}
+
+/* The samples among the trams still pending at the end of pass 1 (they wait
+ * for a module whose file is missing, or for a partner that never came):
+ * read, so they count, taken after the transferred ones in (module,
+ * sequence number) order. */
+static void
+collect_pending_sample (const ViperTram *t, gpointer data)
+{
+  if (is_sample (t))
+    g_ptr_array_add (data, (gpointer) t);
+}
+
+static gint
+cmp_tram_seq (gconstpointer a, gconstpointer b)
+{
+  const ViperTram *x = *(const ViperTram *const *) a, *y = *(const ViperTram *const *) b;
+  if (x->proc != y->proc)
+    return x->proc < y->proc ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void
+pending_samples (ViperClockSync *cs, ViperRun *run, ViperChannels *channels)
+{
+  GPtrArray *held = g_ptr_array_new ();
+  viper_run_foreach_pending (run, collect_pending_sample, held);
+  g_ptr_array_sort (held, cmp_tram_seq);
+  for (guint i = 0; i < held->len; i++)
+    {
+      const ViperTram *t = held->pdata[i];
+      take_sample (cs, channels, t, proc_index (cs, t->proc));
+    }
+  cs->samples_pending = held->len;
+  g_ptr_array_free (held, TRUE);
 }
 
 /* After pass 1: each message between two modules into its pair's points,
@@ -401,6 +450,7 @@ read_pass1 (ViperClockSync *cs, const ViperParadigm *paradigm, ViperSetup *setup
   viper_scheduler_attach (sched, ctx);
   viper_scheduler_go (sched);
   viper_scheduler_run (sched);
+  pending_samples (cs, run, channels);
   viper_scheduler_free (sched);
   sched = NULL;
   g_main_context_unref (ctx);
@@ -899,6 +949,7 @@ gint64 viper_clock_sync_reference (const ViperClockSync *cs) { return cs->refere
 guint viper_clock_sync_n_procs (const ViperClockSync *cs) { return cs->procs->len; }
 guint64 viper_clock_sync_samples (const ViperClockSync *cs) { return cs->samples; }
 guint64 viper_clock_sync_samples_unused (const ViperClockSync *cs) { return cs->samples_unused; }
+guint64 viper_clock_sync_samples_pending (const ViperClockSync *cs) { return cs->samples_pending; }
 const char *viper_clock_sync_first_unused (const ViperClockSync *cs) { return cs->first_unused; }
 guint64 viper_clock_sync_violations_raw (const ViperClockSync *cs) { return cs->violations_raw; }
 guint64 viper_clock_sync_violations_repaired (const ViperClockSync *cs) { return cs->violations_repaired; }

@@ -6,7 +6,8 @@
  * per module, the TIME of each tram in sequence order, every cross-dependency
  * between modules (cause tram -> effect tram, as the paradigm's profiles pair
  * them: send -> receive, request -> reply) and the clock-synchronisation
- * samples (-6 -951, docs/formats.md).  From those it estimates per module a
+ * samples (-6 -951, docs/formats.md), those of trams left pending at the end
+ * included.  From those it estimates per module a
  * linear map  t_global = a + b * t_local  against a reference module (POM's
  * global time: Duda et al., Jezequel), and for `clc` also the controlled
  * logical clock with backward amortisation (Becker, Rabenseifner, Wolf) on
@@ -89,6 +90,10 @@ guint64 viper_clock_sync_samples (const ViperClockSync *cs);      /* -6 -951 sam
 /* Samples that cannot be a ping and its pong (T2 before T1, REF = P or < 0):
  * left out of the estimate; the first as "FILE:LINE: why" (NULL if none). */
 guint64 viper_clock_sync_samples_unused (const ViperClockSync *cs);
+/* Of the samples (used or not), those whose trams stayed pending in the
+ * first pass (their module waits for a missing file or partner): counted all
+ * the same, after the transferred ones, by module and sequence number. */
+guint64 viper_clock_sync_samples_pending (const ViperClockSync *cs);
 const char *viper_clock_sync_first_unused (const ViperClockSync *cs);
 guint64 viper_clock_sync_violations_raw (const ViperClockSync *cs);
 guint64 viper_clock_sync_violations_repaired (const ViperClockSync *cs);

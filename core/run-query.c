@@ -119,6 +119,19 @@ viper_run_procs (const ViperRun *run)
   return copy;
 }
 
+void
+viper_run_foreach_pending (const ViperRun *run, void (*fn) (const ViperTram *t, gpointer data), gpointer data)
+{
+  GArray *procs = viper_run_procs (run);
+  for (guint i = 0; i < procs->len; i++)
+    {
+      const ViperSeqList *l = g_hash_table_lookup (run->lists, &g_array_index (procs, gint64, i));
+      if (l && l->in_flight)
+        viper_seqlist_foreach (l, fn, data);
+    }
+  g_array_unref (procs);
+}
+
 guint64
 viper_run_proc_count (const ViperRun *run, gint64 proc)
 {

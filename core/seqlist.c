@@ -149,6 +149,39 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
   viper_seqlist_init (l, proc);
 }
 
+static void
+foreach_page (const SeqPage *pg, void (*fn) (const ViperTram *, gpointer), gpointer data)
+{
+  for (guint i = 0, seen = 0; seen < pg->count && i < PAGE_SLOTS; i++)
+    if (pg->slot[i])
+      {
+        seen++;
+        if (pg->slot[i] != USED)
+          fn (pg->slot[i], data);
+      }
+}
+
+void
+viper_seqlist_foreach (const ViperSeqList *l, void (*fn) (const ViperTram *t, gpointer data), gpointer data)
+{
+  for (const ViperTram *t = l->head; t; t = t->next)
+    fn (t, data);
+  const ViperSeqPages *P = l->pages;
+  if (!P || !P->waiting)
+    return;
+  for (guint i = 0; i < P->dir_cap; i++)
+    if (P->dir[i])
+      foreach_page (P->dir[i], fn, data);
+  if (P->far)
+    {
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, P->far);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        foreach_page (v, fn, data);
+    }
+}
+
 guint64
 viper_seqlist_initial (const ViperSeqList *l)
 {

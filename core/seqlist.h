@@ -60,6 +60,9 @@ guint viper_seqlist_drain (ViperSeqList *l, ViperTram **first_queued, guint max)
 guint64 viper_seqlist_skip_gap (ViperSeqList *l, ViperTram **first_queued);
 /* Prefetch the slot sequence number seq would take (when its page exists). */
 void viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq);
+/* Call fn on every tram the list holds: the QUEUED ones in sequence order,
+ * then the INITIAL ones above the cut in no defined order.  Changes nothing. */
+void viper_seqlist_foreach (const ViperSeqList *l, void (*fn) (const ViperTram *t, gpointer data), gpointer data);
 /* Number of INITIAL trams (above the cut). */
 guint64 viper_seqlist_initial (const ViperSeqList *l);
 /* Pages currently allocated for waiting trams (for tests and memory figures). */

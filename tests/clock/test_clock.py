@@ -181,6 +181,80 @@ def unusable_sample_case(d):
           f'unusable: the impossible samples are said with their place ({r.stderr.strip()[:300]})')
 
 
+def replay_files(d, mode, files, tag):
+    st = os.path.join(d, f'mr-{tag}-{mode}.json')
+    r = subprocess.run([REPLAY, '--clock=' + mode, '--stats', '--state-out', st, *files],
+                       capture_output=True, text=True, timeout=120)
+    with open(st) as f:
+        cs = json.load(f)['clock_sync']
+    pend = [x for x in r.stdout.splitlines() if x.startswith('clock samples pending:')]
+    return r, cs, {m['id']: m for m in cs['modules']}, pend
+
+
+def missing_rank_case(d):
+    """A rank's file is missing: the trams that wait behind it stay pending in
+    the first reading, but their -6 -951 samples were read and must count.
+    Processor 1 receives from processor 3 before its samples (clocks as in
+    clustered_trace: 1 = 0 + 2 ms, 2 = 0 - 3 ms); without 3's file its
+    samples were never seen and it kept its own clock."""
+    main, third = os.path.join(d, 'mr012.trc'), os.path.join(d, 'mr3.trc')
+    lines = ['-3 -901 0.0 0 0 0', '-3 -901 0.0 1 0 0', '-3 -901 0.0 2 0 0',
+             '-3 -52 0.0001 1 0 3 2 5 3 0', '-4 -52 0.0005 1 0 4 2 8 5 3 0']
+    for i, (out, back) in enumerate(((30e-6, 60e-6), (55e-6, 35e-6), (40e-6, 50e-6), (60e-6, 40e-6))):
+        t1 = 0.001 + i * 100e-6
+        for p, off in ((1, 0.002), (2, -0.003)):
+            t2 = t1 + out + back
+            lines.append('-6 -951 %.9f %d 0 4 2 0 %d %d %d' % (t2 + off, p, round((t1 + off) * 1e9),
+                                                               round((t1 + out) * 1e9), round((t2 + off) * 1e9)))
+    lines.append('-6 -951 0.5 1 0 4 2 0 600000000 500000000 500000000')   # T2 before T1, pending too
+    lines += ['-4 -901 1.0 0 0 0', '-4 -901 1.002 1 0 0', '-4 -901 0.997 2 0 0']
+    with open(main, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    with open(third, 'w') as f:
+        f.write('-3 -901 0.0 3 0 0\n-3 -21 0.0002 3 0 4 2 8 5 1 0\n-4 -21 0.0003 3 0 0\n-4 -901 1.0 3 0 0\n')
+    for mode in ('drift', 'clc'):
+        r, cs, mods, pend = replay_files(d, mode, [main, third], 'all')
+        check(r.returncode == 0 and cs['samples'] == 8 and cs['samples_unused'] == 1 and not pend,
+              f'missing rank {mode}: the complete trace uses 8 samples, none pending ({r.returncode}, {cs["samples"]}, {pend})')
+        r2, cs2, mods2, pend2 = replay_files(d, mode, [main], 'part')
+        check(r2.returncode == 3 and 'still pending' in r2.stderr,
+              f'missing rank {mode}: without 3\'s file trams stay pending (exit {r2.returncode})')
+        check(cs2['samples'] == 8 and cs2['samples_unused'] == 1 and cs2['reference'] == 0,
+              f'missing rank {mode}: every sample read counts, the impossible one still left out '
+              f'({cs2["samples"]}, {cs2["samples_unused"]}, reference {cs2["reference"]})')
+        check(f'1 clock-synchronisation sample(s) not used, the first: {main}:14: T2 is before T1' in r2.stderr,
+              f'missing rank {mode}: the impossible pending sample is said with its place ({r2.stderr.strip()[-300:]})')
+        check(pend2 == ['clock samples pending: 5'], f'missing rank {mode}: --stats counts the pending samples ({pend2})')
+        m = mods2.get(1, {})
+        check(m.get('from_sync') and abs(m['clock_offset'] + 0.002) < 20e-6 and abs(m['clock_drift_ppm']) < 1,
+              f'missing rank {mode}: processor 1 corrected from its samples (offset {m.get("clock_offset")}, want -0.002)')
+        check(all(mods2[p]['clock_offset'] == mods[p]['clock_offset']
+                  and mods2[p]['clock_drift_ppm'] == mods[p]['clock_drift_ppm'] for p in (1, 2)),
+              f'missing rank {mode}: processors 1 and 2 get the maps of the complete trace')
+
+    # a generated MPI-like trace (init and finalize samples), one file per
+    # rank, rank 3's file lost: ranks 1 and 2 keep the maps of the whole trace
+    trace, tt, msgs = (os.path.join(d, x) for x in ('mg.trc', 'mg.txt', 'mg.json'))
+    subprocess.run([GEN, '-P', '4', '-M', '200', '-s', '3', '--sync', '3', trace, tt, msgs], check=True)
+    per = {}
+    with open(trace) as f:
+        for line in f:
+            per.setdefault(int(line.split()[3]), []).append(line)
+    files = {}
+    for p, ls in per.items():
+        files[p] = os.path.join(d, f'mg{p}.trc')
+        with open(files[p], 'w') as f:
+            f.writelines(ls)
+    _, cs, mods, _ = replay_files(d, 'drift', [files[p] for p in sorted(files)], 'gall')
+    r2, cs2, mods2, pend2 = replay_files(d, 'drift', [files[p] for p in sorted(files) if p != 3], 'gpart')
+    check(r2.returncode == 3 and cs['samples'] == 18 and cs2['samples'] == 12 and pend2,
+          f'missing rank generated: all 12 samples of ranks 1 and 2 count ({cs["samples"]}, {cs2["samples"]}, {pend2})')
+    check(all(mods2[p]['clock_offset'] == mods[p]['clock_offset']
+              and mods2[p]['clock_drift_ppm'] == mods[p]['clock_drift_ppm'] for p in (1, 2)),
+          'missing rank generated: ranks 1 and 2 get the maps of the complete trace '
+          f'({[(mods2[p]["clock_drift_ppm"], mods[p]["clock_drift_ppm"]) for p in (1, 2)]})')
+
+
 def byseq(d):
     return {p: sorted(v, key=lambda e: int(e[1][2][3])) for p, v in d.items()}
 
@@ -313,6 +387,7 @@ def main():
         sync_case(d)
         clustered_sync_case(d)
         unusable_sample_case(d)
+        missing_rank_case(d)
         monalisa_case(d)
         keep_case(d)
     if failures:

@@ -207,6 +207,46 @@ test_used_marks (void)
   g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
 }
 
+static void
+visit (const ViperTram *t, gpointer data)
+{
+  GArray *seen = data;
+  g_array_append_val (seen, t->seq);
+}
+
+static gint
+cmp_seq (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* foreach visits every tram the list holds once: the QUEUED ones in order,
+ * then the INITIAL ones in the directory and in far pages; used marks are
+ * not trams (clocksync takes the samples of pending trams this way). */
+static void
+test_foreach (void)
+{
+  ViperSeqList l;
+  viper_seqlist_init (&l, 3);
+  ViperTram *first;
+  static const gint64 seqs[] = { 1, 2, 3, 10, 300, ((gint64) 1 << 30) + 7 };
+  for (guint i = 0; i < G_N_ELEMENTS (seqs); i++)
+    viper_seqlist_insert (&l, mk (seqs[i]), &first);
+  g_assert_cmpint (viper_seqlist_mark_used (&l, 11, &first), ==, VIPER_SEQ_INITIAL);
+  GArray *seen = g_array_new (FALSE, FALSE, sizeof (gint64));
+  viper_seqlist_foreach (&l, visit, seen);
+  g_assert_cmpuint (seen->len, ==, G_N_ELEMENTS (seqs));
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpint (g_array_index (seen, gint64, i), ==, seqs[i]);    /* the queue first, in order */
+  g_array_sort (seen, cmp_seq);
+  for (guint i = 0; i < G_N_ELEMENTS (seqs); i++)
+    g_assert_cmpint (g_array_index (seen, gint64, i), ==, seqs[i]);
+  g_array_unref (seen);
+  viper_seqlist_clear (&l, release, pool);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -216,6 +256,7 @@ main (int argc, char **argv)
   g_test_add_func ("/seqlist/far-pages-move-in", test_far_pages_move_in);
   g_test_add_func ("/seqlist/shuffled", test_shuffled);
   g_test_add_func ("/seqlist/used-marks", test_used_marks);
+  g_test_add_func ("/seqlist/foreach", test_foreach);
   int rc = g_test_run ();
   viper_tram_pool_free (pool);
   return rc;
