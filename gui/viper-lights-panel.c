@@ -198,7 +198,8 @@ viper_lights_panel_new (GActionMap *map)
   p->popover = gtk_popover_new (p->range_button);
   gtk_menu_button_set_popover (GTK_MENU_BUTTON (p->range_button), p->popover);
   g_signal_connect_swapped (p->popover, "show", G_CALLBACK (show_range), p);
-  g_signal_connect_swapped (p->popover, "closed", G_CALLBACK (notify), p);
+  /* (closing may animate: the popover is hidden when that ends) */
+  g_signal_connect_swapped (p->popover, "hide", G_CALLBACK (notify), p);
   GtkWidget *grid = gtk_grid_new ();
   gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
   gtk_grid_set_column_spacing (GTK_GRID (grid), 8);
