@@ -62,7 +62,7 @@ parse_rate (const char *s, double *out)
     end += strncmp (end, "B/s", 3) == 0 ? 3 : 1;
   while (*end == ' ')
     end++;
-  if (*end)
+  if (*end || !isfinite (v * mult))
     return FALSE;
   *out = v * mult;
   return TRUE;
