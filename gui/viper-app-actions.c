@@ -139,45 +139,69 @@ viper_app_parse_number (const char *text, double *out)
   return TRUE;
 }
 
+/* The Breakpoint dialog: the run's known range and the clock (kept current,
+ * as in Go to clock), the breakpoint as it is, and a message in the dialog
+ * for text that is not a clock value (the dialog stays open). */
 static void
 act_breakpoint (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   App *a = data;
+  if (a->bp_range)
+    return;
   GtkWidget *d = gtk_dialog_new_with_buttons ("Breakpoint", GTK_WINDOW (a->window), GTK_DIALOG_MODAL,
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Set", GTK_RESPONSE_OK, NULL);
   gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_OK);
   GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
   gtk_container_set_border_width (GTK_CONTAINER (box), 12);
   gtk_box_set_spacing (GTK_BOX (box), 6);
-  gtk_container_add (GTK_CONTAINER (box),
-                     gtk_label_new ("Fast-forward until the execution clock would pass (empty: no breakpoint):"));
+  a->bp_range = viper_playback_run_label_new (a->pb);
+  gtk_container_add (GTK_CONTAINER (box), a->bp_range);
+  GtkWidget *what = gtk_label_new ("Fast-forward until the execution clock would pass (empty: no breakpoint):");
+  gtk_label_set_xalign (GTK_LABEL (what), 0);
+  gtk_container_add (GTK_CONTAINER (box), what);
   GtkWidget *entry = gtk_entry_new ();
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "clock");
   if (!isnan (a->breakpoint))
     {
       char tb[32];
       gtk_entry_set_text (GTK_ENTRY (entry), viper_format_double (a->breakpoint, tb));
     }
   gtk_container_add (GTK_CONTAINER (box), entry);
+  a->bp_error = gtk_label_new ("");
+  gtk_label_set_xalign (GTK_LABEL (a->bp_error), 0);
+  gtk_container_add (GTK_CONTAINER (box), a->bp_error);
   gtk_widget_show_all (d);
+  gtk_widget_hide (a->bp_error);
+  viper_app_request_dump (a, "breakpoint-dialog");
   while (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
     {
-      const char *t = gtk_entry_get_text (GTK_ENTRY (entry));
+      char *t = g_strstrip (g_strdup (gtk_entry_get_text (GTK_ENTRY (entry))));
       double v;
-      if (!*t)
+      gboolean empty = !*t, ok = empty || viper_app_parse_number (t, &v);
+      if (ok)
         {
-          apply_breakpoint (a, NAN);
+          g_free (t);
+          apply_breakpoint (a, empty ? NAN : v);
           break;
         }
-      if (viper_app_parse_number (t, &v))
-        {
-          apply_breakpoint (a, v);
-          break;
-        }
+      /* a long paste is cut (at a character, not a byte) */
+      char *cut = g_utf8_strlen (t, -1) > 40 ? g_utf8_substring (t, 0, 40) : NULL;
+      char *msg = g_strdup_printf ("\u201c%s%s\u201d is not a clock value: type a number such as 12.5 or "
+                                   "1795549589.25, or nothing for no breakpoint.", cut ? cut : t, cut ? "\u2026" : "");
+      g_free (cut);
+      gtk_label_set_text (GTK_LABEL (a->bp_error), msg);
+      gtk_widget_show (a->bp_error);
       gtk_widget_error_bell (entry);
+      gtk_widget_grab_focus (entry);
+      g_free (msg);
+      g_free (t);
+      viper_app_request_dump (a, "breakpoint-refused");
     }
+  a->bp_range = a->bp_error = NULL;
   gtk_widget_destroy (d);
+  viper_app_request_dump (a, "breakpoint-dialog-closed");
 }
 
 static void

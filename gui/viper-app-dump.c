@@ -169,7 +169,21 @@ ui_json (App *a)
       viper_json_append_string (j, g_variant_get_string (t, NULL));
       g_variant_unref (t);
     }
-  g_string_append (j, "], \"inspect\": ");
+  g_string_append (j, "], \"breakpoint_dialog\": ");
+  if (a->bp_range)
+    {
+      g_string_append (j, "{\"run\": ");
+      viper_json_append_string (j, gtk_label_get_text (GTK_LABEL (a->bp_range)));
+      g_string_append (j, ", \"error\": ");
+      viper_json_append_string (j, gtk_widget_get_visible (a->bp_error) ? gtk_label_get_text (GTK_LABEL (a->bp_error))
+                                                                         : NULL);
+      g_string_append (j, "}");
+    }
+  else
+    g_string_append (j, "null");
+  g_string_append (j, ", \"lights_range\": ");
+  viper_lights_panel_describe (a->lights, j);
+  g_string_append (j, ", \"inspect\": ");
   viper_json_append_string (j, a->inspect ? viper_inspect_last_text (a->inspect) : NULL);
   g_string_append (j, ", \"paradigm\": ");
   viper_json_append_string (j, a->s ? a->s->paradigm->name : NULL);

@@ -93,6 +93,7 @@ typedef struct {
   gboolean no_layout_dump;           /* VIPER_DEBUG_LAYOUT=0: state dumps only (benchmarks) */
   guint64 live_progress_at;          /* applied count of the last live-progress dump */
   gint64 live_progress_t;
+  GtkWidget *bp_range, *bp_error;    /* the Breakpoint dialog's run line and message, while it is open */
 } App;
 
 /* The debug dumps (VIPER_DEBUG_DIR, see viper-app.c): DIR/layout.json,

@@ -582,6 +582,12 @@ inspect_notify (gpointer data)
   viper_app_request_dump (data, "inspect");
 }
 
+static void
+lights_range_shown (gpointer data)
+{
+  viper_app_request_dump (data, "lights-range");
+}
+
 /* Keep the layout and the settings for the next run. */
 void
 viper_app_save_settings (App *a)
@@ -697,6 +703,7 @@ build_window (App *a)
   gtk_widget_set_no_show_all (a->progress, TRUE);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), a->progress);
   a->lights = viper_lights_panel_new (G_ACTION_MAP (a->gapp));
+  viper_lights_panel_set_notify (a->lights, lights_range_shown, a);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (a->header), viper_lights_panel_widget (a->lights));
   gtk_window_set_titlebar (GTK_WINDOW (a->window), a->header);
 

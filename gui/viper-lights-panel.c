@@ -7,6 +7,9 @@
  * (lights_model_set_frozen: the replay goes on underneath, Export view
  * prints the frozen picture), and the Range popover sets MIN and MAX in
  * bytes per second (k, M, G allowed) and the colours below and above.
+ * The fields show the rates as the views write them (lights_format_rate:
+ * "125.00 MB/s", not "1.25e+08") and read that text back; a field left as
+ * shown keeps the exact value it showed.
  * The model owns both settings; this file only edits them, and the
  * model's damage set makes every view repaint at the next tick.
  */
@@ -14,13 +17,27 @@
 #include <string.h>
 #include "viper-lights-panel.h"
 #include "paradigms/lights/lights.h"
+#include "paradigms/lights/lights-render.h"
+#include "core/jsonout.h"
 
 struct _ViperLightsPanel {
   ViperModel *m;            /* not owned; NULL unless a lights model */
   GSimpleAction *freeze, *range;
   GtkWidget *box, *freeze_button, *range_button, *popover;
   GtkWidget *min_entry, *max_entry, *below, *above, *error;
+  /* what the fields were given and the exact rates behind that text */
+  char shown[2][32];
+  double shown_v[2];
+  void (*notify) (gpointer);   /* the popover's text changed (the app's dump) */
+  gpointer notify_data;
 };
+
+static void
+notify (ViperLightsPanel *p)
+{
+  if (p->notify)
+    p->notify (p->notify_data);
+}
 
 static gboolean
 parse_rate (const char *s, double *out)
@@ -32,15 +49,20 @@ parse_rate (const char *s, double *out)
   if (end == s || !isfinite (v) || v < 0)
     return FALSE;
   double mult = 1;
+  while (*end == ' ')
+    end++;
   if (*end == 'k' || *end == 'K')
     mult = 1e3, end++;
   else if (*end == 'M')
     mult = 1e6, end++;
   else if (*end == 'G')
     mult = 1e9, end++;
+  /* the unit as the fields show it: "125.00 MB/s", "512 B/s" */
+  if (*end == 'B')
+    end += strncmp (end, "B/s", 3) == 0 ? 3 : 1;
   while (*end == ' ')
     end++;
-  if (*end)
+  if (*end || !isfinite (v * mult))
     return FALSE;
   *out = v * mult;
   return TRUE;
@@ -59,17 +81,33 @@ show_range (ViperLightsPanel *p)
     return;
   LightsRange r;
   lights_model_range (p->m, &r);
-  char buf[64];
-  g_snprintf (buf, sizeof buf, "%g", r.min);
-  gtk_entry_set_text (GTK_ENTRY (p->min_entry), buf);
-  g_snprintf (buf, sizeof buf, "%g", r.max);
-  gtk_entry_set_text (GTK_ENTRY (p->max_entry), buf);
+  p->shown_v[0] = r.min;
+  p->shown_v[1] = r.max;
+  lights_format_rate (r.min, p->shown[0], sizeof p->shown[0]);
+  lights_format_rate (r.max, p->shown[1], sizeof p->shown[1]);
+  gtk_entry_set_text (GTK_ENTRY (p->min_entry), p->shown[0]);
+  gtk_entry_set_text (GTK_ENTRY (p->max_entry), p->shown[1]);
   GdkRGBA c;
   rgba_of (&r.below, &c);
   gtk_color_chooser_set_rgba (GTK_COLOR_CHOOSER (p->below), &c);
   rgba_of (&r.above, &c);
   gtk_color_chooser_set_rgba (GTK_COLOR_CHOOSER (p->above), &c);
   gtk_label_set_text (GTK_LABEL (p->error), "");
+  notify (p);
+}
+
+/* A field's rate: the exact one it was given if its text is still that
+ * (the text is rounded to what reads well), else what is typed. */
+static gboolean
+field_rate (ViperLightsPanel *p, int i, double *out)
+{
+  const char *t = gtk_entry_get_text (GTK_ENTRY (i ? p->max_entry : p->min_entry));
+  if (strcmp (t, p->shown[i]) == 0)
+    {
+      *out = p->shown_v[i];
+      return TRUE;
+    }
+  return parse_rate (t, out);
 }
 
 static void
@@ -80,10 +118,11 @@ on_apply (GtkWidget *w, gpointer data)
   if (!p->m)
     return;
   LightsRange r;
-  if (!parse_rate (gtk_entry_get_text (GTK_ENTRY (p->min_entry)), &r.min)
-      || !parse_rate (gtk_entry_get_text (GTK_ENTRY (p->max_entry)), &r.max) || !(r.max > r.min))
+  if (!field_rate (p, 0, &r.min) || !field_rate (p, 1, &r.max) || !(r.max > r.min))
     {
-      gtk_label_set_text (GTK_LABEL (p->error), "MIN and MAX: bytes per second (k, M, G), MAX > MIN");
+      gtk_label_set_text (GTK_LABEL (p->error), "MIN and MAX: bytes per second (such as 125 MB/s, 125M or "
+                                                "125000000), MAX > MIN");
+      notify (p);
       return;
     }
   GdkRGBA c;
@@ -94,6 +133,7 @@ on_apply (GtkWidget *w, gpointer data)
   lights_model_set_range (p->m, &r);
   gtk_label_set_text (GTK_LABEL (p->error), "");
   gtk_popover_popdown (GTK_POPOVER (p->popover));
+  notify (p);
 }
 
 static void
@@ -158,6 +198,8 @@ viper_lights_panel_new (GActionMap *map)
   p->popover = gtk_popover_new (p->range_button);
   gtk_menu_button_set_popover (GTK_MENU_BUTTON (p->range_button), p->popover);
   g_signal_connect_swapped (p->popover, "show", G_CALLBACK (show_range), p);
+  /* (closing may animate: the popover is hidden when that ends) */
+  g_signal_connect_swapped (p->popover, "hide", G_CALLBACK (notify), p);
   GtkWidget *grid = gtk_grid_new ();
   gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
   gtk_grid_set_column_spacing (GTK_GRID (grid), 8);
@@ -197,6 +239,30 @@ GtkWidget *
 viper_lights_panel_widget (ViperLightsPanel *p)
 {
   return p->box;
+}
+
+void
+viper_lights_panel_set_notify (ViperLightsPanel *p, void (*fn) (gpointer), gpointer data)
+{
+  p->notify = fn;
+  p->notify_data = data;
+}
+
+void
+viper_lights_panel_describe (ViperLightsPanel *p, GString *j)
+{
+  if (!p || !p->m || !gtk_widget_get_visible (p->popover))
+    {
+      g_string_append (j, "null");
+      return;
+    }
+  g_string_append (j, "{\"min\": ");
+  viper_json_append_string (j, gtk_entry_get_text (GTK_ENTRY (p->min_entry)));
+  g_string_append (j, ", \"max\": ");
+  viper_json_append_string (j, gtk_entry_get_text (GTK_ENTRY (p->max_entry)));
+  g_string_append (j, ", \"error\": ");
+  viper_json_append_string (j, gtk_label_get_text (GTK_LABEL (p->error)));
+  g_string_append (j, "}");
 }
 
 void

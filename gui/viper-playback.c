@@ -73,6 +73,7 @@ struct _ViperPlayback {
   char *last_dump;
   gint64 ckpt_every;        /* --checkpoint-every (0: the trail's default) */
   GtkWidget *goto_label;    /* the Go to clock dialog's run and clock, while it is open */
+  GPtrArray *run_labels;    /* labels showing viper_playback_run_text, kept current */
 };
 
 /* ---- speed ---------------------------------------------------------------------- */
@@ -400,30 +401,74 @@ act_seek (GSimpleAction *action, GVariant *param, gpointer data)
   seek_clock (data, g_variant_get_double (param));
 }
 
-/* The Go to clock dialog's line: the run and the clock now (kept up to date
- * by viper_playback_tick while the dialog is open: playback goes on). */
-static void
-goto_text (ViperPlayback *pb, char *range, gsize len)
+/* The run and the clock now, as the Go to clock and Breakpoint dialogs say
+ * them (kept up to date by viper_playback_tick while they are open:
+ * playback goes on, and the index pass reads on). */
+void
+viper_playback_run_text (ViperPlayback *pb, char *text, gsize len)
 {
-  char a[32], b[32], now[32];
-  if (isfinite (pb->run_t0))
-    g_snprintf (range, len, "The run goes from %s to %s%s; the clock is at %s.",
-                viper_view_format_clock (pb->run_t0, 0, a, sizeof a), viper_view_format_clock (pb->run_t1, 0, b, sizeof b),
-                pb->index_done ? "" : " (still reading)",
-                viper_view_format_clock (pb->s ? viper_run_clock (pb->s->run) : NAN, 0, now, sizeof now));
+  char a[32], b[32], now[48];
+  if (!pb->s)
+    {
+      g_strlcpy (text, "No trace is open.", len);
+      return;
+    }
+  double clock = viper_run_clock (pb->s->run);
+  if (isfinite (clock))
+    g_snprintf (now, sizeof now, "the clock is at %s", viper_view_format_clock (clock, 0, a, sizeof a));
   else
-    g_strlcpy (range, "The run's range is not known yet.", len);
+    g_strlcpy (now, "the clock has not started", sizeof now);
+  if (isfinite (pb->run_t0))
+    {
+      guint64 n = pb->index_done ? pb->index_trams : pb->index ? pb->index->model->applied : 0;
+      g_snprintf (text, len, "The run goes from %s to %s (%" G_GUINT64_FORMAT " trams%s); %s.",
+                  viper_view_format_clock (pb->run_t0, 0, a, sizeof a), viper_view_format_clock (pb->run_t1, 0, b, sizeof b),
+                  n, pb->index_done ? "" : " so far, still reading", now);
+    }
+  else if (is_live (pb))
+    g_snprintf (text, len, "Live: %" G_GUINT64_FORMAT " trams so far; %s.", pb->s->model->applied, now);
+  else if (pb->index_done)
+    g_strlcpy (text, "The run has no trams.", len);
+  else
+    g_snprintf (text, len, "The run's range is not known yet; %s.", now);
 }
 
 static void
 goto_update (ViperPlayback *pb)
 {
-  if (!pb->goto_label)
+  if (!pb->run_labels || !pb->run_labels->len)
     return;
-  char range[160];
-  goto_text (pb, range, sizeof range);
-  if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (pb->goto_label)), range) != 0)
-    gtk_label_set_text (GTK_LABEL (pb->goto_label), range);
+  char range[200];
+  viper_playback_run_text (pb, range, sizeof range);
+  for (guint i = 0; i < pb->run_labels->len; i++)
+    {
+      GtkLabel *l = g_ptr_array_index (pb->run_labels, i);
+      if (g_strcmp0 (gtk_label_get_text (l), range) != 0)
+        gtk_label_set_text (l, range);
+    }
+}
+
+static void
+run_label_gone (GtkWidget *label, gpointer data)
+{
+  ViperPlayback *pb = data;
+  g_ptr_array_remove (pb->run_labels, label);
+}
+
+GtkWidget *
+viper_playback_run_label_new (ViperPlayback *pb)
+{
+  char range[200];
+  viper_playback_run_text (pb, range, sizeof range);
+  GtkWidget *label = gtk_label_new (range);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_line_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
+  if (!pb->run_labels)
+    pb->run_labels = g_ptr_array_new ();
+  g_ptr_array_add (pb->run_labels, label);
+  g_signal_connect (label, "destroy", G_CALLBACK (run_label_gone), pb);
+  return label;
 }
 
 static void
@@ -439,10 +484,7 @@ act_goto (GSimpleAction *action, GVariant *param, gpointer data)
   GtkWidget *box = gtk_dialog_get_content_area (GTK_DIALOG (d));
   gtk_container_set_border_width (GTK_CONTAINER (box), 12);
   gtk_box_set_spacing (GTK_BOX (box), 6);
-  char range[160];
-  goto_text (pb, range, sizeof range);
-  GtkWidget *label = gtk_label_new (range);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  GtkWidget *label = viper_playback_run_label_new (pb);
   gtk_container_add (GTK_CONTAINER (box), label);
   GtkWidget *hint = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (hint), 0);
@@ -773,6 +815,10 @@ viper_playback_free (ViperPlayback *pb)
   index_stop (pb);
   if (pb->back_idle)
     g_source_remove (pb->back_idle);
+  for (guint i = 0; pb->run_labels && i < pb->run_labels->len; i++)
+    g_signal_handlers_disconnect_by_data (g_ptr_array_index (pb->run_labels, i), pb);
+  if (pb->run_labels)
+    g_ptr_array_unref (pb->run_labels);
   g_array_unref (pb->samples);
   g_free (pb->speed_opt);
   g_free (pb->debug_dir);

@@ -29,6 +29,12 @@ void viper_playback_set_session (ViperPlayback *pb, ViperSession *s);
 /* Act on Back presses not acted on yet (they are gathered into one seek
  * when the main loop is idle): before anything else moves the replay. */
 void viper_playback_flush_back (ViperPlayback *pb);
+/* The run's known range (first and last clock, trams so far) and the clock
+ * now, in the readouts' format: "The run goes from 0 to 9.5 (120 trams);
+ * the clock is at 3.25." (Go to clock and Breakpoint dialogs). */
+void viper_playback_run_text (ViperPlayback *pb, char *text, gsize len);
+/* A label showing that text, kept current while it exists. */
+GtkWidget *viper_playback_run_label_new (ViperPlayback *pb);
 /* Called from the redraw tick: the timeline follows the clock. */
 void viper_playback_tick (ViperPlayback *pb);
 G_END_DECLS

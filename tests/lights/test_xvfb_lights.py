@@ -223,6 +223,56 @@ def main():
                 "the arrows in the range typed in MIN alone, Return", proc=app.proc)
         print("# screenshot " + shot)
         gx.check(True, "Return in the Range popover's MIN field applies it")
+
+        # what the popover shows: rates as the views write them, not %g ("1e+06", "1.25e+08"),
+        # and that text read back gives the same range
+        def popover_text(what, pred=lambda r: True):
+            d = app.wait_state(lambda s: s["ui"].get("lights_range") and pred(s["ui"]["lights_range"]), what)
+            return d["ui"]["lights_range"]
+
+        def keys(steps):
+            for how, what in steps:
+                cmd = (["xdotool", "key", "--clearmodifiers", what] if how == "key"
+                       else ["xdotool", "type", "--delay", "5", what])
+                subprocess.run(cmd, env=env, check=True, timeout=gx.TIMEOUT)
+        app.key("i")
+        r = popover_text("the Range popover in the dump")
+        gx.check((r["min"], r["max"]) == ("100.0 kB/s", "1.00 MB/s"),
+                 "the popover shows MIN and MAX as rates (%s, %s)" % (r["min"], r["max"]))
+        keys([("key", "Tab"), ("key", "ctrl+a"), ("type", "125000000"), ("key", "Return")])
+        app.wait_state(lambda s: not s["ui"].get("lights_range"), "the popover closed")
+        app.key("i")
+        r = popover_text("the popover again")
+        # for the eye: the popover fades in; shots until two in a row are the same
+        shot = os.path.join(shots, "lights-popover-text.png")
+        last = [None]
+
+        def settled():
+            px = gx.screenshot(display, shot)
+            now = [px(x, y) for x in range(0, 1280, 16) for y in range(0, 400, 16)]
+            same, last[0] = now == last[0], now
+            return same
+        gx.poll(settled, "the popover drawn", proc=app.proc)
+        print("# screenshot " + shot)
+        gx.check((r["min"], r["max"]) == ("100.0 kB/s", "125.00 MB/s"),
+                 "a MAX of 125000000 shows as 125.00 MB/s, not 1.25e+08 (%s, %s)" % (r["min"], r["max"]))
+        # the shown form typed back: MIN and MAX as the popover writes them
+        keys([("key", "ctrl+a"), ("type", "120.0 kB/s"), ("key", "Tab"), ("key", "ctrl+a"), ("type", "300.00 kB/s"),
+              ("key", "Return")])
+        rng5 = (120e3, 300e3, rng2[2], rng2[3])
+        shot = os.path.join(shots, "lights-popover-roundtrip.png")
+        gx.poll(lambda: not probe(gx.screenshot(display, shot), boxes, final, rng5, "popover text", quiet=True),
+                "the arrows in the range typed as the popover writes it", proc=app.proc)
+        gx.check(True, "MIN and MAX typed as the popover shows them (120.0 kB/s, 300.00 kB/s) set that range")
+        app.key("i")
+        r = popover_text("the popover once more", lambda r: r["min"] == "120.0 kB/s")
+        gx.check(r["max"] == "300.0 kB/s", "and show as typed (%s, %s)" % (r["min"], r["max"]))
+        # text that is no rate: the popover says so and stays open
+        keys([("key", "ctrl+a"), ("type", "fast"), ("key", "Return")])
+        r = popover_text("the popover's message", lambda r: r["error"])
+        gx.check("MIN and MAX" in r["error"], "a MIN of 'fast' is refused in the popover (%s)" % r["error"])
+        keys([("key", "Escape")])
+        app.wait_state(lambda s: not s["ui"].get("lights_range"), "the popover closed by Escape")
         app.close()
 
         # live: collectors that send their samples and close have ended a collection; the
