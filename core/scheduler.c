@@ -38,6 +38,7 @@ struct _ViperScheduler {
   double breakpoint;
   guint64 step_limit;       /* remaining steps before a stop, 0 = none */
   guint64 steps_done;
+  guint64 step_from;        /* steps_done when the current Step began */
   ViperStopReason last_stop;
 
   double last_read_time;
@@ -267,6 +268,7 @@ void
 viper_scheduler_step (ViperScheduler *s)
 {
   s->state = VIPER_SCHED_STEPPING;
+  s->step_from = s->steps_done;
   ensure_idle (s);
   if (s->notify)
     s->notify (s, VIPER_STOP_NONE, s->notify_data);
@@ -439,6 +441,19 @@ trail_record (ViperScheduler *s, const ViperTram *t, gboolean ahead)
 static void leave_replay (ViperScheduler *s);
 static void start_replay (ViperScheduler *s);
 
+/* A Step held by the breakpoint before it changed anything: the state shown
+ * is already the breakpoint's (reached by steps, or by Back from beyond it),
+ * so stopping "at the breakpoint" would make the press do nothing.  As Step
+ * from a breakpoint stop does, it passes the breakpoint and takes its step. */
+static gboolean
+step_passes_breakpoint (ViperScheduler *s)
+{
+  if (s->state != VIPER_SCHED_STEPPING || s->steps_done != s->step_from || isnan (s->breakpoint))
+    return FALSE;
+  s->breakpoint = NAN;
+  return TRUE;
+}
+
 /* Reading on for a breakpoint holds every tram read after it: at the pending
  * bound (viper_run_set_max_pending) reading stops there instead of refusing
  * lines, and the stop says once that later trams are not in it. */
@@ -568,6 +583,8 @@ engine_one (ViperScheduler *s, gboolean ahead)
       if (ahead)
         engine_counts_to_view (s);
       held = held || ahead || viper_scheduler_breakpoint_reached (s);
+      if (held && step_passes_breakpoint (s))
+        return VIPER_STOP_NONE;
       set_stopped (s, held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END);
       return held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END;
     }
