@@ -38,7 +38,8 @@ struct _ViperScheduler {
   double breakpoint;
   guint64 step_limit;       /* remaining steps before a stop, 0 = none */
   guint64 steps_done;
-  guint64 step_from;        /* steps_done when the current Step began */
+  guint64 step_from;        /* steps_done when the current Step or go_on began */
+  gboolean pass_held;       /* RUNNING from go_on: a breakpoint that holds it at once is passed */
   ViperStopReason last_stop;
 
   double last_read_time;
@@ -250,10 +251,19 @@ void
 viper_scheduler_go (ViperScheduler *s)
 {
   s->state = VIPER_SCHED_RUNNING;
+  s->pass_held = FALSE;
   s->pace_clock0 = NAN;
   ensure_idle (s);
   if (s->notify)
     s->notify (s, VIPER_STOP_NONE, s->notify_data);
+}
+
+void
+viper_scheduler_go_on (ViperScheduler *s)
+{
+  viper_scheduler_go (s);
+  s->pass_held = TRUE;
+  s->step_from = s->steps_done;
 }
 
 void
@@ -441,14 +451,16 @@ trail_record (ViperScheduler *s, const ViperTram *t, gboolean ahead)
 static void leave_replay (ViperScheduler *s);
 static void start_replay (ViperScheduler *s);
 
-/* A Step held by the breakpoint before it changed anything: the state shown
- * is already the breakpoint's (reached by steps, or by Back from beyond it),
- * so stopping "at the breakpoint" would make the press do nothing.  As Step
- * from a breakpoint stop does, it passes the breakpoint and takes its step. */
+/* A Step (or a Go from viper_scheduler_go_on) held by the breakpoint before
+ * it changed anything: the state shown is already the breakpoint's (reached
+ * by steps, or by Back from beyond it), or the breakpoint is behind it, so
+ * stopping "at the breakpoint" would make the press do nothing.  As from a
+ * breakpoint stop, it passes the breakpoint and goes on. */
 static gboolean
 step_passes_breakpoint (ViperScheduler *s)
 {
-  if (s->state != VIPER_SCHED_STEPPING || s->steps_done != s->step_from || isnan (s->breakpoint))
+  gboolean pressed = s->state == VIPER_SCHED_STEPPING || (s->state == VIPER_SCHED_RUNNING && s->pass_held);
+  if (!pressed || s->steps_done != s->step_from || isnan (s->breakpoint))
     return FALSE;
   s->breakpoint = NAN;
   return TRUE;

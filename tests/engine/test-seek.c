@@ -281,7 +281,7 @@ step_once (Pipe *x)
 /* Step onto the breakpoint's state, then Step again: the second press takes
  * one more state change, as a replay from the start to it has, instead of
  * stopping "at the breakpoint" where it already was (a press that did
- * nothing).  Both ways the GUI gets there: Back from the breakpoint stop and
+ * nothing); and Go from there plays on to the end.  Both ways the GUI gets there: Back from the breakpoint stop and
  * steps forward (behind the engine, by the trail), and steps from the start
  * with the breakpoint armed (the engine itself). */
 static void
@@ -292,10 +292,12 @@ test_step_onto_breakpoint (void)
   Pipe *end = pipe_new (path, -1);
   g_assert_cmpint (viper_scheduler_run (end->s), ==, VIPER_STOP_END);
   double bp = 0.5 * viper_run_clock (end->run);
+  guint64 steps = viper_scheduler_steps_done (end->s);
   pipe_free (end);
   guint64 k = 0;   /* the state changes at or before the breakpoint */
-  for (int trail = 1; trail >= 0; trail--)
+  for (int v = 0; v < 3; v++)
     {
+      gboolean trail = v != 1, go = v == 2;
       Pipe *x = pipe_new (path, trail ? 0 : -1);
       if (trail)
         {
@@ -331,6 +333,18 @@ test_step_onto_breakpoint (void)
       g_assert_cmpstr (got, ==, want);
       g_free (got);
       g_free (want);
+      if (go)
+        {
+          /* Go (the user's) from there passes it too and plays to the end */
+          viper_scheduler_go_on (x->s);
+          ViperStopReason r = VIPER_STOP_NONE;
+          for (guint i = 0; i < 100000 && r == VIPER_STOP_NONE; i++)
+            r = viper_scheduler_pump (x->s, 64);
+          g_assert_cmpint (r, ==, VIPER_STOP_END);
+          g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, steps);
+          pipe_free (x);
+          continue;
+        }
       /* the state is the breakpoint's: this press steps past it */
       g_assert_cmpint (step_once (x), ==, VIPER_STOP_STEP);
       g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, k + 1);
