@@ -904,12 +904,37 @@ main (int argc, char **argv)
       printf ("viper %s\n", VIPER_VERSION);
       return 0;
     }
-  if ((decay_s && (!viper_app_parse_number (decay_s, &a->decay) || a->decay < 0 || a->decay > 1))
-      || (bp_s && !viper_app_parse_number (bp_s, &a->breakpoint))
-      || (hist_s && (!viper_app_parse_number (hist_s, &a->history) || a->history < 0)) || interval < -1)
+  /* a malformed value is a usage error (2) naming the option, as viper-replay's */
+  const char *bad = NULL, *bad_value = NULL;
+  char ibuf[24];
+  if (decay_s && (!viper_app_parse_number (decay_s, &a->decay) || a->decay < 0 || a->decay > 1))
+    bad = "--decay takes a number in [0,1]", bad_value = decay_s;
+  else if (bp_s && !viper_app_parse_number (bp_s, &a->breakpoint))
+    bad = "--breakpoint takes a number (a clock value)", bad_value = bp_s;
+  else if (hist_s && (!viper_app_parse_number (hist_s, &a->history) || a->history < 0))
+    bad = "--history takes a number >= 0", bad_value = hist_s;
+  else if (interval < -1)
     {
-      g_printerr ("viper: --decay takes a number in [0,1], --breakpoint a number, --history and "
-                  "--update-interval numbers >= 0\n");
+      g_snprintf (ibuf, sizeof ibuf, "%d", interval);
+      bad = "--update-interval takes a number of ms >= 0", bad_value = ibuf;
+    }
+  if (bad)
+    {
+      g_printerr ("viper: %s, not '%s'\nTry 'viper --help' for more information.\n", bad, bad_value);
+      return 2;
+    }
+  for (char **l = a->listen; l && *l; l++)
+    if (!viper_listen_address_parse (*l, NULL, NULL, NULL, &error))
+      {
+        g_printerr ("viper: --listen: %s\nTry 'viper --help' for more information.\n", error->message);
+        g_error_free (error);
+        return 2;
+      }
+  viper_paradigms_register_all ();
+  if (a->paradigm && !g_str_equal (a->paradigm, "auto") && !viper_paradigm_lookup (a->paradigm))
+    {
+      g_printerr ("viper: --paradigm: unknown paradigm '%s' (auto or one of viper-replay --list-paradigms)\n"
+                  "Try 'viper --help' for more information.\n", a->paradigm);
       return 2;
     }
   if (interval >= 0)
