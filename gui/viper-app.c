@@ -919,22 +919,29 @@ main (int argc, char **argv)
       bad = "--update-interval takes a number of ms >= 0", bad_value = ibuf;
     }
   if (bad)
-    {
-      g_printerr ("viper: %s, not '%s'\nTry 'viper --help' for more information.\n", bad, bad_value);
-      return 2;
-    }
-  for (char **l = a->listen; l && *l; l++)
+    g_printerr ("viper: %s, not '%s'\nTry 'viper --help' for more information.\n", bad, bad_value);
+  for (char **l = a->listen; !bad && l && *l; l++)
     if (!viper_listen_address_parse (*l, NULL, NULL, NULL, &error))
       {
         g_printerr ("viper: --listen: %s\nTry 'viper --help' for more information.\n", error->message);
-        g_error_free (error);
-        return 2;
+        g_clear_error (&error);
+        bad = "--listen";
       }
   viper_paradigms_register_all ();
-  if (a->paradigm && !g_str_equal (a->paradigm, "auto") && !viper_paradigm_lookup (a->paradigm))
+  if (!bad && a->paradigm && !g_str_equal (a->paradigm, "auto") && !viper_paradigm_lookup (a->paradigm))
     {
       g_printerr ("viper: --paradigm: unknown paradigm '%s' (auto or one of viper-replay --list-paradigms)\n"
                   "Try 'viper --help' for more information.\n", a->paradigm);
+      bad = "--paradigm";
+    }
+  /* parsed into a: free them now, so that no early return leaks them */
+  gboolean hist_given = hist_s != NULL;
+  g_free (decay_s);
+  g_free (bp_s);
+  g_free (hist_s);
+  if (bad)
+    {
+      g_free (clock_s);
       return 2;
     }
   if (interval >= 0)
@@ -969,7 +976,7 @@ main (int argc, char **argv)
   a->settings = viper_settings_load ();
   if (interval < 0)
     a->interval_ms = MAX (0, viper_settings_get_int (a->settings, "replay", "update-interval", a->interval_ms));
-  if (!hist_s)
+  if (!hist_given)
     a->history = MAX (0.0, viper_settings_get_double (a->settings, "replay", "history", a->history));
   a->open_folder = viper_settings_get_string (a->settings, "folders", "open");
   a->setup_folder = viper_settings_get_string (a->settings, "folders", "setup");
@@ -1010,8 +1017,5 @@ main (int argc, char **argv)
   g_free (a->open_folder);
   g_free (a->setup_folder);
   g_free (a->export_folder);
-  g_free (decay_s);
-  g_free (bp_s);
-  g_free (hist_s);
   return rc;
 }
