@@ -38,6 +38,8 @@ struct _ViperScheduler {
   double breakpoint;
   guint64 step_limit;       /* remaining steps before a stop, 0 = none */
   guint64 steps_done;
+  guint64 step_from;        /* steps_done when the current Step or go_on began */
+  gboolean pass_held;       /* RUNNING from go_on: a breakpoint that holds it at once is passed */
   ViperStopReason last_stop;
 
   double last_read_time;
@@ -249,10 +251,19 @@ void
 viper_scheduler_go (ViperScheduler *s)
 {
   s->state = VIPER_SCHED_RUNNING;
+  s->pass_held = FALSE;
   s->pace_clock0 = NAN;
   ensure_idle (s);
   if (s->notify)
     s->notify (s, VIPER_STOP_NONE, s->notify_data);
+}
+
+void
+viper_scheduler_go_on (ViperScheduler *s)
+{
+  viper_scheduler_go (s);
+  s->pass_held = TRUE;
+  s->step_from = s->steps_done;
 }
 
 void
@@ -267,6 +278,7 @@ void
 viper_scheduler_step (ViperScheduler *s)
 {
   s->state = VIPER_SCHED_STEPPING;
+  s->step_from = s->steps_done;
   ensure_idle (s);
   if (s->notify)
     s->notify (s, VIPER_STOP_NONE, s->notify_data);
@@ -439,6 +451,21 @@ trail_record (ViperScheduler *s, const ViperTram *t, gboolean ahead)
 static void leave_replay (ViperScheduler *s);
 static void start_replay (ViperScheduler *s);
 
+/* A Step (or a Go from viper_scheduler_go_on) held by the breakpoint before
+ * it changed anything: the state shown is already the breakpoint's (reached
+ * by steps, or by Back from beyond it), or the breakpoint is behind it, so
+ * stopping "at the breakpoint" would make the press do nothing.  As from a
+ * breakpoint stop, it passes the breakpoint and goes on. */
+static gboolean
+step_passes_breakpoint (ViperScheduler *s)
+{
+  gboolean pressed = s->state == VIPER_SCHED_STEPPING || (s->state == VIPER_SCHED_RUNNING && s->pass_held);
+  if (!pressed || s->steps_done != s->step_from || isnan (s->breakpoint))
+    return FALSE;
+  s->breakpoint = NAN;
+  return TRUE;
+}
+
 /* Reading on for a breakpoint holds every tram read after it: at the pending
  * bound (viper_run_set_max_pending) reading stops there instead of refusing
  * lines, and the stop says once that later trams are not in it. */
@@ -568,6 +595,8 @@ engine_one (ViperScheduler *s, gboolean ahead)
       if (ahead)
         engine_counts_to_view (s);
       held = held || ahead || viper_scheduler_breakpoint_reached (s);
+      if (held && step_passes_breakpoint (s))
+        return VIPER_STOP_NONE;
       set_stopped (s, held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END);
       return held ? VIPER_STOP_BREAKPOINT : VIPER_STOP_END;
     }

@@ -80,6 +80,11 @@ double viper_scheduler_speed (const ViperScheduler *s);
 
 ViperSchedState viper_scheduler_state (const ViperScheduler *s);
 void viper_scheduler_go (ViperScheduler *s);
+/* Go as the user's Go: a breakpoint that would stop it before any state
+ * change (the state is already the breakpoint's, or the breakpoint is
+ * behind the clock) is passed instead (cleared), as Step passes it.
+ * viper_scheduler_go() stops there: a fast-forward to a breakpoint just set. */
+void viper_scheduler_go_on (ViperScheduler *s);
 void viper_scheduler_stop (ViperScheduler *s);
 void viper_scheduler_step (ViperScheduler *s);
 /* Clear run and model, rewind the file sources.  FALSE if a source cannot rewind. */

@@ -116,6 +116,8 @@ struct _ListenSource {
   guint refused;            /* connections closed at once (over max_connections) */
   ViperListenAcceptFunc accept_func;
   gpointer accept_data;
+  ViperListenProcFunc proc_func;   /* once, at the next tram line (viper_listen_source_watch_next_proc) */
+  gpointer proc_data;
 };
 
 /* ---- the tram queue --------------------------------------------------------- */
@@ -142,6 +144,36 @@ conn_report_bad (Conn *c, guint64 lineno, guint column, const char *reason)
     viper_diag_bad (c->ls->base.diag, c->name, lineno, column, "%s", reason);
 }
 
+/* PROC, the fourth field of a tram line, without parsing the line into the
+ * pool (the owner's watch may reset everything the pool holds). */
+static gboolean
+line_proc (const char *line, gsize len, gint64 *proc)
+{
+  const char *p = line, *end = line + len;
+  for (int field = 0; field < 4; field++)
+    {
+      while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+      if (p == end || *p == '#')
+        return FALSE;
+      if (field == 3)
+        break;
+      while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+        p++;
+    }
+  char buf[24];
+  gsize n = 0;
+  while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && n < sizeof buf - 1)
+    buf[n++] = *p++;
+  buf[n] = '\0';
+  char *e = NULL;
+  gint64 v = g_ascii_strtoll (buf, &e, 10);
+  if (n == 0 || *e)
+    return FALSE;
+  *proc = v;
+  return TRUE;
+}
+
 static void
 conn_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
 {
@@ -150,9 +182,16 @@ conn_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
   ViperLineKind kind = VIPER_LINE_BAD;
   ViperParseError err;
   ViperTram *t;
+  gint64 proc;
 
   if (viper_tram_source_stopping (&ls->base))
     return;                     /* --strict: the bad line before was the last */
+  if (ls->proc_func && line_proc (line, len, &proc))
+    {
+      ViperListenProcFunc f = ls->proc_func;
+      ls->proc_func = NULL;
+      f (&ls->base, proc, ls->proc_data);
+    }
   memset (&err, 0, sizeof err);
   t = viper_tram_parse (ls->base.pool, ls->scratch, line, len, &kind, &err);
   if (kind == VIPER_LINE_COMMENT)
@@ -715,6 +754,16 @@ viper_listen_source_set_accept_func (ViperTramSource *s, ViperListenAcceptFunc f
     return;
   ls->accept_func = f;
   ls->accept_data = data;
+}
+
+void
+viper_listen_source_watch_next_proc (ViperTramSource *s, ViperListenProcFunc f, gpointer data)
+{
+  ListenSource *ls = as_listen (s);
+  if (!ls)
+    return;
+  ls->proc_func = f;
+  ls->proc_data = data;
 }
 
 guint

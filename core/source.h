@@ -146,6 +146,12 @@ void viper_listen_source_set_limits (ViperTramSource *s, const ViperListenLimits
  * with the number of connections that were open before it. */
 typedef void (*ViperListenAcceptFunc) (ViperTramSource *s, guint open_before, gpointer data);
 void viper_listen_source_set_accept_func (ViperTramSource *s, ViperListenAcceptFunc f, gpointer data);
+/* Once: called with the PROC of the next tram line that arrives on any
+ * connection, before that line is parsed and queued (the owner may start
+ * over there: discard and reset).  Lines whose PROC does not parse leave it
+ * armed.  NULL disarms. */
+typedef void (*ViperListenProcFunc) (ViperTramSource *s, gint64 proc, gpointer data);
+void viper_listen_source_watch_next_proc (ViperTramSource *s, ViperListenProcFunc f, gpointer data);
 /* Connections that ended with an error or in the middle of a line so far. */
 guint viper_listen_source_lost_connections (ViperTramSource *s);
 /* Drop the trams received and not yet taken (reported as a warning); how many. */

@@ -21,7 +21,7 @@ act_go (GSimpleAction *action, GVariant *param, gpointer data)
   /* going on from a breakpoint passes it; reset arms it again */
   if (viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_BREAKPOINT)
     viper_scheduler_set_breakpoint (a->s->sched, NAN);
-  viper_scheduler_go (a->s->sched);
+  viper_scheduler_go_on (a->s->sched);
 }
 
 static void

@@ -911,12 +911,44 @@ main (int argc, char **argv)
       printf ("viper %s\n", VIPER_VERSION);
       return 0;
     }
-  if ((decay_s && (!viper_app_parse_number (decay_s, &a->decay) || a->decay < 0 || a->decay > 1))
-      || (bp_s && !viper_app_parse_number (bp_s, &a->breakpoint))
-      || (hist_s && (!viper_app_parse_number (hist_s, &a->history) || a->history < 0)) || interval < -1)
+  /* a malformed value is a usage error (2) naming the option, as viper-replay's */
+  const char *bad = NULL, *bad_value = NULL;
+  char ibuf[24];
+  if (decay_s && (!viper_app_parse_number (decay_s, &a->decay) || a->decay < 0 || a->decay > 1))
+    bad = "--decay takes a number in [0,1]", bad_value = decay_s;
+  else if (bp_s && !viper_app_parse_number (bp_s, &a->breakpoint))
+    bad = "--breakpoint takes a number (a clock value)", bad_value = bp_s;
+  else if (hist_s && (!viper_app_parse_number (hist_s, &a->history) || a->history < 0))
+    bad = "--history takes a number >= 0", bad_value = hist_s;
+  else if (interval < -1)
     {
-      g_printerr ("viper: --decay takes a number in [0,1], --breakpoint a number, --history and "
-                  "--update-interval numbers >= 0\n");
+      g_snprintf (ibuf, sizeof ibuf, "%d", interval);
+      bad = "--update-interval takes a number of ms >= 0", bad_value = ibuf;
+    }
+  if (bad)
+    g_printerr ("viper: %s, not '%s'\nTry 'viper --help' for more information.\n", bad, bad_value);
+  for (char **l = a->listen; !bad && l && *l; l++)
+    if (!viper_listen_address_parse (*l, NULL, NULL, NULL, &error))
+      {
+        g_printerr ("viper: --listen: %s\nTry 'viper --help' for more information.\n", error->message);
+        g_clear_error (&error);
+        bad = "--listen";
+      }
+  viper_paradigms_register_all ();
+  if (!bad && a->paradigm && !g_str_equal (a->paradigm, "auto") && !viper_paradigm_lookup (a->paradigm))
+    {
+      g_printerr ("viper: --paradigm: unknown paradigm '%s' (auto or one of viper-replay --list-paradigms)\n"
+                  "Try 'viper --help' for more information.\n", a->paradigm);
+      bad = "--paradigm";
+    }
+  /* parsed into a: free them now, so that no early return leaks them */
+  gboolean hist_given = hist_s != NULL;
+  g_free (decay_s);
+  g_free (bp_s);
+  g_free (hist_s);
+  if (bad)
+    {
+      g_free (clock_s);
       return 2;
     }
   if (interval >= 0)
@@ -951,7 +983,7 @@ main (int argc, char **argv)
   a->settings = viper_settings_load ();
   if (interval < 0)
     a->interval_ms = MAX (0, viper_settings_get_int (a->settings, "replay", "update-interval", a->interval_ms));
-  if (!hist_s)
+  if (!hist_given)
     a->history = MAX (0.0, viper_settings_get_double (a->settings, "replay", "history", a->history));
   a->open_folder = viper_settings_get_string (a->settings, "folders", "open");
   a->setup_folder = viper_settings_get_string (a->settings, "folders", "setup");
@@ -992,8 +1024,5 @@ main (int argc, char **argv)
   g_free (a->open_folder);
   g_free (a->setup_folder);
   g_free (a->export_folder);
-  g_free (decay_s);
-  g_free (bp_s);
-  g_free (hist_s);
   return rc;
 }

@@ -12,19 +12,28 @@
 #include "paradigms/views.h"
 #include "core/detect.h"
 
-/* A connection while none is open, in a session that already holds trams:
- * a new run of the program.  Its sequence numbers start again at 1, so
+/* A connection while none is open, in a session that already holds trams,
+ * whose first tram comes from a processor the session already holds trams
+ * of: a new run of the program.  Its sequence numbers start again at 1, so
  * replaying it on top of the last run would reject every tram as a
- * duplicate; the documented rule is to start the session over, before
- * anything of the new connection is read. */
+ * duplicate; the documented rule is to start the session over, before that
+ * tram is read.  A first tram of a processor not seen yet is a module of
+ * the same run that connected late (the others had finished and closed):
+ * starting over then would throw their trams away. */
+static gboolean
+session_holds_trams (ViperSession *s)
+{
+  ViperCounts c;
+  viper_run_counts (s->run, &c);
+  return c.read > 0 || s->model->applied > 0;
+}
+
 static void
-on_accept (ViperTramSource *src, guint open_before, gpointer data)
+on_first_proc (ViperTramSource *src, gint64 proc, gpointer data)
 {
   (void) src;
   ViperSession *s = data;
-  ViperCounts c;
-  viper_run_counts (s->run, &c);
-  if (open_before > 0 || (c.read == 0 && s->model->applied == 0))
+  if (!session_holds_trams (s) || viper_run_proc_count (s->run, proc) == 0)
     return;
   s->new_runs++;
   viper_diag_event (&s->diag, VIPER_DIAG_WARNING,
@@ -32,6 +41,16 @@ on_accept (ViperTramSource *src, guint open_before, gpointer data)
   viper_session_start_over (s);
   if (s->on_new_run)
     s->on_new_run (s->on_new_run_data);
+}
+
+static void
+on_accept (ViperTramSource *src, guint open_before, gpointer data)
+{
+  ViperSession *s = data;
+  if (open_before > 0 || !session_holds_trams (s))
+    return;
+  /* the first tram that arrives (on this connection or another) decides */
+  viper_listen_source_watch_next_proc (src, on_first_proc, s);
 }
 
 static ViperClockMode session_clock_mode = VIPER_CLOCK_DECAY;

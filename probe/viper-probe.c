@@ -93,6 +93,91 @@ monotonic_ms (void *user_data)
 
 /* ---- opening ------------------------------------------------------------ */
 
+/* How long a connect may wait (VIPER_PROBE_CONNECT_TIMEOUT seconds, default
+ * 5, as libviper-mpi): a viewer whose backlog is full, or a host that drops
+ * SYNs, would otherwise hold the program in viper_probe_open for minutes
+ * (TCP: the kernel's SYN retries, about 130 s) or for ever (Unix). */
+static double
+connect_timeout (void)
+{
+  const char *e = getenv ("VIPER_PROBE_CONNECT_TIMEOUT");
+  if (e && *e) {
+    char *end = NULL;
+    double v = strtod (e, &end);
+    if (end && !*end && v > 0 && v <= 3600)
+      return v;
+  }
+  return 5.0;
+}
+
+static double
+now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* connect() with a bounded wait: 0, or -1 with errno (ETIMEDOUT when the
+ * bound passed).  The descriptor is put back in blocking mode. */
+static int
+connect_bounded (int fd, const struct sockaddr *sa, socklen_t len)
+{
+  int fl = fcntl (fd, F_GETFL);
+  if (fl < 0 || fcntl (fd, F_SETFL, fl | O_NONBLOCK) < 0)
+    return -1;
+  double deadline = now_s () + connect_timeout ();
+  int rc = connect (fd, sa, len);
+  while (rc < 0) {
+    double left = deadline - now_s ();
+    if (errno == EAGAIN && sa->sa_family == AF_UNIX) {
+      /* the listener's backlog is full: nothing to wait on but time */
+      if (left <= 0) {
+        errno = ETIMEDOUT;
+        break;
+      }
+      poll (NULL, 0, left < 0.02 ? 1 : 20);
+      rc = connect (fd, sa, len);
+      continue;
+    }
+    if (errno != EINPROGRESS && errno != EINTR && errno != EALREADY)
+      break;
+    if (left <= 0) {
+      errno = ETIMEDOUT;
+      break;
+    }
+    struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+    int n = poll (&pfd, 1, (int) ceil (left * 1000));
+    if (n < 0) {
+      if (errno == EINTR) {
+        errno = EINPROGRESS;
+        continue;
+      }
+      break;
+    }
+    if (n == 0) {
+      errno = EINPROGRESS;
+      continue;
+    }
+    int err = 0;
+    socklen_t el = sizeof err;
+    if (getsockopt (fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+      break;
+    if (err) {
+      errno = err;
+      break;
+    }
+    rc = 0;
+  }
+  int e = errno;
+  if (fcntl (fd, F_SETFL, fl) < 0 && rc == 0) {
+    rc = -1;
+    e = errno;
+  }
+  errno = e;
+  return rc;
+}
+
 static int
 connect_unix (const char *path)
 {
@@ -112,9 +197,7 @@ connect_unix (const char *path)
     set_err (open_error, "unix:%s: socket: %s", path, strerror (errno));
     return -1;
   }
-  while (connect (fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
-    if (errno == EINTR)
-      continue;
+  if (connect_bounded (fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
     int e = errno;
     set_err (open_error, "unix:%s: connect: %s", path, strerror (e));
     close (fd);
@@ -168,8 +251,7 @@ connect_tcp (const char *hostport)
       e = errno;
       continue;
     }
-    while ((rc = connect (fd, ai->ai_addr, ai->ai_addrlen)) < 0 && errno == EINTR)
-      ;
+    rc = connect_bounded (fd, ai->ai_addr, ai->ai_addrlen);
     if (rc == 0)
       break;
     e = errno;

@@ -248,6 +248,122 @@ test_bound (void)
   g_free (path);
 }
 
+/* A state document without its counts and pending lists: the modules, the
+ * clock and the messages.  A replay that read further (the engine holding at
+ * a breakpoint reads to the end) may transfer a tram that changes nothing in
+ * another order; the state shown is the same. */
+static char *
+shown (char *json)
+{
+  char *c = strstr (json, "  \"counts\"");
+  char *m = c ? strstr (c, "  \"messages\"") : NULL;
+  char *st = m ? strstr (m, "  \"stuck\"") : NULL;
+  g_assert_nonnull (st);
+  char *r = g_strdup_printf ("%.*s%.*s", (int) (c - json), json, (int) (st - m), m);
+  g_free (json);
+  return r;
+}
+
+/* One Step as the GUI makes it (no main context: pumped here). */
+static ViperStopReason
+step_once (Pipe *x)
+{
+  viper_scheduler_step (x->s);
+  for (guint i = 0; i < 100000; i++)
+    {
+      ViperStopReason r = viper_scheduler_pump (x->s, 64);
+      if (r != VIPER_STOP_NONE)
+        return r;
+    }
+  g_assert_not_reached ();
+}
+
+/* Step onto the breakpoint's state, then Step again: the second press takes
+ * one more state change, as a replay from the start to it has, instead of
+ * stopping "at the breakpoint" where it already was (a press that did
+ * nothing); and Go from there plays on to the end.  Both ways the GUI gets there: Back from the breakpoint stop and
+ * steps forward (behind the engine, by the trail), and steps from the start
+ * with the breakpoint armed (the engine itself). */
+static void
+test_step_onto_breakpoint (void)
+{
+  char *path = write_trace (200);
+  trace_path = path;
+  Pipe *end = pipe_new (path, -1);
+  g_assert_cmpint (viper_scheduler_run (end->s), ==, VIPER_STOP_END);
+  double bp = 0.5 * viper_run_clock (end->run);
+  guint64 steps = viper_scheduler_steps_done (end->s);
+  pipe_free (end);
+  guint64 k = 0;   /* the state changes at or before the breakpoint */
+  for (int v = 0; v < 3; v++)
+    {
+      gboolean trail = v != 1, go = v == 2;
+      Pipe *x = pipe_new (path, trail ? 0 : -1);
+      if (trail)
+        {
+          viper_scheduler_enable_trail (x->s, 0);
+          viper_trail_set_first_every (viper_scheduler_get_trail (x->s), 9);
+          viper_scheduler_set_stuck_func (x->s, stuck_at, NULL);
+        }
+      viper_scheduler_set_breakpoint (x->s, bp);
+      if (trail)
+        {
+          g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_BREAKPOINT);
+          k = viper_scheduler_steps_done (x->s);
+          g_assert_cmpuint (k, >, 3);
+          /* Back three times, as the GUI's seek does it, the breakpoint kept */
+          g_assert_true (viper_scheduler_rewind (x->s, NAN, k - 3));
+          viper_scheduler_set_step_limit (x->s, k - 3 - viper_scheduler_steps_done (x->s));
+          viper_scheduler_run (x->s);
+          viper_scheduler_set_step_limit (x->s, 0);
+          viper_scheduler_set_breakpoint (x->s, bp);
+          g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, k - 3);
+          for (int i = 0; i < 3; i++)
+            g_assert_cmpint (step_once (x), ==, VIPER_STOP_STEP);
+        }
+      else
+        {
+          /* k steps from the start: the last state change at or before it */
+          for (guint64 i = 0; i < k; i++)
+            g_assert_cmpint (step_once (x), ==, VIPER_STOP_STEP);
+        }
+      g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, k);
+      char *got = viper_state_to_json (x->run, x->m, TRUE);
+      char *want = straight (NAN, k);
+      g_assert_cmpstr (got, ==, want);
+      g_free (got);
+      g_free (want);
+      if (go)
+        {
+          /* Go (the user's) from there passes it too and plays to the end */
+          viper_scheduler_go_on (x->s);
+          ViperStopReason r = VIPER_STOP_NONE;
+          for (guint i = 0; i < 100000 && r == VIPER_STOP_NONE; i++)
+            r = viper_scheduler_pump (x->s, 64);
+          g_assert_cmpint (r, ==, VIPER_STOP_END);
+          g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, steps);
+          pipe_free (x);
+          continue;
+        }
+      /* the state is the breakpoint's: this press steps past it */
+      g_assert_cmpint (step_once (x), ==, VIPER_STOP_STEP);
+      g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, k + 1);
+      g_assert_true (isnan (viper_scheduler_breakpoint (x->s)));
+      got = viper_state_to_json (x->run, x->m, TRUE);
+      want = straight (NAN, k + 1);
+      if (trail)
+        g_assert_cmpstr (got, ==, want);   /* by the trail: the very run order */
+      got = shown (got);
+      want = shown (want);
+      g_assert_cmpstr (got, ==, want);
+      g_free (got);
+      g_free (want);
+      pipe_free (x);
+    }
+  g_unlink (path);
+  g_free (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -256,5 +372,6 @@ main (int argc, char **argv)
   g_test_add_func ("/seek/rewind-equals-fresh-replay", test_seek);
   g_test_add_func ("/seek/trail-bound", test_bound);
   g_test_add_func ("/seek/breakpoint-ahead", test_breakpoint_ahead);
+  g_test_add_func ("/seek/step-onto-breakpoint", test_step_onto_breakpoint);
   return g_test_run ();
 }

@@ -13,6 +13,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "viper-probe.h"
@@ -328,6 +331,79 @@ test_threads (Fixture *f, gconstpointer data)
   g_free (s);
 }
 
+/* A listener that never accepts, its backlog filled: a connect to it waits
+ * (TCP: SYNs dropped, about 130 s of retries; Unix: for ever).  The probe
+ * gives up after VIPER_PROBE_CONNECT_TIMEOUT seconds with "timed out".  Run
+ * in a subprocess with a time limit, so a probe that hangs fails the test
+ * instead of holding it. */
+static int
+full_listener (gboolean unix_socket, const char *dir, char **dest)
+{
+  int lfd;
+  struct sockaddr_storage ss;
+  socklen_t len;
+  memset (&ss, 0, sizeof ss);
+  if (unix_socket) {
+    struct sockaddr_un *sa = (struct sockaddr_un *) &ss;
+    char *path = g_build_filename (dir, "full.sock", NULL);
+    sa->sun_family = AF_UNIX;
+    g_strlcpy (sa->sun_path, path, sizeof sa->sun_path);
+    len = sizeof *sa;
+    *dest = g_strconcat ("unix:", path, NULL);
+    g_free (path);
+    lfd = socket (AF_UNIX, SOCK_STREAM, 0);
+  } else {
+    struct sockaddr_in *sa = (struct sockaddr_in *) &ss;
+    sa->sin_family = AF_INET;
+    sa->sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+    len = sizeof *sa;
+    lfd = socket (AF_INET, SOCK_STREAM, 0);
+  }
+  g_assert_cmpint (lfd, >=, 0);
+  g_assert_cmpint (bind (lfd, (struct sockaddr *) &ss, len), ==, 0);
+  g_assert_cmpint (listen (lfd, 0), ==, 0);
+  if (!unix_socket) {
+    g_assert_cmpint (getsockname (lfd, (struct sockaddr *) &ss, &len), ==, 0);
+    *dest = g_strdup_printf ("tcp:127.0.0.1:%u", ntohs (((struct sockaddr_in *) &ss)->sin_port));
+  }
+  /* fill the backlog (never closed: the subprocess exits) */
+  for (int i = 0; i < 8; i++) {
+    int fd = socket (ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    g_assert_cmpint (fd, >=, 0);
+    if (connect (fd, (struct sockaddr *) &ss, len) < 0 && errno == EAGAIN)
+      break;   /* Unix: the backlog is full */
+  }
+  return lfd;
+}
+
+static void
+test_connect_timeout (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  for (int unix_socket = 0; unix_socket < 2; unix_socket++) {
+    if (g_test_subprocess ()) {
+      const char *which = g_getenv ("PROBE_TEST_KIND");
+      if ((which[0] == 'u') != unix_socket)
+        continue;
+      char *dest = NULL;
+      full_listener (unix_socket, g_getenv ("PROBE_TEST_DIR"), &dest);
+      g_setenv ("VIPER_PROBE_CONNECT_TIMEOUT", "0.3", TRUE);
+      gint64 t0 = g_get_monotonic_time ();
+      ViperProbe *p = viper_probe_open (dest);
+      gint64 t1 = g_get_monotonic_time ();
+      g_assert_null (p);
+      g_assert_nonnull (strstr (viper_probe_error (NULL), "timed out"));
+      g_assert_cmpint (t1 - t0, >=, 250000);
+      g_free (dest);
+      return;
+    }
+    g_setenv ("PROBE_TEST_KIND", unix_socket ? "unix" : "tcp", TRUE);
+    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+    g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    g_test_trap_assert_passed ();
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -339,5 +415,6 @@ main (int argc, char **argv)
   ADD ("/probe/unix", test_unix);
   ADD ("/probe/errors", test_errors);
   ADD ("/probe/threads", test_threads);
+  ADD ("/probe/connect-timeout", test_connect_timeout);
   return g_test_run ();
 }
