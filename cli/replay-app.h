@@ -53,6 +53,7 @@ typedef struct {
   char **traces;
   gint max_connections;     /* -1: the default */
   gint64 max_partial;       /* -1: the default */
+  gint64 max_queued;        /* -1: the default */
   char *progress;           /* auto (default), always, never */
 } Options;
 

@@ -149,6 +149,7 @@ main (int argc, char **argv)
   ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
   app.opt.max_connections = -1;
   app.opt.max_partial = -1;
+  app.opt.max_queued = -1;
   gint64 max_pending = VIPER_RUN_DEFAULT_MAX_PENDING, max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
   gint64 clock_memory = (gint64) VIPER_CLOCK_KEEP_DEFAULT;
 
@@ -165,6 +166,8 @@ main (int argc, char **argv)
       "With --listen: close a connection silent for SECONDS (default 3600; 0 = never)", "SECONDS" },
     { "max-partial", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_partial,
       "With --listen: bytes that unfinished lines of all connections may hold together (default 67108864; 0 = no bound)", "BYTES" },
+    { "max-queued", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_queued,
+      "With --listen: trams received and not yet replayed; at the bound reading pauses (the senders wait) until half are replayed (default 1000000; 0 = no bound)", "N" },
     { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm: picl (default), monalisa, macrame, switchnet, lights, or auto = from the content (see --list-paradigms)", "NAME" },
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file; Macrame, lights: a view setup; switchnet: a .swm model or .init file)", "FILE" },
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
@@ -344,7 +347,8 @@ main (int argc, char **argv)
           const char *live[] = { idle_s ? "--idle-exit" : NULL, stuck_s ? "--stuck-after" : NULL,
                                  conn_timeout_s ? "--conn-timeout" : NULL,
                                  app.opt.max_connections != -1 ? "--max-connections" : NULL,
-                                 app.opt.max_partial != -1 ? "--max-partial" : NULL };
+                                 app.opt.max_partial != -1 ? "--max-partial" : NULL,
+                                 app.opt.max_queued != -1 ? "--max-queued" : NULL };
           for (guint i = 0; i < G_N_ELEMENTS (live); i++)
             if (live[i])
               fprintf (stderr, "viper-replay: warning: %s has no effect without --listen\n", live[i]);
@@ -385,15 +389,19 @@ main (int argc, char **argv)
       if (v > 0 && limits.conn_timeout_ms == 0)
         limits.conn_timeout_ms = 1;
     }
-  if (app.opt.max_connections < -1 || app.opt.max_partial < -1)
+  if (app.opt.max_connections < -1 || app.opt.max_partial < -1 || app.opt.max_queued < -1)
     {
-      rc = usage_error (ctx, "--max-connections and --max-partial must not be negative");
+      rc = usage_error (ctx, app.opt.max_connections < -1 ? "--max-connections must not be negative"
+                             : app.opt.max_partial < -1   ? "--max-partial must not be negative"
+                                                          : "--max-queued must not be negative");
       goto out_ctx;
     }
   if (app.opt.max_connections >= 0)
     limits.max_connections = (guint) app.opt.max_connections;
   if (app.opt.max_partial >= 0)
     limits.max_partial_bytes = (gsize) app.opt.max_partial;
+  if (app.opt.max_queued >= 0)
+    limits.max_queued = (guint64) app.opt.max_queued;
   if (app.opt.steps < 0 && app.opt.steps != G_MININT64)
     {
       rc = usage_error (ctx, "--steps must not be negative");

@@ -6,10 +6,14 @@
  * threads.  The listening socket and every connection have a GSocket source
  * at G_PRIORITY_HIGH, above processing and drawing, because a monitored
  * program blocks when its socket buffer fills: Viper must drain sockets first
- * and replay later.  The price is that unconsumed trams accumulate: the queue
- * is never capped (dropping trams would break the replay), so memory grows
- * with the trams the engine has not taken yet.  What is bounded is everything
- * else: one shared read buffer per source, and per connection only its line
+ * and replay later.  The price is that unconsumed trams accumulate, and
+ * dropping them would break the replay: so the queue has a bound
+ * (max_queued, --max-queued) at which reading pauses instead - every
+ * connection's watch is removed, the senders' socket buffers fill and they
+ * wait, with one warning - until the engine has taken half of the queue.
+ * The bound is checked after each chunk read, so the queue may pass it by
+ * the lines of one READ_CHUNK.  Memory is otherwise bounded by: one shared
+ * read buffer per source, and per connection only its line
  * splitter, which holds at most VIPER_MAX_LINE bytes of a partial line and
  * skips (with one report) longer runs without '\n', however much garbage a
  * peer sends.
@@ -114,6 +118,9 @@ struct _ListenSource {
   gsize partial_total;      /* sum of the connections' partial bytes */
   guint lost;               /* connections closed with an error or a cut-off line */
   guint refused;            /* connections closed at once (over max_connections) */
+  guint64 n_queued;         /* trams in the queue */
+  gboolean paused;          /* reading stopped at max_queued (every conn disarmed) */
+  guint pauses;
   ViperListenAcceptFunc accept_func;
   gpointer accept_data;
   ViperListenProcFunc proc_func;   /* once, at the next tram line (viper_listen_source_watch_next_proc) */
@@ -131,7 +138,46 @@ queue_push (ListenSource *ls, ViperTram *t)
   else
     ls->head = t;
   ls->tail = t;
+  ls->n_queued++;
   ls->notify = TRUE;
+}
+
+static void conn_arm (Conn *c);
+static void conn_disarm (Conn *c);
+
+static gboolean
+queue_full (const ListenSource *ls)
+{
+  return ls->limits.max_queued && ls->n_queued >= ls->limits.max_queued;
+}
+
+/* The queue reached its bound: no connection is read until it drains. */
+static void
+reading_pause (ListenSource *ls)
+{
+  if (ls->paused)
+    return;
+  ls->paused = TRUE;
+  for (guint i = 0; i < ls->conns->len; i++)
+    conn_disarm (g_ptr_array_index (ls->conns, i));
+  if (!ls->pauses++ && ls->base.diag)
+    viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
+                      "%s: %" G_GUINT64_FORMAT " trams received and not yet replayed, the bound (--max-queued): "
+                      "reading pauses until half of them are replayed, and the senders wait",
+                      ls->address, ls->n_queued);
+}
+
+static void
+reading_resume (ListenSource *ls)
+{
+  ls->paused = FALSE;
+  gint64 now = g_get_monotonic_time ();
+  for (guint i = 0; i < ls->conns->len; i++)
+    {
+      Conn *c = g_ptr_array_index (ls->conns, i);
+      c->last_byte = now;   /* the pause was Viper's, not the peer's silence */
+      conn_arm (c);
+    }
 }
 
 static void
@@ -223,7 +269,7 @@ static gboolean conn_cb (GSocket *sock, GIOCondition cond, gpointer user_data);
 static void
 conn_arm (Conn *c)
 {
-  if (c->watch || c->ls->ctx == NULL)
+  if (c->watch || c->ls->ctx == NULL || c->ls->paused)
     return;
   c->watch = g_socket_create_source (c->sock, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
   g_source_set_priority (c->watch, G_PRIORITY_HIGH);
@@ -327,6 +373,12 @@ conn_cb (GSocket *sock, GIOCondition cond, gpointer user_data)
                                   e->message);
               conn_close (c, e);
               g_error_free (e);
+              listen_notify (ls);
+              return G_SOURCE_REMOVE;
+            }
+          if (queue_full (ls))
+            {
+              reading_pause (ls);
               listen_notify (ls);
               return G_SOURCE_REMOVE;
             }
@@ -494,6 +546,9 @@ listen_get (ViperTramSource *src)
   if (ls->head == NULL)
     ls->tail = NULL;
   t->next = NULL;
+  ls->n_queued--;
+  if (G_UNLIKELY (ls->paused) && ls->n_queued <= ls->limits.max_queued / 2)
+    reading_resume (ls);
   return t;
 }
 
@@ -518,6 +573,8 @@ timeout_cb (gpointer user_data)
   ListenSource *ls = user_data;
   gint64 now = g_get_monotonic_time ();
   gint64 limit = (gint64) ls->limits.conn_timeout_ms * 1000;
+  if (ls->paused)
+    return G_SOURCE_CONTINUE;   /* nobody is read: silence says nothing */
   for (guint i = ls->conns->len; i-- > 0;)
     {
       Conn *c = g_ptr_array_index (ls->conns, i);
@@ -767,6 +824,13 @@ viper_listen_source_watch_next_proc (ViperTramSource *s, ViperListenProcFunc f, 
 }
 
 guint
+viper_listen_source_pauses (ViperTramSource *s)
+{
+  ListenSource *ls = as_listen (s);
+  return ls ? ls->pauses : 0;
+}
+
+guint
 viper_listen_source_lost_connections (ViperTramSource *s)
 {
   ListenSource *ls = as_listen (s);
@@ -789,6 +853,9 @@ viper_listen_source_discard (ViperTramSource *s)
       n++;
     }
   ls->tail = NULL;
+  ls->n_queued = 0;
+  if (ls->paused)
+    reading_resume (ls);
   if (n && ls->base.diag)
     viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
                       "%s: discarded %" G_GUINT64_FORMAT " tram%s received but not yet replayed (the session started over)",

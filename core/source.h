@@ -139,8 +139,11 @@ typedef struct {
   guint max_connections;     /* open at once; more are closed at once with a warning (0 = no cap) */
   guint conn_timeout_ms;     /* a connection silent this long is closed with a warning (0 = never) */
   gsize max_partial_bytes;   /* unfinished lines of all connections together (0 = no bound beyond 64 KB each) */
+  guint64 max_queued;        /* trams received and not yet taken: at the bound reading pauses, with a
+                              * warning, until half of them are taken (0 = no bound) */
 } ViperListenLimits;
-#define VIPER_LISTEN_LIMITS_DEFAULT { 1024, 3600 * 1000, 64 * 1024 * 1024 }
+#define VIPER_LISTEN_DEFAULT_MAX_QUEUED 1000000u
+#define VIPER_LISTEN_LIMITS_DEFAULT { 1024, 3600 * 1000, 64 * 1024 * 1024, VIPER_LISTEN_DEFAULT_MAX_QUEUED }
 void viper_listen_source_set_limits (ViperTramSource *s, const ViperListenLimits *limits);
 /* Called for every accepted connection before anything is read from it,
  * with the number of connections that were open before it. */
@@ -154,6 +157,8 @@ typedef void (*ViperListenProcFunc) (ViperTramSource *s, gint64 proc, gpointer d
 void viper_listen_source_watch_next_proc (ViperTramSource *s, ViperListenProcFunc f, gpointer data);
 /* Connections that ended with an error or in the middle of a line so far. */
 guint viper_listen_source_lost_connections (ViperTramSource *s);
+/* Times reading paused at max_queued so far. */
+guint viper_listen_source_pauses (ViperTramSource *s);
 /* Drop the trams received and not yet taken (reported as a warning); how many. */
 guint64 viper_listen_source_discard (ViperTramSource *s);
 /* Close every open connection (reported) and discard what they sent that was

@@ -25,6 +25,8 @@ typedef struct {
   ViperChannels *channels;
   ViperTramSource *src;
   guint taken;
+  gboolean hold;            /* on_ready leaves the trams queued */
+  gboolean out_of_order;    /* a tram's TIME was not its arrival index */
 } Fx;
 
 static void
@@ -42,8 +44,12 @@ on_ready (ViperTramSource *src, gpointer data)
 {
   Fx *f = data;
   ViperTram *t;
+  if (f->hold)
+    return;
   while ((t = viper_get_tram (src)) != NULL)
     {
+      if (t->time != (double) f->taken)
+        f->out_of_order = TRUE;
       f->taken++;
       viper_tram_pool_release (f->pool, t);
     }
@@ -312,6 +318,55 @@ test_partial_bound (void)
   fx_clear (&f);
 }
 
+/* Trams received and not taken stop at the bound: reading pauses with one
+ * warning (the senders' data waits in their sockets), no connection is
+ * timed out for the pause, and once the engine takes half of them reading
+ * goes on, nothing lost and in order. */
+static void
+test_queue_bound (void)
+{
+  Fx f;
+  fx_init (&f);
+  ViperListenLimits lim = VIPER_LISTEN_LIMITS_DEFAULT;
+  lim.max_queued = 50;
+  lim.conn_timeout_ms = 40;
+  fx_listen (&f, "tcp:127.0.0.1:0", &lim);
+  GString *lines = g_string_new (NULL);
+  for (guint i = 0; i < 4000; i++)
+    g_string_append_printf (lines, "1 1 %u 0 0 0\n", i);
+  gsize half = 0;
+  for (guint i = 0; i < 2000; i++)
+    half += strlen ("1 1  0 0 0\n") + (i < 10 ? 1 : i < 100 ? 2 : i < 1000 ? 3 : 4);
+  f.hold = TRUE;
+  GSocket *c = client (&f);
+  send_pumping (c, lines->str, half);
+  g_assert_true (pump_until (warned, &f, "(--max-queued)"));
+  g_assert_cmpuint (viper_listen_source_pauses (f.src), ==, 1);
+  /* paused: what is sent now stays in the socket, however long */
+  send_pumping (c, lines->str + half, lines->len - half);
+  guint64 read_before = f.src->bytes_read;
+  gint64 end = g_get_monotonic_time () + 200 * 1000;   /* 5 connection timeouts */
+  guint tick = g_timeout_add (10, tick_cb, NULL);
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (tick);
+  g_assert_cmpuint (f.src->bytes_read, ==, read_before);
+  g_assert_cmpuint (viper_listen_source_open_connections (f.src), ==, 1);   /* not timed out */
+  g_assert_cmpuint (count_with (f.warnings, "silent for"), ==, 0);
+  /* the engine takes them: reading goes on, to the last line */
+  f.hold = FALSE;
+  on_ready (f.src, &f);
+  g_assert_true (pump_until (taken_at_least, &f, GUINT_TO_POINTER (4000)));
+  g_assert_cmpuint (f.taken, ==, 4000);
+  g_assert_false (f.out_of_order);
+  g_assert_cmpuint (f.src->bytes_read, ==, lines->len);
+  g_assert_cmpuint (count_with (f.warnings, "(--max-queued)"), ==, 1);   /* said once */
+  g_assert_cmpuint (f.diag.bad, ==, 0);
+  g_string_free (lines, TRUE);
+  g_object_unref (c);
+  fx_clear (&f);
+}
+
 typedef struct {
   guint calls;
   guint open_before[4];
@@ -363,6 +418,7 @@ main (int argc, char **argv)
   g_test_add_func ("/source/listen-limits/cap", test_cap);
   g_test_add_func ("/source/listen-limits/timeout", test_timeout);
   g_test_add_func ("/source/listen-limits/partial-bound", test_partial_bound);
+  g_test_add_func ("/source/listen-limits/queue-bound", test_queue_bound);
   g_test_add_func ("/source/listen-limits/accept-and-disconnect", test_accept_and_disconnect);
   return g_test_run ();
 }
