@@ -148,6 +148,12 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
 void
 viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line)
 {
+  viper_line_splitter_finish_cut (s, partial_is_line, "connection closed in the middle of a line");
+}
+
+void
+viper_line_splitter_finish_cut (ViperLineSplitter *s, gboolean partial_is_line, const char *cut_reason)
+{
   if (s->discarding)
     {
       /* already reported as too long: one message per line */
@@ -163,7 +169,7 @@ viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line)
       s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
     }
   else if (s->on_error)
-    s->on_error (s->lineno, (guint) s->buf_len + 1, "connection closed in the middle of a line", s->user_data);
+    s->on_error (s->lineno, (guint) s->buf_len + 1, cut_reason, s->user_data);
   s->buf_len = 0;
   s->lineno++;
 }

@@ -119,6 +119,7 @@ struct _ListenSource {
   guint lost;               /* connections closed with an error or a cut-off line */
   guint refused;            /* connections closed at once (over max_connections) */
   guint64 n_queued;         /* trams in the queue */
+  gboolean closing;         /* this source is closing its connections itself */
   gboolean paused;          /* reading stopped at max_queued (every conn disarmed) */
   guint pauses;
   ViperListenAcceptFunc accept_func;
@@ -304,8 +305,12 @@ conn_close (Conn *c, const GError *error)
   if (error || c->partial > 0)
     ls->lost++;
   ls->partial_total -= c->partial;
-  /* A socket's partial last line is cut off, not a line (spec section 4). */
-  viper_line_splitter_finish (c->split, FALSE);
+  /* A socket's partial last line is cut off, not a line (spec section 4);
+   * when Viper itself closes (it stops reading: interrupted, done), it says so */
+  viper_line_splitter_finish_cut (c->split, FALSE,
+                                  ls->closing ? "Viper stopped reading in the middle of this line (the sender had not "
+                                                "finished it)"
+                                              : "connection closed in the middle of a line");
   if (ls->base.diag)
     {
       if (error)
@@ -635,6 +640,7 @@ listen_destroy (ViperTramSource *src)
     accept_disarm (g_ptr_array_index (ls->listeners, i));
   timeout_disarm (ls);
   /* Closing reports each connection (and any partial line it loses). */
+  ls->closing = TRUE;
   while (ls->conns->len > 0)
     conn_close (g_ptr_array_index (ls->conns, ls->conns->len - 1), NULL);
   g_ptr_array_unref (ls->conns);

@@ -94,6 +94,8 @@ void viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len
 /* End of stream.  A pending partial line is delivered as a line when
  * partial_is_line (files), else reported as cut off (socket connections). */
 void viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line);
+/* The same, with the reason a partial line that is not a line is reported with. */
+void viper_line_splitter_finish_cut (ViperLineSplitter *s, gboolean partial_is_line, const char *cut_reason);
 void viper_line_splitter_reset (ViperLineSplitter *s);
 guint64 viper_line_splitter_lines (const ViperLineSplitter *s);
 

@@ -367,6 +367,34 @@ test_queue_bound (void)
   fx_clear (&f);
 }
 
+static gboolean
+read_at_least (Fx *f, gpointer d)
+{
+  return f->src->bytes_read >= GPOINTER_TO_UINT (d);
+}
+
+/* Viper closing a connection itself (the replay ends, interrupted) does
+ * not say the sender closed it: the cut line is reported as Viper's. */
+static void
+test_own_close (void)
+{
+  Fx f;
+  fx_init (&f);
+  fx_listen (&f, "tcp:127.0.0.1:0", NULL);
+  GSocket *c = client (&f);
+  const char *text = "1 1 0 0 0 0\n1 1 1 0";
+  send_pumping (c, text, strlen (text));
+  g_assert_true (pump_until (read_at_least, &f, GUINT_TO_POINTER (strlen (text))));
+  g_assert_cmpuint (f.taken, ==, 1);
+  viper_tram_source_free (f.src);
+  f.src = NULL;
+  g_assert_cmpuint (f.diag.bad, ==, 1);
+  g_assert_cmpuint (count_with (f.events, "Viper stopped reading in the middle of this line"), ==, 1);
+  g_assert_cmpuint (count_with (f.events, "connection closed in the middle"), ==, 0);
+  g_object_unref (c);
+  fx_clear (&f);
+}
+
 typedef struct {
   guint calls;
   guint open_before[4];
@@ -419,6 +447,7 @@ main (int argc, char **argv)
   g_test_add_func ("/source/listen-limits/timeout", test_timeout);
   g_test_add_func ("/source/listen-limits/partial-bound", test_partial_bound);
   g_test_add_func ("/source/listen-limits/queue-bound", test_queue_bound);
+  g_test_add_func ("/source/listen-limits/own-close", test_own_close);
   g_test_add_func ("/source/listen-limits/accept-and-disconnect", test_accept_and_disconnect);
   return g_test_run ();
 }
