@@ -40,6 +40,15 @@ parse_double_arg (const char *name, const char *text, double *out, GError **erro
   char *end = NULL;
   errno = 0;
   double v = g_ascii_strtod (text, &end);
+  if (text[0] && !*end && errno == ERANGE && isfinite (v))
+    errno = 0;   /* underflow (1e-400): as near 0 as a double gets */
+  if (text[0] && !*end && (errno == ERANGE || isinf (v)) && !isnan (v))
+    {
+      /* a number, but beyond a double (1e400): say that, not "not a number" */
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is out of range (a finite number "
+                   "of magnitude below 1.8e308)", name, text);
+      return FALSE;
+    }
   if (!text[0] || *end || errno || !isfinite (v))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is not a number", name, text);
