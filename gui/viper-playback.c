@@ -521,11 +521,24 @@ act_goto (GSimpleAction *action, GVariant *param, gpointer data)
 
 #define TL_PAD 8.0
 
+/* Where the run begins: from the file's index, or live (no index) from
+ * the earliest adjusted time applied so far; NAN while none is known. */
+static double
+run_start (ViperPlayback *pb)
+{
+  if (isfinite (pb->run_t0))
+    return pb->run_t0;
+  if (is_live (pb) && pb->s->model->applied && isfinite (pb->s->model->start))
+    return pb->s->model->start;
+  return NAN;
+}
+
 static void
 timeline_range (ViperPlayback *pb, double *t0, double *t1)
 {
   double clock = pb->s ? viper_run_clock (pb->s->run) : NAN;
-  *t0 = isfinite (pb->run_t0) ? pb->run_t0 : 0;
+  double start = run_start (pb);
+  *t0 = isfinite (start) ? start : 0;
   *t1 = isfinite (pb->run_t1) ? pb->run_t1 : *t0;
   if (isfinite (clock))
     *t1 = MAX (*t1, clock);
@@ -567,7 +580,7 @@ status_line (ViperPlayback *pb, char *line, gsize len)
     g_snprintf (m, sizeof m, "%" G_GUINT64_FORMAT, pb->index_trams);
   else
     g_strlcpy (m, "? (reading)", sizeof m);
-  if (isfinite (pb->run_t0))
+  if (isfinite (run_start (pb)))
     {
       double t0, t1;
       timeline_range (pb, &t0, &t1);

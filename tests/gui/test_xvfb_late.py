@@ -87,6 +87,14 @@ def main():
               % (d["state"]["counts"], want["counts"]))
         check(X.same_modules(d["state"], want) and d["state"]["clock"] == want["clock"],
               "late modules: every processor and the clock = viper-replay's")
+        # the timeline's line knows the live run's range once trams are in
+        # (the strip follows the clock ten times a second)
+        pbj = X.poll(lambda: (lambda p: p if p and p["clock"] == want["clock"] else None)(app.playback()),
+                     "the timeline at the clock", proc=app.proc)
+        check(pbj["live"] and " \u00b7 run " in pbj["status"] and "not known" not in pbj["status"],
+              "live: the status line gives the run's range (%r)" % pbj["status"])
+        check(pbj["run"][1] == want["clock"] and pbj["run"][0] < pbj["run"][1],
+              "live: the timeline spans the run up to the clock (%s, clock %s)" % (pbj["run"], want["clock"]))
         X.screenshot(display, os.path.join(shots, "late-1.png"))
         # a rerun: the first tram comes from a processor the session holds
         send(sock, list(by.values()))
