@@ -12,7 +12,8 @@
  *           (nodes 0..N-1, S != D; anything else is a usage error);
  *           each pair carries --bytes per interval.
  * --lose=K@S makes node K's agent fall silent after sample S and the root
- * (node 0) report K lost.  --view writes the matching view setup file
+ * (node 0) report K lost; --silence=K@S only makes it fall silent (a hung
+ * node nobody reports: Viper shows it stale after 3 intervals).  --view writes the matching view setup file
  * instead (mesh, torus, ring, none or physical topology).  --connect sends
  * to a listening Viper in real time (time stamps are Unix times), paced at
  * the interval, for the GUI benchmark.  --spread sends node k of N at k / N
@@ -37,6 +38,7 @@ typedef struct {
   int load;                 /* -1: wave */
   char *pattern, *topology;
   int lose_node, lose_after;
+  int silence_node, silence_after;
   gboolean vary;            /* bytes vary by +-50 % per pair and sample */
   gboolean spread;          /* node k at k / nodes of the interval */
   gboolean live;            /* --connect: paced in real time */
@@ -173,7 +175,8 @@ pattern_error (const char *pattern, int nodes)
 static gboolean
 lost (const Sim *s, int k, int sample)
 {
-  return s->lose_node >= 0 && k == s->lose_node && sample > s->lose_after;
+  return (s->lose_node >= 0 && k == s->lose_node && sample > s->lose_after)
+         || (s->silence_node >= 0 && k == s->silence_node && sample > s->silence_after);
 }
 
 /* " A B" without printf: a thousand nodes all-to-all are two million pairs
@@ -327,8 +330,9 @@ connect_to (const char *addr)
 int
 main (int argc, char **argv)
 {
-  Sim s = { .nodes = 16, .samples = 10, .interval_ms = 500, .bytes = 10000, .load = -1, .lose_node = -1 };
-  char *pattern = NULL, *topology = NULL, *out = NULL, *lose = NULL, *connect_addr = NULL;
+  Sim s = { .nodes = 16, .samples = 10, .interval_ms = 500, .bytes = 10000, .load = -1, .lose_node = -1,
+            .silence_node = -1 };
+  char *pattern = NULL, *topology = NULL, *out = NULL, *lose = NULL, *silence = NULL, *connect_addr = NULL;
   gboolean view = FALSE, version = FALSE;
   int rows = 0, cols = 0;
   GOptionEntry entries[] = {
@@ -345,6 +349,7 @@ main (int argc, char **argv)
     { "spread", 0, 0, G_OPTION_ARG_NONE, &s.spread,
       "Node k sends at k/N of each interval (agents out of phase), not all at its start", NULL },
     { "lose", 0, 0, G_OPTION_ARG_STRING, &lose, "Node K falls silent after sample S, reported lost by node 0", "K@S" },
+    { "silence", 0, 0, G_OPTION_ARG_STRING, &silence, "Node K falls silent after sample S, reported by nobody", "K@S" },
     { "view", 0, 0, G_OPTION_ARG_NONE, &view, "Write the view setup file instead of a trace", NULL },
     { "topology", 't', 0, G_OPTION_ARG_STRING, &topology,
       "With --view: mesh, torus, ring, none or physical (default mesh)", "T" },
@@ -398,14 +403,21 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "viper-lights-sim: %s\n", why);
       g_free (why);
-      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (connect_addr);
+      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (silence), g_free (connect_addr);
       return 2;
     }
   if (lose && (sscanf (lose, "%d@%d", &s.lose_node, &s.lose_after) != 2 || s.lose_node < 1
                || s.lose_node >= s.nodes))
     {
       fprintf (stderr, "viper-lights-sim: --lose=K@S with 1 <= K < N\n");
-      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (connect_addr);
+      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (silence), g_free (connect_addr);
+      return 2;
+    }
+  if (silence && (sscanf (silence, "%d@%d", &s.silence_node, &s.silence_after) != 2 || s.silence_node < 0
+                  || s.silence_node >= s.nodes))
+    {
+      fprintf (stderr, "viper-lights-sim: --silence=K@S with 0 <= K < N\n");
+      g_free (s.pattern), g_free (s.topology), g_free (out), g_free (lose), g_free (silence), g_free (connect_addr);
       return 2;
     }
   if (connect_addr)
@@ -487,6 +499,7 @@ main (int argc, char **argv)
   g_free (s.topology);
   g_free (out);
   g_free (lose);
+  g_free (silence);
   g_free (connect_addr);
   return s.err ? 1 : 0;
 }

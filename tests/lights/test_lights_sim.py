@@ -4,8 +4,11 @@
 A full device (/dev/full) as --out, as standard output and for --view: exit 1
 and one line 'viper-lights-sim: PATH: No space left on device'; a viewer
 (--connect) that accepts and closes at once: exit 1 with the address and the
-reason, not a silent death by SIGPIPE.  Loopback only; bounded in time.
+reason, not a silent death by SIGPIPE.  --silence=K@S: node K stops sending
+and nobody reports it; viper-replay shows it up until 3 of its intervals have
+passed, then stale (the program still running).  Loopback only; bounded in time.
 """
+import json
 import os
 import shutil
 import socket
@@ -16,6 +19,7 @@ import threading
 
 build = os.environ.get("VIPER_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
 SIM = os.path.join(build, "paradigms", "lights", "viper-lights-sim")
+REPLAY = os.path.join(build, "cli", "viper-replay")
 failures = []
 
 
@@ -88,6 +92,27 @@ def main():
             # Traffic trams: 4 41 TIME NODE 0 4 2 SEQ INTERVAL PEER BYTES
             pairs = {(int(w[3]), int(w[9])) for w in (l.split() for l in f) if w[:2] == ["4", "41"]}
         check(pairs == {(0, 1), (3, 2)}, "--pattern=0-1,3-2 sends 0 -> 1 and 3 -> 2: %r" % pairs)
+
+        # a node that falls silent, reported by nobody: stale in trace time
+        view = os.path.join(tmp, "n9.view")
+        run(["--view", "-n", "9", "-o", view])
+        r = run(["-n", "9", "--silence=4@2", "--samples=10", "-o", out])
+        check(r.returncode == 0 and r.stderr == "", "--silence=4@2 (%d, %r)" % (r.returncode, r.stderr))
+        with open(out) as f:
+            node4 = [float(w[2]) for w in (l.split() for l in f) if len(w) > 3 and w[3] == "4"]
+        check(1001.0 <= max(node4) < 1001.01, "node 4's last tram is sample 2's, at 1001.0 (%s)" % max(node4))
+        for until, want in (("1002.5", "up"), ("1002.6", "stale"), ("1005", "stale")):
+            st = subprocess.run([REPLAY, "-p", "lights", "-s", view, "--until=" + until, "--state-out=-", out],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+            j = json.loads(st.stdout)
+            got = [m["state"] for m in j["modules"] if m["id"] == 4]
+            check(got == [want] and j["program_state"] == "running"
+                  and j["nodes"]["stale"] == (want == "stale") and j["nodes"]["up"] == (9 if want == "up" else 8),
+                  "--until=%s: node 4 %s, the program running (%s, %s, %s)"
+                  % (until, want, got, j["program_state"], j["nodes"]))
+        r = run(["-n", "9", "--silence=9@2", "-o", out + "2"])
+        check(r.returncode == 2 and r.stderr.strip() == "viper-lights-sim: --silence=K@S with 0 <= K < N",
+              "--silence=9@2 of 9 nodes: exit 2 (%d, %r)" % (r.returncode, r.stderr))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("# %d checks failed" % len(failures) if failures else "# all checks passed")
