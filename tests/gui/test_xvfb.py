@@ -68,6 +68,24 @@ def poll(pred, what, timeout=TIMEOUT, proc=None):
     raise SystemExit("timed out waiting for " + what)
 
 
+def stop_xvfb(xvfb):
+    xvfb.terminate()
+    xvfb.wait()
+
+
+def finish(tmp, keep=None, shots=None):
+    """The end of an Xvfb test: where the screenshots are, the failed checks
+    (exit 1), the temporary directory removed unless kept (exit 0)."""
+    if shots:
+        print("# screenshots in", shots)
+    if failures:
+        print("# %d checks failed" % len(failures))
+        return 1
+    if not keep and tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 def read_json(path):
     try:
         with open(path) as f:
@@ -369,15 +387,8 @@ def main():
         scenario_fast_forward(args, display, tmp, shots)
         scenario_live(args, display, tmp, shots)
     finally:
-        xvfb.terminate()
-        xvfb.wait()
-    print("screenshots in", shots)
-    if failures:
-        print("%d checks failed" % len(failures))
-        return 1
-    if not args.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        stop_xvfb(xvfb)
+    return finish(tmp, args.keep, shots)
 
 
 if __name__ == "__main__":

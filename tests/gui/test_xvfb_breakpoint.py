@@ -16,7 +16,6 @@ from the app's state dump (ui.breakpoint_dialog); screenshots are kept with
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -118,15 +117,8 @@ def main():
     finally:
         if app:
             app.close()
-        xvfb.terminate()
-        xvfb.wait()
-    print("# screenshots in", shots)
-    if X.failures:
-        print("# %d checks failed" % len(X.failures))
-        return 1
-    if not args.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, args.keep, shots)
 
 
 if __name__ == "__main__":

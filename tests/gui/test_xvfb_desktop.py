@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -419,15 +418,8 @@ def main():
             print("# scenario", name, flush=True)
             fn(args, display, tmp, shots)
     finally:
-        xvfb.terminate()
-        xvfb.wait()
-    print("screenshots in", shots)
-    if X.failures:
-        print("%d checks failed" % len(X.failures))
-        return 1
-    if not args.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, args.keep, shots)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -253,15 +252,8 @@ def main():
         scenario_spacetime_tooltip(args, display, tmp, shots)
         scenario_inspect(args, display, tmp, shots)
     finally:
-        xvfb.terminate()
-        xvfb.wait()
-    print("screenshots in", shots)
-    if X.failures:
-        print("%d checks failed" % len(X.failures))
-        return 1
-    if not args.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, args.keep, shots)
 
 
 if __name__ == "__main__":

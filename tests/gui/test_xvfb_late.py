@@ -16,7 +16,6 @@ Exit 77 when Xvfb or xdotool are missing.
 """
 import collections
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -107,13 +106,8 @@ def main():
         X.screenshot(display, os.path.join(shots, "late-2-rerun.png"))
     finally:
         app.close()
-        xvfb.terminate()
-        xvfb.wait()
-    if X.failures:
-        print("%d checks failed" % len(X.failures))
-        return 1
-    shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, None, args.keep)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import shutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_xvfb as X  # noqa: E402
@@ -230,15 +229,8 @@ def main():
         scenario_switchnet(args, display, tmp, shots)
         scenario_lights(args, display, tmp, shots)
     finally:
-        xvfb.terminate()
-        xvfb.wait()
-    print("screenshots in", shots)
-    if X.failures:
-        print("%d checks failed" % len(X.failures))
-        return 1
-    if not args.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, args.keep, shots)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ Exit 77 when Xvfb, xdotool or ImageMagick are missing.
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -349,15 +348,8 @@ def main():
         scenario_seek_macrame(args, display, tmp, shots)
         scenario_spacetime(args, display, tmp, shots)
     finally:
-        xvfb.terminate()
-        xvfb.wait()
-    print("screenshots in", shots)
-    if X.failures:
-        print("%d checks failed" % len(X.failures))
-        return 1
-    if not args.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, args.keep, shots)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ Cases: the traces of tests/cli/cases/replay.json's --until cases, with
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -112,15 +111,8 @@ def main():
             finally:
                 app.close()
     finally:
-        xvfb.terminate()
-        xvfb.wait()
-    print("screenshots in", shots)
-    if X.failures:
-        print("%d checks failed" % len(X.failures))
-        return 1
-    if not args.keep:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, args.keep, shots)
 
 
 if __name__ == "__main__":
