@@ -774,8 +774,18 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   const char *axis_unit = viper_view_axis_unit (r->time_unit, g->t1 - g->t0, &scale);
   double step = nice_step ((g->t1 - g->t0) * scale, MAX ((int) (g->plot_w / 90), 2));
   vv_font (cr, 10, FALSE);
-  for (double t = ceil (g->t0 * scale / step) * step; t <= g->t1 * scale + step * 1e-9; t += step)
+  /* tick i at first + i step, a bounded count: far from 0 (Unix times
+   * zoomed in to a nanosecond, a clock of 1e16 s) t + step rounds back to t,
+   * and `t += step` never got past the end */
+  double first = ceil (g->t0 * scale / step) * step, last = g->t1 * scale + step * 1e-9, prev = NAN;
+  for (int i = 0; i < 1000; i++)
     {
+      double t = first + i * step;
+      if (!(t <= last))
+        break;
+      if (t == prev)
+        continue;
+      prev = t;
       double x = floor (vv_st_x (g, t / scale)) + 0.5;
       cairo_move_to (cr, x, bottom);
       cairo_line_to (cr, x, bottom + 4);

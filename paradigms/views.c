@@ -262,8 +262,13 @@ viper_time_window_range (const ViperTimeWindow *w, const ViperModel *m, double *
       a = w->start;
       b = w->start + (w->span > 0 ? w->span : 1.0);
     }
+  /* a window of at least one second; far from 0 (a clock of 1e16 s) the
+   * next representable time, so that t1 - t0 is never 0 (a view dividing by
+   * it draws at NaN) */
   if (!(b > a))
     b = a + 1.0;
+  if (!(b > a))
+    b = nextafter (a, INFINITY);
   *t0 = a;
   *t1 = b;
 }

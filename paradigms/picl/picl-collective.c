@@ -61,8 +61,9 @@ picl_apply_subset (PiclModel *m, const ViperTram *t)
   GArray *prev = g_hash_table_lookup (m->subsets, &id);
   if (prev)
     {
+      /* an empty subset's array has no data (NULL): memcmp must not see it */
       gboolean same = prev->len == (guint) t->ndata - 1u
-                      && memcmp (prev->data, d + 1, sizeof (gint64) * prev->len) == 0;
+                      && (prev->len == 0 || memcmp (prev->data, d + 1, sizeof (gint64) * prev->len) == 0);
       if (!same)
         viper_model_inconsistent (&m->base, t, "subset %" G_GINT64_FORMAT " redefined with other members", id);
       return FALSE;

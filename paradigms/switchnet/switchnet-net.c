@@ -391,12 +391,20 @@ swn_net_free (SwnNet *n)
   g_free (n);
 }
 
+/* rowdefs has NULL holes (rows not defined, or defined after a higher one) */
+static void
+rowdef_free (gpointer p)
+{
+  if (p)
+    g_array_unref (p);
+}
+
 SwnNet *
 swn_net_parse (const char *text, gsize len, const char *name, const char *base_dir, GError **error)
 {
   SwnNet *n = swn_net_new_empty (name);
   ModelParse mp = { n, base_dir, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
-                    g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref), FALSE, 0, 0 };
+                    g_ptr_array_new_with_free_func (rowdef_free), FALSE, 0, 0 };
   gboolean ok = swn_each_line (text, len, name, error, model_line, &mp);
   if (ok && n->switches->len == 0)
     {

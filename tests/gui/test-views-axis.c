@@ -348,12 +348,82 @@ test_clock_readout (void)
   g_assert_cmpstr (viper_view_format_clock (NAN, 0, a, sizeof a), ==, "-");
 }
 
+/* A clock far from 0 (fuzz-replay: a Mona Lisa tram at TIME 1e16): the
+ * default one-second window was [1e16, 1e16 + 1] = [1e16, 1e16], and the
+ * space-time view divided by t1 - t0 = 0 and drew its bars at NaN.  Every
+ * window has t1 > t0, the plot maps times to finite columns. */
+static void
+test_far_window (void)
+{
+  viper_paradigms_register_all ();
+  const ViperParadigm *p = viper_paradigm_lookup ("monalisa");
+  ViperModel *m = p->model_new (p, NULL);
+  ViperTimeWindow w;
+  double t0, t1;
+  static const double clocks[] = { 1e16, -1e16, 1e299, 3.5 };
+  for (guint i = 0; i < G_N_ELEMENTS (clocks); i++)
+    for (int follow = 0; follow < 2; follow++)
+      for (int k = 0; k < 3; k++)
+        {
+          viper_time_window_init (&w);
+          w.follow = follow;
+          w.start = clocks[i];
+          w.span = k == 0 ? 0 : k == 1 ? 0.5 : 1e-9;
+          m->clock = clocks[i];
+          viper_time_window_range (&w, m, &t0, &t1);
+          g_assert_true (isfinite (t0) && isfinite (t1));
+          g_assert_cmpfloat (t1, >, t0);
+          g_assert_true (isfinite ((clocks[i] - t0) / (t1 - t0)));
+        }
+  viper_model_free (m);
+}
+
+/* Zoomed in on a trace stamped in Unix seconds (the GUI lets the window
+ * shrink to 1e-12 of the run): a microsecond near 1.8e9 s is 4 ulps, the
+ * tick step 1e-7 s less than half a ulp, so the axis's `t += step` never
+ * moved and the space-time view hung.  The view is drawn. */
+static void
+test_zoomed_far (void)
+{
+  static const char trace[] =
+    "-3 -901 1795549589.0 0 0 0\n-3 -901 1795549589.0 1 0 0\n"
+    "-3 -21 1795549589.001 0 0 4 2 64 7 1 0\n-4 -21 1795549589.002 0 0 0\n"
+    "-3 -52 1795549589.0005 1 0 3 2 7 0 0\n-4 -52 1795549589.003 1 0 4 2 64 7 0 0\n"
+    "-4 -901 1795549599.0 0 0 0\n-4 -901 1795549599.0 1 0 0\n";
+  GError *error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("viper-axis-XXXXXX.trc", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, trace, -1, &error));
+  TestReplay rp;
+  test_replay_open (&rp, "picl", path, NULL, 0, NULL, NULL);
+  viper_scheduler_go (rp.sched);
+  g_assert_true (viper_scheduler_run (rp.sched) == VIPER_STOP_END);
+  ViperTimeWindow w;
+  viper_time_window_init (&w);
+  w.follow = FALSE;
+  w.start = 1795549589.0015;
+  w.span = 1e-6;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, W, H);
+  cairo_t *cr = cairo_create (s);
+  viper_view_draw (VIPER_VIEW_SPACETIME, cr, rp.model, rp.run, NULL, &w, W, H);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  test_replay_close (&rp);
+  g_unlink (path);
+  g_free (path);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/views/axis/unit-by-range", test_unit_routine);
   g_test_add_func ("/views/axis/clock-readout", test_clock_readout);
+  g_test_add_func ("/views/axis/far-window", test_far_window);
+  g_test_add_func ("/views/axis/zoomed-far", test_zoomed_far);
   g_test_add_func ("/views/axis/every-paradigm", test_every_paradigm);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
