@@ -10,6 +10,7 @@
  * or bad input under --strict; 2 usage error; 3 end reached with trams pending.
  */
 #include "replay-app.h"
+#include "core/tramparse.h"
 
 static void
 diag_sink (ViperDiagKind kind, const char *message, gpointer data)
@@ -37,25 +38,18 @@ diag_sink (ViperDiagKind kind, const char *message, gpointer data)
 static gboolean
 parse_double_arg (const char *name, const char *text, double *out, GError **error)
 {
-  char *end = NULL;
-  errno = 0;
-  double v = g_ascii_strtod (text, &end);
-  if (text[0] && !*end && errno == ERANGE && isfinite (v))
-    errno = 0;   /* underflow (1e-400): as near 0 as a double gets */
-  if (text[0] && !*end && (errno == ERANGE || isinf (v)) && !isnan (v))
+  switch (viper_parse_number (text, out))
     {
-      /* a number, but beyond a double (1e400): say that, not "not a number" */
+    case VIPER_NUMBER_OK:
+      return TRUE;
+    case VIPER_NUMBER_RANGE:
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is out of range (a finite number "
                    "of magnitude below 1.8e308)", name, text);
       return FALSE;
-    }
-  if (!text[0] || *end || errno || !isfinite (v))
-    {
+    default:
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is not a number", name, text);
       return FALSE;
     }
-  *out = v;
-  return TRUE;
 }
 
 static gboolean

@@ -191,34 +191,17 @@ conn_report_bad (Conn *c, guint64 lineno, guint column, const char *reason)
     viper_diag_bad (c->ls->base.diag, c->name, lineno, column, "%s", reason);
 }
 
-/* PROC, the fourth field of a tram line, without parsing the line into the
- * pool (the owner's watch may reset everything the pool holds). */
+/* PROC of a tram line, without parsing the line into the pool (the owner's
+ * watch may reset everything the pool holds): what viper_tram_salvage reads
+ * of any line, comments and blank lines left out. */
 static gboolean
 line_proc (const char *line, gsize len, gint64 *proc)
 {
-  const char *p = line, *end = line + len;
-  for (int field = 0; field < 4; field++)
-    {
-      while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-        p++;
-      if (p == end || *p == '#')
-        return FALSE;
-      if (field == 3)
-        break;
-      while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
-        p++;
-    }
-  char buf[24];
-  gsize n = 0;
-  while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && n < sizeof buf - 1)
-    buf[n++] = *p++;
-  buf[n] = '\0';
-  char *e = NULL;
-  gint64 v = g_ascii_strtoll (buf, &e, 10);
-  if (n == 0 || *e)
-    return FALSE;
-  *proc = v;
-  return TRUE;
+  gsize i = 0;
+  while (i < len && (line[i] == ' ' || line[i] == '\t'))
+    i++;
+  gint64 d1;
+  return i < len && line[i] != '#' && viper_tram_salvage (line, len, proc, &d1);
 }
 
 static void

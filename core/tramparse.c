@@ -760,6 +760,19 @@ viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1)
   return TRUE;
 }
 
+ViperNumberStatus
+viper_parse_number (const char *text, double *out)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+  if (!text[0] || *end || isnan (v))
+    return VIPER_NUMBER_SYNTAX;
+  if (isinf (v))
+    return VIPER_NUMBER_RANGE;   /* "inf", or an overflow; an underflow is a tiny v (or 0) */
+  *out = v;
+  return VIPER_NUMBER_OK;
+}
+
 ViperTramFields *
 viper_tram_fields_new (void)
 {

@@ -63,6 +63,13 @@ ViperTram *viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f
  * eighth, when NDATA is an integer of 1 or more and DTYPE is 2), 0 when it
  * cannot be read.  FALSE when not even PROC can. */
 gboolean viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1);
+
+/* A whole string (an option's or a dialog's value) as a finite double,
+ * locale-independent: SYNTAX when it is no number ("", "abc", "nan", "1x"),
+ * RANGE when it is beyond a double ("1e400", "inf"); an underflow ("1e-400")
+ * is as near 0 as a double gets. */
+typedef enum { VIPER_NUMBER_OK, VIPER_NUMBER_SYNTAX, VIPER_NUMBER_RANGE } ViperNumberStatus;
+ViperNumberStatus viper_parse_number (const char *text, double *out);
 /* from_fields in two steps, for trams built outside a pool (readahead.c): the
  * size of the tram's block and what goes in it; then writing it into a block
  * whose header is zeroed.  The result is a tram to viper_tram_copy. */

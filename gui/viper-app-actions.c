@@ -3,6 +3,7 @@
  * sockets, exporting, settings, and showing or hiding the views and the
  * diagnostics. */
 #include "viper-app-private.h"
+#include "core/tramparse.h"
 
 static void
 act_go (GSimpleAction *action, GVariant *param, gpointer data)
@@ -130,13 +131,7 @@ apply_breakpoint (App *a, double bp)
 gboolean
 viper_app_parse_number (const char *text, double *out)
 {
-  char *end = NULL;
-  errno = 0;
-  double v = g_ascii_strtod (text, &end);
-  if (!text[0] || *end || errno || !isfinite (v))
-    return FALSE;
-  *out = v;
-  return TRUE;
+  return viper_parse_number (text, out) == VIPER_NUMBER_OK;
 }
 
 /* The Breakpoint dialog: the run's known range and the clock (kept current,

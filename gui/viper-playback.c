@@ -35,6 +35,7 @@
 #include <string.h>
 #include "viper-playback.h"
 #include "core/jsonout.h"
+#include "core/tramparse.h"
 #include "core/trail.h"
 #include "paradigms/views.h"
 
@@ -501,13 +502,9 @@ act_goto (GSimpleAction *action, GVariant *param, gpointer data)
   while (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
     {
       const char *txt = gtk_entry_get_text (GTK_ENTRY (entry));
-      char *end = NULL;
-      double v = g_ascii_strtod (txt, &end);
-      if (txt[0] && end && !*end && isfinite (v))
-        {
-          t = v;
-          break;
-        }
+      if (viper_parse_number (txt, &t) == VIPER_NUMBER_OK)
+        break;
+      t = NAN;
       gtk_label_set_text (GTK_LABEL (hint), "Type a number, such as 12.5.");
       gtk_widget_show (hint);
     }

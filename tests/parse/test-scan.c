@@ -602,6 +602,33 @@ test_fast_path (void)
   viper_tram_fields_free (careful);
 }
 
+/* Options' and dialogs' numbers (viper-replay, the GUI): one parser. */
+static void
+test_parse_number (void)
+{
+  static const struct {
+    const char *text;
+    ViperNumberStatus want;
+    double v;
+  } cases[] = {
+    { "12.5", VIPER_NUMBER_OK, 12.5 }, { "-3", VIPER_NUMBER_OK, -3 }, { "1e-400", VIPER_NUMBER_OK, 0 },
+    { "1795549589.25", VIPER_NUMBER_OK, 1795549589.25 }, { "", VIPER_NUMBER_SYNTAX, 0 },
+    { "abc", VIPER_NUMBER_SYNTAX, 0 }, { "1x", VIPER_NUMBER_SYNTAX, 0 }, { "nan", VIPER_NUMBER_SYNTAX, 0 },
+    { "12:30", VIPER_NUMBER_SYNTAX, 0 }, { "1e400", VIPER_NUMBER_RANGE, 0 }, { "-1e400", VIPER_NUMBER_RANGE, 0 },
+    { "inf", VIPER_NUMBER_RANGE, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      double v = -99;
+      ViperNumberStatus st = viper_parse_number (cases[i].text, &v);
+      g_assert_cmpint (st, ==, cases[i].want);
+      if (st == VIPER_NUMBER_OK)
+        g_assert_cmpfloat (fabs (v - cases[i].v), <, 1e-300 + fabs (cases[i].v) * 1e-15);
+      else
+        g_assert_cmpfloat (v, ==, -99);   /* untouched */
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -624,6 +651,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/from-fields", test_from_fields);
   g_test_add_func ("/scan/salvage", test_salvage);
   g_test_add_func ("/scan/fast-path", test_fast_path);
+  g_test_add_func ("/scan/parse-number", test_parse_number);
   int rc = g_test_run ();
   viper_tram_fields_free (fields);
   return rc;
