@@ -113,6 +113,9 @@ struct _ViperRun {
   guint heap_len, heap_cap;
   guint8 *type_joins;       /* per type index: may the join want it (NULL: all may) */
   GPtrArray *resume;        /* lists whose claim cursor can move again */
+  guint32 claim_window;     /* trams a list claims ahead of its head (0: no bound) */
+  guint32 claim_window_default;  /* the window when bounded (VIPER_CLAIM_WINDOW) */
+  GPtrArray *held, *held_spare;  /* lists that may hold at their window (ViperSeqList.held) */
   ViperTram *last_out;      /* returned by transfer_next, released on the next call */
 
   double clock;

@@ -569,8 +569,32 @@ claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
   return FALSE;
 }
 
-/* Claim in order until the cursor stalls; when every queued tram is
- * claimed, queue the next batch the cut can pass (seqlist.c). */
+/* The claim window.  Claiming runs ahead of the transfers only so far: a
+ * claimed tram is looked at again when it leaves, and on shuffled input the
+ * trams of a list lie anywhere in memory, so a cursor that ran the whole
+ * list ahead would meet every tram twice from main memory.  Within the
+ * window the second look finds it in the cache.  Holding never changes the
+ * run: when nothing is ready the held lists claim on (claims_force), and a
+ * breakpoint lifts the window (viper_run_bound_claims). */
+static inline gboolean
+claims_full (const ViperRun *run, const ViperSeqList *l)
+{
+  return run->claim_window && l->claimed_ahead >= (l->claim_limit ? l->claim_limit : run->claim_window);
+}
+
+static void
+hold (ViperRun *run, ViperSeqList *l)
+{
+  l->held = TRUE;
+  if (!l->in_held)
+    {
+      l->in_held = TRUE;
+      g_ptr_array_add (run->held, l);
+    }
+}
+
+/* Claim in order until the cursor stalls or the window is full; when every
+ * queued tram is claimed, queue the next batch the cut can pass (seqlist.c). */
 static void
 advance_claims (ViperRun *run, ViperSeqList *l)
 {
@@ -578,20 +602,91 @@ advance_claims (ViperRun *run, ViperSeqList *l)
     {
       while (l->claim && !l->stalled)
         {
+          if (G_UNLIKELY (claims_full (run, l)))
+            {
+              hold (run, l);
+              return;
+            }
           ViperTram *t = l->claim;
           if (t->next)
             viper_tram_prefetch (t->next);
           if (!claim (run, l, t))
             break;
+          l->claimed_ahead++;
           l->claim = t->next;
           maybe_ready (run, l, t);
         }
       if (l->claim || l->stalled || !l->pages)
         return;
+      if (G_UNLIKELY (claims_full (run, l)))
+        {
+          hold (run, l);
+          return;
+        }
       ViperTram *first;
       if (!viper_seqlist_drain (l, &first, VIPER_SEQ_BATCH))
         return;
     }
+}
+
+static void drain_resume (ViperRun *run);
+static guint32 claim_window_default (void);
+
+/* Held lists claim on: by one more window each while nothing is ready, or
+ * (all) to the end of what they hold. */
+static void
+claims_force (ViperRun *run, gboolean all)
+{
+  while ((all || !run->heap_len) && run->held->len)
+    {
+      GPtrArray *todo = run->held;
+      run->held = run->held_spare;
+      run->held_spare = todo;
+      for (guint i = 0; i < todo->len; i++)
+        {
+          ViperSeqList *l = todo->pdata[i];
+          l->in_held = FALSE;
+          if (!l->held)
+            continue;
+          l->held = FALSE;
+          l->claim_limit = all ? 0 : l->claimed_ahead + run->claim_window;
+          advance_claims (run, l);
+        }
+      g_ptr_array_set_size (todo, 0);
+      drain_resume (run);
+    }
+}
+
+guint
+viper_run_claims_held (const ViperRun *run)
+{
+  guint n = 0;
+  for (guint i = 0; i < run->held->len; i++)
+    n += ((const ViperSeqList *) run->held->pdata[i])->held;
+  return n;
+}
+
+void
+viper_run_bound_claims (ViperRun *run, gboolean bounded)
+{
+  guint32 trams = bounded ? run->claim_window_default : 0;
+  if (run->claim_window == trams)
+    return;
+  run->claim_window = trams;
+  if (!trams)
+    claims_force (run, TRUE);
+}
+
+/* VIPER_CLAIM_WINDOW=N in the environment sets another window (tests run
+ * with 1, the tightest; 0 = no bound); anything else keeps the default. */
+static guint32
+claim_window_default (void)
+{
+  const char *v = g_getenv ("VIPER_CLAIM_WINDOW");
+  guint64 n;
+  if (v && g_ascii_string_to_unsigned (v, 10, 0, G_MAXUINT32, &n, NULL))
+    return (guint32) n;
+  return VIPER_RUN_CLAIM_WINDOW;
 }
 
 static void
@@ -628,6 +723,10 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   viper_buckets_init (&run->buckets);
   run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
   run->resume = g_ptr_array_new ();
+  run->held = g_ptr_array_new ();
+  run->held_spare = g_ptr_array_new ();
+  run->claim_window_default = claim_window_default ();
+  run->claim_window = run->claim_window_default;
   run->clock = -INFINITY;
   run->join = paradigm->join ? viper_join_new (paradigm->join) : NULL;
   if (run->join && paradigm->join->may_join)
@@ -684,6 +783,7 @@ clear_all (ViperRun *run)
   prim_free_all (run);
   run->heap_len = 0;
   g_ptr_array_set_size (run->resume, 0);
+  g_ptr_array_set_size (run->held, 0);
   g_hash_table_remove_all (run->rejected_at);
   run->clock = -INFINITY;
   memset (&run->counts, 0, sizeof run->counts);
@@ -704,6 +804,8 @@ viper_run_free (ViperRun *run)
   g_free (run->heap);
   g_free (run->type_joins);
   g_ptr_array_free (run->resume, TRUE);
+  g_ptr_array_free (run->held, TRUE);
+  g_ptr_array_free (run->held_spare, TRUE);
   g_free (run);
 }
 
@@ -748,7 +850,6 @@ data_column (const ViperTram *t, guint i)
 }
 
 static void advance_claims (ViperRun *run, ViperSeqList *l);
-static void drain_resume (ViperRun *run);
 
 /* A rejected line does not strand its module (spec section 1): when its
  * sequence number can be read it counts as used, and the line is remembered
@@ -936,7 +1037,7 @@ viper_run_insert (ViperRun *run, ViperTram *t)
                       " modules (--max-procs): line not accepted", t->proc, run->max_procs);
   ViperSeqList *l = list_get (run, t->proc, TRUE);
   if (G_UNLIKELY (run->counts.read - 1 - run->counts.transferred - run->counts.rejected >= run->max_pending)
-      && (t->seq > l->next_seq || l->claim))
+      && (t->seq > l->next_seq || (l->claim && !l->held)))
     {
       /* Live memory is bounded.  A tram that would only wait (above a gap
        * in its module, or behind a claim that waits) is refused past the
@@ -996,6 +1097,8 @@ viper_run_count_rejected (ViperRun *run, guint64 n)
 const ViperTram *
 viper_run_peek (ViperRun *run)
 {
+  if (G_UNLIKELY (!run->heap_len) && run->held->len)
+    claims_force (run, FALSE);
   if (!run->heap_len)
     return NULL;
   return run->heap[run->any_order ? run->heap_len - 1 : 0].t;
@@ -1009,6 +1112,8 @@ viper_run_transfer_next (ViperRun *run)
       viper_tram_pool_release (run->pool, run->last_out);
       run->last_out = NULL;
     }
+  if (G_UNLIKELY (!run->heap_len) && run->held->len)
+    claims_force (run, FALSE);
   ViperSeqList *l = NULL;
   ViperTram *t = heap_pop (run, &l);
   if (!t)
@@ -1034,6 +1139,8 @@ viper_run_transfer_next (ViperRun *run)
     l->tail = NULL;
   if (l->claim == t)
     l->claim = t->next;
+  else if (l->claimed_ahead)
+    l->claimed_ahead--;
   t->next = NULL;
 
   run->cause_valid = FALSE;
@@ -1068,6 +1175,16 @@ viper_run_transfer_next (ViperRun *run)
   wake_waiters (run, waiters, t->adjusted);
   if (run->join && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]))
     viper_join_transferred (run->join, t, join_ready, run);
+  if (G_UNLIKELY (l->held || l->claim_limit) && l->claimed_ahead <= run->claim_window / 2)
+    {
+      l->claim_limit = 0;
+      if (l->held)
+        {
+          l->held = FALSE;
+          advance_claims (run, l);
+          drain_resume (run);
+        }
+    }
   run->last_out = t;
   return t;
 }

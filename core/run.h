@@ -79,6 +79,16 @@ void viper_run_note_rejected (ViperRun *run, gint64 proc, gint64 d1, guint32 cha
  * returned by transfer_next stays valid until the next call that changes the
  * run (insert, transfer_next, reset, free). */
 const ViperTram *viper_run_peek (ViperRun *run);
+/* Trams a list claims ahead of its first (issue 11: claimed trams are looked
+ * at again when they leave, and within the window they are still in the
+ * cache).  The adjusted times and states are the same either way; a
+ * breakpoint needs every tram claimed that can be (bounded FALSE, which
+ * claims on at once).  Bounded by default, with VIPER_CLAIM_WINDOW trams
+ * from the environment or this many. */
+#define VIPER_RUN_CLAIM_WINDOW 256u
+void viper_run_bound_claims (ViperRun *run, gboolean bounded);
+/* Lists whose claim cursor waits at the window now (for tests). */
+guint viper_run_claims_held (const ViperRun *run);
 const ViperTram *viper_run_transfer_next (ViperRun *run);
 
 /* Post-mortem clock modes (core/clocksync.h): map is called for every

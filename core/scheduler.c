@@ -239,6 +239,10 @@ static void
 set_stopped (ViperScheduler *s, ViperStopReason why)
 {
   s->last_stop = why;
+  /* what the stop point shows (the stuck lists' reasons) does not depend
+   * on the claim window: held lists claim on */
+  if (why != VIPER_STOP_NONE && s->run)
+    viper_run_bound_claims (s->run, FALSE);
   if (why == VIPER_STOP_BREAKPOINT)
     s->stop_bp = s->breakpoint;
   if (why != VIPER_STOP_WAITING && why != VIPER_STOP_NONE)
@@ -534,6 +538,8 @@ engine_one (ViperScheduler *s, gboolean ahead)
       set_stopped (s, VIPER_STOP_STEP);
       return VIPER_STOP_STEP;
     }
+  /* a breakpoint's stop point needs every tram claimed that can be */
+  viper_run_bound_claims (s->run, isnan (s->breakpoint));
   const ViperTram *next = viper_run_peek (s->run);
   /* Held by the breakpoint: every ready tram would pass it.  A tram not
    * read yet may still be at or before it (the stop point is the set of

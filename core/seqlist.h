@@ -26,6 +26,10 @@ struct _ViperSeqList {
   ViperTram *claim;         /* next to claim into a primitive (NULL: all claimed) */
   ViperTram *tail;
   gboolean stalled;         /* claim cursor waits for a primitive that does not exist yet */
+  gboolean held;            /* claim cursor waits for the head: the claim window is full (run.c) */
+  gboolean in_held;         /* in the run's array of held lists */
+  guint32 claimed_ahead;    /* claimed trams not yet transferred (head .. claim) */
+  guint32 claim_limit;      /* claimed_ahead at which the cursor holds (0: the run's window) */
 
   double offset;            /* clock offset (thesis 5.2) */
   double last_adjusted;     /* t' of the last transferred tram (-inf before) */

@@ -856,6 +856,87 @@ test_reset (void)
   fix_clear (&f);
 }
 
+static gint
+cmp_key (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The claim window (issue 11): a list claims at most N trams ahead of its
+ * first; the run is the same as with no window, and a stop point that lifts
+ * the window (viper_run_bound_claims) explains the stuck lists the same.
+ * The partner's request waits for a START 38 trams into the caller's list,
+ * which arrives last first and so is queued all at once. */
+static char *
+claim_window_run (const char *window, guint *held, char **stuck_text)
+{
+  if (window)
+    g_setenv ("VIPER_CLAIM_WINDOW", window, TRUE);
+  Fix f;
+  fix_init (&f, &test_paradigm, 0.5);
+  g_unsetenv ("VIPER_CLAIM_WINDOW");
+  char line[64];
+  feed (&f, "4 14 110 1 1 3 2 1 0 0");          /* 1:1 P request received: waits for 0:38 */
+  insert_only (&f, "3 14 331 0 0 3 2 40 1 0");    /* 0:40 C end */
+  insert_only (&f, "4 15 330 0 0 3 2 39 1 0");    /* 0:39 C reply received */
+  insert_only (&f, "2 14 300 0 0 3 2 38 1 0");    /* 0:38 C start */
+  for (guint s = 37; s >= 1; s--)
+    {
+      g_snprintf (line, sizeof line, "1 10 %u 0 0 1 2 %u", 200 + s, s);
+      insert_only (&f, line);
+    }
+  *held = viper_run_claims_held (f.run);
+  viper_run_bound_claims (f.run, FALSE);         /* a stop point */
+  g_assert_cmpuint (viper_run_claims_held (f.run), ==, 0);
+  GArray *stuck = viper_run_stuck (f.run);
+  GString *st = g_string_new (NULL);
+  for (guint i = 0; i < stuck->len; i++)
+    g_string_append_printf (st, "%" G_GINT64_FORMAT ": %s (%" G_GUINT64_FORMAT ")\n",
+                            g_array_index (stuck, ViperStuck, i).proc,
+                            g_array_index (stuck, ViperStuck, i).waiting_for,
+                            g_array_index (stuck, ViperStuck, i).trams);
+  viper_stuck_array_free (stuck);
+  *stuck_text = g_string_free (st, FALSE);
+  viper_run_bound_claims (f.run, TRUE);
+  drain (&f);
+  feed (&f, "5 15 320 1 1 3 2 2 0 0");          /* 1:2 P reply sent */
+  ViperCounts c;
+  viper_run_counts (f.run, &c);
+  g_assert_cmpuint (c.transferred, ==, 42);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (viper_run_claims_held (f.run), ==, 0);
+  GPtrArray *keys = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < f.out->len; i++)
+    g_ptr_array_add (keys, g_strdup_printf ("%s@%.17g", (char *) f.out->pdata[i], g_array_index (f.out_adj, double, i)));
+  g_ptr_array_sort (keys, cmp_key);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < keys->len; i++)
+    g_string_append_printf (out, "%s\n", (char *) keys->pdata[i]);
+  g_ptr_array_unref (keys);
+  fix_clear (&f);
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_claim_window (void)
+{
+  guint held_none, held_2, held_1;
+  char *stuck_none, *stuck_2, *stuck_1;
+  char *none = claim_window_run ("0", &held_none, &stuck_none);
+  char *w2 = claim_window_run ("2", &held_2, &stuck_2);
+  char *w1 = claim_window_run ("1", &held_1, &stuck_1);
+  g_assert_cmpuint (held_none, ==, 0);
+  g_assert_cmpuint (held_2, ==, 1);                /* the caller's list waits at its window */
+  g_assert_cmpuint (held_1, ==, 1);
+  g_assert_nonnull (strstr (stuck_none, "1: "));
+  g_assert_cmpstr (stuck_2, ==, stuck_none);
+  g_assert_cmpstr (stuck_1, ==, stuck_none);
+  g_assert_cmpstr (w2, ==, none);
+  g_assert_cmpstr (w1, ==, none);
+  g_free (none), g_free (w2), g_free (w1);
+  g_free (stuck_none), g_free (stuck_2), g_free (stuck_1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -879,5 +960,6 @@ main (int argc, char **argv)
   g_test_add_func ("/run/seq/far-ahead", test_far_ahead_sequence);
   g_test_add_func ("/run/seq/many-far-ahead", test_many_far_ahead);
   g_test_add_func ("/run/reset", test_reset);
+  g_test_add_func ("/run/claim-window", test_claim_window);
   return g_test_run ();
 }
