@@ -90,6 +90,7 @@ test_file (Fixture *f, gconstpointer data)
   g_assert_cmpint (viper_probe_emit_at (pm, 12100, 1, 13, 0, 0, NULL), ==, 0);
   g_assert_cmpint (viper_probe_emit_at (pm, 1.0 / 0.0, 1, 13, 0, 0, NULL), ==, -1);
   g_assert_nonnull (strstr (viper_probe_error (p), "finite"));
+  g_assert_cmpuint (viper_probe_lines_lost (p), ==, 0);   /* refused, not lost: the channel works */
   viper_probe_module_free (m);
   viper_probe_module_free (pm);
   g_assert_cmpint (viper_probe_close (p), ==, 0);
@@ -246,11 +247,19 @@ test_unix (Fixture *f, gconstpointer data)
     for (int i = 0; i < 1000 && rc == 0; i++)
       rc = viper_probe_emit_at (m, i, 1, 10, 0, 0, NULL);
     g_assert_cmpint (rc, ==, -1);
-    g_assert_nonnull (strstr (viper_probe_error (p), "write"));
+    g_assert_true (g_str_has_prefix (viper_probe_error (p), "write: "));
+    /* the line being written is counted, and each later one */
+    g_assert_true (g_str_has_suffix (viper_probe_error (p), "; 1 line of this channel was not delivered, nor will later ones be"));
+    g_assert_cmpuint (viper_probe_lines_lost (p), ==, 1);
     g_assert_cmpint (viper_probe_emit_at (m, 0, 1, 10, 0, 0, NULL), ==, -1);  /* stays broken */
+    g_assert_cmpuint (viper_probe_lines_lost (p), ==, 2);
+    viper_probe_module_set_tracing (m, false);   /* discarded on purpose: not lost */
+    g_assert_cmpint (viper_probe_emit_at (m, 0, 1, 10, 0, 0, NULL), ==, -1);
+    g_assert_cmpuint (viper_probe_lines_lost (p), ==, 2);
   }
   viper_probe_module_free (m);
   g_assert_cmpint (viper_probe_close (p), ==, -1);
+  g_assert_true (g_str_has_suffix (viper_probe_error (NULL), "; 2 lines of this channel were not delivered"));
 
   close (lfd);
   g_unlink (sock);
