@@ -596,7 +596,7 @@ test_write_timeout_zero (Fixture *f, gconstpointer data)
     return;
   }
   g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
-  g_test_trap_subprocess (NULL, G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_subprocess (NULL, 2 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_failed ();                 /* killed at the time limit */
   g_test_trap_assert_stdout ("filling\n");      /* while it was writing */
   char *sock = g_build_filename (f->dir, "zero.sock", NULL);
