@@ -18,11 +18,22 @@
  *   is all Viper's run construction needs from a channel (spec/picl.md 2).
  *   One mutex per channel instead of per module: two modules on one channel
  *   must not interleave bytes inside a line anyway.
- * - Writes are full writes: EINTR and short writes are retried, EAGAIN on
- *   a descriptor someone made non-blocking waits with poll.  Sockets are
- *   written with send(MSG_NOSIGNAL) so a Viper that goes away yields EPIPE
- *   instead of SIGPIPE.  After the first write error the channel is marked
- *   broken and stays so; the program keeps running, its trace is over.
+ * - Writes are full writes: EINTR and short writes are retried.  Sockets
+ *   are written with send(MSG_NOSIGNAL) so a Viper that goes away yields
+ *   EPIPE instead of SIGPIPE.  After the first write error the channel is
+ *   marked broken and stays so; the program keeps running, its trace is
+ *   over, and every later call returns -1 at once.
+ * - A write waits for a reader that is slow, but not for one that stopped:
+ *   sockets, pipes and terminals are written without blocking (send with
+ *   MSG_DONTWAIT; pipes in pieces of PIPE_BUF after poll said there is
+ *   room) and wait in poll, at most VIPER_PROBE_WRITE_TIMEOUT seconds
+ *   (default 10) without progress.  Past that the channel breaks like on a
+ *   write error.  A slow viewer therefore slows the program (nothing is
+ *   dropped while the channel works: a dropped line is a sequence gap Viper
+ *   waits for), a stalled or suspended one holds it at most that long, and
+ *   the lines that never left are counted (viper_probe_lines_lost), never
+ *   lost silently.  libviper-mpi chooses otherwise (it drops and counts
+ *   lines and never waits): its records carry no sequence numbers.
  * - No GLib: the library links into arbitrary programs (Fortran via a C
  *   shim, in the thesis), so it uses libc, POSIX sockets and pthreads only.
  */
@@ -30,6 +41,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <netdb.h>
 #include <poll.h>
@@ -39,19 +51,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #define ERR_LEN 256
 
+/* How a descriptor is written. */
+enum {
+  KIND_FILE,     /* a regular file or block device: write(), never waits on a reader */
+  KIND_SOCKET,   /* send(MSG_DONTWAIT), poll when full */
+  KIND_PIPE      /* pipe, FIFO, terminal: poll, then write() at most PIPE_BUF */
+};
+
 struct ViperProbe {
   pthread_mutex_t lock;
   int fd;
-  bool is_socket;
+  int kind;
+  bool nosignal;          /* a socket we opened: send(MSG_NOSIGNAL) */
   bool owns_fd;
   bool buffering;
   bool broken;
+  double write_timeout;   /* seconds without progress; 0 = no bound */
+  uint64_t lost;          /* lines accepted but not delivered */
+  char cause[ERR_LEN];    /* why the channel broke, without the count */
   int decimals;
   size_t limit;
   char *buf;
@@ -93,21 +117,41 @@ monotonic_ms (void *user_data)
 
 /* ---- opening ------------------------------------------------------------ */
 
-/* How long a connect may wait (VIPER_PROBE_CONNECT_TIMEOUT seconds, default
- * 5, as libviper-mpi): a viewer whose backlog is full, or a host that drops
- * SYNs, would otherwise hold the program in viper_probe_open for minutes
- * (TCP: the kernel's SYN retries, about 130 s) or for ever (Unix). */
-static double
-connect_timeout (void)
+/* Seconds from an environment variable, parsed strictly: digits with at
+ * most one decimal point, 0 to 3600 (0 = no bound); unset or empty gives
+ * dflt.  Anything else ("abc", "-1", "1e3", " 5", "inf") fails with
+ * open_error naming the variable: a typo must not silently give the
+ * default.  Shared by VIPER_PROBE_CONNECT_TIMEOUT and
+ * VIPER_PROBE_WRITE_TIMEOUT; the range is that of libviper-mpi's
+ * VIPER_MPI_LIVE_TIMEOUT. */
+static int
+env_seconds (const char *name, double dflt, double *out)
 {
-  const char *e = getenv ("VIPER_PROBE_CONNECT_TIMEOUT");
-  if (e && *e) {
-    char *end = NULL;
-    double v = strtod (e, &end);
-    if (end && !*end && v > 0 && v <= 3600)
-      return v;
+  const char *e = getenv (name);
+  const char *c;
+  int digits = 0, points = 0;
+
+  *out = dflt;
+  if (!e || !*e)
+    return 0;
+  for (c = e; *c; c++) {
+    if (*c >= '0' && *c <= '9')
+      digits++;
+    else if (*c == '.')
+      points++;
+    else
+      break;
   }
-  return 5.0;
+  if (!*c && digits > 0 && points <= 1) {
+    double v = strtod (e, NULL);
+    if (v >= 0 && v <= 3600) {
+      *out = v;
+      return 0;
+    }
+  }
+  set_err (open_error, "%s='%.64s': expected seconds from 0 to 3600 (0: no bound)", name, e);
+  errno = EINVAL;
+  return -1;
 }
 
 static double
@@ -119,14 +163,21 @@ now_s (void)
 }
 
 /* connect() with a bounded wait: 0, or -1 with errno (ETIMEDOUT when the
- * bound passed).  The descriptor is put back in blocking mode. */
+ * bound passed).  How long a connect may wait is VIPER_PROBE_CONNECT_TIMEOUT
+ * seconds (default 5, as libviper-mpi; 0 = no bound): a viewer whose
+ * backlog is full, or a host that drops SYNs, would otherwise hold the
+ * program in viper_probe_open for minutes (TCP: the kernel's SYN retries,
+ * about 130 s) or for ever (Unix).  The descriptor is put back in blocking
+ * mode. */
 static int
-connect_bounded (int fd, const struct sockaddr *sa, socklen_t len)
+connect_bounded (int fd, const struct sockaddr *sa, socklen_t len, double timeout)
 {
+  if (timeout == 0)
+    return connect (fd, sa, len);   /* no bound: a blocking connect */
   int fl = fcntl (fd, F_GETFL);
   if (fl < 0 || fcntl (fd, F_SETFL, fl | O_NONBLOCK) < 0)
     return -1;
-  double deadline = now_s () + connect_timeout ();
+  double deadline = now_s () + timeout;
   int rc = connect (fd, sa, len);
   while (rc < 0) {
     double left = deadline - now_s ();
@@ -179,7 +230,7 @@ connect_bounded (int fd, const struct sockaddr *sa, socklen_t len)
 }
 
 static int
-connect_unix (const char *path)
+connect_unix (const char *path, double timeout)
 {
   struct sockaddr_un sa;
   int fd;
@@ -197,7 +248,7 @@ connect_unix (const char *path)
     set_err (open_error, "unix:%s: socket: %s", path, strerror (errno));
     return -1;
   }
-  if (connect_bounded (fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
+  if (connect_bounded (fd, (struct sockaddr *) &sa, sizeof sa, timeout) < 0) {
     int e = errno;
     set_err (open_error, "unix:%s: connect: %s", path, strerror (e));
     close (fd);
@@ -208,7 +259,7 @@ connect_unix (const char *path)
 }
 
 static int
-connect_tcp (const char *hostport)
+connect_tcp (const char *hostport, double timeout)
 {
   char host[256];
   const char *colon = strrchr (hostport, ':');
@@ -251,7 +302,7 @@ connect_tcp (const char *hostport)
       e = errno;
       continue;
     }
-    rc = connect_bounded (fd, ai->ai_addr, ai->ai_addrlen);
+    rc = connect_bounded (fd, ai->ai_addr, ai->ai_addrlen, timeout);
     if (rc == 0)
       break;
     e = errno;
@@ -270,19 +321,26 @@ ViperProbe *
 viper_probe_open (const char *dest)
 {
   ViperProbe *p;
-  int fd;
+  int fd, kind = KIND_FILE;
   bool sock = false, owns = true;
+  double connect_timeout, write_timeout;
+  struct stat st;
 
   if (!dest || !*dest) {
     set_err (open_error, "empty destination");
     errno = EINVAL;
     return NULL;
   }
+  /* both checked for every destination, as libviper-mpi checks its
+   * variables at Init: a bad value is said at once, not when it matters */
+  if (env_seconds ("VIPER_PROBE_CONNECT_TIMEOUT", 5.0, &connect_timeout) < 0
+      || env_seconds ("VIPER_PROBE_WRITE_TIMEOUT", 10.0, &write_timeout) < 0)
+    return NULL;
   if (strncmp (dest, "tcp:", 4) == 0) {
-    fd = connect_tcp (dest + 4);
+    fd = connect_tcp (dest + 4, connect_timeout);
     sock = true;
   } else if (strncmp (dest, "unix:", 5) == 0) {
-    fd = connect_unix (dest + 5);
+    fd = connect_unix (dest + 5, connect_timeout);
     sock = true;
   } else if (strcmp (dest, "-") == 0) {
     fd = STDOUT_FILENO;
@@ -295,6 +353,12 @@ viper_probe_open (const char *dest)
   }
   if (fd < 0)
     return NULL;
+  if (sock)
+    kind = KIND_SOCKET;
+  else if (fstat (fd, &st) == 0 && S_ISSOCK (st.st_mode))
+    kind = KIND_SOCKET;   /* "-" handed a socket: bounded too, SIGPIPE as the process says */
+  else if (fstat (fd, &st) != 0 || !(S_ISREG (st.st_mode) || S_ISBLK (st.st_mode)))
+    kind = KIND_PIPE;     /* pipes, FIFOs, terminals: whatever may have a reader that stalls */
 
   p = calloc (1, sizeof *p);
   if (!p) {
@@ -306,8 +370,10 @@ viper_probe_open (const char *dest)
   }
   pthread_mutex_init (&p->lock, NULL);
   p->fd = fd;
-  p->is_socket = sock;
+  p->kind = kind;
+  p->nosignal = sock;
   p->owns_fd = owns;
+  p->write_timeout = write_timeout;
   p->decimals = 3;
   p->clock = monotonic_ms;
   return p;
@@ -321,37 +387,109 @@ viper_probe_error (const ViperProbe *p)
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* Called with the lock held.  Writes buf[0..len) fully or fails. */
+/* Called with the lock held: the channel is over.  The lines in
+ * buf[off..len) never left whole (the first may have left in part): they
+ * are counted, and the error says why and how many.  A socket we opened is
+ * shut down for writing, so a viewer that reads again sees the stream end
+ * instead of waiting for lines that will not come. */
+static void
+break_channel (ViperProbe *p, size_t off, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (p->cause, ERR_LEN, fmt, ap);
+  va_end (ap);
+  for (size_t i = off; i < p->len; i++)
+    p->lost += p->buf[i] == '\n';
+  set_err (p->err, "%s; %llu line%s of this channel %s not delivered, nor will later ones be", p->cause,
+           (unsigned long long) p->lost, p->lost == 1 ? "" : "s", p->lost == 1 ? "was" : "were");
+  p->broken = true;
+  p->len = 0;
+  if (p->kind == KIND_SOCKET && p->owns_fd)
+    shutdown (p->fd, SHUT_WR);
+}
+
+/* Called with the lock held: wait until fd takes bytes.  1 when it may,
+ * 0 when *deadline passed (none if the bound is 0), -1 on a poll error. */
+static int
+wait_writable (ViperProbe *p, double deadline)
+{
+  for (;;) {
+    int ms = -1;
+    if (p->write_timeout > 0) {
+      double left = deadline - now_s ();
+      if (left <= 0)
+        return 0;
+      ms = (int) ceil (left * 1000);
+    }
+    struct pollfd pfd = { .fd = p->fd, .events = POLLOUT };
+    int n = poll (&pfd, 1, ms);
+    if (n > 0)
+      return 1;   /* writable, or an error/hangup the next write reports */
+    if (n < 0 && errno != EINTR)
+      return -1;
+  }
+}
+
+/* Called with the lock held.  Writes buf[0..len) fully or breaks the
+ * channel: on a write error, or when nothing could be written for
+ * write_timeout seconds (the time runs from the last progress, so a slow
+ * reader is waited for, a stalled one is not). */
 static int
 write_out (ViperProbe *p)
 {
   size_t off = 0;
+  double deadline = p->write_timeout > 0 ? now_s () + p->write_timeout : 0;
 
   if (p->broken)
     return -1;
   while (off < p->len) {
     ssize_t k;
-    if (p->is_socket)
-      k = send (p->fd, p->buf + off, p->len - off, MSG_NOSIGNAL);
-    else
-      k = write (p->fd, p->buf + off, p->len - off);
-    if (k < 0) {
-      if (errno == EINTR)
-        continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        struct pollfd pfd = { .fd = p->fd, .events = POLLOUT };
-        if (poll (&pfd, 1, -1) >= 0 || errno == EINTR)
-          continue;
+    size_t n = p->len - off;
+    if (p->kind == KIND_SOCKET) {
+      k = send (p->fd, p->buf + off, n, MSG_DONTWAIT | (p->nosignal ? MSG_NOSIGNAL : 0));
+    } else if (p->kind == KIND_PIPE) {
+      /* poll says a pipe is writable when PIPE_BUF bytes fit; a larger
+       * blocking write could wait for the reader */
+      int w = wait_writable (p, deadline);
+      if (w == 0)
+        goto timed_out;
+      if (w < 0) {
+        break_channel (p, off, "poll: %s", strerror (errno));
+        return -1;
       }
-      set_err (p->err, "write: %s", strerror (errno));
-      p->broken = true;
-      p->len = 0;
-      return -1;
+      k = write (p->fd, p->buf + off, n < PIPE_BUF ? n : PIPE_BUF);
+    } else {
+      k = write (p->fd, p->buf + off, n);
     }
-    off += (size_t) k;
+    if (k > 0) {
+      off += (size_t) k;
+      if (p->write_timeout > 0)
+        deadline = now_s () + p->write_timeout;
+      continue;
+    }
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      /* a full socket, or a descriptor someone made non-blocking */
+      int w = wait_writable (p, deadline);
+      if (w > 0)
+        continue;
+      if (w == 0)
+        goto timed_out;
+    }
+    if (k == 0)
+      errno = EIO;
+    break_channel (p, off, "write: %s", strerror (errno));
+    return -1;
   }
   p->len = 0;
   return 0;
+
+timed_out:
+  break_channel (p, off, "%s stopped reading: nothing could be written for %g s",
+                 p->kind == KIND_SOCKET ? "the viewer" : "the reader", p->write_timeout);
+  return -1;
 }
 
 /* Called with the lock held: room for need more bytes. */
@@ -407,6 +545,10 @@ viper_probe_close (ViperProbe *p)
     set_err (p->err, "close: %s", strerror (errno));
     set_err (open_error, "%s", p->err);
     rc = -1;
+  } else if (rc < 0 && p->broken) {
+    /* the final count: the lines lost when the channel broke and since */
+    set_err (open_error, "%s; %llu line%s of this channel %s not delivered", p->cause,
+             (unsigned long long) p->lost, p->lost == 1 ? "" : "s", p->lost == 1 ? "was" : "were");
   } else if (rc < 0) {
     set_err (open_error, "%s", p->err);
   }
@@ -465,6 +607,16 @@ viper_probe_buffered (const ViperProbe *p)
   return n;
 }
 
+uint64_t
+viper_probe_lines_lost (const ViperProbe *p)
+{
+  uint64_t n;
+  pthread_mutex_lock ((pthread_mutex_t *) &p->lock);
+  n = p->lost;
+  pthread_mutex_unlock ((pthread_mutex_t *) &p->lock);
+  return n;
+}
+
 int
 viper_probe_comment (ViperProbe *p, const char *text)
 {
@@ -472,7 +624,9 @@ viper_probe_comment (ViperProbe *p, const char *text)
   int rc = -1;
 
   pthread_mutex_lock (&p->lock);
-  if (!p->broken && reserve (p, n + 3) == 0) {
+  if (p->broken)
+    p->lost++;
+  else if (reserve (p, n + 3) == 0) {
     p->buf[p->len++] = '#';
     p->buf[p->len++] = ' ';
     for (size_t i = 0; i < n; i++)  /* one line: a newline in text would end the comment */
@@ -565,8 +719,11 @@ emit_locked (ViperProbeModule *m, bool have_time, double time, int rec, int ev, 
   ViperProbe *p = m->p;
   int k;
 
-  if (p->broken)
+  if (p->broken) {
+    if (m->tracing)
+      p->lost++;   /* not delivered either: counted, as the lines the break cut off */
     return -1;
+  }
   if (!m->tracing)
     return 0;
   if (!have_time)

@@ -43,11 +43,18 @@ typedef double (*ViperProbeClock) (void *user_data);
 /* Open a channel.  dest is "tcp:HOST:PORT" (HOST may be [v6addr]),
  * "unix:PATH", "-" (standard output, not closed by viper_probe_close),
  * "file:PATH" or any other string, taken as a file path (created or
- * truncated).  Returns NULL on failure; see viper_probe_error (NULL). */
+ * truncated).  Returns NULL on failure; see viper_probe_error (NULL).
+ * The environment sets two bounds, in seconds from 0 to 3600 (0 = none):
+ * VIPER_PROBE_CONNECT_TIMEOUT (default 5), how long a connect may wait, and
+ * VIPER_PROBE_WRITE_TIMEOUT (default 10), how long a write to a socket,
+ * pipe or terminal may make no progress before the channel breaks.  A value
+ * that is not such a number makes the open fail, naming the variable. */
 ViperProbe *viper_probe_open (const char *dest);
 
 /* Flush, close the descriptor (unless it is standard output) and free.
- * Returns -1 if the final flush failed.  NULL is accepted. */
+ * Returns -1 if the final flush failed (or the channel had broken); then
+ * viper_probe_error (NULL) says why, with the final count of lines not
+ * delivered.  NULL is accepted. */
 int viper_probe_close (ViperProbe *p);
 
 /* Description of the last failure on p, or with p == NULL of the calling
@@ -75,9 +82,16 @@ void viper_probe_set_buffer_limit (ViperProbe *p, size_t bytes);
 
 /* Write every buffered line.  Full writes: retried on EINTR and partial
  * writes; sockets use MSG_NOSIGNAL, so a closed peer gives an error, not
- * SIGPIPE.  After a write error the channel stays broken (every later call
- * fails with the same error). */
+ * SIGPIPE.  A reader that takes nothing for VIPER_PROBE_WRITE_TIMEOUT
+ * seconds breaks the channel as a write error does.  After either the
+ * channel stays broken: every later call fails at once with the same error,
+ * which says why and how many lines were not delivered. */
 int viper_probe_flush (ViperProbe *p);
+
+/* Lines given to this channel (emits with tracing on, comments) that were
+ * not delivered: those in the buffer or cut when the channel broke, and
+ * every one offered since.  0 while the channel works. */
+uint64_t viper_probe_lines_lost (const ViperProbe *p);
 
 /* Bytes currently buffered. */
 size_t viper_probe_buffered (const ViperProbe *p);

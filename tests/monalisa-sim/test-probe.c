@@ -4,7 +4,10 @@
  * on a Unix socket.  The socket test runs in one thread without waiting for
  * anything: connect() completes against the listen backlog, the few
  * kilobytes written fit in the socket buffer, and the test accepts and reads
- * to end of file only after the probe has closed.
+ * to end of file only after the probe has closed.  The write-bound tests
+ * (a viewer that stops reading, one that reads slowly) run where a probe
+ * that waits for ever fails the test instead of holding it: a subprocess
+ * with a time limit.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -16,6 +19,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "viper-probe.h"
@@ -86,6 +90,7 @@ test_file (Fixture *f, gconstpointer data)
   g_assert_cmpint (viper_probe_emit_at (pm, 12100, 1, 13, 0, 0, NULL), ==, 0);
   g_assert_cmpint (viper_probe_emit_at (pm, 1.0 / 0.0, 1, 13, 0, 0, NULL), ==, -1);
   g_assert_nonnull (strstr (viper_probe_error (p), "finite"));
+  g_assert_cmpuint (viper_probe_lines_lost (p), ==, 0);   /* refused, not lost: the channel works */
   viper_probe_module_free (m);
   viper_probe_module_free (pm);
   g_assert_cmpint (viper_probe_close (p), ==, 0);
@@ -242,11 +247,19 @@ test_unix (Fixture *f, gconstpointer data)
     for (int i = 0; i < 1000 && rc == 0; i++)
       rc = viper_probe_emit_at (m, i, 1, 10, 0, 0, NULL);
     g_assert_cmpint (rc, ==, -1);
-    g_assert_nonnull (strstr (viper_probe_error (p), "write"));
+    g_assert_true (g_str_has_prefix (viper_probe_error (p), "write: "));
+    /* the line being written is counted, and each later one */
+    g_assert_true (g_str_has_suffix (viper_probe_error (p), "; 1 line of this channel was not delivered, nor will later ones be"));
+    g_assert_cmpuint (viper_probe_lines_lost (p), ==, 1);
     g_assert_cmpint (viper_probe_emit_at (m, 0, 1, 10, 0, 0, NULL), ==, -1);  /* stays broken */
+    g_assert_cmpuint (viper_probe_lines_lost (p), ==, 2);
+    viper_probe_module_set_tracing (m, false);   /* discarded on purpose: not lost */
+    g_assert_cmpint (viper_probe_emit_at (m, 0, 1, 10, 0, 0, NULL), ==, -1);
+    g_assert_cmpuint (viper_probe_lines_lost (p), ==, 2);
   }
   viper_probe_module_free (m);
   g_assert_cmpint (viper_probe_close (p), ==, -1);
+  g_assert_true (g_str_has_suffix (viper_probe_error (NULL), "; 2 lines of this channel were not delivered"));
 
   close (lfd);
   g_unlink (sock);
@@ -404,6 +417,303 @@ test_connect_timeout (Fixture *f, gconstpointer data)
   }
 }
 
+/* ---- the write bound: a viewer that stops reading ----------------------- */
+
+/* Everything the reader fd gives until end of file, waiting at most 10 s
+ * for each piece (the writer has closed or shut down: nothing should wait). */
+static GString *
+read_to_eof (int fd)
+{
+  GString *got = g_string_new (NULL);
+  char buf[65536];
+  for (int i = 0; i < 100000; i++) {
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    g_assert_cmpint (poll (&pfd, 1, 10000), ==, 1);
+    ssize_t k = read (fd, buf, sizeof buf);
+    g_assert_cmpint (k, >=, 0);
+    if (k == 0)
+      return got;
+    g_string_append_len (got, buf, k);
+  }
+  g_assert_not_reached ();
+}
+
+/* The complete lines of a received stream, checked: line k (from 0) is the
+ * module's tram SEQ k + 1 with datum k (written by emit_numbered).  Returns
+ * how many; a cut last line (the one the break interrupted) is allowed. */
+static long
+check_numbered (const GString *got)
+{
+  long k = 0;
+  const char *c = got->str, *end = got->str + got->len;
+  while (c < end) {
+    const char *nl = memchr (c, '\n', (size_t) (end - c));
+    if (!nl)
+      break;   /* the line the break cut */
+    char *line = g_strndup (c, (gsize) (nl - c));
+    char *want = g_strdup_printf ("1 13 %ld.000 5 0 2 2 %ld %ld", k, k + 1, k);
+    g_assert_cmpstr (line, ==, want);
+    g_free (want);
+    g_free (line);
+    k++;
+    c = nl + 1;
+  }
+  return k;
+}
+
+static int
+emit_numbered (ViperProbeModule *m, long k)
+{
+  return viper_probe_emit_at (m, (double) k, 1, 13, 0, 1, (int64_t[]) { k });
+}
+
+/* The subprocess: a reader (Unix socket or FIFO) that never reads. */
+static void
+stalled_run (const char *dir, gboolean fifo, gboolean buffered)
+{
+  char *path = g_build_filename (dir, fifo ? "stalled.fifo" : "stalled.sock", NULL);
+  char *dest = g_strconcat (fifo ? "file:" : "unix:", path, NULL);
+  int lfd = -1, rfd = -1;
+  if (fifo) {
+    g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+    rfd = open (path, O_RDONLY | O_NONBLOCK);   /* a reader, so the probe's open does not wait */
+    g_assert_cmpint (rfd, >=, 0);
+  } else {
+    lfd = listen_unix (path);
+  }
+  g_setenv ("VIPER_PROBE_WRITE_TIMEOUT", "0.2", TRUE);
+  ViperProbe *p = viper_probe_open (dest);
+  g_assert_nonnull (p);
+  if (!fifo) {
+    rfd = accept (lfd, NULL, NULL);
+    g_assert_cmpint (rfd, >=, 0);
+  }
+  if (buffered) {
+    viper_probe_set_buffering (p, true);
+    viper_probe_set_buffer_limit (p, 16384);
+  }
+  ViperProbeModule *m = viper_probe_module_new (p, 5);
+
+  /* emit until the reader's buffer is full and the bound passes */
+  int rc = 0;
+  long emitted = 0;
+  gint64 took = 0;
+  while (rc == 0 && emitted < 2000000) {
+    gint64 t0 = g_get_monotonic_time ();
+    rc = emit_numbered (m, emitted++);
+    took = g_get_monotonic_time () - t0;
+  }
+  g_assert_cmpint (rc, ==, -1);
+  g_assert_cmpint (took, >=, 190000);    /* it waited for the bound ... */
+  g_assert_cmpint (took, <, 5000000);    /* ... and not much longer */
+  uint64_t lost = viper_probe_lines_lost (p);
+  g_assert_cmpuint (lost, >=, 1);
+  if (!buffered)
+    g_assert_cmpuint (lost, ==, 1);      /* the line being written */
+  else
+    g_assert_cmpuint (lost, >, 1);       /* the buffer's lines too */
+  char *want = g_strdup_printf ("%s stopped reading: nothing could be written for 0.2 s; %" G_GUINT64_FORMAT
+                                " line%s of this channel %s not delivered, nor will later ones be",
+                                fifo ? "the reader" : "the viewer", lost, lost == 1 ? "" : "s",
+                                lost == 1 ? "was" : "were");
+  g_assert_cmpstr (viper_probe_error (p), ==, want);
+  g_free (want);
+
+  /* from now on every call fails at once, counted; the error stays */
+  char *err = g_strdup (viper_probe_error (p));
+  gint64 t0 = g_get_monotonic_time ();
+  for (int i = 0; i < 100; i++)
+    g_assert_cmpint (emit_numbered (m, emitted + i), ==, -1);
+  g_assert_cmpint (viper_probe_comment (p, "late"), ==, -1);
+  g_assert_cmpint (viper_probe_flush (p), ==, -1);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 100000);
+  g_assert_cmpuint (viper_probe_lines_lost (p), ==, lost + 101);
+  g_assert_cmpstr (viper_probe_error (p), ==, err);
+  g_free (err);
+  viper_probe_module_free (m);
+  g_assert_cmpint (viper_probe_close (p), ==, -1);
+  want = g_strdup_printf ("%s stopped reading: nothing could be written for 0.2 s; %" G_GUINT64_FORMAT
+                          " lines of this channel were not delivered",
+                          fifo ? "the reader" : "the viewer", lost + 101);
+  g_assert_cmpstr (viper_probe_error (NULL), ==, want);
+  g_free (want);
+
+  /* the reader got every line up to the break, whole and in order, and then
+   * the end of the stream; with the lost ones that is every line emitted */
+  GString *got = read_to_eof (rfd);
+  g_assert_cmpint (check_numbered (got) + (long) lost, ==, emitted);
+  g_string_free (got, TRUE);
+  close (rfd);
+  if (lfd >= 0)
+    close (lfd);
+  g_unlink (path);
+  g_free (dest);
+  g_free (path);
+}
+
+static void
+test_write_timeout (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  if (g_test_subprocess ()) {
+    const char *kind = g_getenv ("PROBE_TEST_KIND");
+    stalled_run (g_getenv ("PROBE_TEST_DIR"), kind[0] == 'f', strstr (kind, "buffered") != NULL);
+    return;
+  }
+  static const char *const kinds[] = { "unix", "unix buffered", "fifo", "fifo buffered" };
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
+    g_setenv ("PROBE_TEST_KIND", kinds[i], TRUE);
+    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+    /* a probe that waits for ever is killed here and fails the test */
+    g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    g_test_trap_assert_passed ();
+  }
+}
+
+/* VIPER_PROBE_WRITE_TIMEOUT=0: no bound, the write waits for the reader as
+ * long as it takes.  The subprocess fills a stalled socket and must still
+ * be waiting when its time limit kills it. */
+static void
+test_write_timeout_zero (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  if (g_test_subprocess ()) {
+    char *path = g_build_filename (g_getenv ("PROBE_TEST_DIR"), "zero.sock", NULL);
+    char *dest = g_strconcat ("unix:", path, NULL);
+    int lfd = listen_unix (path);
+    g_setenv ("VIPER_PROBE_WRITE_TIMEOUT", "0", TRUE);
+    ViperProbe *p = viper_probe_open (dest);
+    g_assert_nonnull (p);
+    int rfd = accept (lfd, NULL, NULL);
+    g_assert_cmpint (rfd, >=, 0);
+    ViperProbeModule *m = viper_probe_module_new (p, 5);
+    printf ("filling\n");
+    fflush (stdout);
+    for (long k = 0; k < 2000000; k++)
+      if (emit_numbered (m, k) != 0)
+        break;
+    printf ("returned: %s\n", viper_probe_error (p));
+    return;
+  }
+  g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+  g_test_trap_subprocess (NULL, 2 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();                 /* killed at the time limit */
+  g_test_trap_assert_stdout ("filling\n");      /* while it was writing */
+  char *sock = g_build_filename (f->dir, "zero.sock", NULL);
+  g_unlink (sock);
+  g_free (sock);
+}
+
+/* A viewer that reads, slowly: the program is slowed (its writes wait), but
+ * never for the bound at a time, so nothing is lost even though writing
+ * takes far longer than the bound in all. */
+typedef struct {
+  int lfd;
+  GString *got;
+} SlowReader;
+
+static void *
+slow_reader (void *data)
+{
+  SlowReader *r = data;
+  char buf[8192];
+  int fd = accept (r->lfd, NULL, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  for (int i = 0; i < 100000; i++) {
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    g_assert_cmpint (poll (&pfd, 1, 10000), ==, 1);
+    ssize_t k = read (fd, buf, sizeof buf);
+    g_assert_cmpint (k, >=, 0);
+    if (k == 0)
+      break;
+    g_string_append_len (r->got, buf, k);
+    poll (NULL, 0, 5);   /* pacing, not synchronisation: 8 KiB every 5 ms at most */
+  }
+  close (fd);
+  return NULL;
+}
+
+static void
+slow_run (const char *dir, gboolean buffered)
+{
+  char *path = g_build_filename (dir, "slow.sock", NULL);
+  char *dest = g_strconcat ("unix:", path, NULL);
+  SlowReader r = { listen_unix (path), g_string_new (NULL) };
+  pthread_t th;
+  const long n = 100000;   /* about 3.5 MB: at most 1.6 MB/s read, so over 2 s */
+
+  g_setenv ("VIPER_PROBE_WRITE_TIMEOUT", "1", TRUE);
+  ViperProbe *p = viper_probe_open (dest);
+  g_assert_nonnull (p);
+  g_assert_cmpint (pthread_create (&th, NULL, slow_reader, &r), ==, 0);
+  ViperProbeModule *m = viper_probe_module_new (p, 5);
+  if (buffered)
+    viper_probe_set_buffering (p, true);   /* unbounded: one flush writes it all */
+  gint64 t0 = g_get_monotonic_time ();
+  for (long k = 0; k < n; k++)
+    g_assert_cmpint (emit_numbered (m, k), ==, 0);
+  g_assert_cmpint (viper_probe_flush (p), ==, 0);
+  gint64 took = g_get_monotonic_time () - t0;
+  g_assert_cmpint (took, >, 1000000);      /* longer than the bound in all */
+  g_assert_cmpuint (viper_probe_lines_lost (p), ==, 0);
+  g_assert_cmpstr (viper_probe_error (p), ==, "");
+  viper_probe_module_free (m);
+  g_assert_cmpint (viper_probe_close (p), ==, 0);
+  g_assert_cmpint (pthread_join (th, NULL), ==, 0);
+  g_assert_cmpint (check_numbered (r.got), ==, n);   /* all of them, in order */
+  g_assert_cmpint (r.got->str[r.got->len - 1], ==, '\n');
+  g_string_free (r.got, TRUE);
+  close (r.lfd);
+  g_unlink (path);
+  g_free (dest);
+  g_free (path);
+}
+
+static void
+test_slow_viewer (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  if (g_test_subprocess ()) {
+    slow_run (g_getenv ("PROBE_TEST_DIR"), g_str_equal (g_getenv ("PROBE_TEST_KIND"), "buffered"));
+    return;
+  }
+  for (int buffered = 0; buffered < 2; buffered++) {
+    g_setenv ("PROBE_TEST_KIND", buffered ? "buffered" : "direct", TRUE);
+    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+    g_test_trap_subprocess (NULL, 30 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    g_test_trap_assert_passed ();
+  }
+}
+
+/* Both bounds are parsed by one strict rule: seconds 0..3600, digits and
+ * one point; anything else makes the open fail, naming the variable. */
+static void
+test_timeout_values (Fixture *f, gconstpointer data)
+{
+  static const char *const vars[] = { "VIPER_PROBE_WRITE_TIMEOUT", "VIPER_PROBE_CONNECT_TIMEOUT" };
+  static const char *const bad[] = { "abc", "-1", "1e3", " 5", "5 ", "5s", "3600.5", "99999", "inf", "nan",
+                                     "0x10", "1.2.3", ".", "+1", "1,5" };
+  static const char *const good[] = { "", "0", "0.2", "10", "3600", ".5", "7." };
+
+  (void) data;
+  for (guint v = 0; v < G_N_ELEMENTS (vars); v++) {
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+      g_setenv (vars[v], bad[i], TRUE);
+      g_assert_null (viper_probe_open (f->path));
+      char *want = g_strdup_printf ("%s='%s': expected seconds from 0 to 3600 (0: no bound)", vars[v], bad[i]);
+      g_assert_cmpstr (viper_probe_error (NULL), ==, want);
+      g_free (want);
+    }
+    for (guint i = 0; i < G_N_ELEMENTS (good); i++) {
+      g_setenv (vars[v], good[i], TRUE);
+      ViperProbe *p = viper_probe_open (f->path);
+      g_assert_nonnull (p);
+      g_assert_cmpint (viper_probe_close (p), ==, 0);
+    }
+    g_unsetenv (vars[v]);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -416,5 +726,9 @@ main (int argc, char **argv)
   ADD ("/probe/errors", test_errors);
   ADD ("/probe/threads", test_threads);
   ADD ("/probe/connect-timeout", test_connect_timeout);
+  ADD ("/probe/write-timeout", test_write_timeout);
+  ADD ("/probe/write-timeout-zero", test_write_timeout_zero);
+  ADD ("/probe/slow-viewer", test_slow_viewer);
+  ADD ("/probe/timeout-values", test_timeout_values);
   return g_test_run ();
 }
