@@ -38,6 +38,7 @@
  *   shim, in the thesis), so it uses libc, POSIX sockets and pthreads only.
  */
 #include "viper-probe.h"
+#include "viper-env-seconds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,38 +118,23 @@ monotonic_ms (void *user_data)
 
 /* ---- opening ------------------------------------------------------------ */
 
-/* Seconds from an environment variable, parsed strictly: digits with at
- * most one decimal point, 0 to 3600 (0 = no bound); unset or empty gives
- * dflt.  Anything else ("abc", "-1", "1e3", " 5", "inf") fails with
- * open_error naming the variable: a typo must not silently give the
- * default.  Shared by VIPER_PROBE_CONNECT_TIMEOUT and
- * VIPER_PROBE_WRITE_TIMEOUT; the range is that of libviper-mpi's
- * VIPER_MPI_LIVE_TIMEOUT. */
+/* Seconds from an environment variable, parsed strictly by the rule of
+ * viper-env-seconds.h (digits with at most one decimal point, 0 to 3600;
+ * 0 = no bound), the one libviper-mpi applies to VIPER_MPI_LIVE_TIMEOUT;
+ * unset or empty gives dflt.  Anything else ("abc", "-1", "1e3", " 5",
+ * "inf") fails with open_error naming the variable: a typo must not
+ * silently give the default.  Shared by VIPER_PROBE_CONNECT_TIMEOUT and
+ * VIPER_PROBE_WRITE_TIMEOUT. */
 static int
 env_seconds (const char *name, double dflt, double *out)
 {
   const char *e = getenv (name);
-  const char *c;
-  int digits = 0, points = 0;
 
   *out = dflt;
   if (!e || !*e)
     return 0;
-  for (c = e; *c; c++) {
-    if (*c >= '0' && *c <= '9')
-      digits++;
-    else if (*c == '.')
-      points++;
-    else
-      break;
-  }
-  if (!*c && digits > 0 && points <= 1) {
-    double v = strtod (e, NULL);
-    if (v >= 0 && v <= 3600) {
-      *out = v;
-      return 0;
-    }
-  }
+  if (viper_parse_seconds (e, out) == 0)
+    return 0;
   set_err (open_error, "%s='%.64s': expected seconds from 0 to 3600 (0: no bound)", name, e);
   errno = EINVAL;
   return -1;
