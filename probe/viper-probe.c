@@ -38,6 +38,7 @@
  *   shim, in the thesis), so it uses libc, POSIX sockets and pthreads only.
  */
 #include "viper-probe.h"
+#include "viper-env-seconds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,38 +118,23 @@ monotonic_ms (void *user_data)
 
 /* ---- opening ------------------------------------------------------------ */
 
-/* Seconds from an environment variable, parsed strictly: digits with at
- * most one decimal point, 0 to 3600 (0 = no bound); unset or empty gives
- * dflt.  Anything else ("abc", "-1", "1e3", " 5", "inf") fails with
- * open_error naming the variable: a typo must not silently give the
- * default.  Shared by VIPER_PROBE_CONNECT_TIMEOUT and
- * VIPER_PROBE_WRITE_TIMEOUT; the range is that of libviper-mpi's
- * VIPER_MPI_LIVE_TIMEOUT. */
+/* Seconds from an environment variable, parsed strictly by the rule of
+ * viper-env-seconds.h (digits with at most one decimal point, 0 to 3600;
+ * 0 = no bound), the one libviper-mpi applies to VIPER_MPI_LIVE_TIMEOUT;
+ * unset or empty gives dflt.  Anything else ("abc", "-1", "1e3", " 5",
+ * "inf") fails with open_error naming the variable: a typo must not
+ * silently give the default.  Shared by VIPER_PROBE_CONNECT_TIMEOUT and
+ * VIPER_PROBE_WRITE_TIMEOUT. */
 static int
 env_seconds (const char *name, double dflt, double *out)
 {
   const char *e = getenv (name);
-  const char *c;
-  int digits = 0, points = 0;
 
   *out = dflt;
   if (!e || !*e)
     return 0;
-  for (c = e; *c; c++) {
-    if (*c >= '0' && *c <= '9')
-      digits++;
-    else if (*c == '.')
-      points++;
-    else
-      break;
-  }
-  if (!*c && digits > 0 && points <= 1) {
-    double v = strtod (e, NULL);
-    if (v >= 0 && v <= 3600) {
-      *out = v;
-      return 0;
-    }
-  }
+  if (viper_parse_seconds (e, out) == 0)
+    return 0;
   set_err (open_error, "%s='%.64s': expected seconds from 0 to 3600 (0: no bound)", name, e);
   errno = EINVAL;
   return -1;
@@ -317,6 +303,72 @@ connect_tcp (const char *hostport, double timeout)
   return fd;
 }
 
+/* open() of a file destination, bounded when it is a FIFO.  A FIFO's
+ * open for writing waits until some process opens it for reading, for
+ * ever if none does, holding the program in viper_probe_open; so a path
+ * that is a FIFO is opened with O_NONBLOCK, which fails with ENXIO while
+ * there is no reader, and retried in sleeps of 1 to 20 ms for at most
+ * timeout seconds (VIPER_PROBE_CONNECT_TIMEOUT, the socket connects' bound;
+ * 0 = no bound: a blocking open as before).  O_NONBLOCK is then cleared,
+ * so writes behave as on any FIFO (their bound is the writer's poll).
+ * Anything else (a regular file, a path that does not exist yet, a device)
+ * is opened exactly as before; a path that becomes a FIFO between the stat
+ * and the open gets the old blocking open, nothing worse.  Returns the
+ * descriptor, or -1 with errno and open_error (ETIMEDOUT: no reader came). */
+static int
+open_path (const char *path, double timeout)
+{
+  const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  int fd;
+
+  struct stat st;
+
+  if (timeout == 0 || stat (path, &st) != 0 || !S_ISFIFO (st.st_mode)) {
+    fd = open (path, flags, 0644);
+    if (fd < 0)
+      set_err (open_error, "%s: %s", path, strerror (errno));
+    return fd;
+  }
+  double deadline = now_s () + timeout;
+  long step_ns = 1000000;   /* 1 ms, doubled up to 20 ms */
+  /* at most one try a millisecond over the bound, and one more */
+  long tries = (long) (timeout * 1000) + 3;
+  for (long i = 0;; i++) {
+    fd = open (path, flags | O_NONBLOCK, 0644);
+    if (fd >= 0)
+      break;
+    int e = errno;
+    if (e == EINTR && i + 1 < tries)
+      continue;
+    if (e != ENXIO) {   /* ENXIO: no reader yet; anything else is said */
+      set_err (open_error, "%s: %s", path, strerror (e));
+      errno = e;
+      return -1;
+    }
+    double left = deadline - now_s ();
+    if (left <= 0 || i + 1 >= tries) {
+      set_err (open_error, "%s: no reader opened the FIFO within %g s", path, timeout);
+      errno = ETIMEDOUT;
+      return -1;
+    }
+    struct timespec ts = { 0, step_ns };
+    if (left < step_ns / 1e9)
+      ts.tv_nsec = (long) (left * 1e9) + 1;
+    nanosleep (&ts, NULL);   /* EINTR: the next try comes early, still bounded */
+    if (step_ns < 20000000)
+      step_ns = step_ns * 2 > 20000000 ? 20000000 : step_ns * 2;
+  }
+  int fl = fcntl (fd, F_GETFL);
+  if (fl < 0 || fcntl (fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+    int e = errno;
+    set_err (open_error, "%s: fcntl: %s", path, strerror (e));
+    close (fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
 ViperProbe *
 viper_probe_open (const char *dest)
 {
@@ -347,9 +399,7 @@ viper_probe_open (const char *dest)
     owns = false;
   } else {
     const char *path = strncmp (dest, "file:", 5) == 0 ? dest + 5 : dest;
-    fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-      set_err (open_error, "%s: %s", path, strerror (errno));
+    fd = open_path (path, connect_timeout);
   }
   if (fd < 0)
     return NULL;

@@ -43,9 +43,11 @@ typedef double (*ViperProbeClock) (void *user_data);
 /* Open a channel.  dest is "tcp:HOST:PORT" (HOST may be [v6addr]),
  * "unix:PATH", "-" (standard output, not closed by viper_probe_close),
  * "file:PATH" or any other string, taken as a file path (created or
- * truncated).  Returns NULL on failure; see viper_probe_error (NULL).
+ * truncated; a FIFO is opened for writing once a reader has opened it).
+ * Returns NULL on failure; see viper_probe_error (NULL).
  * The environment sets two bounds, in seconds from 0 to 3600 (0 = none):
- * VIPER_PROBE_CONNECT_TIMEOUT (default 5), how long a connect may wait, and
+ * VIPER_PROBE_CONNECT_TIMEOUT (default 5), how long a connect, or the open
+ * of a FIFO that has no reader yet, may wait (then NULL, errno ETIMEDOUT), and
  * VIPER_PROBE_WRITE_TIMEOUT (default 10), how long a write to a socket,
  * pipe or terminal may make no progress before the channel breaks.  A value
  * that is not such a number makes the open fail, naming the variable. */

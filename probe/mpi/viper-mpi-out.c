@@ -32,6 +32,7 @@
  * line twice or half.
  */
 #include "viper-mpi.h"
+#include "viper-env-seconds.h"   /* ../ : the probe's rule for seconds */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -131,11 +132,12 @@ parse_size (const char *s, size_t *out)
   return 0;
 }
 
-/* an integer lo..hi, the whole string */
+/* an integer lo..hi (lo >= 0), decimal digits only, the whole string:
+ * no sign, blank, hex or exponent (viper-trace's count_ok) */
 static int
 parse_int (const char *s, long lo, long hi, long *out)
 {
-  if (!((*s >= '0' && *s <= '9') || (*s == '-' && s[1] >= '0' && s[1] <= '9')))
+  if (!*s || strspn (s, "0123456789") != strlen (s))
     return -1;
   char *end;
   errno = 0;
@@ -146,19 +148,12 @@ parse_int (const char *s, long lo, long hi, long *out)
   return 0;
 }
 
-/* seconds, 0..3600, decimals allowed */
+/* seconds, 0..3600: the probe's rule (viper-env-seconds.h), digits with at
+ * most one decimal point; strtod alone took 1e3, 0x10, inf... */
 static int
 parse_seconds (const char *s, double *out)
 {
-  if (!((*s >= '0' && *s <= '9') || *s == '.'))
-    return -1;
-  char *end;
-  errno = 0;
-  double v = strtod (s, &end);
-  if (errno || *end || end == s || !(v >= 0 && v <= 3600))
-    return -1;
-  *out = v;
-  return 0;
+  return viper_parse_seconds (s, out);
 }
 
 int

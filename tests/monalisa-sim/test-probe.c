@@ -7,8 +7,10 @@
  * to end of file only after the probe has closed.  The write-bound tests
  * (a viewer that stops reading, one that reads slowly) run where a probe
  * that waits for ever fails the test instead of holding it: a subprocess
- * with a time limit.
+ * with a time limit; so do the FIFO tests (a FIFO nobody reads, one whose
+ * reader comes).
  */
+#include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <pthread.h>
@@ -685,6 +687,123 @@ test_slow_viewer (Fixture *f, gconstpointer data)
   }
 }
 
+/* ---- a FIFO destination ------------------------------------------------ */
+
+/* A FIFO nobody opens for reading: a plain open() for writing would wait
+ * for ever.  The probe waits at most VIPER_PROBE_CONNECT_TIMEOUT seconds
+ * (default 5), for a plain path and for file:PATH alike, and says so.  In
+ * a subprocess with a time limit, so a probe that hangs fails the test. */
+static void
+fifo_no_reader_run (const char *dir)
+{
+  char *path = g_build_filename (dir, "lonely.fifo", NULL);
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  static const struct {
+    const char *timeout, *prefix, *shown;
+    gint64 min_us;
+  } cases[] = {
+    { "0.3", "", "0.3", 250000 },
+    { "0.3", "file:", "0.3", 250000 },
+    { NULL, "", "5", 4900000 },   /* unset: the default */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    if (cases[i].timeout)
+      g_setenv ("VIPER_PROBE_CONNECT_TIMEOUT", cases[i].timeout, TRUE);
+    else
+      g_unsetenv ("VIPER_PROBE_CONNECT_TIMEOUT");
+    char *dest = g_strconcat (cases[i].prefix, path, NULL);
+    gint64 t0 = g_get_monotonic_time ();
+    ViperProbe *p = viper_probe_open (dest);
+    gint64 took = g_get_monotonic_time () - t0;
+    g_assert_null (p);
+    g_assert_cmpint (errno, ==, ETIMEDOUT);
+    char *want = g_strdup_printf ("%s: no reader opened the FIFO within %s s", path, cases[i].shown);
+    g_assert_cmpstr (viper_probe_error (NULL), ==, want);
+    g_assert_cmpint (took, >=, cases[i].min_us);                 /* it waited for the bound ... */
+    g_assert_cmpint (took, <, cases[i].min_us + 3000000);        /* ... and not much longer */
+    g_free (want);
+    g_free (dest);
+  }
+  /* still a FIFO: neither truncated into nor replaced by a regular file */
+  struct stat st;
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  g_assert_true (S_ISFIFO (st.st_mode));
+  g_unlink (path);
+  g_free (path);
+}
+
+static void
+test_fifo_no_reader (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  if (g_test_subprocess ()) {
+    fifo_no_reader_run (g_getenv ("PROBE_TEST_DIR"));
+    return;
+  }
+  g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+/* A FIFO whose reader opens it (a thread doing a blocking open, before or
+ * after the probe's first try: either way the probe's open succeeds) gets
+ * every line: a 200,000-line stream, far more than the pipe holds, arrives
+ * whole and in order. */
+typedef struct {
+  const char *path;
+  GString *got;
+} FifoReader;
+
+static void *
+fifo_reader (void *data)
+{
+  FifoReader *r = data;
+  int fd = open (r->path, O_RDONLY | O_CLOEXEC);   /* waits for the writer */
+  g_assert_cmpint (fd, >=, 0);
+  r->got = read_to_eof (fd);
+  close (fd);
+  return NULL;
+}
+
+static void
+fifo_reader_run (const char *dir)
+{
+  char *path = g_build_filename (dir, "read.fifo", NULL);
+  FifoReader r = { path, NULL };
+  pthread_t th;
+  const long n = 200000;
+
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  g_setenv ("VIPER_PROBE_CONNECT_TIMEOUT", "10", TRUE);
+  g_assert_cmpint (pthread_create (&th, NULL, fifo_reader, &r), ==, 0);
+  ViperProbe *p = viper_probe_open (path);
+  g_assert_nonnull (p);
+  ViperProbeModule *m = viper_probe_module_new (p, 5);
+  for (long k = 0; k < n; k++)
+    g_assert_cmpint (emit_numbered (m, k), ==, 0);
+  viper_probe_module_free (m);
+  g_assert_cmpint (viper_probe_close (p), ==, 0);
+  g_assert_cmpint (pthread_join (th, NULL), ==, 0);
+  g_assert_cmpint (check_numbered (r.got), ==, n);
+  g_assert_cmpint (r.got->str[r.got->len - 1], ==, '\n');
+  g_string_free (r.got, TRUE);
+  g_unlink (path);
+  g_free (path);
+}
+
+static void
+test_fifo_reader (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  if (g_test_subprocess ()) {
+    fifo_reader_run (g_getenv ("PROBE_TEST_DIR"));
+    return;
+  }
+  g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+  g_test_trap_subprocess (NULL, 30 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 /* Both bounds are parsed by one strict rule: seconds 0..3600, digits and
  * one point; anything else makes the open fail, naming the variable. */
 static void
@@ -730,5 +849,7 @@ main (int argc, char **argv)
   ADD ("/probe/write-timeout-zero", test_write_timeout_zero);
   ADD ("/probe/slow-viewer", test_slow_viewer);
   ADD ("/probe/timeout-values", test_timeout_values);
+  ADD ("/probe/fifo-no-reader", test_fifo_no_reader);
+  ADD ("/probe/fifo-reader", test_fifo_reader);
   return g_test_run ();
 }
