@@ -553,23 +553,40 @@ stalled_run (const char *dir, gboolean fifo, gboolean buffered)
   g_free (path);
 }
 
+/* Each kind (PROBE_TEST_KIND; one run with none when kinds is NULL) in a
+ * subprocess of this test that is killed after seconds: a probe that waits
+ * for ever fails the test instead of holding it.  run gets the fixture's
+ * directory and the kind. */
+typedef void (*SubprocessRun) (const char *dir, const char *kind);
+
+static void
+in_subprocess (Fixture *f, SubprocessRun run, const char *const *kinds, guint n_kinds, guint seconds)
+{
+  if (g_test_subprocess ()) {
+    run (g_getenv ("PROBE_TEST_DIR"), g_getenv ("PROBE_TEST_KIND"));
+    return;
+  }
+  for (guint i = 0; i < MAX (n_kinds, 1u); i++) {
+    if (kinds)
+      g_setenv ("PROBE_TEST_KIND", kinds[i], TRUE);
+    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+    g_test_trap_subprocess (NULL, (guint64) seconds * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    g_test_trap_assert_passed ();
+  }
+}
+
+static void
+stalled_kind (const char *dir, const char *kind)
+{
+  stalled_run (dir, kind[0] == 'f', strstr (kind, "buffered") != NULL);
+}
+
 static void
 test_write_timeout (Fixture *f, gconstpointer data)
 {
   (void) data;
-  if (g_test_subprocess ()) {
-    const char *kind = g_getenv ("PROBE_TEST_KIND");
-    stalled_run (g_getenv ("PROBE_TEST_DIR"), kind[0] == 'f', strstr (kind, "buffered") != NULL);
-    return;
-  }
   static const char *const kinds[] = { "unix", "unix buffered", "fifo", "fifo buffered" };
-  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++) {
-    g_setenv ("PROBE_TEST_KIND", kinds[i], TRUE);
-    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
-    /* a probe that waits for ever is killed here and fails the test */
-    g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-    g_test_trap_assert_passed ();
-  }
+  in_subprocess (f, stalled_kind, kinds, G_N_ELEMENTS (kinds), 20);
 }
 
 /* VIPER_PROBE_WRITE_TIMEOUT=0: no bound, the write waits for the reader as
@@ -672,19 +689,17 @@ slow_run (const char *dir, gboolean buffered)
 }
 
 static void
+slow_kind (const char *dir, const char *kind)
+{
+  slow_run (dir, g_str_equal (kind, "buffered"));
+}
+
+static void
 test_slow_viewer (Fixture *f, gconstpointer data)
 {
   (void) data;
-  if (g_test_subprocess ()) {
-    slow_run (g_getenv ("PROBE_TEST_DIR"), g_str_equal (g_getenv ("PROBE_TEST_KIND"), "buffered"));
-    return;
-  }
-  for (int buffered = 0; buffered < 2; buffered++) {
-    g_setenv ("PROBE_TEST_KIND", buffered ? "buffered" : "direct", TRUE);
-    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
-    g_test_trap_subprocess (NULL, 30 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-    g_test_trap_assert_passed ();
-  }
+  static const char *const kinds[] = { "direct", "buffered" };
+  in_subprocess (f, slow_kind, kinds, G_N_ELEMENTS (kinds), 30);
 }
 
 /* ---- a FIFO destination ------------------------------------------------ */
@@ -694,8 +709,9 @@ test_slow_viewer (Fixture *f, gconstpointer data)
  * (default 5), for a plain path and for file:PATH alike, and says so.  In
  * a subprocess with a time limit, so a probe that hangs fails the test. */
 static void
-fifo_no_reader_run (const char *dir)
+fifo_no_reader_run (const char *dir, const char *kind)
 {
+  (void) kind;
   char *path = g_build_filename (dir, "lonely.fifo", NULL);
   g_assert_cmpint (mkfifo (path, 0600), ==, 0);
   static const struct {
@@ -736,13 +752,7 @@ static void
 test_fifo_no_reader (Fixture *f, gconstpointer data)
 {
   (void) data;
-  if (g_test_subprocess ()) {
-    fifo_no_reader_run (g_getenv ("PROBE_TEST_DIR"));
-    return;
-  }
-  g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
-  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+  in_subprocess (f, fifo_no_reader_run, NULL, 0, 20);
 }
 
 /* A FIFO whose reader opens it (a thread doing a blocking open, before or
@@ -766,8 +776,9 @@ fifo_reader (void *data)
 }
 
 static void
-fifo_reader_run (const char *dir)
+fifo_reader_run (const char *dir, const char *kind)
 {
+  (void) kind;
   char *path = g_build_filename (dir, "read.fifo", NULL);
   FifoReader r = { path, NULL };
   pthread_t th;
@@ -795,13 +806,7 @@ static void
 test_fifo_reader (Fixture *f, gconstpointer data)
 {
   (void) data;
-  if (g_test_subprocess ()) {
-    fifo_reader_run (g_getenv ("PROBE_TEST_DIR"));
-    return;
-  }
-  g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
-  g_test_trap_subprocess (NULL, 30 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+  in_subprocess (f, fifo_reader_run, NULL, 0, 30);
 }
 
 /* Both bounds are parsed by one strict rule: seconds 0..3600, digits and
