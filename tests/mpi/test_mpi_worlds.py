@@ -2,6 +2,16 @@
 """test_mpi_worlds: traces that meet the edges of the traced world.
 
 Cases (each runs an unmodified MPI program under viper-trace --out=DIR):
+  spawn     tests/mpi/mpi-spawn.c on 3 ranks spawns 2 more processes
+            (MPI_Comm_spawn), merges the intercommunicator and meets them in
+            collectives.  The spawned world is not traced: the 3 files hold
+            only the 3 launched ranks' lines (no line of another world, no
+            message to a spawned process, no collective over the merged
+            communicator), and pass every check of test_mpi (cross-check equal
+            to the file, every message received, the replay with 0 pending and
+            the library's counts); the program's output is unchanged; the
+            spawned world's rank 0 says it is not traced and viper-trace exits 1
+            saying how many processes were left out.
   diskfull  tests/mpi/mpi-threads.c on 4 ranks under a file size limit of
             20,480 bytes per rank (ulimit -f, SIGXFSZ ignored), so every
             rank's write fails part-way through a line: every file ends with a
@@ -13,6 +23,7 @@ Every wait is bounded; nothing sleeps to synchronise.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -20,6 +31,65 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_mpi  # noqa: E402
 from test_mpi import check_traces, fail, mpi_env, parse_counts, read_traces, replay, run  # noqa: E402
+
+
+def run_group(cmd, timeout):
+    """run CMD in its own process group; on timeout the whole job (mpirun, the
+    ranks, the spawned processes) is ended, not only viper-trace"""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mpi_env(),
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate(timeout=30)
+        err += f"\n(timed out after {timeout} s: the job hung)"
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def case_spawn(args):
+    prog = os.path.join(args.prog_dir, "mpi-spawn")
+    cmd = [args.mpirun, "-n", "3", prog]
+    plain = run_group(cmd, timeout=120)
+    if plain.returncode != 0:
+        fail(f"spawn: the program fails without the library: {plain.stderr[-800:]}")
+        return
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-spawn-") as tmp:
+        out = os.path.join(tmp, "trace")
+        r = run_group([args.viper_trace, f"--out={out}", "--"] + cmd, timeout=120)
+        if sorted(r.stdout.splitlines()) != sorted(plain.stdout.splitlines()):
+            fail(f"spawn: the output differs with the library:\n--- without\n{plain.stdout}\n--- with\n{r.stdout}")
+        if r.returncode != 1:
+            fail(f"spawn: viper-trace exit {r.returncode}, want 1 (spawned processes not traced): {r.stderr[-1500:]}")
+        if "viper-mpi: 2 processes started by MPI_Comm_spawn not traced" not in r.stderr:
+            fail(f"spawn: the spawned world does not say it is not traced: {r.stderr[-1500:]}")
+        if "viper-trace: 2 process(es) started by MPI_Comm_spawn not traced" not in r.stderr:
+            fail(f"spawn: viper-trace does not say why it exits 1: {r.stderr[-1500:]}")
+        counts = parse_counts(r.stderr)
+        if any(c["dropped"] for c in counts.values()):
+            fail(f"spawn: records dropped: {counts}")
+        files = sorted(os.listdir(out))
+        if files != ["rank-0000.trc", "rank-0001.trc", "rank-0002.trc"]:
+            fail(f"spawn: files {files}, want the 3 launched ranks'")
+        for f in files:
+            text = open(os.path.join(out, f)).read()
+            # one world per file: one begin, one end, one cross-check comment
+            for what, pat in (("begin", r"^-3 -901 "), ("end", r"^-4 -901 "), ("cross-check", r"^# viper-mpi: ")):
+                n = len(re.findall(pat, text, re.M))
+                if n != 1:
+                    fail(f"spawn: {f}: {n} {what} lines (two worlds in one file?)")
+        traces = read_traces(out)
+        for rank, recs in traces.items():
+            for rec in recs:
+                if rec[0] == -3 and rec[1] in (-21, -27) and not 0 <= test_mpi.data(rec)[2] < 3:
+                    fail(f"spawn: rank {rank}: a send to processor {test_mpi.data(rec)[2]}: {rec}")
+                if rec[0] == -202 and sorted(test_mpi.data(rec)[1:]) != [0, 1, 2]:
+                    fail(f"spawn: rank {rank}: a subset with members outside the world: {rec}")
+        messages = check_traces("spawn", traces, counts, 3)
+        # the ring: 3 Sendrecv_replace per rank; nothing with the spawned processes
+        if messages != 9:
+            fail(f"spawn: {messages} messages recorded, want the 9 of the parents' ring")
+        replay(args, "spawn", [os.path.join(out, f) for f in files], messages, counts, traces)
 
 
 def case_diskfull(args):
@@ -74,7 +144,7 @@ def main():
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--prog-dir", required=True)
     args = ap.parse_args()
-    {"diskfull": case_diskfull}[args.case](args)
+    {"spawn": case_spawn, "diskfull": case_diskfull}[args.case](args)
     if test_mpi.problems:
         print(f"{len(test_mpi.problems)} problem(s)", file=sys.stderr)
         sys.exit(1)
