@@ -16,6 +16,7 @@
  */
 #include <math.h>
 #include "model.h"
+#include "source.h"
 
 struct _ViperHistoryIndex {
   GHashTable *mods;         /* gint64 module (the key lives in the value) -> ViperHistoryModule */
@@ -302,8 +303,14 @@ viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ..
   va_start (ap, fmt);
   char *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  viper_diag_event (m->diag, VIPER_DIAG_WARNING, "inconsistent: proc %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT
-                    " (line %u): %s", t->proc, t->seq, t->line, msg);
+  /* with several files or connections a line number alone does not say where */
+  const char *where = m->channels ? viper_channels_name (m->channels, t->channel) : NULL;
+  if (where && *where)
+    viper_diag_event (m->diag, VIPER_DIAG_WARNING, "inconsistent: proc %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT
+                      " (%s:%u): %s", t->proc, t->seq, where, t->line, msg);
+  else
+    viper_diag_event (m->diag, VIPER_DIAG_WARNING, "inconsistent: proc %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT
+                      " (line %u): %s", t->proc, t->seq, t->line, msg);
   g_free (msg);
 }
 

@@ -68,6 +68,8 @@ struct _ViperModel {
   ViperSetup *setup;                /* not owned */
   ViperDamage *damage;              /* owned */
   ViperDiag *diag;                  /* not owned, may be NULL */
+  struct _ViperChannels *channels;  /* not owned, may be NULL: names a tram's file or connection in
+                                     * warnings (set by viper_scheduler_new) */
   double clock;                     /* adjusted time of the last applied tram's maximum */
   double start;                     /* earliest adjusted time applied (+INFINITY before any):
                                      * with clock, the run so far, which views show whole */

@@ -93,6 +93,8 @@ viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, 
   s->run = run;
   s->model = model;
   s->channels = channels;
+  if (model && channels)
+    model->channels = channels;
   s->diag = diag;
   s->sources = g_array_new (FALSE, TRUE, sizeof (SourceSlot));
   s->hooks = g_array_new (FALSE, FALSE, sizeof (Hook));

@@ -563,6 +563,11 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
    * there is the previous tram's); ParaGraph passes it through */
   if (e->fmt != FMT_PARAGRAPH && (t->flags & VIPER_TRAM_F_IGNORED))
     return;
+  /* the timeline lasts as long as the run: to the last tram's time, not to
+   * the last record written (a job killed while its ranks waited in a
+   * receive ends with their idle states, which lasted to their last tram) */
+  if (e->fmt != FMT_PARAGRAPH && isfinite (t->adjusted) && t->adjusted > e->max_time)
+    e->max_time = t->adjusted;
   e->cur_source = t->proc;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);

@@ -116,6 +116,8 @@ vm_comm_get (MPI_Comm comm)
   for (int i = 0; i < c->size; i++)
     ranks[i] = i;
   PMPI_Group_translate_ranks (g, c->size, ranks, world_group, c->world);
+  for (int i = 0; i < c->size; i++)
+    c->outside |= c->world[i] == MPI_UNDEFINED;
   free (ranks);
   PMPI_Group_free (&g);
   c->refs = 1;
@@ -131,6 +133,16 @@ vm_comm_world_rank (const VmComm *c, int rank)
   if (!c->world || rank < 0 || rank >= c->size)
     return rank;
   return c->world[rank] == MPI_UNDEFINED ? -1 : c->world[rank];
+}
+
+/* A process of another world (MPI_Comm_spawn, MPI_Comm_connect / accept,
+ * MPI_Comm_join) has no processor number in this trace: a message to or from
+ * it is not recorded, like one to MPI_PROC_NULL (the spawned world itself is
+ * not traced: viper-mpi-init.c). */
+int
+vm_comm_outside (const VmComm *c, int rank)
+{
+  return c->world && rank >= 0 && rank < c->size && c->world[rank] == MPI_UNDEFINED;
 }
 
 /* collective over COMM: every member gets the same id */
@@ -154,14 +166,16 @@ vm_comm_created (MPI_Comm newcomm)
   if (newcomm == MPI_COMM_NULL)
     return;
   VmComm *c = vm_comm_get (newcomm);
-  if (c != &vm.world && !c->inter && c->subset == 0)
+  /* a communicator with members of another world is not agreed on: they are
+   * not traced and would not take part (collectives on it are not recorded) */
+  if (c != &vm.world && !c->inter && !c->outside && c->subset == 0)
     agree (c, newcomm);
 }
 
 int
 vm_comm_subset (VmComm *c, MPI_Comm comm, int64_t t)
 {
-  if (c->inter)
+  if (c->inter || c->outside)
     return 0;
   if (c->subset == -1)
     {

@@ -71,6 +71,36 @@ clock_sync (void)
     }
 }
 
+/* A world started by MPI_Comm_spawn has its own MPI_COMM_WORLD, ranks from
+ * 0: traced, its ranks would write the spawning world's files rank-NNNN.trc
+ * (both worlds' lines interleaved in one file) and take its processor
+ * numbers.  It runs untraced; its rank 0 says so (even with --quiet: the trace
+ * is not the whole program) and tells viper-trace, whose exit status says it. */
+static void
+spawned_world (void)
+{
+  if (vm.rank != 0)
+    return;
+  fprintf (stderr,
+           "viper-mpi: %d process%s started by MPI_Comm_spawn not traced: only the world that mpirun "
+           "started is (a spawned world's ranks would take its processor numbers and files)\n",
+           vm.size, vm.size == 1 ? "" : "es");
+  const char *status = getenv ("VIPER_MPI_STATUS");
+  char mark[4096];
+  if (status && *status && (size_t) snprintf (mark, sizeof mark, "%s.spawned", status) < sizeof mark)
+    {
+      int m = open (mark, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+      if (m >= 0)
+        {
+          char line[32];
+          int n = snprintf (line, sizeof line, "%d\n", vm.size);
+          if (write (m, line, (size_t) n) != n)
+            { /* viper-trace then does not know: nothing better to do */ }
+          close (m);
+        }
+    }
+}
+
 static void
 start (int provided)
 {
@@ -80,6 +110,13 @@ start (int provided)
     return;   /* preloaded but not asked to trace: a plain MPI program */
   PMPI_Comm_rank (MPI_COMM_WORLD, &vm.rank);
   PMPI_Comm_size (MPI_COMM_WORLD, &vm.size);
+  MPI_Comm parent = MPI_COMM_NULL;
+  PMPI_Comm_get_parent (&parent);
+  if (parent != MPI_COMM_NULL)
+    {
+      spawned_world ();
+      return;
+    }
   /* tell viper-trace that a rank (of this host) got here: with no status
    * file and no such mark, it knows no rank called MPI_Init */
   const char *status = getenv ("VIPER_MPI_STATUS");

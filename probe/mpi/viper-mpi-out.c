@@ -55,6 +55,7 @@
 static char *buf;
 static size_t cap, len, head;
 static int fd = -1;
+static off_t file_whole;   /* file mode: bytes in the file, whole lines only */
 static int live;
 static volatile sig_atomic_t appending;
 static int64_t last_try;
@@ -214,6 +215,7 @@ open_file (const char *dir)
     }
   snprintf (sink, sizeof sink, "%s/rank-%04d.trc", dir, vm.rank);
   fd = open (sink, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  file_whole = 0;
   if (fd < 0)
     {
       say (sink, strerror (errno));
@@ -326,12 +328,29 @@ vm_out_open (void)
   return rc;
 }
 
+/* A write of [start, len) stopped at head (a full disk, a file size limit):
+ * the kernel may have taken part of a line.  Cut the file back to the last
+ * whole line, so that a reader never sees half a line (the lines from there
+ * on are counted as dropped by the caller).  Async-signal-safe. */
+static void
+file_cut (size_t start)
+{
+  size_t whole = head;
+  while (whole > start && buf[whole - 1] != '\n')
+    whole--;
+  file_whole += (off_t) (whole - start);
+  if (whole != head && ftruncate (fd, file_whole) != 0)
+    { /* nothing better to do: the reader reports the cut line */ }
+}
+
 /* Write [head, len) to the file, whole; on error stop tracing (once). */
 static void
 file_flush (void)
 {
   sigset_t old;
   guard_on (&old);
+  size_t start = head;
+  int failed = 0;
   while (head < len)
     {
       ssize_t n = write (fd, buf + head, len - head);
@@ -339,15 +358,22 @@ file_flush (void)
         continue;
       if (n <= 0)
         {
-          if (!appending)
-            say (sink, n < 0 ? strerror (errno) : "short write");
+          int err = errno;
+          file_cut (start);
+          errno = err;
+          /* said once, whoever flushed (an append making room too): a rank
+           * that only reported "N records dropped" at Finalize left no reason */
+          say (sink, n < 0 ? strerror (errno) : "short write");
           vm.on = 0;
           for (size_t i = head; i < len; i++)
             vm.dropped += buf[i] == '\n';
+          failed = 1;
           break;
         }
       head += (size_t) n;
     }
+  if (!failed)
+    file_whole += (off_t) (len - start);
   head = len = 0;
   guard_off (&old);
 }
@@ -370,8 +396,7 @@ live_send (void)
         continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         break;
-      if (!appending)
-        say (sink, n < 0 ? strerror (errno) : "connection closed");
+      say (sink, n < 0 ? strerror (errno) : "connection closed");
       vm.on = 0;
       /* what never left is dropped, as a file's failed write: the
        * cross-check says what the viewer did not get */
@@ -610,7 +635,7 @@ write_complete (void)
 {
   if (!vm.on || !buf || fd < 0 || flushing)
     return;
-  size_t end = __atomic_load_n (&len, __ATOMIC_ACQUIRE);
+  size_t end = __atomic_load_n (&len, __ATOMIC_ACQUIRE), start = head;
   while (head < end)
     {
       ssize_t n = live ? send (fd, buf + head, end - head, MSG_NOSIGNAL | MSG_DONTWAIT)
@@ -618,9 +643,15 @@ write_complete (void)
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        break;
+        {
+          if (!live)
+            file_cut (start);
+          return;
+        }
       head += (size_t) n;
     }
+  if (!live)
+    file_whole += (off_t) (end - start);
 }
 
 static void

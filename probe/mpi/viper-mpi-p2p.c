@@ -542,6 +542,8 @@ MPI_Request_free (MPI_Request *request)
       if (!vm.on || dest == MPI_PROC_NULL)                                           \
         return call;                                                                 \
       VmComm *c_ = vm_comm_get (comm);                                               \
+      if (vm_comm_outside (c_, dest))                                                \
+        return call;                                                                 \
       VM_E (VM_BEGIN, VM_EV_SEND, vm_now (), 4, vm_bytes (count, datatype), tag,     \
             vm_comm_world_rank (c_, dest), 0);                                       \
       __atomic_add_fetch (&vm.sent, 1, __ATOMIC_RELAXED);                            \
@@ -583,6 +585,8 @@ MPI_Rsend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
       if (!vm.on || dest == MPI_PROC_NULL)                                           \
         return call;                                                                 \
       VmComm *c_ = vm_comm_get (comm);                                               \
+      if (vm_comm_outside (c_, dest))                                                \
+        return call;                                                                 \
       int64_t t0_ = vm_now ();                                                       \
       int rc_ = call;                                                                \
       int64_t t1_ = vm_now ();                                                       \
@@ -633,6 +637,8 @@ MPI_Recv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_
   if (!vm.on || source == MPI_PROC_NULL)
     return PMPI_Recv (buf, count, datatype, source, tag, comm, status);
   VmComm *c = vm_comm_get (comm);
+  if (vm_comm_outside (c, source))
+    return PMPI_Recv (buf, count, datatype, source, tag, comm, status);
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   VM_E (VM_BEGIN, VM_EV_RECV, vm_now (), 3, wtag (tag), vm_comm_world_rank (c, source), 0);
@@ -668,6 +674,8 @@ MPI_Irecv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI
   if (!vm.on || source == MPI_PROC_NULL)
     return PMPI_Irecv (buf, count, datatype, source, tag, comm, request);
   VmComm *c = vm_comm_get (comm);
+  if (vm_comm_outside (c, source))
+    return PMPI_Irecv (buf, count, datatype, source, tag, comm, request);
   int64_t t0 = vm_now ();
   int rc = PMPI_Irecv (buf, count, datatype, source, tag, comm, request);
   return irecv_post (rc, request, source, tag, c, t0);
@@ -745,6 +753,8 @@ MPI_Probe (int source, int tag, MPI_Comm comm, MPI_Status *status)
   if (!vm.on || source == MPI_PROC_NULL)
     return PMPI_Probe (source, tag, comm, status);
   VmComm *c = vm_comm_get (comm);
+  if (vm_comm_outside (c, source))
+    return PMPI_Probe (source, tag, comm, status);
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   int64_t t0 = vm_now ();
@@ -759,6 +769,8 @@ MPI_Iprobe (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
   if (!vm.on || source == MPI_PROC_NULL)
     return PMPI_Iprobe (source, tag, comm, flag, status);
   VmComm *c = vm_comm_get (comm);
+  if (vm_comm_outside (c, source))
+    return PMPI_Iprobe (source, tag, comm, flag, status);
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   int64_t t0 = vm_now ();
@@ -803,14 +815,14 @@ sendrecv_post (int64_t t0, int sendcount, MPI_Datatype sendtype, int dest, int s
                VmComm *c, int64_t *sid, int64_t *rid)
 {
   *sid = *rid = 0;
-  if (dest != MPI_PROC_NULL)
+  if (dest != MPI_PROC_NULL && !vm_comm_outside (c, dest))
     {
       *sid = new_id ();
       VM_E (VM_BEGIN, VM_EV_ISEND, t0, 4, vm_bytes (sendcount, sendtype), sendtag, vm_comm_world_rank (c, dest), 0);
       VM_E (VM_END, VM_EV_ISEND, t0, 1, *sid);
       __atomic_add_fetch (&vm.sent, 1, __ATOMIC_RELAXED);
     }
-  if (source != MPI_PROC_NULL)
+  if (source != MPI_PROC_NULL && !vm_comm_outside (c, source))
     {
       *rid = new_id ();
       VM_E (VM_BEGIN, VM_EV_IRECV, t0, 3, wtag (recvtag), vm_comm_world_rank (c, source), 0);
@@ -880,7 +892,8 @@ MPI_Sendrecv_replace (void *buf, int count, MPI_Datatype datatype, int dest, int
   do                                                                                 \
     {                                                                                \
       int rc_ = call;                                                                \
-      if (rc_ == MPI_SUCCESS && vm.on && dest != MPI_PROC_NULL)                      \
+      if (rc_ == MPI_SUCCESS && vm.on && dest != MPI_PROC_NULL                       \
+          && !vm_comm_outside (vm_comm_get (comm), dest))                            \
         track (*request, K_SEND | K_PERSISTENT, vm_comm_world_rank (vm_comm_get (comm), dest), tag, \
                vm_bytes (count, datatype), NULL, 0);                                 \
       return rc_;                                                                    \
@@ -924,7 +937,8 @@ MPI_Recv_init (void *buf, int count, MPI_Datatype datatype, int source, int tag,
     {
       VmComm *c = vm_comm_get (comm);
       /* the source is kept (as a world rank) in peer for the post lines */
-      track (*request, K_RECV | K_PERSISTENT, vm_comm_world_rank (c, source), tag, 0, c, 0);
+      if (!vm_comm_outside (c, source))
+        track (*request, K_RECV | K_PERSISTENT, vm_comm_world_rank (c, source), tag, 0, c, 0);
     }
   return rc;
 }

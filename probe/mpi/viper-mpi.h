@@ -40,6 +40,7 @@ typedef struct {
   int *world;        /* rank in the communicator -> MPI_COMM_WORLD rank; NULL = identity */
   int64_t subset;    /* -1 = all processors (world), 0 = not agreed yet, else the agreed id */
   int defined;       /* the subset definition line has been written by this rank */
+  int outside;       /* some member is not in this MPI_COMM_WORLD (a spawned or connected world) */
 } VmComm;
 
 typedef struct {
@@ -90,6 +91,7 @@ VmComm *vm_comm_get (MPI_Comm comm);      /* never NULL once on (falls back to i
 void vm_comm_ref (VmComm *c);
 void vm_comm_unref (VmComm *c);
 int vm_comm_world_rank (const VmComm *c, int rank);   /* -1 for MPI_ANY_SOURCE */
+int vm_comm_outside (const VmComm *c, int rank);      /* RANK is a process of another world: not recorded */
 int vm_comm_subset (VmComm *c, MPI_Comm comm, int64_t t);   /* agree id + define; 0 = do not record */
 void vm_comm_created (MPI_Comm newcomm);
 

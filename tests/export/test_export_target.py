@@ -360,6 +360,57 @@ def paragraph_leaves_clock_samples_out(tmp, problems):
            f"the export replayed with --clock=drift moved times by {moved} s (exit {rc} {err[-200:]!r})", problems)
 
 
+KILLED_TRACE = """\
+# rank 1 dies at 0.3 ms; ranks 0 and 2 wait for it in a receive until the job is killed at 1 s
+-3 -901 0 0 0 0
+-3 -21 0.0001 0 0 4 2 4 1 1 0
+-4 -21 0.0002 0 0 0
+-3 -52 0.0002 0 0 3 2 99 1 0
+-4 -901 1.0 0 0 0
+-3 -901 0 1 0 0
+-3 -52 0.0001 1 0 3 2 1 0 0
+-4 -52 0.0003 1 0 4 2 4 1 0 0
+-4 -901 0.0003 1 0 0
+-3 -901 0 2 0 0
+-3 -52 0.0002 2 0 3 2 99 1 0
+-4 -901 1.001 2 0 0
+"""
+
+
+@case
+def timeline_lasts_as_long_as_the_run(tmp, problems):
+    """A job killed while two ranks waited in a receive: their idle states
+    last until their last tram (1 s), as in the space-time view and
+    --state-out's clock.  The Pajé and Chrome timelines ended at the last
+    state change instead (0.3 ms): the hang, a second long, was 0.1 ms."""
+    trace = os.path.join(tmp, "killed.trc")
+    with open(trace, "w") as f:
+        f.write(KILLED_TRACE)
+    rc, out, err = run(["--state-out=state.json", "--export=chrome:k.json", "--export=paje:k.paje", trace], tmp)
+    expect(rc == 0, f"exit {rc}: {err[-300:]}", problems)
+    clock = json.load(open(os.path.join(tmp, "state.json")))["clock"]
+    expect(abs(clock - 1.001) < 1e-9, f"--state-out clock {clock}, want 1.001", problems)
+    evs = chrome_ts(os.path.join(tmp, "k.json"))
+    idle = {e["tid"]: e for e in evs if e["ph"] == "X" and e["name"] == "idle"}
+    for tid in (0, 2):
+        e = idle.get(tid)
+        end = (e["ts"] + e["dur"]) / 1e6 if e else None
+        expect(end is not None and abs(end - 1.001) < 1e-9,
+               f"chrome: processor {tid}'s idle state ends at {end} s, want the run's end 1.001 s", problems)
+    text = open(os.path.join(tmp, "k.paje")).read()
+    ends = [float(line.split()[1]) for line in text.splitlines() if line.startswith("6 ")]
+    expect(ends and all(abs(t - 1.001) < 1e-9 for t in ends),
+           f"paje: containers destroyed at {ends}, want the run's end 1.001 s", problems)
+    if shutil.which("pj_dump"):
+        p = subprocess.run(["pj_dump", os.path.join(tmp, "k.paje")], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        states = [l.split(", ") for l in p.stdout.decode().splitlines() if l.startswith("State")]
+        last = {s[1]: (float(s[4]), s[7]) for s in states}
+        expect(last.get("processor 0", (None,))[0] is not None and abs(last["processor 0"][0] - 1.001) < 1e-6
+               and last["processor 0"][1] == "idle", f"pj_dump: processor 0's last state {last.get('processor 0')}",
+               problems)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -370,7 +421,8 @@ def main():
     for fn in [paragraph_in_seconds_from_milliseconds, paragraph_no_negative_time_shift_reported,
                chrome_no_negative_timestamp, subset_definition_before_first_use,
                paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order,
-               paje_long_run_running_at_its_time, ignored_trams_add_no_state, paragraph_leaves_clock_samples_out]:
+               paje_long_run_running_at_its_time, ignored_trams_add_no_state, paragraph_leaves_clock_samples_out,
+               timeline_lasts_as_long_as_the_run]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
