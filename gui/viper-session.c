@@ -270,7 +270,8 @@ viper_session_unfinished_modules (const ViperSession *s, guint max, guint *total
   for (guint i = 0; i < ids->len; i++)
     {
       gint64 id = g_array_index (ids, gint64, i);
-      if (final_state (r->state_name (r->module_state (s->model, id))))
+      if (final_state (r->state_name (r->module_state (s->model, id)))
+          || (r->module_ended && r->module_ended (s->model, id)))
         continue;
       (*total)++;
       if (out->len < max)

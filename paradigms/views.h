@@ -104,6 +104,11 @@ typedef struct _ViperRenderer {
   /* A one-line description of the module's current activity for the
    * animation view and tooltips ("inglb MASTER.JOB"), newly allocated; may be NULL. */
   char *(*module_activity) (const ViperModel *m, gint64 id);
+  /* TRUE when the module has ended by its own account though its state is
+   * not a final one (picl: tracing stopped outside a call, a rank that
+   * finalized).  A live session that lost its senders names only modules
+   * neither in a final state nor ended.  May be NULL (never). */
+  gboolean (*module_ended) (const ViperModel *m, gint64 id);
   /* Draw the module as a view setup file's representation `repr` filling the
    * box (x, y, w, h); label is the file's (may be NULL).  FALSE when repr is
    * not one of the paradigm's own: the view then draws its disc in the box.

@@ -49,6 +49,13 @@ viper_picl_model_tracing (const ViperModel *m, gint64 proc)
   return p ? p->tracing : FALSE;
 }
 
+gboolean
+viper_picl_model_ended (const ViperModel *m, gint64 proc)
+{
+  const Proc *p = find_const (m, proc);
+  return p && p->started && !p->tracing && !p->calls.len;
+}
+
 guint64
 viper_picl_model_sent (const ViperModel *m, gint64 proc)
 {

@@ -112,5 +112,6 @@ const ViperRenderer viper_picl_renderer = {
   .arrows = picl_arrows,
   .history_arrow = picl_history_arrow,
   .module_activity = picl_activity,
+  .module_ended = viper_picl_model_ended,
   .open_states = picl_open_states,
 };

@@ -95,6 +95,9 @@ guint64 viper_picl_model_messages (const ViperModel *m);          /* matched sen
 guint64 viper_picl_model_unreceived (const ViperModel *m);        /* send begins not yet received */
 ViperPiclState viper_picl_model_state (const ViperModel *m, gint64 proc);
 gboolean viper_picl_model_tracing (const ViperModel *m, gint64 proc);
+/* Tracing started and then stopped outside a call: the processor ended
+ * (a rank that finalized, or died between calls). */
+gboolean viper_picl_model_ended (const ViperModel *m, gint64 proc);
 guint64 viper_picl_model_sent (const ViperModel *m, gint64 proc);
 guint64 viper_picl_model_received (const ViperModel *m, gint64 proc);
 guint viper_picl_model_n_procs (const ViperModel *m);
