@@ -32,6 +32,10 @@ struct _ViperScheduler {
 
   ViperSchedState state;
   double breakpoint;
+  ViperTramRef tram_stop;   /* proc/seq or file:line; none when !has_tram_stop */
+  gboolean has_tram_stop;
+  gboolean tram_armed;
+  gboolean tram_seen;       /* transferred by the engine since the reset */
   guint64 step_limit;       /* remaining steps before a stop, 0 = none */
   guint64 steps_done;
   guint64 step_from;        /* steps_done when the current Step or go_on began */

@@ -53,6 +53,7 @@ viper_scheduler_free (ViperScheduler *s)
     viper_run_set_view (s->run, NULL, NULL);
   viper_trail_free (s->trail);
   viper_trail_pos_clear (&s->play);
+  viper_tram_ref_clear (&s->tram_stop);
   g_free (s);
 }
 
@@ -130,6 +131,51 @@ double
 viper_scheduler_breakpoint (const ViperScheduler *s)
 {
   return s->breakpoint;
+}
+
+void
+viper_scheduler_set_tram_stop (ViperScheduler *s, const ViperTramRef *ref)
+{
+  viper_tram_ref_clear (&s->tram_stop);
+  s->has_tram_stop = ref != NULL;
+  s->tram_armed = ref != NULL;
+  s->tram_seen = FALSE;
+  if (ref)
+    viper_tram_ref_copy (&s->tram_stop, ref);
+}
+
+const ViperTramRef *
+viper_scheduler_tram_stop (const ViperScheduler *s)
+{
+  return s->has_tram_stop ? &s->tram_stop : NULL;
+}
+
+gboolean
+viper_scheduler_tram_stop_armed (const ViperScheduler *s)
+{
+  return s->has_tram_stop && s->tram_armed;
+}
+
+void
+viper_scheduler_arm_tram_stop (ViperScheduler *s, gboolean armed)
+{
+  s->tram_armed = s->has_tram_stop && armed;
+}
+
+gboolean
+viper_scheduler_tram_stop_seen (const ViperScheduler *s)
+{
+  return s->has_tram_stop && s->tram_seen;
+}
+
+/* t is the tram stop's tram. */
+static gboolean
+is_tram_stop (ViperScheduler *s, const ViperTram *t)
+{
+  if (!s->has_tram_stop)
+    return FALSE;
+  const char *channel = s->tram_stop.file && s->channels ? viper_channels_name (s->channels, t->channel) : NULL;
+  return viper_tram_ref_matches (&s->tram_stop, t, channel);
 }
 
 void
@@ -228,6 +274,8 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
     viper_trail_clear (s->trail);
   s->trail_warned = FALSE;
   s->transferred = 0;
+  s->tram_armed = s->has_tram_stop;
+  s->tram_seen = FALSE;
   viper_run_reset (s->run);
   if (s->model)
     viper_model_reset (s->model);
@@ -337,21 +385,24 @@ deliver (ViperScheduler *s, const ViperTram *t)
       Hook *h = &g_array_index (s->hooks, Hook, i);
       h->fn (t, changed, h->data);
     }
+  ViperStopReason why = VIPER_STOP_NONE;
   if (changed)
     {
       s->steps_done++;
       if (s->state == VIPER_SCHED_STEPPING)
-        {
-          set_stopped (s, VIPER_STOP_STEP);
-          return VIPER_STOP_STEP;
-        }
+        why = VIPER_STOP_STEP;
       if (s->step_limit && --s->step_limit == 0)
-        {
-          set_stopped (s, VIPER_STOP_STEP);
-          return VIPER_STOP_STEP;
-        }
+        why = VIPER_STOP_STEP;
     }
-  return VIPER_STOP_NONE;
+  /* the tram stop: right after its tram, also when that tram changed nothing */
+  if (s->tram_armed && is_tram_stop (s, t))
+    {
+      s->tram_armed = FALSE;
+      why = VIPER_STOP_TRAM;
+    }
+  if (why != VIPER_STOP_NONE)
+    set_stopped (s, why);
+  return why;
 }
 
 /* Log a transfer; a checkpoint when due, unless the model is behind the
@@ -497,6 +548,8 @@ engine_one (ViperScheduler *s, gboolean ahead)
         return VIPER_STOP_PACE;
       const ViperTram *t = viper_run_transfer_next (s->run);
       s->transferred++;
+      if (s->has_tram_stop && !s->tram_seen && is_tram_stop (s, t))
+        s->tram_seen = TRUE;
       if (ahead && s->trail && !viper_trail_failed (s->trail))
         {
           trail_record (s, t, TRUE);
