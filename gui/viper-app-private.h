@@ -11,6 +11,7 @@
 #include <string.h>
 #include <gtk/gtk.h>
 #include "core/stateout.h"
+#include "core/tramref.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "viper-export-trace.h"
@@ -38,6 +39,8 @@ typedef struct {
   char **traces;
   double decay;
   double breakpoint;        /* the user's breakpoint, NAN = none */
+  ViperTramRef bp_tram;     /* ... or the tram it stops after (has_bp_tram) */
+  gboolean has_bp_tram;
   int interval_ms;
   double history;
   gboolean demo;
@@ -94,6 +97,7 @@ typedef struct {
   guint64 live_progress_at;          /* applied count of the last live-progress dump */
   gint64 live_progress_t;
   GtkWidget *bp_range, *bp_error;    /* the Breakpoint dialog's run line and message, while it is open */
+  GtkWidget *bp_tram_radio;          /* its choice of a tram rather than a clock */
 } App;
 
 /* The debug dumps (VIPER_DEBUG_DIR, see viper-app.c): DIR/layout.json,

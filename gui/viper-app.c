@@ -74,6 +74,7 @@ stop_name (ViperStopReason why)
   switch (why)
     {
     case VIPER_STOP_BREAKPOINT: return "breakpoint";
+    case VIPER_STOP_TRAM: return "tram";
     case VIPER_STOP_STEP: return "step";
     case VIPER_STOP_END: return "end";
     case VIPER_STOP_WAITING: return "waiting";
@@ -138,6 +139,15 @@ viper_app_update_controls (App *a)
         }
       if (!running && last == VIPER_STOP_USER)
         what = "stopped";
+      char trambuf[64] = "";
+      if (!running && last == VIPER_STOP_TRAM && viper_scheduler_tram_stop (a->s->sched))
+        {
+          /* the tram breakpoint as it was typed, cut to fit */
+          char *t = viper_tram_ref_format (viper_scheduler_tram_stop (a->s->sched));
+          g_snprintf (trambuf, sizeof trambuf, "at tram %s", t);
+          g_free (t);
+          what = trambuf;
+        }
       g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name, what,
                   viper_view_format_clock (clock, 0, tb, sizeof tb));
     }
@@ -258,6 +268,7 @@ set_session (App *a, ViperSession *s)
       viper_scheduler_add_hook (s->sched, transfer_hook, a);
       viper_scheduler_set_notify (s->sched, sched_notify, a);
       viper_scheduler_set_breakpoint (s->sched, a->breakpoint);
+      viper_scheduler_set_tram_stop (s->sched, a->has_bp_tram ? &a->bp_tram : NULL);
       for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
         viper_view_widget_set_model (VIPER_VIEW_WIDGET (a->views[k]), s->model, s->run);
       GError *verr = NULL;
@@ -316,7 +327,8 @@ update_progress (App *a)
   if (a->closing)
     return;
   gboolean ff = a->s && viper_scheduler_state (a->s->sched) == VIPER_SCHED_RUNNING
-                && !isnan (viper_scheduler_breakpoint (a->s->sched)) && a->s->file_bytes > 0;
+                && (!isnan (viper_scheduler_breakpoint (a->s->sched)) || viper_scheduler_tram_stop_armed (a->s->sched))
+                && a->s->file_bytes > 0;
   if (ff && !gtk_widget_get_visible (a->progress) && a->debug_dir)
     {
       a->progress_dump_pending = TRUE;
