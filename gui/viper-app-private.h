@@ -110,6 +110,10 @@ void viper_app_write_state (App *a);
 /* gui/viper-app.c: the pipeline and the window */
 void viper_app_diag_sink (ViperDiagKind kind, const char *message, gpointer data);
 void viper_app_request_dump (App *a, const char *why);
+/* gui/viper-app.c, for the start-up (gui/viper-app-main.c) */
+void viper_app_set_session (App *a, ViperSession *s);
+void viper_app_build_window (App *a);
+void viper_app_restore_layout (App *a);
 void viper_app_update_controls (App *a);
 gboolean viper_app_open_session (App *a, const char *paradigm, const char *setup, char **traces, char **listen);
 void viper_app_flush (App *a);
