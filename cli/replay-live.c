@@ -58,6 +58,17 @@ live_tick (gpointer data)
 {
   LiveState *ls = data;
   App *app = ls->app;
+  /* The scheduler is attached: its own dispatch may have reached a stop
+   * (a step limit, a tram) that the next pump would go on past - a spent
+   * step limit is no limit, a passed tram does not come again. */
+  ViperStopReason stopped = viper_scheduler_last_stop (app->sched);
+  if (viper_scheduler_state (app->sched) == VIPER_SCHED_IDLE && stopped != VIPER_STOP_NONE
+      && stopped != VIPER_STOP_WAITING && stopped != VIPER_STOP_END)
+    {
+      ls->why = stopped;
+      g_main_loop_quit (app->loop);
+      return G_SOURCE_REMOVE;
+    }
   ViperStopReason r = viper_scheduler_pump (app->sched, 65536);
   replay_progress_update (app);
   if (r == VIPER_STOP_NONE)

@@ -147,7 +147,9 @@ main (int argc, char **argv)
   app.opt.idle_exit = 1.0;
   app.opt.steps = G_MININT64;   /* not given */
   char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL, *conn_timeout_s = NULL;
-  char *stuck_s = NULL;
+  char *stuck_s = NULL, *until_tram_s = NULL;
+  ViperTramRef until_tram = { 0 };
+  gboolean has_until_tram = FALSE;
   app.opt.stuck_after = 10.0;
   ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
   app.opt.max_connections = -1;
@@ -182,6 +184,9 @@ main (int argc, char **argv)
       "With --clock=drift|clc: bytes the trams may take in memory between the analysis and the replay "
       "(default 536870912; past it, or with 0, the files are read again)", "BYTES" },
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop at the trams whose adjusted time is at most CLOCK (whatever the line order)", "CLOCK" },
+    { "until-tram", 0, 0, G_OPTION_ARG_STRING, &until_tram_s,
+      "Stop right after the tram PROC:SEQ (its module and sequence number) or FILE:LINE (the line it was read "
+      "from) is transferred; exit 3 when the end comes first", "TRAM" },
     { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
     { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
       "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },
@@ -224,7 +229,8 @@ main (int argc, char **argv)
     "program-state model, and writes the run and the state.");
   g_option_context_set_description (ctx,
     "Exit status: 0 stop point or end reached with nothing pending; 1 I/O error or bad\n"
-    "input under --strict; 2 usage error; 3 end reached with trams still pending;\n"
+    "input under --strict; 2 usage error; 3 end reached with trams still pending,\n"
+    "or before the --until-tram tram was transferred;\n"
     "130 (143) interrupted by SIGINT (SIGTERM): the outputs hold the state reached.\n"
     "Bad lines are reported on standard error as FILE:LINE:COLUMN: reason.");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -378,6 +384,19 @@ main (int argc, char **argv)
     {
       rc = usage_error (ctx, error->message);
       goto out_ctx;
+    }
+  if (until_tram_s)
+    {
+      char *why = NULL;
+      if (!viper_tram_ref_parse (until_tram_s, &until_tram, &why))
+        {
+          char *msg = g_strdup_printf ("--until-tram: %s", why);
+          rc = usage_error (ctx, msg);
+          g_free (msg);
+          g_free (why);
+          goto out_ctx;
+        }
+      has_until_tram = TRUE;
     }
   ViperListenLimits limits = VIPER_LISTEN_LIMITS_DEFAULT;
   if (conn_timeout_s)
@@ -673,6 +692,8 @@ main (int argc, char **argv)
    * (the step limit's 0 means "no limit") */
   viper_scheduler_set_breakpoint (app.sched, app.opt.steps == 0 ? -INFINITY : until);
   viper_scheduler_set_step_limit (app.sched, app.opt.steps > 0 ? (guint64) app.opt.steps : 0);
+  if (has_until_tram)
+    viper_scheduler_set_tram_stop (app.sched, &until_tram);
 
   guint sigint = g_unix_signal_add (SIGINT, on_sigint, &app);
   guint sigterm = g_unix_signal_add (SIGTERM, on_sigterm, &app);
@@ -794,8 +815,18 @@ main (int argc, char **argv)
       fprintf (stderr, "viper-replay: stopped at the first bad line (--strict)\n");
       rc = EXIT_IO;
     }
-  else if ((why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0
-           && !(app.interrupted && !app.opt.listen))
+  else if (has_until_tram && why == VIPER_STOP_END && !viper_scheduler_tram_stop_seen (app.sched))
+    {
+      /* the stop point is after a tram that never came: not a stop */
+      char *what = viper_tram_ref_describe (&until_tram);
+      fprintf (stderr, "viper-replay: --until-tram=%s: the replay ended before %s was transferred (%s)\n",
+               until_tram_s, what, c.pending ? "it may be among the trams pending" :
+               "nothing is pending: the input has no such tram, or its line was rejected");
+      g_free (what);
+      rc = EXIT_PENDING;
+    }
+  if (!app.io_error && why != VIPER_STOP_STRICT && (why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0
+      && !(app.interrupted && !app.opt.listen))
     {
       /* a live session's trams that still wait may be what its user is
        * looking for: they are said when it is interrupted too (a file cut
@@ -858,5 +889,7 @@ out_ctx:
   g_free (stuck_s);
   g_free (history_s);
   g_free (clock_s);
+  g_free (until_tram_s);
+  viper_tram_ref_clear (&until_tram);
   return rc;
 }

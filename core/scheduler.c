@@ -8,83 +8,8 @@
 #include <math.h>
 #include <string.h>
 #include "scheduler.h"
-#include "trail.h"
+#include "scheduler-priv.h"
 
-typedef struct {
-  ViperTransferHook fn;
-  gpointer data;
-} Hook;
-
-typedef struct {
-  ViperTramSource *src;
-  guint64 trams_got;        /* trams taken from it */
-  guint64 bad_seen;         /* its lines_bad when last looked at */
-} SourceSlot;
-
-struct _ViperScheduler {
-  ViperRun *run;
-  ViperModel *model;
-  ViperChannels *channels;
-  ViperDiag *diag;
-  GArray *sources;          /* of SourceSlot */
-  guint rr;                 /* round-robin position */
-  GArray *hooks;            /* of Hook */
-  ViperSchedNotify notify;
-  gpointer notify_data;
-  ViperSchedTick tick;
-  gpointer tick_data;
-
-  ViperSchedState state;
-  double breakpoint;
-  guint64 step_limit;       /* remaining steps before a stop, 0 = none */
-  guint64 steps_done;
-  guint64 step_from;        /* steps_done when the current Step or go_on began */
-  gboolean pass_held;       /* RUNNING from go_on: a breakpoint that holds it at once is passed */
-  ViperStopReason last_stop;
-
-  double last_read_time;
-  gint64 last_read_proc;
-  gboolean have_last_read;
-
-  /* replay speed (trace time per wall second, 0 = unlimited) and where the
-   * pace started: clock pace_clock0 at monotonic time pace_t0 (NAN = at the
-   * next tram) */
-  double speed;
-  double pace_clock0;
-  gint64 pace_t0;
-  gint64 pace_wait_us;      /* how long until the pace reaches the next tram */
-  gboolean pacing;          /* inside idle_cb: the pace applies */
-  GSource *pace_timer;
-
-  GMainContext *ctx;
-  GSource *idle;
-  guint slice_us;           /* processing per idle dispatch */
-  gint64 deadline_us;       /* monotonic: dispatches stop here (0: none) */
-  guint min_slice_us;       /* ... but process at least this long */
-
-  /* seek (core/trail.h): the trail, and playback behind the engine */
-  ViperTrail *trail;
-  gboolean trail_warned;
-  gboolean bound_warned;    /* the breakpoint's reading hit the pending bound (said once) */
-  /* Playback to a breakpoint applies the trams at or before it and skips the
-   * others (the run order is not sorted by time): `skipped` entries before
-   * play.index are not applied, the first at first_skip, under skip_bp.
-   * Past the trail's end the engine then works ahead (reading on, its
-   * transfers only logged) and playback applies what it logs. */
-  guint64 skipped;
-  guint64 first_skip;
-  double skip_bp;
-  gboolean ahead;           /* playback took over from the engine at a breakpoint (below) */
-  double stop_bp;           /* the breakpoint of the last breakpoint stop */
-  gboolean replaying;
-  ViperTrailPos play;
-  guint64 view_read, view_rejected;
-  ViperStuckFunc stuck_fn;
-  gpointer stuck_data;
-  guint64 transferred;      /* by the engine since the reset */
-  guint64 transfer_limit;
-  gboolean transfer_limit_peek;
-};
 
 ViperScheduler *
 viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, ViperDiag *diag)
@@ -130,6 +55,7 @@ viper_scheduler_free (ViperScheduler *s)
     viper_run_set_view (s->run, NULL, NULL);
   viper_trail_free (s->trail);
   viper_trail_pos_clear (&s->play);
+  viper_tram_ref_clear (&s->tram_stop);
   g_free (s);
 }
 
@@ -207,6 +133,51 @@ double
 viper_scheduler_breakpoint (const ViperScheduler *s)
 {
   return s->breakpoint;
+}
+
+void
+viper_scheduler_set_tram_stop (ViperScheduler *s, const ViperTramRef *ref)
+{
+  viper_tram_ref_clear (&s->tram_stop);
+  s->has_tram_stop = ref != NULL;
+  s->tram_armed = ref != NULL;
+  s->tram_seen = FALSE;
+  if (ref)
+    viper_tram_ref_copy (&s->tram_stop, ref);
+}
+
+const ViperTramRef *
+viper_scheduler_tram_stop (const ViperScheduler *s)
+{
+  return s->has_tram_stop ? &s->tram_stop : NULL;
+}
+
+gboolean
+viper_scheduler_tram_stop_armed (const ViperScheduler *s)
+{
+  return s->has_tram_stop && s->tram_armed;
+}
+
+void
+viper_scheduler_arm_tram_stop (ViperScheduler *s, gboolean armed)
+{
+  s->tram_armed = s->has_tram_stop && armed;
+}
+
+gboolean
+viper_scheduler_tram_stop_seen (const ViperScheduler *s)
+{
+  return s->has_tram_stop && s->tram_seen;
+}
+
+/* t is the tram stop's tram. */
+static gboolean
+is_tram_stop (ViperScheduler *s, const ViperTram *t)
+{
+  if (!s->has_tram_stop)
+    return FALSE;
+  const char *channel = s->tram_stop.file && s->channels ? viper_channels_name (s->channels, t->channel) : NULL;
+  return viper_tram_ref_matches (&s->tram_stop, t, channel);
 }
 
 void
@@ -305,6 +276,8 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
     viper_trail_clear (s->trail);
   s->trail_warned = FALSE;
   s->transferred = 0;
+  s->tram_armed = s->has_tram_stop;
+  s->tram_seen = FALSE;
   viper_run_reset (s->run);
   if (s->model)
     viper_model_reset (s->model);
@@ -414,21 +387,24 @@ deliver (ViperScheduler *s, const ViperTram *t)
       Hook *h = &g_array_index (s->hooks, Hook, i);
       h->fn (t, changed, h->data);
     }
+  ViperStopReason why = VIPER_STOP_NONE;
   if (changed)
     {
       s->steps_done++;
       if (s->state == VIPER_SCHED_STEPPING)
-        {
-          set_stopped (s, VIPER_STOP_STEP);
-          return VIPER_STOP_STEP;
-        }
+        why = VIPER_STOP_STEP;
       if (s->step_limit && --s->step_limit == 0)
-        {
-          set_stopped (s, VIPER_STOP_STEP);
-          return VIPER_STOP_STEP;
-        }
+        why = VIPER_STOP_STEP;
     }
-  return VIPER_STOP_NONE;
+  /* the tram stop: right after its tram, also when that tram changed nothing */
+  if (s->tram_armed && is_tram_stop (s, t))
+    {
+      s->tram_armed = FALSE;
+      why = VIPER_STOP_TRAM;
+    }
+  if (why != VIPER_STOP_NONE)
+    set_stopped (s, why);
+  return why;
 }
 
 /* Log a transfer; a checkpoint when due, unless the model is behind the
@@ -453,9 +429,6 @@ trail_record (ViperScheduler *s, const ViperTram *t, gboolean ahead)
   if (!ahead && viper_trail_ckpt_due (s->trail))
     viper_trail_add_ckpt (s->trail, s->steps_done, s->model ? viper_model_checkpoint (s->model) : NULL);
 }
-
-static void leave_replay (ViperScheduler *s);
-static void start_replay (ViperScheduler *s);
 
 /* A Step (or a Go from viper_scheduler_go_on) held by the breakpoint before
  * it changed anything: the state shown is already the breakpoint's (reached
@@ -556,7 +529,7 @@ engine_one (ViperScheduler *s, gboolean ahead)
     {
       viper_trail_pos_clear (&s->play);
       viper_trail_pos_end (s->trail, &s->play);
-      start_replay (s);
+      viper_sched_start_replay (s);
       s->ahead = TRUE;
       s->skip_bp = s->breakpoint;
       return VIPER_STOP_NONE;
@@ -577,6 +550,8 @@ engine_one (ViperScheduler *s, gboolean ahead)
         return VIPER_STOP_PACE;
       const ViperTram *t = viper_run_transfer_next (s->run);
       s->transferred++;
+      if (s->has_tram_stop && !s->tram_seen && is_tram_stop (s, t))
+        s->tram_seen = TRUE;
       if (ahead && s->trail && !viper_trail_failed (s->trail))
         {
           trail_record (s, t, TRUE);
@@ -628,57 +603,6 @@ same_breakpoint (double a, double b)
   return (isnan (a) && isnan (b)) || a == b;
 }
 
-/* Playback from checkpoint c, whose model state was just restored, or
- * (c NULL) from the start with the model rewound there. */
-static void
-play_from (ViperScheduler *s, const ViperTrailCkpt *c)
-{
-  if (c)
-    {
-      viper_trail_pos_copy (&s->play, &c->pos);
-      s->steps_done = c->steps;
-    }
-  else
-    {
-      viper_model_rewind_start (s->model);
-      viper_trail_pos_clear (&s->play);
-      viper_trail_pos_init (&s->play);
-      s->steps_done = 0;
-    }
-  start_replay (s);
-}
-
-/* Playback skipped trams past the breakpoint, and the breakpoint moved (Go
- * past it, a later one, a step): they must be applied in run order, so
- * playback starts again from a checkpoint - for Go or another breakpoint the
- * latest before the first of them; for a step (or a step limit) the latest
- * before the target state change, which is then reached as a replay from
- * the start reaches it (the steps count in run order). */
-static void
-reposition (ViperScheduler *s)
-{
-  gboolean stepping = s->state == VIPER_SCHED_STEPPING || s->step_limit;
-  guint64 target = s->steps_done + (s->state == VIPER_SCHED_STEPPING ? 1 : s->step_limit);
-  for (guint i = viper_trail_n_ckpts (s->trail); i-- > 0;)
-    {
-      const ViperTrailCkpt *c = viper_trail_ckpt (s->trail, i);
-      if ((stepping ? c->steps >= target : c->pos.index > s->first_skip) || !c->model
-          || !viper_model_restore (s->model, c->model))
-        continue;
-      play_from (s, c);
-      goto replay;
-    }
-  play_from (s, NULL);
-replay:
-  if (stepping)
-    {
-      /* one step from there would stop at the checkpoint's next change */
-      s->step_limit = target - s->steps_done;
-      if (s->state == VIPER_SCHED_STEPPING)
-        s->state = VIPER_SCHED_RUNNING;
-    }
-}
-
 ViperStopReason
 viper_scheduler_pump (ViperScheduler *s, guint budget)
 {
@@ -695,7 +619,7 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
       if (s->replaying && (s->skipped || s->ahead) && !same_breakpoint (s->breakpoint, s->skip_bp))
         {
           if (s->skipped && s->trail && !viper_trail_failed (s->trail))
-            reposition (s);
+            viper_sched_reposition (s);
           else
             s->skipped = 0, s->ahead = FALSE;   /* nothing skipped (or no trail): on from here */
         }
@@ -718,7 +642,7 @@ viper_scheduler_pump (ViperScheduler *s, guint budget)
             }
           s->skipped = 0;
           s->ahead = FALSE;
-          leave_replay (s);     /* back where the engine is */
+          viper_sched_leave_replay (s);     /* back where the engine is */
         }
       ViperStopReason r = engine_one (s, FALSE);
       if (r != VIPER_STOP_NONE)
@@ -867,145 +791,4 @@ viper_scheduler_last_read (const ViperScheduler *s, double *time, gint64 *proc)
   if (proc)
     *proc = s->last_read_proc;
   return TRUE;
-}
-
-/* ---- seek by checkpoints ---------------------------------------------------------- */
-
-static double
-view_clock (gpointer data)
-{
-  return ((ViperScheduler *) data)->play.clock;
-}
-
-static double
-view_offset (gpointer data, gint64 proc)
-{
-  const double *o = g_hash_table_lookup (((ViperScheduler *) data)->play.offsets, &proc);
-  return o ? *o : 0.0;
-}
-
-static void
-view_counts (gpointer data, ViperCounts *out)
-{
-  ViperScheduler *s = data;
-  memset (out, 0, sizeof *out);
-  out->read = s->view_read;
-  out->rejected = s->view_rejected;
-  out->transferred = s->play.index - s->skipped;
-  out->ignored = s->play.ignored;
-  out->pending = out->read - out->transferred - out->rejected;
-}
-
-static GArray *
-view_stuck (gpointer data)
-{
-  ViperScheduler *s = data;
-  guint64 applied = s->play.index - s->skipped;
-  if (s->stuck_fn && s->view_read > applied + s->view_rejected)
-    {
-      gboolean bp = s->last_stop == VIPER_STOP_BREAKPOINT;
-      GArray *a = s->stuck_fn (s->stuck_data, applied, bp, bp ? s->stop_bp : NAN);
-      if (a)
-        return a;
-    }
-  return g_array_new (FALSE, TRUE, sizeof (ViperStuck));
-}
-
-static const ViperRunView trail_view = { view_clock, view_offset, view_counts, view_stuck };
-
-static void
-leave_replay (ViperScheduler *s)
-{
-  s->replaying = FALSE;
-  viper_run_set_view (s->run, NULL, NULL);
-}
-
-void
-viper_scheduler_enable_trail (ViperScheduler *s, gsize max_bytes)
-{
-  if (s->trail)
-    return;
-  s->trail = viper_trail_new (max_bytes, viper_run_decay (s->run));
-}
-
-ViperTrail *
-viper_scheduler_get_trail (const ViperScheduler *s)
-{
-  return s->trail && !viper_trail_failed (s->trail) ? s->trail : NULL;
-}
-
-gboolean
-viper_scheduler_replaying (const ViperScheduler *s)
-{
-  return s->replaying;
-}
-
-void
-viper_scheduler_set_stuck_func (ViperScheduler *s, ViperStuckFunc fn, gpointer data)
-{
-  s->stuck_fn = fn;
-  s->stuck_data = data;
-}
-
-void
-viper_scheduler_set_transfer_limit (ViperScheduler *s, guint64 transferred, gboolean peek)
-{
-  s->transfer_limit = transferred;
-  s->transfer_limit_peek = peek;
-}
-
-/* A replay forward from a position with this clock and this many state
- * changes stops where a replay from the start does. */
-static gboolean
-reaches (double clock, guint64 steps, double at_clock, guint64 at_steps)
-{
-  if (isnan (clock) && !steps)
-    return at_steps == 0 && !isfinite (at_clock);   /* the start */
-  return (isnan (clock) || !(at_clock > clock)) && (!steps || at_steps < steps);
-}
-
-gboolean
-viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
-{
-  if (!s->trail || viper_trail_failed (s->trail) || !s->model)
-    return FALSE;
-  guint64 len = viper_trail_length (s->trail);
-  if (!s->replaying && s->model->applied != len)
-    return FALSE;             /* the trail does not describe this run (enabled late) */
-  guint64 here = s->replaying ? s->play.index : len;
-  /* going on from here cannot apply trams skipped before here */
-  gboolean here_ok = !s->skipped && reaches (clock, steps, viper_run_clock (s->run), s->steps_done);
-  /* the latest checkpoint that reaches the target and can be restored */
-  for (guint i = viper_trail_n_ckpts (s->trail); i-- > 0;)
-    {
-      const ViperTrailCkpt *c = viper_trail_ckpt (s->trail, i);
-      if (!reaches (clock, steps, c->pos.clock, c->steps) || !c->model)
-        continue;
-      if (here_ok && here >= c->pos.index)
-        return TRUE;          /* going on from here is as short */
-      if (!viper_model_restore (s->model, c->model))
-        continue;
-      play_from (s, c);
-      goto replay;
-    }
-  if (here_ok)
-    return TRUE;
-  play_from (s, NULL);
-replay:
-  s->state = VIPER_SCHED_IDLE;
-  s->last_stop = VIPER_STOP_NONE;
-  s->pace_clock0 = NAN;
-  return TRUE;
-}
-
-/* Playback from s->play (just restored) behind the engine. */
-static void
-start_replay (ViperScheduler *s)
-{
-  s->view_read = s->play.read;
-  s->view_rejected = s->play.rejected;
-  s->replaying = TRUE;
-  s->skipped = 0;
-  s->ahead = FALSE;
-  viper_run_set_view (s->run, &trail_view, s);
 }

@@ -19,6 +19,7 @@
 #include "run.h"
 #include "model.h"
 #include "source.h"
+#include "tramref.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +39,7 @@ typedef enum {
   VIPER_STOP_USER,          /* stop() */
   VIPER_STOP_STRICT,        /* bad input under --strict */
   VIPER_STOP_PACE,          /* running at a replay speed: the next tram is ahead of the pace (still running) */
+  VIPER_STOP_TRAM,          /* the tram stop's tram was just transferred and applied */
 } ViperStopReason;
 
 typedef struct _ViperScheduler ViperScheduler;
@@ -66,6 +68,18 @@ double viper_scheduler_breakpoint (const ViperScheduler *s);
  * VIPER_STOP_BREAKPOINT then; a front end that decides the end itself (a
  * live session's idle exit) asks it. */
 gboolean viper_scheduler_breakpoint_reached (const ViperScheduler *s);
+/* Stop right after the tram `ref` names is transferred and applied
+ * (VIPER_STOP_TRAM), whether the engine transfers it or playback behind the
+ * engine applies it again (a seek).  ref is copied; NULL clears it.  Setting
+ * it arms it; it disarms when it stops (Go goes on past it), and a reset
+ * arms it again.  A seek that is not the user's (the GUI's synchronous
+ * replays) disarms it for the while. */
+void viper_scheduler_set_tram_stop (ViperScheduler *s, const ViperTramRef *ref);
+const ViperTramRef *viper_scheduler_tram_stop (const ViperScheduler *s);   /* NULL: none */
+gboolean viper_scheduler_tram_stop_armed (const ViperScheduler *s);
+void viper_scheduler_arm_tram_stop (ViperScheduler *s, gboolean armed);
+/* The tram stop's tram was transferred since the reset (by the engine). */
+gboolean viper_scheduler_tram_stop_seen (const ViperScheduler *s);
 /* Stop after this many more steps (state changes); 0 = no limit. */
 void viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps);
 

@@ -119,13 +119,42 @@ apply_breakpoint (App *a, double bp)
   a->breakpoint = bp;
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_breakpoint (VIPER_VIEW_WIDGET (a->views[k]), bp);
+  /* a clock or a tram, not both */
+  viper_tram_ref_clear (&a->bp_tram);
+  a->has_bp_tram = FALSE;
   if (!a->s)
     return;
+  viper_scheduler_set_tram_stop (a->s->sched, NULL);
   viper_scheduler_set_breakpoint (a->s->sched, bp);
   /* a breakpoint ahead of the clock is a fast-forward to it */
   double clock = viper_run_clock (a->s->run);
   if (!isnan (bp) && (!isfinite (clock) || bp > clock) && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
     viper_scheduler_go (a->s->sched);
+}
+
+/* Stop right after a tram (core/scheduler.h): a fast-forward to it. */
+static void
+apply_tram_breakpoint (App *a, const ViperTramRef *ref)
+{
+  apply_breakpoint (a, NAN);
+  viper_tram_ref_copy (&a->bp_tram, ref);
+  a->has_bp_tram = TRUE;
+  if (!a->s)
+    return;
+  viper_scheduler_set_tram_stop (a->s->sched, ref);
+  if (viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
+    viper_scheduler_go (a->s->sched);
+}
+
+static void
+bp_kind_toggled (GtkToggleButton *radio, gpointer data)
+{
+  App *a = data;
+  GtkWidget *entry = g_object_get_data (G_OBJECT (radio), "viper-entry");
+  gboolean tram = gtk_toggle_button_get_active (radio);
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), tram ? "PROC:SEQ or FILE:LINE" : "clock");
+  gtk_widget_grab_focus (entry);
+  viper_app_request_dump (a, "breakpoint-kind");
 }
 
 gboolean
@@ -152,40 +181,84 @@ act_breakpoint (GSimpleAction *action, GVariant *param, gpointer data)
   gtk_box_set_spacing (GTK_BOX (box), 6);
   a->bp_range = viper_playback_run_label_new (a->pb);
   gtk_container_add (GTK_CONTAINER (box), a->bp_range);
-  GtkWidget *what = gtk_label_new ("Fast-forward until the execution clock would pass (empty: no breakpoint):");
+  GtkWidget *what = gtk_label_new ("Fast-forward until the execution clock would pass a clock value, or until a "
+                                    "tram is transferred (empty: no breakpoint):");
   gtk_label_set_xalign (GTK_LABEL (what), 0);
+  gtk_label_set_line_wrap (GTK_LABEL (what), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (what), 60);
   gtk_container_add (GTK_CONTAINER (box), what);
+  GtkWidget *kinds = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *by_clock = gtk_radio_button_new_with_mnemonic (NULL, "_Clock");
+  a->bp_tram_radio = gtk_radio_button_new_with_mnemonic_from_widget (GTK_RADIO_BUTTON (by_clock),
+                                                                     "_Tram (PROC:SEQ or FILE:LINE)");
+  gtk_container_add (GTK_CONTAINER (kinds), by_clock);
+  gtk_container_add (GTK_CONTAINER (kinds), a->bp_tram_radio);
+  gtk_container_add (GTK_CONTAINER (box), kinds);
   GtkWidget *entry = gtk_entry_new ();
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "clock");
-  if (!isnan (a->breakpoint))
+  if (a->has_bp_tram)
+    {
+      char *t = viper_tram_ref_format (&a->bp_tram);
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (a->bp_tram_radio), TRUE);
+      gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "PROC:SEQ or FILE:LINE");
+      gtk_entry_set_text (GTK_ENTRY (entry), t);
+      g_free (t);
+    }
+  else if (!isnan (a->breakpoint))
     {
       char tb[32];
       gtk_entry_set_text (GTK_ENTRY (entry), viper_format_double (a->breakpoint, tb));
     }
+  g_object_set_data (G_OBJECT (a->bp_tram_radio), "viper-entry", entry);
+  g_signal_connect (a->bp_tram_radio, "toggled", G_CALLBACK (bp_kind_toggled), a);
   gtk_container_add (GTK_CONTAINER (box), entry);
   a->bp_error = gtk_label_new ("");
   gtk_label_set_xalign (GTK_LABEL (a->bp_error), 0);
+  /* a long paste in a message: wrapped, at most three lines */
+  gtk_label_set_line_wrap (GTK_LABEL (a->bp_error), TRUE);
+  gtk_label_set_line_wrap_mode (GTK_LABEL (a->bp_error), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_max_width_chars (GTK_LABEL (a->bp_error), 60);
+  gtk_label_set_lines (GTK_LABEL (a->bp_error), 3);
+  gtk_label_set_ellipsize (GTK_LABEL (a->bp_error), PANGO_ELLIPSIZE_END);
   gtk_container_add (GTK_CONTAINER (box), a->bp_error);
   gtk_widget_show_all (d);
   gtk_widget_hide (a->bp_error);
+  gtk_widget_grab_focus (entry);   /* not the radio buttons before it */
   viper_app_request_dump (a, "breakpoint-dialog");
   while (gtk_dialog_run (GTK_DIALOG (d)) == GTK_RESPONSE_OK)
     {
       char *t = g_strstrip (g_strdup (gtk_entry_get_text (GTK_ENTRY (entry))));
-      double v;
-      gboolean empty = !*t, ok = empty || viper_app_parse_number (t, &v);
+      gboolean tram = gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (a->bp_tram_radio));
+      double v = NAN;
+      ViperTramRef ref;
+      char *why = NULL;
+      gboolean empty = !*t;
+      gboolean ok = empty || (tram ? viper_tram_ref_parse (t, &ref, &why) : viper_app_parse_number (t, &v));
       if (ok)
         {
           g_free (t);
-          apply_breakpoint (a, empty ? NAN : v);
+          if (tram && !empty)
+            {
+              apply_tram_breakpoint (a, &ref);
+              viper_tram_ref_clear (&ref);
+            }
+          else
+            apply_breakpoint (a, empty ? NAN : v);
           break;
         }
-      /* a long paste is cut (at a character, not a byte) */
-      char *cut = g_utf8_strlen (t, -1) > 40 ? g_utf8_substring (t, 0, 40) : NULL;
-      char *msg = g_strdup_printf ("\u201c%s%s\u201d is not a clock value: type a number such as 12.5 or "
-                                   "1795549589.25, or nothing for no breakpoint.", cut ? cut : t, cut ? "\u2026" : "");
-      g_free (cut);
+      char *msg;
+      if (tram)
+        /* what viper-replay --until-tram says of the same text */
+        msg = g_steal_pointer (&why);
+      else
+        {
+          /* a long paste is cut (at a character, not a byte) */
+          char *cut = g_utf8_strlen (t, -1) > 40 ? g_utf8_substring (t, 0, 40) : NULL;
+          msg = g_strdup_printf ("\u201c%s%s\u201d is not a clock value: type a number such as 12.5 or "
+                                 "1795549589.25, or nothing for no breakpoint.", cut ? cut : t, cut ? "\u2026" : "");
+          g_free (cut);
+        }
       gtk_label_set_text (GTK_LABEL (a->bp_error), msg);
       gtk_widget_show (a->bp_error);
       gtk_widget_error_bell (entry);
@@ -194,7 +267,7 @@ act_breakpoint (GSimpleAction *action, GVariant *param, gpointer data)
       g_free (t);
       viper_app_request_dump (a, "breakpoint-refused");
     }
-  a->bp_range = a->bp_error = NULL;
+  a->bp_range = a->bp_error = a->bp_tram_radio = NULL;
   gtk_widget_destroy (d);
   viper_app_request_dump (a, "breakpoint-dialog-closed");
 }

@@ -177,7 +177,8 @@ ui_json (App *a)
       g_string_append (j, ", \"error\": ");
       viper_json_append_string (j, gtk_widget_get_visible (a->bp_error) ? gtk_label_get_text (GTK_LABEL (a->bp_error))
                                                                          : NULL);
-      g_string_append (j, "}");
+      g_string_append_printf (j, ", \"tram\": %s}",
+                              gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (a->bp_tram_radio)) ? "true" : "false");
     }
   else
     g_string_append (j, "null");

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <gtk/gtk.h>
 #include "core/stateout.h"
+#include "core/tramref.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/views.h"
 #include "viper-export-trace.h"
@@ -38,6 +39,8 @@ typedef struct {
   char **traces;
   double decay;
   double breakpoint;        /* the user's breakpoint, NAN = none */
+  ViperTramRef bp_tram;     /* ... or the tram it stops after (has_bp_tram) */
+  gboolean has_bp_tram;
   int interval_ms;
   double history;
   gboolean demo;
@@ -94,6 +97,7 @@ typedef struct {
   guint64 live_progress_at;          /* applied count of the last live-progress dump */
   gint64 live_progress_t;
   GtkWidget *bp_range, *bp_error;    /* the Breakpoint dialog's run line and message, while it is open */
+  GtkWidget *bp_tram_radio;          /* its choice of a tram rather than a clock */
 } App;
 
 /* The debug dumps (VIPER_DEBUG_DIR, see viper-app.c): DIR/layout.json,
@@ -106,6 +110,10 @@ void viper_app_write_state (App *a);
 /* gui/viper-app.c: the pipeline and the window */
 void viper_app_diag_sink (ViperDiagKind kind, const char *message, gpointer data);
 void viper_app_request_dump (App *a, const char *why);
+/* gui/viper-app.c, for the start-up (gui/viper-app-main.c) */
+void viper_app_set_session (App *a, ViperSession *s);
+void viper_app_build_window (App *a);
+void viper_app_restore_layout (App *a);
 void viper_app_update_controls (App *a);
 gboolean viper_app_open_session (App *a, const char *paradigm, const char *setup, char **traces, char **listen);
 void viper_app_flush (App *a);

@@ -283,6 +283,9 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
 {
   ViperScheduler *sc = pb->s->sched;
   double user_bp = viper_scheduler_breakpoint (sc);
+  /* the user's tram breakpoint does not stop a seek on its way */
+  gboolean user_tram = viper_scheduler_tram_stop_armed (sc);
+  viper_scheduler_arm_tram_stop (sc, FALSE);
   pb->seeking = TRUE;
   if (viper_scheduler_state (sc) != VIPER_SCHED_IDLE)
     viper_scheduler_stop (sc);
@@ -300,10 +303,12 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
       guint64 done = viper_scheduler_steps_done (sc);
       viper_scheduler_set_breakpoint (sc, clock);
       viper_scheduler_set_step_limit (sc, steps ? steps - MIN (done, steps - 1) : 0);
+      viper_scheduler_arm_tram_stop (sc, FALSE);   /* a reset (above) arms it */
       viper_scheduler_run (sc);
       viper_scheduler_set_step_limit (sc, 0);
     }
   viper_scheduler_set_breakpoint (sc, user_bp);
+  viper_scheduler_arm_tram_stop (sc, user_tram);
   pb->seeking = FALSE;
   gtk_widget_queue_draw (pb->timeline);
   write_dump (pb);

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The Breakpoint dialog (B) stopping at a tram, under Xvfb.
+
+On the Farm trace: B opens the dialog, Alt+T chooses a tram rather than a
+clock (the dump says so).  A malformed tram ("2:x") is refused in the dialog
+with the very message viper-replay --until-tram gives for it, and the dialog
+stays open; then "2:5" (PROC:SEQ) is taken: the replay fast-forwards and
+stops right after that tram, in the state viper-replay --until-tram=2:5
+writes (the same as --steps at that tram), and the status line says
+"at tram 2:5".  Opened again, the dialog shows the tram.  Space goes on past
+it to the end; R arms it again and Space stops there again.  Then a later
+tram by FILE:LINE (farm.trc:LINE) stops where viper-replay does with the
+same value.  Screenshots are kept with --keep.  Exit 77 when Xvfb, xdotool
+or ImageMagick are missing.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_xvfb as X  # noqa: E402  (the shared harness: Xvfb, App, probes)
+
+check = X.check
+
+
+def type_text(display, text):
+    env = dict(os.environ, DISPLAY=display)
+    subprocess.run(["xdotool", "key", "--clearmodifiers", "ctrl+a"], env=env, check=True, timeout=X.TIMEOUT)
+    subprocess.run(["xdotool", "type", "--delay", "5", text], env=env, check=True, timeout=X.TIMEOUT)
+    subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=X.TIMEOUT)
+
+
+def cli(args, base, extra):
+    r = subprocess.run([args.viper_replay, "--quiet", "--state-out=-"] + base + extra, capture_output=True, text=True,
+                       timeout=60)
+    return r, json.loads(r.stdout) if r.stdout else None
+
+
+def main():
+    args = X.parse_args([])
+    if X.missing_tool():
+        return 77
+    if not (os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK)):
+        print("1..0 # SKIP ImageMagick is not installed")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="viper-xvfb-tram-")
+    shots = args.keep or os.path.join(tmp, "shots")
+    os.makedirs(shots, exist_ok=True)
+    trace = os.path.join(args.source_root, "traces", "farm.trc")
+    setup = os.path.join(args.source_root, "setup", "farm.setup")
+    base = ["--paradigm=monalisa", "--setup=" + setup, trace]
+    # a later tram, by the line it was read from: proc 3's seq 10
+    line = next(no for no, l in enumerate(open(trace), 1)
+                if len(l.split()) > 7 and l.split()[3] == "3" and l.split()[7] == "10")
+    xvfb, display = X.start_xvfb()
+    app = None
+    try:
+        app = X.App(args, display, base[:2] + [trace], tmp, "tram")
+        X.poll(lambda: (lambda p: p if p and p["index_done"] else None)(app.playback()), "the run's index",
+               proc=app.proc)
+
+        app.key("b")
+        d = app.wait_state(lambda s: s["ui"].get("breakpoint_dialog"), "the Breakpoint dialog")
+        check(d["ui"]["breakpoint_dialog"]["tram"] is False, "the dialog starts on a clock")
+        X.xdo(display, "key", "--clearmodifiers", "alt+t")
+        d = app.wait_state(lambda s: (s["ui"].get("breakpoint_dialog") or {}).get("tram"), "the choice of a tram")
+        X.screenshot(display, os.path.join(shots, "tram-1-dialog.png"))
+
+        # malformed: the message viper-replay gives, in the dialog, which stays open
+        type_text(display, "2:x")
+        d = app.wait_state(lambda s: (s["ui"].get("breakpoint_dialog") or {}).get("error"), "the refusal")
+        err = d["ui"]["breakpoint_dialog"]["error"]
+        r = subprocess.run([args.viper_replay, "--until-tram=2:x"] + base, capture_output=True, text=True, timeout=60)
+        want = r.stderr.splitlines()[0].replace("viper-replay: --until-tram: ", "", 1) if r.stderr else None
+        check(r.returncode == 2 and err == want, "the dialog refuses 2:x as viper-replay does (%r vs %r)" % (err, want))
+        check(app.proc.poll() is None, "the app is still running")
+        X.screenshot(display, os.path.join(shots, "tram-2-refused.png"))
+
+        # PROC:SEQ: taken, the replay fast-forwards and stops right after it
+        type_text(display, "2:5")
+        d = app.wait_state(lambda s: s["why"] == "tram" and not s["ui"].get("breakpoint_dialog"), "the stop at 2:5")
+        r, want = cli(args, base, ["--until-tram=2:5"])
+        check(r.returncode == 0 and X.same_modules(d["state"], want) and d["state"]["counts"] == want["counts"]
+              and d["state"]["clock"] == want["clock"],
+              "stopped at tram 2:5 as viper-replay --until-tram=2:5 (%s vs %s)" % (d["state"]["counts"], want["counts"]))
+        check("at tram 2:5" in (d["ui"]["subtitle"] or ""), "the status line says so (%r)" % d["ui"]["subtitle"])
+        X.screenshot(display, os.path.join(shots, "tram-3-stopped.png"))
+        stop1 = d["state"]
+
+        # open again: the tram is shown as set
+        app.key("b")
+        d = app.wait_state(lambda s: s["ui"].get("breakpoint_dialog"), "the dialog again")
+        check(d["ui"]["breakpoint_dialog"]["tram"] is True, "the dialog shows the tram breakpoint")
+        X.screenshot(display, os.path.join(shots, "tram-4-again.png"))
+        X.xdo(display, "key", "Escape")
+        app.wait_state(lambda s: not s["ui"].get("breakpoint_dialog"), "the dialog closed")
+
+        # Go passes it; Reset arms it again
+        app.key("space")
+        d = app.wait_state(lambda s: s["why"] == "end", "the end after Go")
+        check(d["state"]["counts"]["transferred"] > stop1["counts"]["transferred"], "Go went on past the tram")
+        app.key("r")
+        app.wait_state(lambda s: s["why"] == "reset", "the reset")
+        app.key("space")
+        d = app.wait_state(lambda s: s["why"] == "tram", "the stop at 2:5 after the reset")
+        check(X.same_modules(d["state"], stop1) and d["state"]["counts"] == stop1["counts"],
+              "after Reset the tram stops the replay again, in the same state")
+
+        # FILE:LINE, with the base name as the bad-line reports name the file
+        app.key("b")
+        app.wait_state(lambda s: (s["ui"].get("breakpoint_dialog") or {}).get("tram"), "the dialog on a tram")
+        v = "farm.trc:%d" % line
+        type_text(display, v)
+        d = app.wait_state(lambda s: s["why"] == "tram" and not s["ui"].get("breakpoint_dialog")
+                           and "at tram " + v in (s["ui"]["subtitle"] or ""), "the stop at " + v)
+        r, want = cli(args, base, ["--until-tram=" + v])
+        check(r.returncode == 0 and X.same_modules(d["state"], want) and d["state"]["counts"] == want["counts"]
+              and d["state"]["counts"] != stop1["counts"],
+              "stopped at %s as viper-replay --until-tram=%s (%s)" % (v, v, d["state"]["counts"]))
+        X.screenshot(display, os.path.join(shots, "tram-5-file-line.png"))
+    finally:
+        if app:
+            app.close()
+        X.stop_xvfb(xvfb)
+    return X.finish(tmp, args.keep, shots)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
