@@ -229,8 +229,8 @@ main (int argc, char **argv)
     "program-state model, and writes the run and the state.");
   g_option_context_set_description (ctx,
     "Exit status: 0 stop point or end reached with nothing pending; 1 I/O error or bad\n"
-    "input under --strict; 2 usage error; 3 end reached with trams still pending,\n"
-    "or before the --until-tram tram was transferred;\n"
+    "input under --strict; 2 usage error; 3 end reached with trams still pending\n"
+    "(an --until-tram tram that never came is said, with the end's status);\n"
     "130 (143) interrupted by SIGINT (SIGTERM): the outputs hold the state reached.\n"
     "Bad lines are reported on standard error as FILE:LINE:COLUMN: reason.");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -817,13 +817,13 @@ main (int argc, char **argv)
     }
   else if (has_until_tram && why == VIPER_STOP_END && !viper_scheduler_tram_stop_seen (app.sched))
     {
-      /* the stop point is after a tram that never came: not a stop */
+      /* the stop point is after a tram that never came: said, and the
+       * status is the end's (spec/picl.md 5: 3 only with trams pending) */
       char *what = viper_tram_ref_describe (&until_tram);
       fprintf (stderr, "viper-replay: --until-tram=%s: the replay ended before %s was transferred (%s)\n",
                until_tram_s, what, c.pending ? "it may be among the trams pending" :
                "nothing is pending: the input has no such tram, or its line was rejected");
       g_free (what);
-      rc = EXIT_PENDING;
     }
   if (!app.io_error && why != VIPER_STOP_STRICT && (why == VIPER_STOP_END || why == VIPER_STOP_USER) && c.pending > 0
       && !(app.interrupted && !app.opt.listen))
