@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 #include "core/scheduler.h"
 #include "paradigms/paradigms.h"
+#include "pipe-fx.h"
 
 typedef struct {
   gint64 go;
@@ -59,30 +60,12 @@ trace (void)
 }
 
 /* A picl replay of one file: the engine's parts, set up and torn down together. */
-typedef struct {
-  ViperTramPool *pool;
-  ViperChannels *ch;
-  ViperDiag diag;
-  ViperModel *m;
-  ViperRun *run;
-  ViperScheduler *s;
-} Rig;
+typedef EnginePipe Rig;
 
 static void
 rig_open (Rig *r, const char *path, gboolean attach)
 {
-  viper_paradigms_register_all ();
-  const ViperParadigm *p = viper_paradigm_lookup ("picl");
-  r->pool = viper_tram_pool_new ();
-  r->ch = viper_channels_new ();
-  viper_diag_init (&r->diag, NULL, NULL);
-  r->m = p->model_new (p, NULL);
-  r->run = viper_run_new (p, r->m, r->pool, r->ch, &r->diag, 0.5);
-  r->s = viper_scheduler_new (r->run, r->m, r->ch, &r->diag);
-  GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, r->pool, &r->diag, r->ch, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (r->s, src);
+  engine_pipe_open (r, path, NAN, NULL, NULL);
   if (attach)
     viper_scheduler_attach (r->s, NULL);
 }
@@ -90,12 +73,7 @@ rig_open (Rig *r, const char *path, gboolean attach)
 static void
 rig_close (Rig *r)
 {
-  viper_scheduler_free (r->s);
-  viper_run_free (r->run);
-  viper_model_free (r->m);
-  viper_channels_free (r->ch);
-  viper_diag_clear (&r->diag);
-  viper_tram_pool_free (r->pool);
+  engine_pipe_close (r);
 }
 
 /* Replay the trace in the default main context at `speed` (breakpoint bp);

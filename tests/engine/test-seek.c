@@ -13,14 +13,11 @@
 #include "core/trail.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/picl/picl-gen-lib.h"
+#include "pipe-fx.h"
 
+/* the engine's pipe (pipe-fx.h) first, so that a Pipe is one */
 typedef struct {
-  ViperTramPool *pool;
-  ViperChannels *ch;
-  ViperDiag diag;
-  ViperModel *m;
-  ViperRun *run;
-  ViperScheduler *s;
+  EnginePipe e;
   GPtrArray *warnings;
 } Pipe;
 
@@ -34,32 +31,16 @@ sink (ViperDiagKind kind, const char *message, gpointer data)
 static Pipe *
 pipe_new (const char *path, double history)
 {
-  const ViperParadigm *p = viper_paradigm_lookup ("picl");
   Pipe *x = g_new0 (Pipe, 1);
   x->warnings = g_ptr_array_new_with_free_func (g_free);
-  x->pool = viper_tram_pool_new ();
-  x->ch = viper_channels_new ();
-  viper_diag_init (&x->diag, sink, x->warnings);
-  x->m = p->model_new (p, NULL);
-  viper_model_set_history (x->m, history);
-  x->run = viper_run_new (p, x->m, x->pool, x->ch, &x->diag, 0.5);
-  x->s = viper_scheduler_new (x->run, x->m, x->ch, &x->diag);
-  GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, x->pool, &x->diag, x->ch, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (x->s, src);
+  engine_pipe_open (&x->e, path, history, sink, x->warnings);
   return x;
 }
 
 static void
 pipe_free (Pipe *x)
 {
-  viper_scheduler_free (x->s);
-  viper_run_free (x->run);
-  viper_model_free (x->m);
-  viper_channels_free (x->ch);
-  viper_diag_clear (&x->diag);
-  viper_tram_pool_free (x->pool);
+  engine_pipe_close (&x->e);
   g_ptr_array_unref (x->warnings);
   g_free (x);
 }
@@ -72,11 +53,11 @@ stuck_at (gpointer data, guint64 transferred, gboolean peek, double breakpoint)
   (void) data;
   Pipe *x = pipe_new (trace_path, -1);
   if (isnan (breakpoint))
-    viper_scheduler_set_transfer_limit (x->s, transferred, peek);
+    viper_scheduler_set_transfer_limit (x->e.s, transferred, peek);
   else
-    viper_scheduler_set_breakpoint (x->s, breakpoint);   /* a breakpoint stop: as a replay to it */
-  viper_scheduler_run (x->s);
-  GArray *a = viper_run_stuck (x->run);
+    viper_scheduler_set_breakpoint (x->e.s, breakpoint);   /* a breakpoint stop: as a replay to it */
+  viper_scheduler_run (x->e.s);
+  GArray *a = viper_run_stuck (x->e.run);
   pipe_free (x);
   return a;
 }
@@ -85,10 +66,10 @@ static char *
 straight (double clock, guint64 steps)
 {
   Pipe *x = pipe_new (trace_path, -1);
-  viper_scheduler_set_breakpoint (x->s, clock);
-  viper_scheduler_set_step_limit (x->s, steps);
-  viper_scheduler_run (x->s);
-  char *j = viper_state_to_json (x->run, x->m, TRUE);
+  viper_scheduler_set_breakpoint (x->e.s, clock);
+  viper_scheduler_set_step_limit (x->e.s, steps);
+  viper_scheduler_run (x->e.s);
+  char *j = viper_state_to_json (x->e.run, x->e.m, TRUE);
   pipe_free (x);
   return j;
 }
@@ -124,13 +105,13 @@ test_seek (void)
   char *path = write_trace (200);
   trace_path = path;
   Pipe *x = pipe_new (path, 0);
-  viper_scheduler_enable_trail (x->s, 0);
-  viper_trail_set_first_every (viper_scheduler_get_trail (x->s), 9);
-  viper_scheduler_set_stuck_func (x->s, stuck_at, NULL);
-  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
-  guint64 steps = viper_scheduler_steps_done (x->s);
-  double t1 = viper_run_clock (x->run);
-  g_assert_cmpuint (viper_trail_n_ckpts (viper_scheduler_get_trail (x->s)), >, 10);
+  viper_scheduler_enable_trail (x->e.s, 0);
+  viper_trail_set_first_every (viper_scheduler_get_trail (x->e.s), 9);
+  viper_scheduler_set_stuck_func (x->e.s, stuck_at, NULL);
+  g_assert_cmpint (viper_scheduler_run (x->e.s), ==, VIPER_STOP_END);
+  guint64 steps = viper_scheduler_steps_done (x->e.s);
+  double t1 = viper_run_clock (x->e.run);
+  g_assert_cmpuint (viper_trail_n_ckpts (viper_scheduler_get_trail (x->e.s)), >, 10);
   /* forward and backward, by clock and by steps, ending behind the engine */
   struct { double f; guint64 k; } targets[] = {
     { 0.8, 0 }, { 0.1, 0 }, { NAN, 7 }, { 0.5, 0 }, { NAN, 0 }, { NAN, 0 }, { 0.95, 0 }, { 0.3, 0 },
@@ -142,19 +123,19 @@ test_seek (void)
     {
       double clock = isnan (targets[i].f) ? NAN : targets[i].f * t1;
       guint64 k = targets[i].k;
-      g_assert_true (viper_scheduler_rewind (x->s, clock, k));
-      guint64 done = viper_scheduler_steps_done (x->s);
+      g_assert_true (viper_scheduler_rewind (x->e.s, clock, k));
+      guint64 done = viper_scheduler_steps_done (x->e.s);
       g_assert_true (!k || done < k);
-      viper_scheduler_set_breakpoint (x->s, clock);
-      viper_scheduler_set_step_limit (x->s, k ? k - done : 0);
-      viper_scheduler_run (x->s);
-      viper_scheduler_set_step_limit (x->s, 0);
-      viper_scheduler_set_breakpoint (x->s, NAN);
-      g_assert_true (viper_scheduler_replaying (x->s));
+      viper_scheduler_set_breakpoint (x->e.s, clock);
+      viper_scheduler_set_step_limit (x->e.s, k ? k - done : 0);
+      viper_scheduler_run (x->e.s);
+      viper_scheduler_set_step_limit (x->e.s, 0);
+      viper_scheduler_set_breakpoint (x->e.s, NAN);
+      g_assert_true (viper_scheduler_replaying (x->e.s));
       ViperCounts c;
-      viper_run_counts (x->run, &c);
+      viper_run_counts (x->e.run, &c);
       any_pending |= c.pending > 0;
-      char *got = viper_state_to_json (x->run, x->m, TRUE);
+      char *got = viper_state_to_json (x->e.run, x->e.m, TRUE);
       char *want = straight (clock, k);
       g_assert_cmpstr (got, ==, want);
       g_free (got);
@@ -163,11 +144,11 @@ test_seek (void)
   /* the pending trams and their reasons came from the stuck function */
   g_assert_true (any_pending);
   /* back to the start, then forward to the end: the engine takes over */
-  g_assert_true (viper_scheduler_rewind (x->s, NAN, 0));
-  g_assert_cmpuint (x->m->applied, ==, 0);
-  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
-  g_assert_false (viper_scheduler_replaying (x->s));
-  g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, steps);
+  g_assert_true (viper_scheduler_rewind (x->e.s, NAN, 0));
+  g_assert_cmpuint (x->e.m->applied, ==, 0);
+  g_assert_cmpint (viper_scheduler_run (x->e.s), ==, VIPER_STOP_END);
+  g_assert_false (viper_scheduler_replaying (x->e.s));
+  g_assert_cmpuint (viper_scheduler_steps_done (x->e.s), ==, steps);
   pipe_free (x);
   g_unlink (path);
   g_free (path);
@@ -184,38 +165,38 @@ test_breakpoint_ahead (void)
   char *path = write_trace (200);
   trace_path = path;
   Pipe *end = pipe_new (path, -1);
-  g_assert_cmpint (viper_scheduler_run (end->s), ==, VIPER_STOP_END);
-  double t1 = viper_run_clock (end->run);
-  guint64 steps = viper_scheduler_steps_done (end->s);
+  g_assert_cmpint (viper_scheduler_run (end->e.s), ==, VIPER_STOP_END);
+  double t1 = viper_run_clock (end->e.run);
+  guint64 steps = viper_scheduler_steps_done (end->e.s);
   pipe_free (end);
   Pipe *x = pipe_new (path, 0);
-  viper_scheduler_enable_trail (x->s, 0);
-  viper_trail_set_first_every (viper_scheduler_get_trail (x->s), 9);
-  viper_scheduler_set_stuck_func (x->s, stuck_at, NULL);
+  viper_scheduler_enable_trail (x->e.s, 0);
+  viper_trail_set_first_every (viper_scheduler_get_trail (x->e.s), 9);
+  viper_scheduler_set_stuck_func (x->e.s, stuck_at, NULL);
   double bps[] = { 0.3 * t1, 0.6 * t1, NAN };
   gboolean any_skip = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (bps); i++)
     {
-      viper_scheduler_set_breakpoint (x->s, bps[i]);
-      ViperStopReason r = viper_scheduler_run (x->s);
+      viper_scheduler_set_breakpoint (x->e.s, bps[i]);
+      ViperStopReason r = viper_scheduler_run (x->e.s);
       g_assert_cmpint (r, ==, isnan (bps[i]) ? VIPER_STOP_END : VIPER_STOP_BREAKPOINT);
       ViperCounts c;
-      viper_run_counts (x->run, &c);
+      viper_run_counts (x->e.run, &c);
       /* trams past the breakpoint transferred by the engine, not applied */
-      any_skip |= !isnan (bps[i]) && viper_trail_length (viper_scheduler_get_trail (x->s)) > c.transferred;
-      char *got = viper_state_to_json (x->run, x->m, TRUE);
+      any_skip |= !isnan (bps[i]) && viper_trail_length (viper_scheduler_get_trail (x->e.s)) > c.transferred;
+      char *got = viper_state_to_json (x->e.run, x->e.m, TRUE);
       char *want = straight (bps[i], 0);
       g_assert_cmpstr (got, ==, want);
       g_free (got);
       g_free (want);
     }
   g_assert_true (any_skip);
-  g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, steps);
-  g_assert_true (viper_scheduler_rewind (x->s, NAN, steps / 2));
-  viper_scheduler_set_step_limit (x->s, steps / 2 - viper_scheduler_steps_done (x->s));
-  viper_scheduler_run (x->s);
-  viper_scheduler_set_step_limit (x->s, 0);
-  char *got = viper_state_to_json (x->run, x->m, TRUE);
+  g_assert_cmpuint (viper_scheduler_steps_done (x->e.s), ==, steps);
+  g_assert_true (viper_scheduler_rewind (x->e.s, NAN, steps / 2));
+  viper_scheduler_set_step_limit (x->e.s, steps / 2 - viper_scheduler_steps_done (x->e.s));
+  viper_scheduler_run (x->e.s);
+  viper_scheduler_set_step_limit (x->e.s, 0);
+  char *got = viper_state_to_json (x->e.run, x->e.m, TRUE);
   char *want = straight (NAN, steps / 2);
   g_assert_cmpstr (got, ==, want);
   g_free (got);
@@ -231,18 +212,18 @@ test_bound (void)
   /* about 40 bytes a tram: 60,000 messages pass a 1 MiB bound */
   char *path = write_trace (60000);
   Pipe *x = pipe_new (path, -1);
-  viper_scheduler_enable_trail (x->s, (gsize) 1 << 20);
-  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
-  g_assert_null (viper_scheduler_get_trail (x->s));
+  viper_scheduler_enable_trail (x->e.s, (gsize) 1 << 20);
+  g_assert_cmpint (viper_scheduler_run (x->e.s), ==, VIPER_STOP_END);
+  g_assert_null (viper_scheduler_get_trail (x->e.s));
   g_assert_cmpuint (x->warnings->len, ==, 1);
   g_assert_true (strstr (x->warnings->pdata[0], "the trail passed its bound of 1 MiB at tram") != NULL);
-  g_assert_false (viper_scheduler_rewind (x->s, 0.0, 0));
+  g_assert_false (viper_scheduler_rewind (x->e.s, 0.0, 0));
   /* a reset records again (and says so again when it passes the bound) */
-  g_assert_true (viper_scheduler_reset (x->s, NULL));
-  viper_scheduler_set_transfer_limit (x->s, 100, FALSE);
-  viper_scheduler_run (x->s);
-  g_assert_nonnull (viper_scheduler_get_trail (x->s));
-  g_assert_cmpuint (viper_trail_length (viper_scheduler_get_trail (x->s)), ==, 100);
+  g_assert_true (viper_scheduler_reset (x->e.s, NULL));
+  viper_scheduler_set_transfer_limit (x->e.s, 100, FALSE);
+  viper_scheduler_run (x->e.s);
+  g_assert_nonnull (viper_scheduler_get_trail (x->e.s));
+  g_assert_cmpuint (viper_trail_length (viper_scheduler_get_trail (x->e.s)), ==, 100);
   pipe_free (x);
   g_unlink (path);
   g_free (path);
@@ -268,10 +249,10 @@ shown (char *json)
 static ViperStopReason
 step_once (Pipe *x)
 {
-  viper_scheduler_step (x->s);
+  viper_scheduler_step (x->e.s);
   for (guint i = 0; i < 100000; i++)
     {
-      ViperStopReason r = viper_scheduler_pump (x->s, 64);
+      ViperStopReason r = viper_scheduler_pump (x->e.s, 64);
       if (r != VIPER_STOP_NONE)
         return r;
     }
@@ -290,9 +271,9 @@ test_step_onto_breakpoint (void)
   char *path = write_trace (200);
   trace_path = path;
   Pipe *end = pipe_new (path, -1);
-  g_assert_cmpint (viper_scheduler_run (end->s), ==, VIPER_STOP_END);
-  double bp = 0.5 * viper_run_clock (end->run);
-  guint64 steps = viper_scheduler_steps_done (end->s);
+  g_assert_cmpint (viper_scheduler_run (end->e.s), ==, VIPER_STOP_END);
+  double bp = 0.5 * viper_run_clock (end->e.run);
+  guint64 steps = viper_scheduler_steps_done (end->e.s);
   pipe_free (end);
   guint64 k = 0;   /* the state changes at or before the breakpoint */
   for (int v = 0; v < 3; v++)
@@ -301,23 +282,23 @@ test_step_onto_breakpoint (void)
       Pipe *x = pipe_new (path, trail ? 0 : -1);
       if (trail)
         {
-          viper_scheduler_enable_trail (x->s, 0);
-          viper_trail_set_first_every (viper_scheduler_get_trail (x->s), 9);
-          viper_scheduler_set_stuck_func (x->s, stuck_at, NULL);
+          viper_scheduler_enable_trail (x->e.s, 0);
+          viper_trail_set_first_every (viper_scheduler_get_trail (x->e.s), 9);
+          viper_scheduler_set_stuck_func (x->e.s, stuck_at, NULL);
         }
-      viper_scheduler_set_breakpoint (x->s, bp);
+      viper_scheduler_set_breakpoint (x->e.s, bp);
       if (trail)
         {
-          g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_BREAKPOINT);
-          k = viper_scheduler_steps_done (x->s);
+          g_assert_cmpint (viper_scheduler_run (x->e.s), ==, VIPER_STOP_BREAKPOINT);
+          k = viper_scheduler_steps_done (x->e.s);
           g_assert_cmpuint (k, >, 3);
           /* Back three times, as the GUI's seek does it, the breakpoint kept */
-          g_assert_true (viper_scheduler_rewind (x->s, NAN, k - 3));
-          viper_scheduler_set_step_limit (x->s, k - 3 - viper_scheduler_steps_done (x->s));
-          viper_scheduler_run (x->s);
-          viper_scheduler_set_step_limit (x->s, 0);
-          viper_scheduler_set_breakpoint (x->s, bp);
-          g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, k - 3);
+          g_assert_true (viper_scheduler_rewind (x->e.s, NAN, k - 3));
+          viper_scheduler_set_step_limit (x->e.s, k - 3 - viper_scheduler_steps_done (x->e.s));
+          viper_scheduler_run (x->e.s);
+          viper_scheduler_set_step_limit (x->e.s, 0);
+          viper_scheduler_set_breakpoint (x->e.s, bp);
+          g_assert_cmpuint (viper_scheduler_steps_done (x->e.s), ==, k - 3);
           for (int i = 0; i < 3; i++)
             g_assert_cmpint (step_once (x), ==, VIPER_STOP_STEP);
         }
@@ -327,8 +308,8 @@ test_step_onto_breakpoint (void)
           for (guint64 i = 0; i < k; i++)
             g_assert_cmpint (step_once (x), ==, VIPER_STOP_STEP);
         }
-      g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, k);
-      char *got = viper_state_to_json (x->run, x->m, TRUE);
+      g_assert_cmpuint (viper_scheduler_steps_done (x->e.s), ==, k);
+      char *got = viper_state_to_json (x->e.run, x->e.m, TRUE);
       char *want = straight (NAN, k);
       g_assert_cmpstr (got, ==, want);
       g_free (got);
@@ -336,20 +317,20 @@ test_step_onto_breakpoint (void)
       if (go)
         {
           /* Go (the user's) from there passes it too and plays to the end */
-          viper_scheduler_go_on (x->s);
+          viper_scheduler_go_on (x->e.s);
           ViperStopReason r = VIPER_STOP_NONE;
           for (guint i = 0; i < 100000 && r == VIPER_STOP_NONE; i++)
-            r = viper_scheduler_pump (x->s, 64);
+            r = viper_scheduler_pump (x->e.s, 64);
           g_assert_cmpint (r, ==, VIPER_STOP_END);
-          g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, steps);
+          g_assert_cmpuint (viper_scheduler_steps_done (x->e.s), ==, steps);
           pipe_free (x);
           continue;
         }
       /* the state is the breakpoint's: this press steps past it */
       g_assert_cmpint (step_once (x), ==, VIPER_STOP_STEP);
-      g_assert_cmpuint (viper_scheduler_steps_done (x->s), ==, k + 1);
-      g_assert_true (isnan (viper_scheduler_breakpoint (x->s)));
-      got = viper_state_to_json (x->run, x->m, TRUE);
+      g_assert_cmpuint (viper_scheduler_steps_done (x->e.s), ==, k + 1);
+      g_assert_true (isnan (viper_scheduler_breakpoint (x->e.s)));
+      got = viper_state_to_json (x->e.run, x->e.m, TRUE);
       want = straight (NAN, k + 1);
       if (trail)
         g_assert_cmpstr (got, ==, want);   /* by the trail: the very run order */

@@ -14,43 +14,22 @@
 #include "core/tramref.h"
 #include "paradigms/paradigms.h"
 #include "paradigms/picl/picl-gen-lib.h"
+#include "pipe-fx.h"
 
-typedef struct {
-  ViperTramPool *pool;
-  ViperChannels *ch;
-  ViperDiag diag;
-  ViperModel *m;
-  ViperRun *run;
-  ViperScheduler *s;
-} Pipe;
+typedef EnginePipe Pipe;
 
 static Pipe *
 pipe_new (const char *path)
 {
-  const ViperParadigm *p = viper_paradigm_lookup ("picl");
   Pipe *x = g_new0 (Pipe, 1);
-  x->pool = viper_tram_pool_new ();
-  x->ch = viper_channels_new ();
-  viper_diag_init (&x->diag, NULL, NULL);
-  x->m = p->model_new (p, NULL);
-  x->run = viper_run_new (p, x->m, x->pool, x->ch, &x->diag, 0.5);
-  x->s = viper_scheduler_new (x->run, x->m, x->ch, &x->diag);
-  GError *error = NULL;
-  ViperTramSource *src = viper_file_source_new (path, x->pool, &x->diag, x->ch, &error);
-  g_assert_no_error (error);
-  viper_scheduler_add_source (x->s, src);
+  engine_pipe_open (x, path, NAN, NULL, NULL);
   return x;
 }
 
 static void
 pipe_free (Pipe *x)
 {
-  viper_scheduler_free (x->s);
-  viper_run_free (x->run);
-  viper_model_free (x->m);
-  viper_channels_free (x->ch);
-  viper_diag_clear (&x->diag);
-  viper_tram_pool_free (x->pool);
+  engine_pipe_close (x);
   g_free (x);
 }
 
