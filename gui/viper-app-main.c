@@ -86,13 +86,13 @@ on_activate (GtkApplication *gapp, gpointer data)
     {
       /* a double-clicked file: the content says the paradigm, the stem the setup */
       viper_app_open_files (a->traces, NULL, a);
-      if (a->s && !isnan (a->breakpoint))
+      if (a->s && (!isnan (a->breakpoint) || a->has_bp_tram))
         viper_scheduler_go (a->s->sched);
     }
   else if (a->traces || a->listen)
     {
       if (viper_app_open_session (a, a->paradigm, a->setup, a->traces, a->listen)
-          && (a->listen || !isnan (a->breakpoint)))
+          && (a->listen || !isnan (a->breakpoint) || a->has_bp_tram))
         viper_scheduler_go (a->s->sched);
     }
   else
@@ -109,7 +109,7 @@ main (int argc, char **argv)
   a->breakpoint = NAN;
   a->interval_ms = 40;
   a->history = 0;
-  char *decay_s = NULL, *bp_s = NULL, *hist_s = NULL, *clock_s = NULL;
+  char *decay_s = NULL, *bp_s = NULL, *hist_s = NULL, *clock_s = NULL, *tram_s = NULL, *tram_why = NULL;
   int interval = -1;
   gboolean version = FALSE;
   GOptionEntry entries[] = {
@@ -120,6 +120,7 @@ main (int argc, char **argv)
     { "decay", 'd', 0, G_OPTION_ARG_STRING, &decay_s, "Clock-offset decay in [0,1] (default 0.5)", "X" },
     { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_s, "Global time: decay (default), drift or clc (trace files only)", "MODE" },
     { "breakpoint", 'b', 0, G_OPTION_ARG_STRING, &bp_s, "Fast-forward until the execution clock would pass CLOCK", "CLOCK" },
+    { "until-tram", 0, 0, G_OPTION_ARG_STRING, &tram_s, "Fast-forward until the tram PROC:SEQ (its module and sequence number) or FILE:LINE (the line it was read from) is transferred, as viper-replay --until-tram", "TRAM" },
     { "update-interval", 'u', 0, G_OPTION_ARG_INT, &interval, "Screen update interval in ms (default 40; 0 = after every tram)", "MS" },
     { "history", 0, 0, G_OPTION_ARG_STRING, &hist_s, "Keep INTERVAL trace time units of history for the space-time view (default 0 = all)", "INTERVAL" },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
@@ -160,6 +161,10 @@ main (int argc, char **argv)
     bad = "--decay takes a number in [0,1]", bad_value = decay_s;
   else if (bp_s && !viper_app_parse_number (bp_s, &a->breakpoint))
     bad = "--breakpoint takes a number (a clock value)", bad_value = bp_s;
+  else if (tram_s && bp_s)
+    bad = "--until-tram and --breakpoint are one stop, a tram or a clock: give one of them";
+  else if (tram_s && !viper_tram_ref_parse (tram_s, &a->bp_tram, &tram_why))
+    bad = "--until-tram takes PROC:SEQ or FILE:LINE", bad_value = tram_why;
   else if (hist_s && (!viper_app_parse_number (hist_s, &a->history) || a->history < 0))
     bad = "--history takes a number >= 0", bad_value = hist_s;
   else if (interval < -1)
@@ -167,8 +172,14 @@ main (int argc, char **argv)
       g_snprintf (ibuf, sizeof ibuf, "%d", interval);
       bad = "--update-interval takes a number of ms >= 0", bad_value = ibuf;
     }
-  if (bad)
+  if (bad && !bad_value)
+    g_printerr ("viper: %s\nTry 'viper --help' for more information.\n", bad);
+  else if (bad && bad_value == tram_why)
+    g_printerr ("viper: %s: %s\nTry 'viper --help' for more information.\n", bad, tram_why);
+  else if (bad)
     g_printerr ("viper: %s, not '%s'\nTry 'viper --help' for more information.\n", bad, bad_value);
+  a->has_bp_tram = tram_s && !bad;
+  g_free (tram_why);
   for (char **l = a->listen; !bad && l && *l; l++)
     if (!viper_listen_address_parse (*l, NULL, NULL, NULL, &error))
       {
@@ -187,6 +198,7 @@ main (int argc, char **argv)
   gboolean hist_given = hist_s != NULL;
   g_free (decay_s);
   g_free (bp_s);
+  g_free (tram_s);
   g_free (hist_s);
   if (bad)
     {

@@ -21,6 +21,8 @@ CASES = [
     (["--paradigm=bogus"], ["--paradigm", "bogus"]),
     (["--decay=2"], ["--decay", "'2'"]),
     (["--breakpoint=abc"], ["--breakpoint", "'abc'"]),
+    (["--until-tram=2:x"], ["--until-tram", "'2:x'", "sequence number"]),
+    (["--until-tram=2:5", "--breakpoint=1"], ["--until-tram", "--breakpoint", "one of them"]),
     (["--history=-1"], ["--history", "'-1'"]),
     (["--update-interval=-5"], ["--update-interval", "'-5'"]),
 ]
@@ -44,11 +46,13 @@ def main():
         print(("ok - " if ok else "not ok - ") + "viper %s: exit %d, %r" % (" ".join(argv), r.returncode, first))
         failures += not ok
     # the good values still pass the option checks (then: no display, 1)
-    r = subprocess.run([args.viper, "--listen=tcp:127.0.0.1:0", "--paradigm=picl", "--breakpoint=-2.5"], env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
-    ok = r.returncode == 1 and r.stderr.strip() == "viper: cannot open a display"
-    print(("ok - " if ok else "not ok - ") + "good values pass: exit %d, %r" % (r.returncode, r.stderr.strip()))
-    failures += not ok
+    for good in (["--breakpoint=-2.5"], ["--until-tram=2:5"], ["--until-tram=farm.trc:94"]):
+        r = subprocess.run([args.viper, "--listen=tcp:127.0.0.1:0", "--paradigm=picl"] + good, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        ok = r.returncode == 1 and r.stderr.strip() == "viper: cannot open a display"
+        print(("ok - " if ok else "not ok - ") + "good values pass (%s): exit %d, %r" % (good[0], r.returncode,
+                                                                                       r.stderr.strip()))
+        failures += not ok
     return 1 if failures else 0
 
 

@@ -120,6 +120,16 @@ def main():
               and d["state"]["counts"] != stop1["counts"],
               "stopped at %s as viper-replay --until-tram=%s (%s)" % (v, v, d["state"]["counts"]))
         X.screenshot(display, os.path.join(shots, "tram-5-file-line.png"))
+        app.close()
+
+        # the same stop from the command line: viper --until-tram=2:5 fast-forwards there at start
+        app = X.App(args, display, base[:2] + ["--until-tram=2:5", trace], tmp, "tram-cli")
+        d = app.wait_state(lambda s: s["why"] == "tram", "the stop at 2:5 from --until-tram")
+        check(X.same_modules(d["state"], stop1) and d["state"]["counts"] == stop1["counts"]
+              and "at tram 2:5" in (d["ui"]["subtitle"] or ""),
+              "viper --until-tram=2:5 stops where the dialog's 2:5 did (%s, %r)" % (d["state"]["counts"],
+                                                                                 d["ui"]["subtitle"]))
+        X.screenshot(display, os.path.join(shots, "tram-6-command-line.png"))
     finally:
         if app:
             app.close()
