@@ -7,8 +7,9 @@ on (the last line of its --run-out) is named by PROC:SEQ, by FILE:LINE with
 the trace's base name and with its path; each --until-tram stop must write
 the same --state-out and --run-out as --steps=N, with the same exit status.
 Malformed values are usage errors (status 2) that name the option; a tram
-that never comes (not in the input, or pending at the end) ends the replay
-at the end with status 3 and a line that says so; --help lists the option.
+that never comes ends the replay at the end with a line that says so and the
+end's status (0 when it is not in the input, 3 when trams are pending, as
+spec/picl.md section 5 has it); --help lists the option.
 """
 import argparse
 import json
