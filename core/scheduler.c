@@ -180,6 +180,31 @@ is_tram_stop (ViperScheduler *s, const ViperTram *t)
   return viper_tram_ref_matches (&s->tram_stop, t, channel);
 }
 
+gboolean
+viper_scheduler_tram_stop_behind (ViperScheduler *s, double *clock)
+{
+  if (!s->has_tram_stop || !s->trail || viper_trail_failed (s->trail) || !s->model)
+    return FALSE;
+  guint64 len = viper_trail_length (s->trail);
+  if (!s->replaying && s->model->applied != len)
+    return FALSE;             /* the trail does not describe this run */
+  guint64 here = s->replaying ? s->play.index : len;
+  ViperTrailPos p;
+  viper_trail_pos_init (&p);
+  gboolean found = FALSE;
+  for (guint64 i = 0; i < here && !found; i++)
+    {
+      guint64 rd, rj;
+      const ViperTram *t = viper_trail_peek (s->trail, &p, &rd, &rj);
+      found = is_tram_stop (s, t);
+      if (found && clock)
+        *clock = t->adjusted;
+      viper_trail_skip (s->trail, &p);
+    }
+  viper_trail_pos_clear (&p);
+  return found;
+}
+
 void
 viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps)
 {

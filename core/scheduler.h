@@ -80,6 +80,10 @@ gboolean viper_scheduler_tram_stop_armed (const ViperScheduler *s);
 void viper_scheduler_arm_tram_stop (ViperScheduler *s, gboolean armed);
 /* The tram stop's tram was transferred since the reset (by the engine). */
 gboolean viper_scheduler_tram_stop_seen (const ViperScheduler *s);
+/* TRUE when the tram stop's tram is among the trams the model has applied
+ * (it would never come again going forward), by the trail; *clock (may be
+ * NULL) gets its adjusted time.  FALSE without a usable trail. */
+gboolean viper_scheduler_tram_stop_behind (ViperScheduler *s, double *clock);
 /* Stop after this many more steps (state changes); 0 = no limit. */
 void viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps);
 

@@ -142,6 +142,10 @@ apply_tram_breakpoint (App *a, const ViperTramRef *ref)
   if (!a->s)
     return;
   viper_scheduler_set_tram_stop (a->s->sched, ref);
+  /* a tram the state shown has passed: seek back to it, as Go to clock
+   * does for an earlier clock (the trail says; without one, Go runs on) */
+  if (viper_scheduler_tram_stop_behind (a->s->sched, NULL) && viper_playback_back_to_tram (a->pb))
+    return;
   if (viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
     viper_scheduler_go (a->s->sched);
 }

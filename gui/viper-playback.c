@@ -314,6 +314,33 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
   write_dump (pb);
 }
 
+/* The tram stop's tram is behind the state shown (core/scheduler.h,
+ * viper_scheduler_tram_stop_behind): back to the start by the trail and
+ * forward, by playback, to right after it - the state a fast-forward from the
+ * start stops in.  FALSE without a trail (the caller resets and goes). */
+gboolean
+viper_playback_back_to_tram (ViperPlayback *pb)
+{
+  ViperScheduler *sc = pb->s->sched;
+  double user_bp = viper_scheduler_breakpoint (sc);
+  pb->seeking = TRUE;
+  if (viper_scheduler_state (sc) != VIPER_SCHED_IDLE)
+    viper_scheduler_stop (sc);
+  gboolean ok = viper_scheduler_rewind (sc, NAN, 0);
+  if (ok)
+    {
+      g_action_group_activate_action (G_ACTION_GROUP (pb->gapp), "seeked", NULL);
+      viper_scheduler_set_breakpoint (sc, NAN);
+      viper_scheduler_arm_tram_stop (sc, TRUE);
+      viper_scheduler_run (sc);
+      viper_scheduler_set_breakpoint (sc, user_bp);
+    }
+  pb->seeking = FALSE;
+  gtk_widget_queue_draw (pb->timeline);
+  write_dump (pb);
+  return ok;
+}
+
 /* Pending reasons behind the engine (core/scheduler.h): a pipeline of its
  * own replays to the same point.  Only asked for when they are shown (the
  * diagnostics, the tests' state dump), never by a seek itself. */

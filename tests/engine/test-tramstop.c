@@ -160,10 +160,23 @@ test_stop_in_playback (void)
   g_assert_true (viper_tram_ref_parse ("2:9", &ref, &why));
   viper_scheduler_set_tram_stop (x->s, &ref);
   viper_tram_ref_clear (&ref);
+  g_assert_false (viper_scheduler_tram_stop_behind (x->s, NULL));   /* not come yet */
   g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_TRAM);
   char *want = viper_state_to_json (x->run, x->m, TRUE);
+  double at = viper_run_clock (x->run), behind_at = NAN;
+  g_assert_true (viper_scheduler_tram_stop_behind (x->s, &behind_at));   /* just applied */
+  g_assert_cmpfloat (behind_at, <=, at);
   g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
+  g_assert_true (viper_scheduler_tram_stop_behind (x->s, NULL));   /* passed: the GUI seeks back */
+  g_assert_true (viper_tram_ref_parse ("99:1", &ref, &why));
+  viper_scheduler_set_tram_stop (x->s, &ref);                       /* never in the run */
+  viper_tram_ref_clear (&ref);
+  g_assert_false (viper_scheduler_tram_stop_behind (x->s, NULL));
+  g_assert_true (viper_tram_ref_parse ("2:9", &ref, &why));
+  viper_scheduler_set_tram_stop (x->s, &ref);
+  viper_tram_ref_clear (&ref);
   g_assert_true (viper_scheduler_rewind (x->s, NAN, 0));
+  g_assert_false (viper_scheduler_tram_stop_behind (x->s, NULL));   /* at the start: ahead again */
   viper_scheduler_arm_tram_stop (x->s, TRUE);
   g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_TRAM);
   g_assert_true (viper_scheduler_replaying (x->s));

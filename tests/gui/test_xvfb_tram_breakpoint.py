@@ -120,6 +120,17 @@ def main():
               and d["state"]["counts"] != stop1["counts"],
               "stopped at %s as viper-replay --until-tram=%s (%s)" % (v, v, d["state"]["counts"]))
         X.screenshot(display, os.path.join(shots, "tram-5-file-line.png"))
+
+        # a tram the state shown has passed (2:5, before farm.trc:LINE): back to it, not on to the end
+        app.key("b")
+        app.wait_state(lambda s: (s["ui"].get("breakpoint_dialog") or {}).get("tram"), "the dialog, for a past tram")
+        type_text(display, "2:5")
+        d = app.wait_state(lambda s: not s["ui"].get("breakpoint_dialog") and s["why"] != "tram"
+                           or ("at tram 2:5" in (s["ui"]["subtitle"] or "")), "the seek back to 2:5")
+        check(X.same_modules(d["state"], stop1) and d["state"]["counts"] == stop1["counts"]
+              and "at tram 2:5" in (d["ui"]["subtitle"] or ""),
+              "a tram already passed: back to right after it (%s, %r)" % (d["state"]["counts"], d["ui"]["subtitle"]))
+        X.screenshot(display, os.path.join(shots, "tram-6-back.png"))
         app.close()
 
         # the same stop from the command line: viper --until-tram=2:5 fast-forwards there at start
@@ -129,7 +140,7 @@ def main():
               and "at tram 2:5" in (d["ui"]["subtitle"] or ""),
               "viper --until-tram=2:5 stops where the dialog's 2:5 did (%s, %r)" % (d["state"]["counts"],
                                                                                  d["ui"]["subtitle"]))
-        X.screenshot(display, os.path.join(shots, "tram-6-command-line.png"))
+        X.screenshot(display, os.path.join(shots, "tram-7-command-line.png"))
     finally:
         if app:
             app.close()
