@@ -658,12 +658,20 @@ def case_hpcc(args):
             return
         out_traced = open(outf).read()
 
-        # hpcc's output holds timings; what it computed and checked must agree
+        # hpcc's output holds timings; what it computed and checked must agree: no
+        # check failed, the same problem sizes and the same error counts.  How
+        # many PTRANS lines say PASSED is not compared: a wide timing can run
+        # into the verdict before it ("PASSED1310.720"), and the CI once saw 9
+        # of 10 there with both runs correct.
         def verdicts(text):
-            return ([w for w in re.findall(r"\b(PASSED|FAILED|passed|failed)\b", text)] +
-                    re.findall(r"Found \d+ errors in \d+ locations", text) +
-                    re.findall(r"^\w+_N=\d+$", text, re.M))
-        if verdicts(out_plain) != verdicts(out_traced) or "FAILED" in out_traced or len(verdicts(out_plain)) < 10:
+            return (re.findall(r"Found \d+ errors in \d+ locations", text) +
+                    re.findall(r"^\w+_N=\d+$", text, re.M) +
+                    re.findall(r"(\d+) tests completed and failed residual checks", text))
+
+        def bad(text):
+            return ("FAILED" in text or len(re.findall(r"PASSED", text)) < 5
+                    or any(n != "0" for n in re.findall(r"(\d+) tests completed and failed residual checks", text)))
+        if verdicts(out_plain) != verdicts(out_traced) or bad(out_traced) or len(verdicts(out_plain)) < 8:
             fail(f"hpcc: results differ with the library:\n{verdicts(out_plain)}\n{verdicts(out_traced)}")
         counts = parse_counts(traced.stderr)
         traces = read_traces(trace)
