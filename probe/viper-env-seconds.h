@@ -39,7 +39,18 @@ viper_parse_seconds (const char *s, double *out)
   }
   if (digits == 0 || points > 1)
     return -1;
-  double v = strtod (s, NULL);   /* only digits and one point: plain decimal */
+  /* by hand, not strtod: a host program's locale (a decimal comma) would
+   * read "0.2" as 0, which is "no bound" */
+  double v = 0, scale = 1;
+  int frac = 0;
+  for (c = s; *c; c++) {
+    if (*c == '.')
+      frac = 1;
+    else if (frac)
+      v += (*c - '0') * (scale /= 10);
+    else if ((v = v * 10 + (*c - '0')) > VIPER_ENV_SECONDS_MAX)
+      return -1;
+  }
   if (!(v >= 0 && v <= VIPER_ENV_SECONDS_MAX))
     return -1;
   *out = v;

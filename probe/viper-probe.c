@@ -158,12 +158,11 @@ now_s (void)
 static int
 connect_bounded (int fd, const struct sockaddr *sa, socklen_t len, double timeout)
 {
-  if (timeout == 0)
-    return connect (fd, sa, len);   /* no bound: a blocking connect */
   int fl = fcntl (fd, F_GETFL);
   if (fl < 0 || fcntl (fd, F_SETFL, fl | O_NONBLOCK) < 0)
     return -1;
-  double deadline = now_s () + timeout;
+  /* 0: no bound, but the same loop (a signal does not fail the open) */
+  double deadline = timeout > 0 ? now_s () + timeout : INFINITY;
   int rc = connect (fd, sa, len);
   while (rc < 0) {
     double left = deadline - now_s ();
@@ -184,7 +183,7 @@ connect_bounded (int fd, const struct sockaddr *sa, socklen_t len, double timeou
       break;
     }
     struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-    int n = poll (&pfd, 1, (int) ceil (left * 1000));
+    int n = poll (&pfd, 1, isinf (left) ? -1 : (int) ceil (left * 1000));
     if (n < 0) {
       if (errno == EINTR) {
         errno = EINPROGRESS;
@@ -405,10 +404,13 @@ viper_probe_open (const char *dest)
     return NULL;
   if (sock)
     kind = KIND_SOCKET;
-  else if (fstat (fd, &st) == 0 && S_ISSOCK (st.st_mode))
+  else if (fstat (fd, &st) != 0)
+    kind = KIND_PIPE;     /* not known: written as one that may stall */
+  else if (S_ISSOCK (st.st_mode))
     kind = KIND_SOCKET;   /* "-" handed a socket: bounded too, SIGPIPE as the process says */
-  else if (fstat (fd, &st) != 0 || !(S_ISREG (st.st_mode) || S_ISBLK (st.st_mode)))
+  else if (S_ISFIFO (st.st_mode) || (S_ISCHR (st.st_mode) && isatty (fd)))
     kind = KIND_PIPE;     /* pipes, FIFOs, terminals: whatever may have a reader that stalls */
+  /* else a file, a block device or /dev/null: written as a file */
 
   p = calloc (1, sizeof *p);
   if (!p) {
@@ -485,11 +487,22 @@ wait_writable (ViperProbe *p, double deadline)
  * channel: on a write error, or when nothing could be written for
  * write_timeout seconds (the time runs from the last progress, so a slow
  * reader is waited for, a stalled one is not). */
+/* A wait of write_out: the bound (VIPER_PROBE_WRITE_TIMEOUT) counts from
+ * the first wait since the last progress. */
+#define DEADLINE_UNSET (-1.0)
+static int
+wait_bounded (ViperProbe *p, double *deadline)
+{
+  if (*deadline == DEADLINE_UNSET)
+    *deadline = p->write_timeout > 0 ? now_s () + p->write_timeout : 0;
+  return wait_writable (p, *deadline);
+}
+
 static int
 write_out (ViperProbe *p)
 {
   size_t off = 0;
-  double deadline = p->write_timeout > 0 ? now_s () + p->write_timeout : 0;
+  double deadline = DEADLINE_UNSET;   /* set at the first wait: no clock read per line */
 
   if (p->broken)
     return -1;
@@ -501,7 +514,7 @@ write_out (ViperProbe *p)
     } else if (p->kind == KIND_PIPE) {
       /* poll says a pipe is writable when PIPE_BUF bytes fit; a larger
        * blocking write could wait for the reader */
-      int w = wait_writable (p, deadline);
+      int w = wait_bounded (p, &deadline);
       if (w == 0)
         goto timed_out;
       if (w < 0) {
@@ -514,15 +527,14 @@ write_out (ViperProbe *p)
     }
     if (k > 0) {
       off += (size_t) k;
-      if (p->write_timeout > 0)
-        deadline = now_s () + p->write_timeout;
+      deadline = DEADLINE_UNSET;      /* progress: the bound counts afresh */
       continue;
     }
     if (k < 0 && errno == EINTR)
       continue;
     if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       /* a full socket, or a descriptor someone made non-blocking */
-      int w = wait_writable (p, deadline);
+      int w = wait_bounded (p, &deadline);
       if (w > 0)
         continue;
       if (w == 0)

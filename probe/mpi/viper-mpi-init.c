@@ -76,6 +76,24 @@ clock_sync (void)
  * (both worlds' lines interleaved in one file) and take its processor
  * numbers.  It runs untraced; its rank 0 says so (even with --quiet: the trace
  * is not the whole program) and tells viper-trace, whose exit status says it. */
+/* A mark for viper-trace beside its status file (VIPER_MPI_STATUS): the
+ * file STATUS+suffix, created, with text appended when given. */
+static void
+status_mark (const char *suffix, const char *text)
+{
+  const char *status = getenv ("VIPER_MPI_STATUS");
+  char mark[4096];
+  if (!status || !*status || (size_t) snprintf (mark, sizeof mark, "%s%s", status, suffix) >= sizeof mark)
+    return;
+  int m = open (mark, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (m < 0)
+    return;
+  size_t n = text ? strlen (text) : 0;
+  if (n && write (m, text, n) != (ssize_t) n)
+    { /* viper-trace then does not know: nothing better to do */ }
+  close (m);
+}
+
 static void
 spawned_world (void)
 {
@@ -85,20 +103,9 @@ spawned_world (void)
            "viper-mpi: %d process%s started by MPI_Comm_spawn not traced: only the world that mpirun "
            "started is (a spawned world's ranks would take its processor numbers and files)\n",
            vm.size, vm.size == 1 ? "" : "es");
-  const char *status = getenv ("VIPER_MPI_STATUS");
-  char mark[4096];
-  if (status && *status && (size_t) snprintf (mark, sizeof mark, "%s.spawned", status) < sizeof mark)
-    {
-      int m = open (mark, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-      if (m >= 0)
-        {
-          char line[32];
-          int n = snprintf (line, sizeof line, "%d\n", vm.size);
-          if (write (m, line, (size_t) n) != n)
-            { /* viper-trace then does not know: nothing better to do */ }
-          close (m);
-        }
-    }
+  char line[32];
+  snprintf (line, sizeof line, "%d\n", vm.size);
+  status_mark (".spawned", line);
 }
 
 static void
@@ -119,17 +126,7 @@ start (int provided)
     }
   /* tell viper-trace that a rank (of this host) got here: with no status
    * file and no such mark, it knows no rank called MPI_Init */
-  const char *status = getenv ("VIPER_MPI_STATUS");
-  if (status && *status)
-    {
-      char mark[4096];
-      if ((size_t) snprintf (mark, sizeof mark, "%s.init", status) < sizeof mark)
-        {
-          int m = open (mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-          if (m >= 0)
-            close (m);
-        }
-    }
+  status_mark (".init", NULL);
   vm.mt = provided == MPI_THREAD_MULTIPLE;
   vm.quiet = getenv ("VIPER_MPI_QUIET") && *getenv ("VIPER_MPI_QUIET") && strcmp (getenv ("VIPER_MPI_QUIET"), "0");
   /* every rank takes part in the collectives below, traced or not */

@@ -149,14 +149,6 @@ parse_int (const char *s, long lo, long hi, long *out)
   return 0;
 }
 
-/* seconds, 0..3600: the probe's rule (viper-env-seconds.h), digits with at
- * most one decimal point; strtod alone took 1e3, 0x10, inf... */
-static int
-parse_seconds (const char *s, double *out)
-{
-  return viper_parse_seconds (s, out);
-}
-
 int
 vm_env_check (void)
 {
@@ -177,7 +169,7 @@ vm_env_check (void)
       say (what, "expected a number of ping-pongs from 0 to 100");
       return -1;
     }
-  if ((s = getenv ("VIPER_MPI_LIVE_TIMEOUT")) && *s && parse_seconds (s, &secs) != 0)
+  if ((s = getenv ("VIPER_MPI_LIVE_TIMEOUT")) && *s && viper_parse_seconds (s, &secs) != 0)
     {
       snprintf (what, sizeof what, "VIPER_MPI_LIVE_TIMEOUT='%.64s'", s);
       say (what, "expected seconds from 0 to 3600");
@@ -331,7 +323,10 @@ vm_out_open (void)
 /* A write of [start, len) stopped at head (a full disk, a file size limit):
  * the kernel may have taken part of a line.  Cut the file back to the last
  * whole line, so that a reader never sees half a line (the lines from there
- * on are counted as dropped by the caller).  Async-signal-safe. */
+ * on are counted as dropped by the caller).  The descriptor's offset and
+ * head go back there too: a later write (after a cut from a handler, which
+ * does not stop tracing) goes on at the cut, not past it, which would leave
+ * a hole of NUL bytes and the rest of the cut line.  Async-signal-safe. */
 static void
 file_cut (size_t start)
 {
@@ -339,8 +334,14 @@ file_cut (size_t start)
   while (whole > start && buf[whole - 1] != '\n')
     whole--;
   file_whole += (off_t) (whole - start);
-  if (whole != head && ftruncate (fd, file_whole) != 0)
-    { /* nothing better to do: the reader reports the cut line */ }
+  if (whole != head)
+    {
+      if (ftruncate (fd, file_whole) != 0)
+        { /* nothing better to do: the reader reports the cut line */ }
+      if (lseek (fd, file_whole, SEEK_SET) < 0)
+        { /* the same */ }
+      head = whole;
+    }
 }
 
 /* Write [head, len) to the file, whole; on error stop tracing (once). */
@@ -575,7 +576,7 @@ vm_out_drain (void)
     }
   double secs = 5;
   const char *s = getenv ("VIPER_MPI_LIVE_TIMEOUT");
-  if (s && *s && parse_seconds (s, &secs) != 0)
+  if (s && *s && viper_parse_seconds (s, &secs) != 0)
     secs = 5;   /* rejected at Init (vm_env_check) */
   struct timespec t0, t1;
   clock_gettime (CLOCK_MONOTONIC, &t0);

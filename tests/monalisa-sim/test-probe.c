@@ -391,32 +391,49 @@ full_listener (gboolean unix_socket, const char *dir, char **dest)
   return lfd;
 }
 
+/* Each kind (PROBE_TEST_KIND; one run with none when kinds is NULL) in a
+ * subprocess of this test that is killed after seconds: a probe that waits
+ * for ever fails the test instead of holding it.  run gets the fixture's
+ * directory and the kind. */
+typedef void (*SubprocessRun) (const char *dir, const char *kind);
+
+static void
+in_subprocess (Fixture *f, SubprocessRun run, const char *const *kinds, guint n_kinds, guint seconds)
+{
+  if (g_test_subprocess ()) {
+    run (g_getenv ("PROBE_TEST_DIR"), g_getenv ("PROBE_TEST_KIND"));
+    return;
+  }
+  for (guint i = 0; i < MAX (n_kinds, 1u); i++) {
+    if (kinds)
+      g_setenv ("PROBE_TEST_KIND", kinds[i], TRUE);
+    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
+    g_test_trap_subprocess (NULL, (guint64) seconds * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+    g_test_trap_assert_passed ();
+  }
+}
+
+static void
+connect_timeout_kind (const char *dir, const char *kind)
+{
+  char *dest = NULL;
+  full_listener (kind[0] == 'u', dir, &dest);
+  g_setenv ("VIPER_PROBE_CONNECT_TIMEOUT", "0.3", TRUE);
+  gint64 t0 = g_get_monotonic_time ();
+  ViperProbe *p = viper_probe_open (dest);
+  gint64 t1 = g_get_monotonic_time ();
+  g_assert_null (p);
+  g_assert_nonnull (strstr (viper_probe_error (NULL), "timed out"));
+  g_assert_cmpint (t1 - t0, >=, 250000);
+  g_free (dest);
+}
+
 static void
 test_connect_timeout (Fixture *f, gconstpointer data)
 {
   (void) data;
-  for (int unix_socket = 0; unix_socket < 2; unix_socket++) {
-    if (g_test_subprocess ()) {
-      const char *which = g_getenv ("PROBE_TEST_KIND");
-      if ((which[0] == 'u') != unix_socket)
-        continue;
-      char *dest = NULL;
-      full_listener (unix_socket, g_getenv ("PROBE_TEST_DIR"), &dest);
-      g_setenv ("VIPER_PROBE_CONNECT_TIMEOUT", "0.3", TRUE);
-      gint64 t0 = g_get_monotonic_time ();
-      ViperProbe *p = viper_probe_open (dest);
-      gint64 t1 = g_get_monotonic_time ();
-      g_assert_null (p);
-      g_assert_nonnull (strstr (viper_probe_error (NULL), "timed out"));
-      g_assert_cmpint (t1 - t0, >=, 250000);
-      g_free (dest);
-      return;
-    }
-    g_setenv ("PROBE_TEST_KIND", unix_socket ? "unix" : "tcp", TRUE);
-    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
-    g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-    g_test_trap_assert_passed ();
-  }
+  static const char *const kinds[] = { "tcp", "unix" };
+  in_subprocess (f, connect_timeout_kind, kinds, G_N_ELEMENTS (kinds), 20);
 }
 
 /* ---- the write bound: a viewer that stops reading ----------------------- */
@@ -551,28 +568,6 @@ stalled_run (const char *dir, gboolean fifo, gboolean buffered)
   g_unlink (path);
   g_free (dest);
   g_free (path);
-}
-
-/* Each kind (PROBE_TEST_KIND; one run with none when kinds is NULL) in a
- * subprocess of this test that is killed after seconds: a probe that waits
- * for ever fails the test instead of holding it.  run gets the fixture's
- * directory and the kind. */
-typedef void (*SubprocessRun) (const char *dir, const char *kind);
-
-static void
-in_subprocess (Fixture *f, SubprocessRun run, const char *const *kinds, guint n_kinds, guint seconds)
-{
-  if (g_test_subprocess ()) {
-    run (g_getenv ("PROBE_TEST_DIR"), g_getenv ("PROBE_TEST_KIND"));
-    return;
-  }
-  for (guint i = 0; i < MAX (n_kinds, 1u); i++) {
-    if (kinds)
-      g_setenv ("PROBE_TEST_KIND", kinds[i], TRUE);
-    g_setenv ("PROBE_TEST_DIR", f->dir, TRUE);
-    g_test_trap_subprocess (NULL, (guint64) seconds * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-    g_test_trap_assert_passed ();
-  }
 }
 
 static void
