@@ -186,7 +186,7 @@ main (int argc, char **argv)
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop at the trams whose adjusted time is at most CLOCK (whatever the line order)", "CLOCK" },
     { "until-tram", 0, 0, G_OPTION_ARG_STRING, &until_tram_s,
       "Stop right after the tram PROC:SEQ (its module and sequence number) or FILE:LINE (the line it was read "
-      "from) is transferred; exit 3 when the end comes first", "TRAM" },
+      "from) is transferred; when the end comes first that is said, with the end's exit status", "TRAM" },
     { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
     { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
       "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },

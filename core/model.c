@@ -305,12 +305,9 @@ viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ..
   va_end (ap);
   /* with several files or connections a line number alone does not say where */
   const char *where = m->channels ? viper_channels_name (m->channels, t->channel) : NULL;
-  if (where && *where)
-    viper_diag_event (m->diag, VIPER_DIAG_WARNING, "inconsistent: proc %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT
-                      " (%s:%u): %s", t->proc, t->seq, where, t->line, msg);
-  else
-    viper_diag_event (m->diag, VIPER_DIAG_WARNING, "inconsistent: proc %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT
-                      " (line %u): %s", t->proc, t->seq, t->line, msg);
+  viper_diag_event (m->diag, VIPER_DIAG_WARNING, "inconsistent: proc %" G_GINT64_FORMAT " seq %" G_GINT64_FORMAT
+                    " (%s%s%u): %s", t->proc, t->seq, where && *where ? where : "line ", where && *where ? ":" : "",
+                    t->line, msg);
   g_free (msg);
 }
 

@@ -138,12 +138,13 @@ viper_scheduler_breakpoint (const ViperScheduler *s)
 void
 viper_scheduler_set_tram_stop (ViperScheduler *s, const ViperTramRef *ref)
 {
-  viper_tram_ref_clear (&s->tram_stop);
   s->has_tram_stop = ref != NULL;
   s->tram_armed = ref != NULL;
   s->tram_seen = FALSE;
   if (ref)
-    viper_tram_ref_copy (&s->tram_stop, ref);
+    viper_tram_ref_copy (&s->tram_stop, ref);   /* copies before it frees: ref may be the stop itself */
+  else
+    viper_tram_ref_clear (&s->tram_stop);
 }
 
 const ViperTramRef *

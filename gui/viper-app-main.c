@@ -203,6 +203,7 @@ main (int argc, char **argv)
   if (bad)
     {
       g_free (clock_s);
+      viper_tram_ref_clear (&a->bp_tram);
       return 2;
     }
   if (interval >= 0)
@@ -278,5 +279,6 @@ main (int argc, char **argv)
   g_free (a->open_folder);
   g_free (a->setup_folder);
   g_free (a->export_folder);
+  viper_tram_ref_clear (&a->bp_tram);
   return rc;
 }

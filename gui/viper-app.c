@@ -138,12 +138,15 @@ viper_app_update_controls (App *a)
         }
       if (!running && last == VIPER_STOP_USER)
         what = "stopped";
-      char trambuf[64] = "";
+      char trambuf[96] = "";
       if (!running && last == VIPER_STOP_TRAM && viper_scheduler_tram_stop (a->s->sched))
         {
-          /* the tram breakpoint as it was typed, cut to fit */
+          /* the tram breakpoint as it was typed, cut to fit on a character
+           * boundary (a FILE name may be UTF-8) */
           char *t = viper_tram_ref_format (viper_scheduler_tram_stop (a->s->sched));
-          g_snprintf (trambuf, sizeof trambuf, "at tram %s", t);
+          char *cut = g_utf8_validate (t, -1, NULL) ? g_utf8_substring (t, 0, 40) : g_strndup ("?", 1);
+          g_snprintf (trambuf, sizeof trambuf, "at tram %s", cut);
+          g_free (cut);
           g_free (t);
           what = trambuf;
         }

@@ -317,7 +317,7 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
 /* The tram stop's tram is behind the state shown (core/scheduler.h,
  * viper_scheduler_tram_stop_behind): back to the start by the trail and
  * forward, by playback, to right after it - the state a fast-forward from the
- * start stops in.  FALSE without a trail (the caller resets and goes). */
+ * start stops in.  FALSE without a trail: nothing is done. */
 gboolean
 viper_playback_back_to_tram (ViperPlayback *pb)
 {

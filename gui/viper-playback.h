@@ -38,6 +38,7 @@ GtkWidget *viper_playback_run_label_new (ViperPlayback *pb);
 /* Called from the redraw tick: the timeline follows the clock. */
 void viper_playback_tick (ViperPlayback *pb);
 /* Seek back to right after the tram stop's tram, which the state shown has
- * passed; FALSE without a trail. */
+ * passed (from the start, by the logged run order); FALSE without a trail,
+ * when nothing is done. */
 gboolean viper_playback_back_to_tram (ViperPlayback *pb);
 G_END_DECLS
