@@ -144,7 +144,8 @@ viper_app_update_controls (App *a)
           /* the tram breakpoint as it was typed, cut to fit on a character
            * boundary (a FILE name may be UTF-8) */
           char *t = viper_tram_ref_format (viper_scheduler_tram_stop (a->s->sched));
-          char *cut = g_utf8_validate (t, -1, NULL) ? g_utf8_substring (t, 0, 40) : g_strndup ("?", 1);
+          char *cut = g_utf8_validate (t, -1, NULL) ? g_utf8_substring (t, 0, MIN (40, g_utf8_strlen (t, -1)))
+                                                    : g_strdup ("?");
           g_snprintf (trambuf, sizeof trambuf, "at tram %s", cut);
           g_free (cut);
           g_free (t);
