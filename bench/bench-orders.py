@@ -80,19 +80,42 @@ def proc_of(line):
 
 
 def interleaved(body, rng):
-    """Each processor's lines in order, runs of 1-6, processors at the same pace."""
-    per = {}
-    for line in body:
-        per.setdefault(proc_of(line), []).append(line)
-    runs = []
+    """Each processor's lines in order, processors interleaved in random runs
+    of 1-6 lines, keeping pace in true time.
+
+    A run goes out near the place its first line has in true-time order:
+    later by a random jitter of up to as many lines as the run has, times
+    the number of processors (a run's worth of every other processor), and
+    never before the processor's previous run.  The program manager's lines
+    (PROC -1: PICL's group definitions at the start, the Farm's verdict at
+    the end) keep their exact place, and no run is jittered across one.
+
+    (Until 2026-11-25 a run's place was its position in its own processor's
+    lines, i / n: a processor with a single line - the manager's group
+    definition in the PICL trace - landed anywhere in the file or after its
+    end, so every collective waited for it over half the file.)"""
+    nproc = len({proc_of(line) for line in body})
+    per, order, seg = {}, [], 0
+    for idx, line in enumerate(body):
+        if proc_of(line) == "-1":
+            order.append(((seg, float("inf"), idx), [line]))
+            seg += 1
+        else:
+            per.setdefault(proc_of(line), []).append((seg, idx, line))
     for lines in per.values():
-        i, n = 0, len(lines)
+        i, n, last = 0, len(lines), None
         while i < n:
             k = rng.randint(1, 6)
-            runs.append(((i + rng.random() * k) / n, lines[i:i + k]))
-            i += k
-    runs.sort(key=lambda r: r[0])
-    return [line for _, run in runs for line in run]
+            run = [x for x in lines[i:i + k] if x[0] == lines[i][0]]   # never across a manager line
+            first_seg, first_idx = run[0][0], run[0][1]
+            key = (first_seg, first_idx + rng.random() * len(run) * nproc)
+            if last is not None and last[0] == key[0] and key[1] < last[1]:
+                key = last                       # stable sort: after the previous run
+            order.append(((key[0], key[1], first_idx), [x[2] for x in run]))
+            last = key
+            i += len(run)
+    order.sort(key=lambda r: r[0])
+    return [line for _, run in order for line in run]
 
 
 def grouped(body):
