@@ -764,11 +764,21 @@ main (int argc, char **argv)
         }
       g_free (json);
     }
+  /* the views show what the GUI would at this stop: the breakpoint, and
+   * the tram a tram stop stopped after */
+  ViperTimeWindow window;
+  viper_time_window_init (&window);
+  if (isfinite (until))
+    window.breakpoint = until;
+  gint64 hit_proc, hit_seq;
+  double hit_time;
+  if (viper_scheduler_tram_stop_hit (app.sched, &hit_proc, &hit_seq, &hit_time))
+    viper_time_window_mark_tram (&window, hit_proc, hit_seq, hit_time);
   for (guint i = 0; app.render_out && app.opt.render[i]; i++)
     {
       const char *const *r = (const char *const *) &app.opt.render[i];
       char *view = g_strndup (*r, (gsize) (strchr (*r, ':') - *r));
-      if (!viper_view_render_to_outfile (view, app.model, app.run, g_steal_pointer (&app.render_out[i]),
+      if (!viper_view_render_to_outfile (view, app.model, app.run, &window, g_steal_pointer (&app.render_out[i]),
                                          replay_render_format (strchr (*r, ':') + 1), render_w, render_h, &error))
         {
           fprintf (stderr, "viper-replay: --render=%s: %s\n", *r, error->message);

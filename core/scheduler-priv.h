@@ -36,6 +36,8 @@ struct _ViperScheduler {
   gboolean has_tram_stop;
   gboolean tram_armed;
   gboolean tram_seen;       /* transferred by the engine since the reset */
+  gint64 tram_hit_proc, tram_hit_seq;   /* the tram the last VIPER_STOP_TRAM stopped after */
+  double tram_hit_time;     /* its adjusted time */
   guint64 step_limit;       /* remaining steps before a stop, 0 = none */
   guint64 steps_done;
   guint64 step_from;        /* steps_done when the current Step or go_on began */

@@ -426,6 +426,9 @@ deliver (ViperScheduler *s, const ViperTram *t)
   if (s->tram_armed && is_tram_stop (s, t))
     {
       s->tram_armed = FALSE;
+      s->tram_hit_proc = t->proc;
+      s->tram_hit_seq = t->seq;
+      s->tram_hit_time = t->adjusted;
       why = VIPER_STOP_TRAM;
     }
   if (why != VIPER_STOP_NONE)
@@ -806,6 +809,20 @@ ViperRun *viper_scheduler_get_run (const ViperScheduler *s) { return s->run; }
 ViperModel *viper_scheduler_get_model (const ViperScheduler *s) { return s->model; }
 guint64 viper_scheduler_steps_done (const ViperScheduler *s) { return s->steps_done; }
 ViperStopReason viper_scheduler_last_stop (const ViperScheduler *s) { return s->last_stop; }
+
+gboolean
+viper_scheduler_tram_stop_hit (const ViperScheduler *s, gint64 *proc, gint64 *seq, double *adjusted)
+{
+  if (s->last_stop != VIPER_STOP_TRAM)
+    return FALSE;
+  if (proc)
+    *proc = s->tram_hit_proc;
+  if (seq)
+    *seq = s->tram_hit_seq;
+  if (adjusted)
+    *adjusted = s->tram_hit_time;
+  return TRUE;
+}
 
 gboolean
 viper_scheduler_last_read (const ViperScheduler *s, double *time, gint64 *proc)

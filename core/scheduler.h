@@ -80,6 +80,10 @@ gboolean viper_scheduler_tram_stop_armed (const ViperScheduler *s);
 void viper_scheduler_arm_tram_stop (ViperScheduler *s, gboolean armed);
 /* The tram stop's tram was transferred since the reset (by the engine). */
 gboolean viper_scheduler_tram_stop_seen (const ViperScheduler *s);
+/* The last stop was at the tram stop: the tram it stopped right after (its
+ * module, sequence number and adjusted time; each pointer may be NULL), for
+ * the views' marker.  FALSE after any other stop. */
+gboolean viper_scheduler_tram_stop_hit (const ViperScheduler *s, gint64 *proc, gint64 *seq, double *adjusted);
 /* TRUE when the tram stop's tram is among the trams the model has applied
  * (it would never come again going forward), by the trail; *clock (may be
  * NULL) gets its adjusted time.  FALSE without a usable trail. */

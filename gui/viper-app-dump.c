@@ -154,9 +154,11 @@ ui_json (App *a)
     {
       GtkAllocation al;
       gtk_widget_get_allocation (a->frames[k], &al);
-      g_string_append_printf (j, "%s\"%s\": {\"shown\": %s, \"width\": %d, \"height\": %d}", k ? ", " : "",
-                              viper_view_kind_name (k), gtk_widget_get_visible (a->frames[k]) ? "true" : "false",
-                              al.width, al.height);
+      int fx = 0, fy = 0;
+      root_origin (a->frames[k], &fx, &fy);
+      g_string_append_printf (j, "%s\"%s\": {\"shown\": %s, \"width\": %d, \"height\": %d, \"x\": %d, \"y\": %d}",
+                              k ? ", " : "", viper_view_kind_name (k),
+                              gtk_widget_get_visible (a->frames[k]) ? "true" : "false", al.width, al.height, fx, fy);
     }
   g_string_append (j, "}, \"recent\": [");
   for (int i = 0; a->recent_menu && i < g_menu_model_get_n_items (G_MENU_MODEL (a->recent_menu)); i++)
@@ -169,7 +171,19 @@ ui_json (App *a)
       viper_json_append_string (j, g_variant_get_string (t, NULL));
       g_variant_unref (t);
     }
-  g_string_append (j, "], \"breakpoint_dialog\": ");
+  g_string_append (j, "], \"tram_mark\": ");
+  const ViperTimeWindow *tw = viper_view_widget_time_window (VIPER_VIEW_WIDGET (a->views[VIPER_VIEW_SPACETIME]));
+  if (tw->has_tram)
+    {
+      char tb[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append_printf (j, "{\"module\": %" G_GINT64_FORMAT ", \"time\": %s, \"label\": ", tw->tram_module,
+                              viper_format_double (tw->tram_time, tb));
+      viper_json_append_string (j, tw->tram_label);
+      g_string_append (j, "}");
+    }
+  else
+    g_string_append (j, "null");
+  g_string_append (j, ", \"breakpoint_dialog\": ");
   if (a->bp_range)
     {
       g_string_append (j, "{\"run\": ");

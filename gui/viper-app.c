@@ -114,6 +114,12 @@ viper_app_update_controls (App *a)
                                                           GTK_ICON_SIZE_BUTTON));
       gtk_widget_set_tooltip_text (a->go_button, running ? "Stop (Space)" : "Go (Space)");
     }
+  /* stopped right after the tram stop's tram: the space-time view rings it */
+  gint64 hit_proc = 0, hit_seq = 0;
+  double hit_time = NAN;
+  gboolean hit = a->s && !running && viper_scheduler_tram_stop_hit (a->s->sched, &hit_proc, &hit_seq, &hit_time);
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    viper_view_widget_set_tram_mark (VIPER_VIEW_WIDGET (a->views[k]), hit, hit_proc, hit_seq, hit_time);
   char sub[160], tb[32];
   if (!a->s)
     g_strlcpy (sub, "no trace", sizeof sub);

@@ -731,6 +731,24 @@ viper_view_widget_set_breakpoint (ViperViewWidget *self, double clock)
     redraw (self);
 }
 
+void
+viper_view_widget_set_tram_mark (ViperViewWidget *self, gboolean on, gint64 proc, gint64 seq, double t)
+{
+  ViperTimeWindow *w = &self->window;
+  ViperTimeWindow want = *w;
+  if (on)
+    viper_time_window_mark_tram (&want, proc, seq, t);
+  else
+    viper_time_window_clear_tram (&want);
+  if (want.has_tram == w->has_tram
+      && (!on || (want.tram_module == w->tram_module && want.tram_time == w->tram_time
+                  && strcmp (want.tram_label, w->tram_label) == 0)))
+    return;
+  *w = want;
+  if (self->kind == VIPER_VIEW_SPACETIME)
+    redraw (self);
+}
+
 guint
 viper_view_widget_damage (ViperViewWidget *self, const GArray *areas)
 {

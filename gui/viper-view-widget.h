@@ -15,6 +15,9 @@ ViperViewKind viper_view_widget_kind (ViperViewWidget *self);
 void viper_view_widget_set_model (ViperViewWidget *self, const ViperModel *model, const ViperRun *run);
 void viper_view_widget_set_layout (ViperViewWidget *self, const ViperLayout *layout);
 void viper_view_widget_set_breakpoint (ViperViewWidget *self, double clock);
+/* Mark the tram PROC:SEQ at adjusted time t (the space-time view rings it);
+ * on FALSE: no mark.  Redraws only when the mark changes. */
+void viper_view_widget_set_tram_mark (ViperViewWidget *self, gboolean on, gint64 proc, gint64 seq, double t);
 const ViperTimeWindow *viper_view_widget_time_window (ViperViewWidget *self);
 
 /* Invalidate exactly one region per damaged area the view shows (areas from

@@ -92,6 +92,51 @@ row_of (const ViperViewGeometry *g, gint64 id)
   return b ? (gint) (b - &g_array_index (g->mods, ModBox, 0)) : -1;
 }
 
+/* The tram stop's tram: a ring on its module's row at its adjusted time,
+ * with a tick down to the axis and its PROC:SEQ, in the breakpoint's blue -
+ * where the stop is, at any zoom (nothing when its row or time is not
+ * shown: the subtitle still names it). */
+static void
+st_draw_tram_mark (cairo_t *cr, const ViperViewGeometry *g, const ViperTimeWindow *w)
+{
+  gint row = row_of (g, w->tram_module);
+  if (row < 0 || (guint) row < g->first_row || (guint) row >= g->first_row + g->rows_shown
+      || !(w->tram_time >= g->t0 && w->tram_time <= g->t1))
+    return;
+  double x = floor (vv_st_x (g, w->tram_time)) + 0.5;
+  double y = st_row_y (g, row) + 0.5 * g->row_h, rad = MAX (5.0, MIN (9.0, g->row_h * 0.6));
+  cairo_save (cr);
+  cairo_new_path (cr);          /* text drawn before leaves a current point */
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_set_line_width (cr, 4.5);
+  cairo_arc (cr, x, y, rad, 0, 2 * G_PI);
+  cairo_stroke (cr);
+  cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+  cairo_set_line_width (cr, 2.5);
+  cairo_arc (cr, x, y, rad, 0, 2 * G_PI);
+  cairo_stroke (cr);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, x, y + rad);
+  cairo_line_to (cr, x, g->bottom);
+  cairo_stroke (cr);
+  if (w->tram_label[0])
+    {
+      /* on a white box, right of the ring, or left of it near the right edge */
+      vv_font (cr, 10, TRUE);
+      cairo_text_extents_t e;
+      cairo_text_extents (cr, w->tram_label, &e);
+      gboolean left = x + rad + 6 + e.x_advance > g->plot_x + g->plot_w;
+      double tx = left ? x - rad - 4 - e.x_advance : x + rad + 4, ty = y - rad - 2;
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.9);
+      cairo_rectangle (cr, tx - 2, ty - 10, e.x_advance + 4, 13);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+      vv_text (cr, tx, ty, 0, w->tram_label);
+      cairo_new_path (cr);
+    }
+  cairo_restore (cr);
+}
+
 static double
 nice_step (double span, int target)
 {
@@ -809,6 +854,8 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       vv_font (cr, 10, TRUE);
       vv_text (cr, x + 3, g->top + 9, 0, "breakpoint");
     }
+  if (window && window->has_tram)
+    st_draw_tram_mark (cr, g, window);
   /* the axis's unit, right of its last label */
   vv_font (cr, 10, TRUE);
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);

@@ -209,8 +209,29 @@ viper_time_window_init (ViperTimeWindow *w)
   w->start = 0;
   w->span = 0;
   w->breakpoint = NAN;
+  w->has_tram = FALSE;
+  w->tram_module = 0;
+  w->tram_time = NAN;
+  w->tram_label[0] = '\0';
   w->first_row = 0;
   w->row_zoom = 1;
+}
+
+void
+viper_time_window_mark_tram (ViperTimeWindow *w, gint64 proc, gint64 seq, double t)
+{
+  w->has_tram = TRUE;
+  w->tram_module = proc;
+  w->tram_time = t;
+  g_snprintf (w->tram_label, sizeof w->tram_label, "tram %" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, proc, seq);
+}
+
+void
+viper_time_window_clear_tram (ViperTimeWindow *w)
+{
+  w->has_tram = FALSE;
+  w->tram_time = NAN;
+  w->tram_label[0] = '\0';
 }
 
 gboolean
@@ -902,8 +923,9 @@ viper_view_render_kind_to_file (ViperViewKind kind, const ViperModel *model, con
 }
 
 gboolean
-viper_view_render_to_outfile (const char *view, ViperModel *model, const ViperRun *run, ViperOutFile *out, int fmt,
-                              int width, int height, GError **error)
+viper_view_render_to_outfile (const char *view, ViperModel *model, const ViperRun *run,
+                              const ViperTimeWindow *window, ViperOutFile *out, int fmt, int width, int height,
+                              GError **error)
 {
   int kind = viper_view_kind_from_name (view);
   if (kind < 0)
@@ -914,7 +936,10 @@ viper_view_render_to_outfile (const char *view, ViperModel *model, const ViperRu
       return FALSE;
     }
   ViperTimeWindow w;
-  viper_time_window_init (&w);
+  if (window)
+    w = *window;
+  else
+    viper_time_window_init (&w);
   return render_kind_to_outfile ((ViperViewKind) kind, model, run, NULL, &w, out, fmt, width, height, error);
 }
 

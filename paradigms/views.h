@@ -172,6 +172,12 @@ typedef struct {
   double start;
   double span;
   double breakpoint;        /* NAN: none */
+  /* The tram a tram stop stopped right after: marked on its module's row at
+   * its adjusted time, with its label (PROC:SEQ).  has_tram FALSE: none. */
+  gboolean has_tram;
+  gint64 tram_module;
+  double tram_time;
+  char tram_label[48];
   /* Rows: when the modules do not fit at VIPER_VIEW_MIN_ROW pixels a row,
    * the view shows the rows from first_row on (scrolled); row_zoom > 1 makes
    * rows taller than the fit (1 = fit, the default). */
@@ -186,6 +192,9 @@ typedef struct {
 gboolean viper_time_window_extent (const ViperModel *m, double *t0, double *t1);
 
 void viper_time_window_init (ViperTimeWindow *w);
+/* Mark the tram PROC:SEQ at adjusted time t (a tram stop's); clear_tram: none. */
+void viper_time_window_mark_tram (ViperTimeWindow *w, gint64 proc, gint64 seq, double t);
+void viper_time_window_clear_tram (ViperTimeWindow *w);
 /* The time range drawn for this model. */
 void viper_time_window_range (const ViperTimeWindow *w, const ViperModel *m, double *t0, double *t1);
 
@@ -290,7 +299,8 @@ int viper_view_image_format (const char *path);
  * format fmt (viper_view_image_format).  Closes out in every case (aborts
  * it when drawing fails, leaving the target as it was). */
 gboolean viper_view_render_to_outfile (const char *view, ViperModel *model, const ViperRun *run,
-                                       ViperOutFile *out, int fmt, int width, int height, GError **error);
+                                       const ViperTimeWindow *window, ViperOutFile *out, int fmt, int width,
+                                       int height, GError **error);
 
 /* ---- frame cache (views-cache.c) ---------------------------------------------- */
 

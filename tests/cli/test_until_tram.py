@@ -72,6 +72,36 @@ def names_of_last(run, trace, explicit_seq):
     return "%s:%d" % (proc, seq), None
 
 
+MARK_BLUE = "#1A4DE6"   # (0.1, 0.3, 0.9): the breakpoint's and the tram mark's blue
+
+
+def blue_pixels(png):
+    """Pixels within a fuzz of the marker blue (None without ImageMagick)."""
+    try:
+        r = subprocess.run(["convert", png, "-fuzz", "12%", "-fill", "black", "+opaque", MARK_BLUE, "-fill", "white",
+                            "-opaque", MARK_BLUE, "-format", "%[fx:round(mean*w*h)]", "info:"],
+                           capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        return None
+    return int(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip().isdigit() else None
+
+
+def tram_mark(args, name, base, v, steps, tmp):
+    """--render=spacetime at --until-tram=v rings the tram; at --steps=N (the same state) nothing does."""
+    pngs = []
+    for extra in (["--until-tram=" + v], ["--steps=%d" % steps]):
+        png = os.path.join(tmp, "st-%d.png" % len(pngs))
+        r = subprocess.run([args.viper_replay, "--quiet", "--history=0", "--render=spacetime:" + png] + base + extra,
+                           capture_output=True, text=True, timeout=120)
+        check(r.returncode in (0, 3) and os.path.getsize(png) > 0, "%s: %s renders (%r)" % (name, extra[0], r.stderr))
+        pngs.append(blue_pixels(png))
+    if None in pngs:
+        print("# ImageMagick's convert is missing: the tram mark is not looked at")
+        return
+    check(pngs[0] >= pngs[1] + 40, "%s: the space-time view at --until-tram=%s rings the tram (%d marker-blue "
+          "pixels, %d at --steps=%d)" % (name, v, pngs[0], pngs[1], steps))
+
+
 def same_stop(args, name, base, trace, explicit_seq, steps, tmp):
     r0, s0, run0 = replay(args, base, ["--steps=%d" % steps], tmp)
     check(r0.returncode in (0, 3) and s0 and run0, "%s: --steps=%d stops (%d)" % (name, steps, r0.returncode))
@@ -86,6 +116,7 @@ def same_stop(args, name, base, trace, explicit_seq, steps, tmp):
         check(s == s0, "%s: --until-tram=%s: the state of --steps=%d" % (name, v, steps))
         check(run == run0, "%s: --until-tram=%s: the run of --steps=%d (%d vs %d trams)"
               % (name, v, steps, len(run), len(run0)))
+    tram_mark(args, name, base, ps, steps, tmp)
 
 
 def main():

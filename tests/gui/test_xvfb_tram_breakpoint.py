@@ -7,7 +7,9 @@ with the very message viper-replay --until-tram gives for it, and the dialog
 stays open; then "2:5" (PROC:SEQ) is taken: the replay fast-forwards and
 stops right after that tram, in the state viper-replay --until-tram=2:5
 writes (the same as --steps at that tram), and the status line says
-"at tram 2:5".  Opened again, the dialog shows the tram.  Space goes on past
+"at tram 2:5", and the space-time view rings that tram (the dump's
+tram_mark; the ring's blue pixels in the screenshot, gone once Go runs on).
+Opened again, the dialog shows the tram.  Space goes on past
 it to the end; R arms it again and Space stops there again.  Then a later
 tram by FILE:LINE (farm.trc:LINE) stops where viper-replay does with the
 same value.  Screenshots are kept with --keep.  Exit 77 when Xvfb, xdotool
@@ -30,6 +32,16 @@ def type_text(display, text):
     subprocess.run(["xdotool", "key", "--clearmodifiers", "ctrl+a"], env=env, check=True, timeout=X.TIMEOUT)
     subprocess.run(["xdotool", "type", "--delay", "5", text], env=env, check=True, timeout=X.TIMEOUT)
     subprocess.run(["xdotool", "key", "Return"], env=env, check=True, timeout=X.TIMEOUT)
+
+
+def blue_pixels(png, ui):
+    """Pixels within a fuzz of the marker blue, (0.1, 0.3, 0.9), in the space-time view's frame."""
+    v = ui["views"]["spacetime"]
+    crop = "%dx%d+%d+%d" % (v["width"], v["height"], v["x"], v["y"])
+    r = subprocess.run([X.CONVERT, png, "-crop", crop, "+repage", "-fuzz", "12%", "-fill", "black", "+opaque", "#1A4DE6", "-fill", "white",
+                        "-opaque", "#1A4DE6", "-format", "%[fx:round(mean*w*h)]", "info:"],
+                       capture_output=True, text=True, timeout=X.TIMEOUT)
+    return int(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip().isdigit() else -1
 
 
 def cli(args, base, extra):
@@ -86,7 +98,11 @@ def main():
               and d["state"]["clock"] == want["clock"],
               "stopped at tram 2:5 as viper-replay --until-tram=2:5 (%s vs %s)" % (d["state"]["counts"], want["counts"]))
         check("at tram 2:5" in (d["ui"]["subtitle"] or ""), "the status line says so (%r)" % d["ui"]["subtitle"])
+        mark = d["ui"].get("tram_mark")
+        check(mark is not None and mark["module"] == 2 and mark["label"] == "tram 2:5"
+              and mark["time"] <= d["state"]["clock"], "the space-time view rings tram 2:5 (%r)" % (mark,))
         X.screenshot(display, os.path.join(shots, "tram-3-stopped.png"))
+        blue_at_stop = blue_pixels(os.path.join(shots, "tram-3-stopped.png"), d["ui"])
         stop1 = d["state"]
 
         # open again: the tram is shown as set
@@ -101,6 +117,12 @@ def main():
         app.key("space")
         d = app.wait_state(lambda s: s["why"] == "end", "the end after Go")
         check(d["state"]["counts"]["transferred"] > stop1["counts"]["transferred"], "Go went on past the tram")
+        check(d["ui"].get("tram_mark") is None, "past the tram the mark is gone (%r)" % (d["ui"].get("tram_mark"),))
+        X.screenshot(display, os.path.join(shots, "tram-3b-end.png"))
+        blue_at_end = blue_pixels(os.path.join(shots, "tram-3b-end.png"), d["ui"])
+        check(blue_at_end >= 0 and blue_at_stop >= blue_at_end + 40,
+              "the ring is drawn at the stop and not after Go (%d, then %d marker-blue pixels)"
+              % (blue_at_stop, blue_at_end))
         app.key("r")
         app.wait_state(lambda s: s["why"] == "reset", "the reset")
         app.key("space")
@@ -130,6 +152,8 @@ def main():
         check(X.same_modules(d["state"], stop1) and d["state"]["counts"] == stop1["counts"]
               and "at tram 2:5" in (d["ui"]["subtitle"] or ""),
               "a tram already passed: back to right after it (%s, %r)" % (d["state"]["counts"], d["ui"]["subtitle"]))
+        mark = d["ui"].get("tram_mark")
+        check(mark is not None and mark["label"] == "tram 2:5", "back at 2:5, the ring is on it again (%r)" % (mark,))
         X.screenshot(display, os.path.join(shots, "tram-6-back.png"))
         app.close()
 
