@@ -91,4 +91,5 @@ struct _ViperScheduler {
 /* core/scheduler-seek.c */
 void viper_sched_start_replay (ViperScheduler *s);   /* playback from s->play (just restored) */
 void viper_sched_leave_replay (ViperScheduler *s);   /* back where the engine is */
-void viper_sched_reposition (ViperScheduler *s);     /* skipped trams and a moved breakpoint: from a checkpoint */
+void viper_sched_reposition (ViperScheduler *s);
+gboolean viper_sched_tram_stop_index (ViperScheduler *s, guint64 *index, double *clock);     /* skipped trams and a moved breakpoint: from a checkpoint */

@@ -185,6 +185,30 @@ replay:
   return TRUE;
 }
 
+gboolean
+viper_scheduler_rewind_to_tram_stop (ViperScheduler *s)
+{
+  guint64 index;
+  if (!viper_sched_tram_stop_index (s, &index, NULL))
+    return FALSE;
+  /* the latest checkpoint that has not applied the tram yet (one at
+   * position p has applied entries 0 .. p-1) */
+  for (guint i = viper_trail_n_ckpts (s->trail); i-- > 0;)
+    {
+      const ViperTrailCkpt *c = viper_trail_ckpt (s->trail, i);
+      if (c->pos.index > index || !c->model || !viper_model_restore (s->model, c->model))
+        continue;
+      play_from (s, c);
+      goto replay;
+    }
+  play_from (s, NULL);
+replay:
+  s->state = VIPER_SCHED_IDLE;
+  s->last_stop = VIPER_STOP_NONE;
+  s->pace_clock0 = NAN;
+  return TRUE;
+}
+
 /* Playback from s->play (just restored) behind the engine. */
 void
 viper_sched_start_replay (ViperScheduler *s)

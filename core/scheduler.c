@@ -181,8 +181,10 @@ is_tram_stop (ViperScheduler *s, const ViperTram *t)
   return viper_tram_ref_matches (&s->tram_stop, t, channel);
 }
 
+/* The tram stop's tram among the trams the model has applied, by the trail:
+ * its entry's index (and adjusted time). */
 gboolean
-viper_scheduler_tram_stop_behind (ViperScheduler *s, double *clock)
+viper_sched_tram_stop_index (ViperScheduler *s, guint64 *index, double *clock)
 {
   if (!s->has_tram_stop || !s->trail || viper_trail_failed (s->trail) || !s->model)
     return FALSE;
@@ -198,12 +200,23 @@ viper_scheduler_tram_stop_behind (ViperScheduler *s, double *clock)
       guint64 rd, rj;
       const ViperTram *t = viper_trail_peek (s->trail, &p, &rd, &rj);
       found = is_tram_stop (s, t);
-      if (found && clock)
-        *clock = t->adjusted;
+      if (found)
+        {
+          if (clock)
+            *clock = t->adjusted;
+          if (index)
+            *index = i;
+        }
       viper_trail_skip (s->trail, &p);
     }
   viper_trail_pos_clear (&p);
   return found;
+}
+
+gboolean
+viper_scheduler_tram_stop_behind (ViperScheduler *s, double *clock)
+{
+  return viper_sched_tram_stop_index (s, NULL, clock);
 }
 
 void

@@ -88,6 +88,11 @@ gboolean viper_scheduler_tram_stop_hit (const ViperScheduler *s, gint64 *proc, g
  * (it would never come again going forward), by the trail; *clock (may be
  * NULL) gets its adjusted time.  FALSE without a usable trail. */
 gboolean viper_scheduler_tram_stop_behind (ViperScheduler *s, double *clock);
+/* The tram stop's tram is behind (viper_scheduler_tram_stop_behind): go back
+ * to the latest checkpoint that has not applied it yet (or the start), so
+ * that a run with the stop armed stops right after it, as a replay from the
+ * start would.  FALSE (nothing done) when it is not behind. */
+gboolean viper_scheduler_rewind_to_tram_stop (ViperScheduler *s);
 /* Stop after this many more steps (state changes); 0 = no limit. */
 void viper_scheduler_set_step_limit (ViperScheduler *s, guint64 steps);
 

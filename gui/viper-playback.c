@@ -315,9 +315,9 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
 }
 
 /* The tram stop's tram is behind the state shown (core/scheduler.h,
- * viper_scheduler_tram_stop_behind): back to the start by the trail and
- * forward, by playback, to right after it - the state a fast-forward from the
- * start stops in.  FALSE without a trail: nothing is done. */
+ * viper_scheduler_tram_stop_behind): back to the latest checkpoint before it
+ * and forward, by playback, to right after it - the state a fast-forward
+ * from the start stops in.  FALSE without a trail: nothing is done. */
 gboolean
 viper_playback_back_to_tram (ViperPlayback *pb)
 {
@@ -326,7 +326,7 @@ viper_playback_back_to_tram (ViperPlayback *pb)
   pb->seeking = TRUE;
   if (viper_scheduler_state (sc) != VIPER_SCHED_IDLE)
     viper_scheduler_stop (sc);
-  gboolean ok = viper_scheduler_rewind (sc, NAN, 0);
+  gboolean ok = viper_scheduler_rewind_to_tram_stop (sc);
   if (ok)
     {
       g_action_group_activate_action (G_ACTION_GROUP (pb->gapp), "seeked", NULL);

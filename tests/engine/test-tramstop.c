@@ -183,6 +183,27 @@ test_stop_in_playback (void)
   char *got = viper_state_to_json (x->run, x->m, TRUE);
   g_assert_cmpstr (got, ==, want);
   g_free (got);
+  /* back to it from the end: from the latest checkpoint before it, not from
+   * the start (checkpoints every 7 trams), to the same state */
+  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_END);
+  guint64 len = viper_trail_length (viper_scheduler_get_trail (x->s));
+  g_assert_true (viper_scheduler_tram_stop_behind (x->s, NULL));
+  g_assert_true (viper_scheduler_rewind_to_tram_stop (x->s));
+  g_assert_cmpuint (x->m->applied, >, 0);
+  g_assert_cmpuint (x->m->applied, <, len);
+  g_assert_false (viper_scheduler_tram_stop_behind (x->s, NULL));   /* ahead again */
+  viper_scheduler_arm_tram_stop (x->s, TRUE);
+  g_assert_cmpint (viper_scheduler_run (x->s), ==, VIPER_STOP_TRAM);
+  got = viper_state_to_json (x->run, x->m, TRUE);
+  g_assert_cmpstr (got, ==, want);
+  g_free (got);
+  /* not behind (a tram never in the run): nothing is done */
+  g_assert_true (viper_tram_ref_parse ("99:1", &ref, &why));
+  viper_scheduler_set_tram_stop (x->s, &ref);
+  viper_tram_ref_clear (&ref);
+  guint64 applied = x->m->applied;
+  g_assert_false (viper_scheduler_rewind_to_tram_stop (x->s));
+  g_assert_cmpuint (x->m->applied, ==, applied);
   g_free (want);
   /* disarmed (a seek that is not the user's): no stop there */
   g_assert_true (viper_scheduler_rewind (x->s, NAN, 0));
