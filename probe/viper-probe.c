@@ -148,21 +148,27 @@ now_s (void)
   return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* When a bound of timeout seconds from now ends (0: no bound). */
+static double
+deadline_in (double timeout)
+{
+  return timeout > 0 ? now_s () + timeout : INFINITY;
+}
+
 /* connect() with a bounded wait: 0, or -1 with errno (ETIMEDOUT when the
- * bound passed).  How long a connect may wait is VIPER_PROBE_CONNECT_TIMEOUT
+ * deadline passed).  How long a connect may wait is VIPER_PROBE_CONNECT_TIMEOUT
  * seconds (default 5, as libviper-mpi; 0 = no bound): a viewer whose
  * backlog is full, or a host that drops SYNs, would otherwise hold the
  * program in viper_probe_open for minutes (TCP: the kernel's SYN retries,
  * about 130 s) or for ever (Unix).  The descriptor is put back in blocking
  * mode. */
 static int
-connect_bounded (int fd, const struct sockaddr *sa, socklen_t len, double timeout)
+connect_bounded (int fd, const struct sockaddr *sa, socklen_t len, double deadline)
 {
   int fl = fcntl (fd, F_GETFL);
   if (fl < 0 || fcntl (fd, F_SETFL, fl | O_NONBLOCK) < 0)
     return -1;
-  /* 0: no bound, but the same loop (a signal does not fail the open) */
-  double deadline = timeout > 0 ? now_s () + timeout : INFINITY;
+  /* no bound (INFINITY) takes the same loop: a signal does not fail the open */
   int rc = connect (fd, sa, len);
   while (rc < 0) {
     double left = deadline - now_s ();
@@ -178,12 +184,10 @@ connect_bounded (int fd, const struct sockaddr *sa, socklen_t len, double timeou
     }
     if (errno != EINPROGRESS && errno != EINTR && errno != EALREADY)
       break;
-    if (left <= 0) {
-      errno = ETIMEDOUT;
-      break;
-    }
+    /* past the deadline (a name's later address) one look still: a
+     * connection that completed at once is taken */
     struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-    int n = poll (&pfd, 1, isinf (left) ? -1 : (int) ceil (left * 1000));
+    int n = poll (&pfd, 1, isinf (left) ? -1 : left <= 0 ? 0 : (int) ceil (left * 1000));
     if (n < 0) {
       if (errno == EINTR) {
         errno = EINPROGRESS;
@@ -192,6 +196,10 @@ connect_bounded (int fd, const struct sockaddr *sa, socklen_t len, double timeou
       break;
     }
     if (n == 0) {
+      if (left <= 0) {
+        errno = ETIMEDOUT;
+        break;
+      }
       errno = EINPROGRESS;
       continue;
     }
@@ -233,7 +241,7 @@ connect_unix (const char *path, double timeout)
     set_err (open_error, "unix:%s: socket: %s", path, strerror (errno));
     return -1;
   }
-  if (connect_bounded (fd, (struct sockaddr *) &sa, sizeof sa, timeout) < 0) {
+  if (connect_bounded (fd, (struct sockaddr *) &sa, sizeof sa, deadline_in (timeout)) < 0) {
     int e = errno;
     set_err (open_error, "unix:%s: connect: %s", path, strerror (e));
     close (fd);
@@ -281,13 +289,16 @@ connect_tcp (const char *hostport, double timeout)
     errno = EINVAL;
     return -1;
   }
+  /* one bound for all the addresses a name has (localhost: ::1, then
+   * 127.0.0.1), not one each */
+  double deadline = deadline_in (timeout);
   for (ai = res; ai; ai = ai->ai_next) {
     fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) {
       e = errno;
       continue;
     }
-    rc = connect_bounded (fd, ai->ai_addr, ai->ai_addrlen, timeout);
+    rc = connect_bounded (fd, ai->ai_addr, ai->ai_addrlen, deadline);
     if (rc == 0)
       break;
     e = errno;
