@@ -76,6 +76,12 @@ viper_json_append_string (GString *out, const char *s)
       g_string_append (out, "null");
       return;
     }
+  /* JSON text is UTF-8 (RFC 8259 section 8.1): a name read from a Latin-1
+   * setup file would make the whole document unreadable to strict readers;
+   * its invalid bytes become U+FFFD instead. */
+  char *valid = g_utf8_validate (s, -1, NULL) ? NULL : g_utf8_make_valid (s, -1);
+  if (valid)
+    s = valid;
   g_string_append_c (out, '"');
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
     {
@@ -94,6 +100,7 @@ viper_json_append_string (GString *out, const char *s)
         }
     }
   g_string_append_c (out, '"');
+  g_free (valid);
 }
 
 void

@@ -7,6 +7,17 @@
 #include <math.h>
 #include <string.h>
 #include "export-private.h"
+#include "core/jsonout.h"
+
+/* Chrome strings: a JSON string literal, quotes included (RFC 8259 escapes;
+ * g_strescape's octal escapes such as \303 are not JSON). */
+static char *
+chrome_quote (const char *s)
+{
+  GString *q = g_string_new (NULL);
+  viper_json_append_string (q, s);
+  return g_string_free (q, FALSE);
+}
 
 /* ---- Pajé ---------------------------------------------------------------------- */
 
@@ -198,8 +209,8 @@ viper_exp_chrome_begin (ViperExporter *e)
   static const char open[] = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
   viper_exp_sink (e, open, sizeof open - 1);
   e->chrome_first = TRUE;
-  char *name = g_strescape (e->table->timeline_info->program, NULL);
-  char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"%s\"}}", name);
+  char *name = chrome_quote (e->table->timeline_info->program);
+  char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":%s}}", name);
   chrome_event (e, ev);
   g_free (ev);
   g_free (name);
@@ -271,9 +282,9 @@ track_touch (ViperExporter *e, Track *tr, double time)
         }
       else
         {
-          char *esc = g_strescape (name, NULL);
+          char *esc = chrome_quote (name);
           char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_name\","
-                                      "\"args\":{\"name\":\"%s\"}}", tr->id, esc);
+                                      "\"args\":{\"name\":%s}}", tr->id, esc);
           chrome_event (e, ev);
           g_free (ev);
           ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_sort_index\","
@@ -387,13 +398,13 @@ viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
   else
     {
       char t0[32], t1[32];
-      char *name = g_strescape (m->name, NULL);
+      char *name = chrome_quote (m->name);
       char *ev = g_strdup_printf ("{\"ph\":\"s\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%" G_GUINT64_FORMAT
-                                  ",\"name\":\"%s\",\"cat\":\"message\"}", from, chrome_ts (e, m->time, t0), m->id, name);
+                                  ",\"name\":%s,\"cat\":\"message\"}", from, chrome_ts (e, m->time, t0), m->id, name);
       chrome_event (e, ev);
       g_free (ev);
       ev = g_strdup_printf ("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%"
-                            G_GUINT64_FORMAT ",\"name\":\"%s\",\"cat\":\"message\"}", to, chrome_ts (e, time, t1), m->id, name);
+                            G_GUINT64_FORMAT ",\"name\":%s,\"cat\":\"message\"}", to, chrome_ts (e, time, t1), m->id, name);
       chrome_event (e, ev);
       g_free (ev);
       g_free (name);
@@ -427,8 +438,8 @@ program_event (ViperExporter *e, double time, const char *value, gboolean insert
   else
     {
       char ts[32];
-      char *esc = g_strescape (value, NULL);
-      char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%s,\"name\":\"%s\","
+      char *esc = chrome_quote (value);
+      char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%s,\"name\":%s,"
                                   "\"cat\":\"program\"}", chrome_ts (e, time, ts), esc);
       chrome_event (e, ev);
       g_free (ev);
@@ -485,9 +496,9 @@ viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char
   else
     {
       char ts[32];
-      char *esc = g_strescape (value, NULL);
+      char *esc = chrome_quote (value);
       char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,"
-                                  "\"name\":\"%s\",\"cat\":\"event\"}", tr->id, chrome_ts (e, time, ts), esc);
+                                  "\"name\":%s,\"cat\":\"event\"}", tr->id, chrome_ts (e, time, ts), esc);
       chrome_event (e, ev);
       g_free (ev);
       g_free (esc);

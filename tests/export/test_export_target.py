@@ -14,7 +14,9 @@ Usage: test_export_target.py --viper-replay PATH --source-root DIR
     keep that order is counted and reported (stderr and --stats);
   - Pajé containers are created in module order, and pj_dump reads the file;
   - a Pajé run longer than the merge window writes "running" at its time;
-  - ignored trams add nothing to the Pajé and Chrome timelines.
+  - ignored trams add nothing to the Pajé and Chrome timelines;
+  - names that are not ASCII (UTF-8, or bytes of another encoding) leave the
+    Chrome export and --state-out valid JSON.
 Prints "ok N - name" / "not ok N - name"; exit status 1 when any failed.
 """
 import argparse
@@ -411,6 +413,52 @@ def timeline_lasts_as_long_as_the_run(tmp, problems):
                problems)
 
 
+# Module and variable names come from the setup file as bytes: UTF-8 ("Café",
+# "Wärme"), a quote and a backslash, and a Latin-1 byte that is not UTF-8.
+NAMES_SETUP = (b"MODULES:\n2\nGROUPS:\n0\nDEFINITION TABLE:\n"
+               b"a.A  Caf\xc3\xa9  0\n"
+               b"a.B  B\"\\\xe9  1\n"
+               b"- # all_modules # 2\n"
+               b"#ATTRIBUTES for module Caf\xc3\xa9#\nW\xc3\xa4rme 0 INTEGER(1)\n"
+               b"#ATTRIBUTES for module B\"\\\xe9#\nY 0 INTEGER(1)\n")
+NAMES_TRACE = """\
+1 10 0 0 0 1 2 1
+1 10 0 1 0 1 2 1
+1 13 1 0 0 2 2 2 0
+2 14 2 1 0 3 2 2 0 0
+4 14 3 0 1 3 2 3 1 0
+5 15 4 0 1 3 2 4 1 0
+4 15 5 1 1 3 2 3 0 0
+3 14 6 1 0 3 2 4 0 0
+1 11 7 0 0 1 2 5
+1 11 7 1 0 1 2 5
+"""
+
+
+@case
+def names_leave_json_valid(tmp, problems):
+    open(os.path.join(tmp, "n.setup"), "wb").write(NAMES_SETUP)
+    open(os.path.join(tmp, "n.trc"), "w").write(NAMES_TRACE)
+    rc, out, err = run(["--paradigm=monalisa", "--setup=n.setup", "n.trc", "--export=chrome:n.json",
+                        "--state-out=s.json"], tmp)
+    expect(rc == 0, f"exit {rc}: {err[-300:]}", problems)
+    docs = {}
+    for name in ("n.json", "s.json"):
+        try:
+            # strict: the bytes must be UTF-8 and the escapes JSON's (no \303)
+            docs[name] = json.loads(open(os.path.join(tmp, name), "rb").read().decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            problems.append(f"{name} is not valid JSON: {e}")
+    if "n.json" in docs:
+        names = {e["args"]["name"] for e in docs["n.json"]["traceEvents"] if e.get("name") == "thread_name"}
+        expect(names == {"Café", "B\"\\\ufffd"}, f"Chrome thread names {names}", problems)
+        events = {e["name"] for e in docs["n.json"]["traceEvents"] if e.get("cat") == "event"}
+        expect("expose Wärme" in events, f"Chrome events {events}", problems)
+    if "s.json" in docs:
+        names = [m["name"] for m in docs["s.json"]["modules"]]
+        expect(names == ["Café", "B\"\\\ufffd"], f"--state-out module names {names}", problems)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -422,7 +470,7 @@ def main():
                chrome_no_negative_timestamp, subset_definition_before_first_use,
                paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order,
                paje_long_run_running_at_its_time, ignored_trams_add_no_state, paragraph_leaves_clock_samples_out,
-               timeline_lasts_as_long_as_the_run]:
+               timeline_lasts_as_long_as_the_run, names_leave_json_valid]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
