@@ -151,6 +151,15 @@ reaches (double clock, guint64 steps, double at_clock, guint64 at_steps)
   return (isnan (clock) || !(at_clock > clock)) && (!steps || at_steps < steps);
 }
 
+/* Playback is placed (play_from): the scheduler waits for a run there. */
+static void
+replay_ready (ViperScheduler *s)
+{
+  s->state = VIPER_SCHED_IDLE;
+  s->last_stop = VIPER_STOP_NONE;
+  s->pace_clock0 = NAN;
+}
+
 gboolean
 viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
 {
@@ -179,9 +188,7 @@ viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps)
     return TRUE;
   play_from (s, NULL);
 replay:
-  s->state = VIPER_SCHED_IDLE;
-  s->last_stop = VIPER_STOP_NONE;
-  s->pace_clock0 = NAN;
+  replay_ready (s);
   return TRUE;
 }
 
@@ -196,16 +203,15 @@ viper_scheduler_rewind_to_tram_stop (ViperScheduler *s)
   for (guint i = viper_trail_n_ckpts (s->trail); i-- > 0;)
     {
       const ViperTrailCkpt *c = viper_trail_ckpt (s->trail, i);
-      if (c->pos.index > index || !c->model || !viper_model_restore (s->model, c->model))
-        continue;
-      play_from (s, c);
-      goto replay;
+      if (c->pos.index <= index && c->model && viper_model_restore (s->model, c->model))
+        {
+          play_from (s, c);
+          replay_ready (s);
+          return TRUE;
+        }
     }
   play_from (s, NULL);
-replay:
-  s->state = VIPER_SCHED_IDLE;
-  s->last_stop = VIPER_STOP_NONE;
-  s->pace_clock0 = NAN;
+  replay_ready (s);
   return TRUE;
 }
 
