@@ -11,8 +11,9 @@ Workloads (generated, then written in three orders):
 Delivery orders:
   sorted       every line in true-time order (as the generator writes it)
   interleaved  each processor's lines in their order, processors interleaved
-               in random runs of 1-6 lines (each processor advances at the
-               same relative pace)
+               in random runs of 1-6 lines, at the same pace in true time (a
+               run goes out near its first line's place in time order); the
+               program manager's lines (PROC -1) keep their place
   shuffled     a full random permutation of the whole file (Farm, Macrame),
                except that the program manager's lines (PROC -1: the Farm's
                S_EXIT verdict) stay last, as in the simulator's delivery
