@@ -110,7 +110,8 @@ viper_run_stuck (const ViperRun *run)
       else if (l->head)
         s.waiting_for = g_strdup ("nothing but the stop point (ready to transfer)");
       else
-        s.waiting_for = g_strdup_printf ("seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT, l->next_seq, proc);
+        s.waiting_for = with_rejected (run, g_strdup_printf ("seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT,
+                                                             l->next_seq, proc), proc);
       g_array_append_val (out, s);
     }
   g_array_unref (procs);

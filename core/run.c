@@ -850,6 +850,7 @@ data_column (const ViperTram *t, guint i)
 }
 
 static void advance_claims (ViperRun *run, ViperSeqList *l);
+static void remember_rejected (ViperRun *run, gint64 proc, gint64 seq, const char *file, guint64 line);
 
 /* A rejected line does not strand its module (spec section 1): when its
  * sequence number can be read it counts as used, and the line is remembered
@@ -868,6 +869,23 @@ reject_passes_at (ViperRun *run, gint64 proc, gint64 d1, const char *file, guint
    * and is only counted, as any line of a new PROC would be */
   if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, proc, FALSE))
     return;
+  remember_rejected (run, proc, seq, file, line);
+  if (!seq)
+    return;
+  ViperSeqList *l = list_get (run, proc, TRUE);
+  ViperTram *first = NULL;
+  if (viper_seqlist_mark_used (l, seq, &first) == VIPER_SEQ_QUEUED && first)
+    {
+      advance_claims (run, l);
+      drain_resume (run);
+    }
+}
+
+/* The line FILE:LINE of proc (seq, 0 if unknown) was rejected: name it in
+ * the pending reasons of proc's trams (run-stuck.c, with_rejected). */
+static void
+remember_rejected (ViperRun *run, gint64 proc, gint64 seq, const char *file, guint64 line)
+{
   RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
   if (!rl)
     {
@@ -882,15 +900,6 @@ reject_passes_at (ViperRun *run, gint64 proc, gint64 d1, const char *file, guint
       g_string_append_printf (rl->text, "%s%s:%" G_GUINT64_FORMAT, rl->n > 1 ? ", " : "", file, line);
       if (seq)
         g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
-    }
-  if (!seq)
-    return;
-  ViperSeqList *l = list_get (run, proc, TRUE);
-  ViperTram *first = NULL;
-  if (viper_seqlist_mark_used (l, seq, &first) == VIPER_SEQ_QUEUED && first)
-    {
-      advance_claims (run, l);
-      drain_resume (run);
     }
 }
 
@@ -1044,6 +1053,10 @@ viper_run_insert (ViperRun *run, ViperTram *t)
        * bound, reported and counted like any bad line, never dropped
        * silently; a tram that can let others move is still taken. */
       char *why = first_stuck_reason (run);
+      /* not passed over (that would make a hole in the run), but named
+       * where its module waits for it */
+      remember_rejected (run, t->proc, t->seq, run->channels ? viper_channels_name (run->channels, t->channel) : "-",
+                         t->line);
       gboolean r = reject_as (run, t, FALSE, 1,
                               "%" G_GUINT64_FORMAT " trams are pending, the bound (--max-pending): "
                               "line not accepted; %s", run->max_pending, why);

@@ -661,6 +661,14 @@ test_max_pending (void)
   g_assert_cmpuint (c.transferred, ==, 4);
   g_assert_cmpuint (c.rejected, ==, 1);
   g_assert_cmpuint (c.pending, ==, 0);
+  /* the module waits for the refused tram: its reason names the line
+   * (spec section 1: a reason that names the rejected line) */
+  feed (&f, "1 10 7 0 0 1 2 7");
+  GArray *st = viper_run_stuck (f.run);
+  g_assert_cmpuint (st->len, ==, 1);
+  g_assert_cmpstr (g_array_index (st, ViperStuck, 0).waiting_for, ==,
+                   "seq 5 of proc 0; proc 0's line test.trc:4 (seq 5) was rejected");
+  viper_stuck_array_free (st);
   fix_clear (&f);
 }
 
