@@ -101,6 +101,10 @@ live_tick (gpointer data)
   if (files_done && (!any_listen || listeners_done)
       && g_get_monotonic_time () - last >= (gint64) (app->opt.idle_exit * G_USEC_PER_SEC))
     {
+      /* the program ended: every processor is known, so collectives over
+       * all of them (SUBSET -1) may end now; replay what that made ready */
+      if (viper_scheduler_input_end (app->sched))
+        return G_SOURCE_CONTINUE;
       ls->why = VIPER_STOP_END;
       /* the collectors are gone: what a monitor shows is no longer current */
       if (any_listen)

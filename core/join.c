@@ -70,6 +70,7 @@ struct _ViperJoin {
   GHashTable *waiting;      /* ViperTram* -> Waiter* */
   GHashTable *open;         /* Open* (key: first three fields) */
   GArray *modules;          /* known modules >= 0, sorted */
+  gboolean modules_final;   /* the input ended: modules holds every one (group -1 is complete) */
 };
 
 static guint
@@ -161,6 +162,7 @@ viper_join_reset (ViperJoin *j)
   g_hash_table_remove_all (j->waiting);
   g_hash_table_remove_all (j->open);
   g_array_set_size (j->modules, 0);
+  j->modules_final = FALSE;
 }
 
 void
@@ -287,15 +289,17 @@ inst_maybe_drop (ViperJoin *j, Inst *i)
     g_hash_table_remove (j->insts, &i->key);
 }
 
-/* The members of group, in order; NULL when it is not defined (group -1:
- * the modules known so far unless defined). */
+/* The members of group, in order; NULL when it is not defined.  Group -1
+ * is every module of the run, known only once the input ended (NULL
+ * before): a module whose first line comes last is a member all the same,
+ * whatever the line order (spec section 3). */
 static const GArray *
 group_members (ViperJoin *j, gint64 group)
 {
+  if (group == -1)
+    return j->modules_final ? j->modules : NULL;
   const GroupRec *g = g_hash_table_lookup (j->groups, &group);
-  if (g)
-    return g->members;
-  return group == -1 ? j->modules : NULL;
+  return g ? g->members : NULL;
 }
 
 static void
@@ -388,7 +392,7 @@ claim_end (ViperJoin *j, ViperTram *t, gint64 kind, gint64 group, ViperJoinShape
   for (guint k = 0; k < upto; k++)
     if (mem[k] != t->proc)
       wait_for (j, i, t, mem[k], &w);
-  GroupRec *g = g_hash_table_lookup (j->groups, &group);
+  GroupRec *g = group == -1 ? NULL : g_hash_table_lookup (j->groups, &group);
   if (g && !g->transferred)
     {
       if (!w)
@@ -454,6 +458,25 @@ viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume
     default:
       return TRUE;
     }
+}
+
+void
+viper_join_modules_final (ViperJoin *j, GPtrArray *resume)
+{
+  if (j->modules_final)
+    return;
+  j->modules_final = TRUE;
+  gint64 all = -1;
+  GPtrArray *stalled = g_hash_table_lookup (j->stalls, &all);
+  if (!stalled)
+    return;
+  for (guint i = 0; i < stalled->len; i++)
+    {
+      ViperSeqList *l = stalled->pdata[i];
+      l->stalled = FALSE;
+      g_ptr_array_add (resume, l);
+    }
+  g_hash_table_remove (j->stalls, &all);
 }
 
 /* A dependency of each waiter was transferred at adjusted (-inf: no time bound). */
@@ -546,7 +569,13 @@ viper_join_explain (const ViperJoin *j, const ViperTram *t)
   ViperJoinShape shape = VIPER_JOIN_ALL_TO_ALL;
   if (!(t->flags & VIPER_TRAM_F_CLAIMED) && j->cls->classify (t, &kind, &group, &root, &shape) == VIPER_JOIN_END
       && g_hash_table_contains (j->stalls, (group = end_group ((ViperJoin *) j, kind, group, t->proc), &group)))
-    return g_strdup_printf ("the definition of group %" G_GINT64_FORMAT " (used by collective %" G_GINT64_FORMAT
+    {
+      if (group == -1)
+        return g_strdup_printf ("the end of the input: collective %" G_GINT64_FORMAT " on proc %" G_GINT64_FORMAT
+                                " is over all processors (group -1), and a processor may still appear",
+                                kind, t->proc);
+      return g_strdup_printf ("the definition of group %" G_GINT64_FORMAT " (used by collective %" G_GINT64_FORMAT
                             " on proc %" G_GINT64_FORMAT ")", group, kind, t->proc);
+    }
   return NULL;
 }

@@ -170,6 +170,7 @@ static void reset_all (ViperModel *m);
 void
 viper_model_finish (ViperModel *m)
 {
+  g_clear_pointer (&m->modules, g_array_unref);
   stash_free (m->stash);
   m->stash = NULL;
   viper_damage_free (m->damage);
@@ -246,6 +247,7 @@ viper_model_reset (ViperModel *m)
 {
   stash_free (m->stash);
   m->stash = NULL;
+  g_clear_pointer (&m->modules, g_array_unref);
   reset_all (m);
 }
 
@@ -291,6 +293,27 @@ viper_model_set_collection_end (ViperModel *m, ViperCollectionEnd e)
     return;
   m->collection_end = e;
   viper_damage_add (m->damage, VIPER_AREA_ALL, 0, 0);
+}
+
+void
+viper_model_set_modules (ViperModel *m, const GArray *procs)
+{
+  g_clear_pointer (&m->modules, g_array_unref);
+  if (procs)
+    {
+      m->modules = g_array_sized_new (FALSE, FALSE, sizeof (gint64), procs->len);
+      for (guint i = 0; i < procs->len; i++)
+        if (g_array_index (procs, gint64, i) >= 0)
+          g_array_append_val (m->modules, g_array_index (procs, gint64, i));
+    }
+  if (m->klass->modules_known)
+    m->klass->modules_known (m);
+}
+
+const GArray *
+viper_model_modules (const ViperModel *m)
+{
+  return m->modules;
 }
 
 void

@@ -42,6 +42,10 @@ typedef struct {
   gpointer (*snapshot) (const ViperModel *m, gsize *bytes);
   void (*restore) (ViperModel *m, gconstpointer snap);
   void (*snapshot_free) (gpointer snap);
+  /* Optional: viper_model_set_modules told the model every module of the
+   * run (the input ended); a paradigm whose states depend on them (a
+   * collective over all processors) looks again at what waits. */
+  void (*modules_known) (ViperModel *m);
 } ViperModelClass;
 
 /* A state change or an arrow kept for the space-time view. */
@@ -87,6 +91,10 @@ struct _ViperModel {
                                      * run's, never stashed nor truncated into a checkpoint's */
   ViperCollectionEnd collection_end; /* the live sources' end (viper_model_set_collection_end);
                                      * kept across resets and seeks */
+  GArray *modules;                  /* every module >= 0 of the run, sorted, once the input ended
+                                     * (viper_model_set_modules); NULL before.  A property of the
+                                     * input, not of a position: kept across seeks, dropped by
+                                     * viper_model_reset */
 };
 
 void viper_model_init (ViperModel *m, const ViperModelClass *klass, const ViperParadigm *p,
@@ -104,6 +112,11 @@ const char *viper_model_program_state (const ViperModel *m);
 /* The live session's collectors all closed (or one connected again): marks
  * the program and every module damaged when it changes. */
 void viper_model_set_collection_end (ViperModel *m, ViperCollectionEnd e);
+/* The input ended: procs (sorted, as viper_run_procs gives them; ids below
+ * 0 are left out) are every module the run will ever have.  Calls the
+ * class's modules_known.  NULL: not known (yet). */
+void viper_model_set_modules (ViperModel *m, const GArray *procs);
+const GArray *viper_model_modules (const ViperModel *m);
 
 /* Report an inconsistency (a tram that broke a paradigm rule): counted, warned. */
 void viper_model_inconsistent (ViperModel *m, const ViperTram *t, const char *fmt, ...) G_GNUC_PRINTF (3, 4);

@@ -121,6 +121,7 @@ struct _ViperRun {
   double clock;
   ViperCounts counts;
   ViperJoin *join;          /* collectives (paradigm->join), or NULL */
+  gboolean input_ended;     /* viper_run_input_end: every module is known */
 
   gboolean any_order;        /* viper_run_set_any_order: heap used as a stack */
   /* post-mortem clock modes (core/clocksync.c): rewrites TIME at insert */

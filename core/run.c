@@ -707,6 +707,26 @@ drain_resume (ViperRun *run)
 
 /* ---- public API ------------------------------------------------------------ */
 
+gboolean
+viper_run_input_end (ViperRun *run)
+{
+  if (run->input_ended)
+    return FALSE;
+  run->input_ended = TRUE;
+  if (run->join)
+    {
+      viper_join_modules_final (run->join, run->resume);
+      drain_resume (run);
+    }
+  return TRUE;
+}
+
+gboolean
+viper_run_input_ended (const ViperRun *run)
+{
+  return run->input_ended;
+}
+
 ViperRun *
 viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTramPool *pool,
                ViperChannels *channels, ViperDiag *diag, double decay)
@@ -789,6 +809,7 @@ clear_all (ViperRun *run)
   memset (&run->counts, 0, sizeof run->counts);
   if (run->join)
     viper_join_reset (run->join);
+  run->input_ended = FALSE;
 }
 
 void

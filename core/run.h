@@ -60,6 +60,15 @@ guint64 viper_run_max_pending (const ViperRun *run);   /* G_MAXUINT64: no bound 
 #define VIPER_RUN_DEFAULT_MAX_PROCS 1000000u
 void viper_run_set_max_procs (ViperRun *run, guint64 max);
 
+/* The input ended: no line comes any more, so every module of the run is
+ * known.  A collective over all processors (group -1, core/join.h) waits
+ * for this before its ENDs are claimed.  TRUE the first time (trams may
+ * have become ready), FALSE after; viper_run_reset forgets it.  Whoever
+ * calls it also tells the model (viper_model_set_modules with
+ * viper_run_procs); viper_scheduler_input_end does both. */
+gboolean viper_run_input_end (ViperRun *run);
+gboolean viper_run_input_ended (const ViperRun *run);
+
 /* Take a parsed tram (ownership passes to the run).  Returns FALSE when it is
  * rejected as bad input (reported to the diag, counted, released). */
 gboolean viper_run_insert (ViperRun *run, ViperTram *tram);

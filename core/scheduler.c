@@ -611,6 +611,9 @@ engine_one (ViperScheduler *s, gboolean ahead)
     return VIPER_STOP_NONE;   /* a bad last line under --strict: stop as such, not as the end */
   if (all_at_end)
     {
+      /* every module is known now: collectives over all of them may end */
+      if (viper_scheduler_input_end (s))
+        return VIPER_STOP_NONE;
       if (s->trail)
         {
           ViperCounts c;
@@ -627,6 +630,20 @@ engine_one (ViperScheduler *s, gboolean ahead)
     }
   s->last_stop = VIPER_STOP_WAITING;
   return VIPER_STOP_WAITING;
+}
+
+gboolean
+viper_scheduler_input_end (ViperScheduler *s)
+{
+  if (!viper_run_input_end (s->run))
+    return FALSE;
+  if (s->model)
+    {
+      GArray *procs = viper_run_procs (s->run);
+      viper_model_set_modules (s->model, procs);
+      g_array_unref (procs);
+    }
+  return TRUE;
 }
 
 gboolean

@@ -68,6 +68,11 @@ double viper_scheduler_breakpoint (const ViperScheduler *s);
  * VIPER_STOP_BREAKPOINT then; a front end that decides the end itself (a
  * live session's idle exit) asks it. */
 gboolean viper_scheduler_breakpoint_reached (const ViperScheduler *s);
+/* The input ended (viper_run_input_end, and the model told every module):
+ * the scheduler's own end of the files does it; a live front end calls it
+ * when it decides that the program ended (every connection closed), then
+ * pumps on when it returns TRUE (the first time). */
+gboolean viper_scheduler_input_end (ViperScheduler *s);
 /* Stop right after the tram `ref` names is transferred and applied
  * (VIPER_STOP_TRAM), whether the engine transfers it or playback behind the
  * engine applies it again (a seek).  ref is copied; NULL clears it.  Setting

@@ -43,11 +43,40 @@ picl_inst_get (PiclModel *m, gint64 ev, gint64 subset, gint64 k, gboolean create
   return i;
 }
 
-/* Members of a subset in their defined order; NULL for -1 or an undefined one. */
+/* Members of a subset in their defined order; for -1 every processor of
+ * the run in increasing order.  NULL while not known: an undefined subset,
+ * or -1 before the input ended (a processor may still appear). */
 static const GArray *
 picl_subset_members (const PiclModel *m, gint64 subset)
 {
-  return subset == -1 ? NULL : g_hash_table_lookup (m->subsets, &subset);
+  if (subset == -1)
+    return viper_model_modules (&m->base);
+  return g_hash_table_lookup (m->subsets, &subset);
+}
+
+/* The open collectives over subset (G_MININT64: over -1 or any subset)
+ * wait no more for their members to be known: look again at the idle. */
+static void
+picl_recheck_collectives (PiclModel *m, gint64 subset)
+{
+  for (guint i = 0; i < m->procs->len; i++)
+    {
+      Proc *p = &g_array_index (m->procs, Proc, i);
+      if (p->state != VIPER_PICL_IDLE)
+        continue;
+      for (guint k = 0; k < p->calls.len; k++)
+        if (p->calls.v[k].kind == CALL_COLL && (subset == G_MININT64 || p->calls.v[k].subset == subset))
+          {
+            picl_set_provisional (m, p);
+            break;
+          }
+    }
+}
+
+void
+picl_modules_known (ViperModel *base)
+{
+  picl_recheck_collectives ((PiclModel *) base, -1);
 }
 
 gboolean
@@ -58,6 +87,8 @@ picl_apply_subset (PiclModel *m, const ViperTram *t)
     return FALSE;
   const gint64 *d = viper_tram_data (t);
   gint64 id = d[0];
+  if (id == -1)
+    return FALSE;           /* -1 is every processor, whatever a definition says */
   GArray *prev = g_hash_table_lookup (m->subsets, &id);
   if (prev)
     {
@@ -78,6 +109,9 @@ picl_apply_subset (PiclModel *m, const ViperTram *t)
     if (!g_hash_table_contains (pos, &g_array_index (members, gint64, i)))
       g_hash_table_insert (pos, &g_array_index (members, gint64, i), GUINT_TO_POINTER (i + 1));
   g_hash_table_insert (m->subset_pos, g_memdup2 (&id, sizeof id), pos);
+  /* a collective over it that waited for its members may be complete */
+  if (id != -1)
+    picl_recheck_collectives (m, id);
   return FALSE;
 }
 
@@ -103,8 +137,27 @@ picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
   return picl_begin_call (m, p, t, &c);
 }
 
+/* The position + 1 of `me` among the sorted members (the processors <= me), 0 when not one. */
+static guint
+sorted_upto (const GArray *members, gint64 me)
+{
+  guint lo = 0, hi = members->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (members, gint64, mid) <= me)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo > 0 && g_array_index (members, gint64, lo - 1) == me ? lo : 0;
+}
+
 /* Latest adjusted time among the begins the end of member `me` depends on;
- * *missing counts the begins it depends on that were not applied. */
+ * *missing counts the begins it depends on that were not applied, at least
+ * 1 while the members are not known (an undefined subset, or -1 before the
+ * input ended): then it still waits, whatever line order brought which
+ * begins first (spec section 3). */
 double
 picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing)
 {
@@ -122,9 +175,10 @@ picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint6
       return w;
     }
   /* all-to-all, the root of all-to-one, prefix: over (a prefix of) the members */
-  gint64 limit = G_MAXINT64;    /* prefix over -1: members in processor order */
+  gboolean all = c->subset == -1;   /* members sorted, every begin is from one */
+  gint64 limit = G_MAXINT64;        /* prefix over -1: the processors up to me */
   guint upto = members ? members->len : 0;
-  GHashTable *pos = members ? g_hash_table_lookup (m->subset_pos, &c->subset) : NULL;
+  GHashTable *pos = members && !all ? g_hash_table_lookup (m->subset_pos, &c->subset) : NULL;
   if (shape == VIPER_PICL_SHAPE_PREFIX)
     {
       if (pos)
@@ -134,7 +188,15 @@ picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint6
             upto = at;
         }
       else
-        limit = me;
+        {
+          limit = me;
+          if (members)
+            {
+              guint at = sorted_upto (members, me);
+              if (at)
+                upto = at;
+            }
+        }
     }
   if (shape != VIPER_PICL_SHAPE_PREFIX)
     {
@@ -149,8 +211,7 @@ picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint6
           if (b->adjusted > agg->agg_w)
             agg->agg_w = b->adjusted;
         }
-      if (members)
-        *missing = upto > agg->agg_seen ? upto - agg->agg_seen : 0;
+      *missing = !members ? 1 : upto > agg->agg_seen ? upto - agg->agg_seen : 0;
       return agg->agg_w;
     }
   guint seen = 0;
@@ -162,15 +223,14 @@ picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint6
         {
           guint at = GPOINTER_TO_UINT (g_hash_table_lookup (pos, &b->proc));
           counts = at && at <= upto;
-          seen += counts;
         }
       else
         counts = b->proc <= limit;
+      seen += counts;
       if (counts && b->adjusted > w)
         w = b->adjusted;
     }
-  if (members)
-    *missing = upto > seen ? upto - seen : 0;
+  *missing = !members ? 1 : upto > seen ? upto - seen : 0;
   return w;
 }
 
@@ -187,7 +247,8 @@ picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t)
     {
       guint missing = 0;
       w = picl_collective_wait (m, inst, c, p->id, &missing);
-      if (missing)
+      /* members not known (the run claims no end before they are): say nothing */
+      if (missing && picl_subset_members (m, c->subset))
         viper_model_inconsistent (&m->base, t, "end of %s %" G_GINT64_FORMAT " over subset %" G_GINT64_FORMAT
                                   " before %u begin%s it depends on", picl_ev_name (c->ev), c->k + 1, c->subset,
                                   missing, missing == 1 ? "" : "s");

@@ -154,6 +154,8 @@ gboolean picl_inst_equal (gconstpointer a, gconstpointer b);
 void picl_inst_free (gpointer p);
 Inst *picl_inst_get (PiclModel *m, gint64 ev, gint64 subset, gint64 k, gboolean create);
 gboolean picl_apply_subset (PiclModel *m, const ViperTram *t);
+/* ViperModelClass.modules_known: collectives over -1 may be complete now. */
+void picl_modules_known (ViperModel *base);
 gboolean picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t);
 gboolean picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t);
 /* Latest adjusted time among the begins the end of member `me` depends on;

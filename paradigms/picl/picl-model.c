@@ -897,6 +897,7 @@ static const ViperModelClass picl_class = {
   .snapshot = picl_snapshot,
   .restore = picl_restore,
   .snapshot_free = picl_snapshot_free,
+  .modules_known = picl_modules_known,
 };
 
 ViperModel *

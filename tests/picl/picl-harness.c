@@ -91,6 +91,18 @@ harness_drain (Harness *h)
     }
 }
 
+void
+harness_end (Harness *h)
+{
+  if (viper_run_input_end (h->run))
+    {
+      GArray *procs = viper_run_procs (h->run);
+      viper_model_set_modules (h->model, procs);
+      g_array_unref (procs);
+    }
+  harness_drain (h);
+}
+
 gboolean
 harness_feed (Harness *h, const char *line)
 {

@@ -46,6 +46,9 @@ void harness_clear (Harness *h);
 gboolean harness_feed (Harness *h, const char *line);
 /* Transfers that left during the last harness_feed: out->len before / after. */
 void harness_drain (Harness *h);
+/* The input ended (every processor is known: collectives over SUBSET -1
+ * may end); transfers what that made ready. */
+void harness_end (Harness *h);
 
 /* Options for a random small program from a seed (procs 2-8, messages 10-60). */
 void harness_small_options (ViperPiclGenOptions *o, guint64 seed);

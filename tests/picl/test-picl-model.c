@@ -195,8 +195,23 @@ test_nonblocking_receive (void)
   put (&f, "-3 -31 2 0 0 1 2 1", 2);
   g_assert_cmpint (state (&f, 0), ==, VIPER_PICL_COMMUNICATING);
   put (&f, "-4 -31 2.1 0 0 0", 2.1);
+  /* a barrier over every processor (-1) waits while they are not all
+   * known (the input has not ended), then for P0's and P2's begins */
   put (&f, "-3 -402 5 1 0 1 2 -1", 5);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  gint64 all[] = { 0, 1, 2 };
+  GArray *procs = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_array_append_vals (procs, all, 3);
+  viper_model_set_modules (f.m, procs);
+  g_array_unref (procs);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  put (&f, "-3 -402 5.2 0 0 1 2 -1", 5.2);
+  g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_IDLE);
+  put (&f, "-4 -21 5.3 2 0 0", 5.3);                    /* P2's send of 3 ends */
+  put (&f, "-3 -402 5.4 2 0 1 2 -1", 5.4);
   g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_COMMUNICATING);
+  put (&f, "-4 -402 5.5 0 0 0", 5.5);
+  put (&f, "-4 -402 5.5 2 0 0", 5.5);
   put (&f, "-4 -402 6 1 0 0", 6);
   g_assert_cmpint (state (&f, 1), ==, VIPER_PICL_BUSY);
   /* a wait for a request never posted takes any message: P0's tag 5 is there */
