@@ -94,6 +94,7 @@ struct _ViperExporter {
   FILE *chrome_spool;       /* Chrome events until the end: the shift is known only then */
   double chrome_ts_pending; /* the "ts" of the event being formatted (µs), NAN: none */
   double chrome_min_ts;
+  gboolean chrome_ts_clamped; /* the event being formatted had a "ts" or "dur" beyond a double's range */
   int chrome_spool_errno;
 
   ViperExportStats stats;

@@ -69,7 +69,9 @@ typedef struct {
 
 typedef struct {
   guint64 records;                  /* records written (lines, events) */
-  guint64 clamped;                  /* sorted records written later than their time allowed (time raised) */
+  guint64 clamped;                  /* records whose time was changed: raised (order), or out of range (below) */
+  guint64 out_of_range;             /* of those, Chrome events whose "ts" or "dur" in microseconds (after the
+                                     * shift) is beyond a double's range: written as +-DBL_MAX */
   double max_clamp;                 /* the most a record was moved later, in seconds */
   double shift;                     /* seconds added to every time so that the file starts at 0 (0: none) */
   guint64 left_out;                 /* trams the format has no true form for, left out (counted, reported) */
