@@ -131,6 +131,7 @@ struct _ViperRun {
   gint64 cause_proc, cause_seq;
   double cause_time;
   GHashTable *rejected_at;  /* proc -> RejectedLines, for stuck reasons */
+  GHashTable *uninterpreted_at; /* proc -> RejectedLines: known trams with DTYPE not 2, left uninterpreted */
   guint64 max_pending;      /* bound on trams in flight (viper_run_set_max_pending) */
   guint64 max_procs;        /* bound on modules (sequence lists) */
 

@@ -29,6 +29,18 @@ slot_type_name (const ViperRun *run, const ViperSlot *s, char *buf, gsize n)
 static char *
 with_rejected (const ViperRun *run, char *reason, gint64 proc)
 {
+  const RejectedLines *ul = g_hash_table_lookup (run->uninterpreted_at, &proc);
+  if (ul)
+    {
+      char more[48] = "";
+      if (ul->n > REJECTED_NAMED)
+        g_snprintf (more, sizeof more, " and %" G_GUINT64_FORMAT " more", ul->n - REJECTED_NAMED);
+      char *r = g_strdup_printf ("%s; proc %" G_GINT64_FORMAT "'s line%s %s%s %s data in a format not interpreted "
+                                 "(DTYPE other than 2: left uninterpreted)", reason, proc, ul->n > 1 ? "s" : "",
+                                 ul->text->str, more, ul->n > 1 ? "have" : "has");
+      g_free (reason);
+      reason = r;
+    }
   const RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
   if (!rl)
     return reason;

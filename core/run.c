@@ -722,6 +722,7 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
   viper_buckets_init (&run->buckets);
   run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
+  run->uninterpreted_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
   run->resume = g_ptr_array_new ();
   run->held = g_ptr_array_new ();
   run->held_spare = g_ptr_array_new ();
@@ -785,6 +786,7 @@ clear_all (ViperRun *run)
   g_ptr_array_set_size (run->resume, 0);
   g_ptr_array_set_size (run->held, 0);
   g_hash_table_remove_all (run->rejected_at);
+  g_hash_table_remove_all (run->uninterpreted_at);
   run->clock = -INFINITY;
   memset (&run->counts, 0, sizeof run->counts);
   if (run->join)
@@ -801,6 +803,7 @@ viper_run_free (ViperRun *run)
   g_hash_table_destroy (run->lists);
   g_clear_pointer (&run->procs_sorted, g_array_unref);
   g_hash_table_destroy (run->rejected_at);
+  g_hash_table_destroy (run->uninterpreted_at);
   g_free (run->heap);
   g_free (run->type_joins);
   g_ptr_array_free (run->resume, TRUE);
@@ -851,6 +854,27 @@ data_column (const ViperTram *t, guint i)
 
 static void advance_claims (ViperRun *run, ViperSeqList *l);
 
+/* Remember FILE:LINE (the first few per proc) in a proc -> RejectedLines table. */
+static void
+note_line (GHashTable *table, gint64 proc, gint64 seq, const char *file, guint64 line)
+{
+  RejectedLines *rl = g_hash_table_lookup (table, &proc);
+  if (!rl)
+    {
+      gint64 *key = g_new (gint64, 1);
+      *key = proc;
+      rl = g_new0 (RejectedLines, 1);
+      rl->text = g_string_new (NULL);
+      g_hash_table_insert (table, key, rl);
+    }
+  if (rl->n++ < REJECTED_NAMED)
+    {
+      g_string_append_printf (rl->text, "%s%s:%" G_GUINT64_FORMAT, rl->n > 1 ? ", " : "", file, line);
+      if (seq)
+        g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
+    }
+}
+
 /* A rejected line does not strand its module (spec section 1): when its
  * sequence number can be read it counts as used, and the line is remembered
  * so that a tram that needed it can name it. */
@@ -868,21 +892,7 @@ reject_passes_at (ViperRun *run, gint64 proc, gint64 d1, const char *file, guint
    * and is only counted, as any line of a new PROC would be */
   if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, proc, FALSE))
     return;
-  RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
-  if (!rl)
-    {
-      gint64 *key = g_new (gint64, 1);
-      *key = proc;
-      rl = g_new0 (RejectedLines, 1);
-      rl->text = g_string_new (NULL);
-      g_hash_table_insert (run->rejected_at, key, rl);
-    }
-  if (rl->n++ < REJECTED_NAMED)
-    {
-      g_string_append_printf (rl->text, "%s%s:%" G_GUINT64_FORMAT, rl->n > 1 ? ", " : "", file, line);
-      if (seq)
-        g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
-    }
+  note_line (run->rejected_at, proc, seq, file, line);
   if (!seq)
     return;
   ViperSeqList *l = list_get (run, proc, TRUE);
@@ -991,6 +1001,21 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       run->type_cache[slot].valid = TRUE;
     }
   const ViperTramType *tt = tram_type (run, t);
+  t->flags &= (guint8) ~VIPER_TRAM_F_UNINTERPRETED;
+  if (tt && t->ndata && t->dtype != VIPER_DTYPE_INT && !run->paradigm->exact_ndata && !run->paradigm->explicit_seq
+      && (tt->min_ndata || tt->role != VIPER_ROLE_FREE || (run->type_joins && run->type_joins[t->type])))
+    {
+      /* A known type whose data the paradigm reads, in a format it does not
+       * interpret (spec section 1: keep the raw text, do not fail): the whole
+       * tram is uninterpreted, as an unknown one (ignored, passed through),
+       * never matched or applied on data it does not have.  A tram left
+       * waiting for it names it. */
+      note_line (run->uninterpreted_at, t->proc, 0,
+                 run->channels ? viper_channels_name (run->channels, t->channel) : "-", t->line);
+      t->type = VIPER_TYPE_UNKNOWN;
+      t->flags |= VIPER_TRAM_F_UNINTERPRETED;
+      tt = NULL;
+    }
   if (tt && t->ndata < tt->min_ndata)
     return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
                    tt->name, tt->min_ndata, t->ndata);
@@ -1173,7 +1198,8 @@ viper_run_transfer_next (ViperRun *run)
   if (l->head)
     maybe_ready (run, l, l->head);
   wake_waiters (run, waiters, t->adjusted);
-  if (run->join && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]))
+  if (run->join && !(t->flags & VIPER_TRAM_F_UNINTERPRETED)
+      && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]))
     viper_join_transferred (run->join, t, join_ready, run);
   if (G_UNLIKELY (l->held || l->claim_limit) && l->claimed_ahead <= run->claim_window / 2)
     {
