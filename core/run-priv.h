@@ -131,6 +131,7 @@ struct _ViperRun {
   gint64 cause_proc, cause_seq;
   double cause_time;
   GHashTable *rejected_at;  /* proc -> RejectedLines, for stuck reasons */
+  GPtrArray *after_input;   /* trams waiting for the input to pause (paradigm after_input) */
   GHashTable *uninterpreted_at; /* proc -> RejectedLines: known trams with DTYPE not 2, left uninterpreted */
   guint64 max_pending;      /* bound on trams in flight (viper_run_set_max_pending) */
   guint64 max_procs;        /* bound on modules (sequence lists) */
@@ -141,6 +142,9 @@ struct _ViperRun {
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
 };
+
+/* t waits for the input to pause (viper_run_release_after_input). */
+gboolean viper_run_waits_for_input (const ViperRun *run, const ViperTram *t);
 
 static inline const ViperTramType *
 tram_type (const ViperRun *run, const ViperTram *t)

@@ -80,6 +80,10 @@ explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h
                               " (no matching start from proc %" G_GINT64_FORMAT " yet)",
                               type_name (run, h->type, b1, sizeof b1), h->seq, l->proc, k1);
     }
+  if (h->waits && !h->prim && viper_run_waits_for_input (run, h))
+    return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " waits for the end of the input "
+                            "(or a pause of live input): it goes after the trams read with it",
+                            type_name (run, h->type, b1, sizeof b1), h->seq, l->proc);
   if (h->waits && h->prim)
     {
       const Prim *p = h->prim;

@@ -215,6 +215,35 @@ join_ready (ViperTram *t, gpointer data)
   maybe_ready (run, list_get (run, t->proc, FALSE), t);
 }
 
+guint
+viper_run_release_after_input (ViperRun *run)
+{
+  guint n = run->after_input->len;
+  if (!n)
+    return 0;
+  /* in reading order: a later one of the same list waits behind its predecessor anyway */
+  GPtrArray *a = run->after_input;
+  run->after_input = g_ptr_array_new ();
+  for (guint i = 0; i < a->len; i++)
+    {
+      ViperTram *t = a->pdata[i];
+      t->waits--;
+      if (!t->waits)
+        maybe_ready (run, list_get (run, t->proc, FALSE), t);
+    }
+  g_ptr_array_unref (a);
+  return n;
+}
+
+gboolean
+viper_run_waits_for_input (const ViperRun *run, const ViperTram *t)
+{
+  for (guint i = 0; i < run->after_input->len; i++)
+    if (run->after_input->pdata[i] == t)
+      return TRUE;
+  return FALSE;
+}
+
 /* ---- primitives: creation, filling ------------------------------------------ */
 
 static Expect *
@@ -504,6 +533,11 @@ claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
     {
       t->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
       t->state = VIPER_TRAM_INTEGRATED;
+      if (tt && run->paradigm->after_input && run->paradigm->after_input (t))
+        {
+          t->waits++;           /* viper_run_release_after_input() */
+          g_ptr_array_add (run->after_input, t);
+        }
       return TRUE;
     }
   if (tt->role == VIPER_ROLE_START)
@@ -722,6 +756,7 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
   viper_buckets_init (&run->buckets);
   run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
+  run->after_input = g_ptr_array_new ();
   run->uninterpreted_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
   run->resume = g_ptr_array_new ();
   run->held = g_ptr_array_new ();
@@ -787,6 +822,7 @@ clear_all (ViperRun *run)
   g_ptr_array_set_size (run->held, 0);
   g_hash_table_remove_all (run->rejected_at);
   g_hash_table_remove_all (run->uninterpreted_at);
+  g_ptr_array_set_size (run->after_input, 0);
   run->clock = -INFINITY;
   memset (&run->counts, 0, sizeof run->counts);
   if (run->join)
@@ -804,6 +840,7 @@ viper_run_free (ViperRun *run)
   g_clear_pointer (&run->procs_sorted, g_array_unref);
   g_hash_table_destroy (run->rejected_at);
   g_hash_table_destroy (run->uninterpreted_at);
+  g_ptr_array_unref (run->after_input);
   g_free (run->heap);
   g_free (run->type_joins);
   g_ptr_array_free (run->resume, TRUE);
