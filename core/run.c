@@ -69,8 +69,8 @@ slot_class (const ViperRun *run, const ViperSlot *s, guint16 start_type)
   return s->match_class;
 }
 
-static ViperSeqList *
-list_get (ViperRun *run, gint64 proc, gboolean create)
+ViperSeqList *
+viper_run_list_get (ViperRun *run, gint64 proc, gboolean create)
 {
   if (run->last_list && run->last_list->proc == proc)
     return run->last_list;
@@ -202,7 +202,7 @@ wake_waiters (ViperRun *run, ViperTram *first, double adjusted)
         w->adjusted = adjusted;
       w->waits--;
       if (!w->waits)
-        maybe_ready (run, list_get (run, w->proc, FALSE), w);
+        maybe_ready (run, viper_run_list_get (run, w->proc, FALSE), w);
       w = n;
     }
 }
@@ -212,7 +212,7 @@ static void
 join_ready (ViperTram *t, gpointer data)
 {
   ViperRun *run = data;
-  maybe_ready (run, list_get (run, t->proc, FALSE), t);
+  maybe_ready (run, viper_run_list_get (run, t->proc, FALSE), t);
 }
 
 guint
@@ -229,7 +229,7 @@ viper_run_release_after_input (ViperRun *run)
       ViperTram *t = a->pdata[i];
       t->waits--;
       if (!t->waits)
-        maybe_ready (run, list_get (run, t->proc, FALSE), t);
+        maybe_ready (run, viper_run_list_get (run, t->proc, FALSE), t);
     }
   g_ptr_array_unref (a);
   return n;
@@ -629,8 +629,8 @@ hold (ViperRun *run, ViperSeqList *l)
 
 /* Claim in order until the cursor stalls or the window is full; when every
  * queued tram is claimed, queue the next batch the cut can pass (seqlist.c). */
-static void
-advance_claims (ViperRun *run, ViperSeqList *l)
+void
+viper_run_advance_claims (ViperRun *run, ViperSeqList *l)
 {
   for (;;)
     {
@@ -663,7 +663,6 @@ advance_claims (ViperRun *run, ViperSeqList *l)
     }
 }
 
-static void drain_resume (ViperRun *run);
 static guint32 claim_window_default (void);
 
 /* Held lists claim on: by one more window each while nothing is ready, or
@@ -684,10 +683,10 @@ claims_force (ViperRun *run, gboolean all)
             continue;
           l->held = FALSE;
           l->claim_limit = all ? 0 : l->claimed_ahead + run->claim_window;
-          advance_claims (run, l);
+          viper_run_advance_claims (run, l);
         }
       g_ptr_array_set_size (todo, 0);
-      drain_resume (run);
+      viper_run_drain_resume (run);
     }
 }
 
@@ -726,11 +725,11 @@ claim_window_default (void)
 static void
 resume_list (ViperRun *run, ViperSeqList *l)
 {
-  advance_claims (run, l);
+  viper_run_advance_claims (run, l);
 }
 
-static void
-drain_resume (ViperRun *run)
+void
+viper_run_drain_resume (ViperRun *run)
 {
   while (run->resume->len)
     {
@@ -855,165 +854,6 @@ viper_run_reset (ViperRun *run)
   clear_all (run);
 }
 
-/* Column (1-based) of data field i in the raw line, for diagnostics. */
-static guint
-data_column (const ViperTram *t, guint i)
-{
-  if (t->flags & VIPER_TRAM_F_CANON)
-    {
-      /* canonical: DTYPE is "2" at data_off, then the data printed with one
-       * blank each, so positions follow from the values' lengths */
-      if (i >= t->ndata)
-        return t->raw_len + 1;
-      const gint64 *d = viper_tram_data (t);
-      guint pos = (guint) t->data_off + 2;
-      for (guint k = 0; k < i; k++)
-        {
-          char num[24];
-          pos += (guint) g_snprintf (num, sizeof num, "%" G_GINT64_FORMAT, d[k]) + 1;
-        }
-      return pos + 1;
-    }
-  const char *raw = viper_tram_raw (t);
-  guint pos = t->data_off;
-  if (!t->ndata || pos >= t->raw_len)
-    return t->raw_len + 1;
-  /* skip DTYPE, then i fields */
-  for (guint f = 0; f <= i; f++)
-    {
-      while (pos < t->raw_len && raw[pos] != ' ' && raw[pos] != '\t')
-        pos++;
-      while (pos < t->raw_len && (raw[pos] == ' ' || raw[pos] == '\t'))
-        pos++;
-    }
-  return pos + 1;
-}
-
-static void advance_claims (ViperRun *run, ViperSeqList *l);
-
-/* Remember FILE:LINE (the first few per proc) in a proc -> RejectedLines table. */
-static void
-note_line (GHashTable *table, gint64 proc, gint64 seq, const char *file, guint64 line)
-{
-  RejectedLines *rl = g_hash_table_lookup (table, &proc);
-  if (!rl)
-    {
-      gint64 *key = g_new (gint64, 1);
-      *key = proc;
-      rl = g_new0 (RejectedLines, 1);
-      rl->text = g_string_new (NULL);
-      g_hash_table_insert (table, key, rl);
-    }
-  if (rl->n++ < REJECTED_NAMED)
-    {
-      g_string_append_printf (rl->text, "%s%s:%" G_GUINT64_FORMAT, rl->n > 1 ? ", " : "", file, line);
-      if (seq)
-        g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
-    }
-}
-
-/* A rejected line does not strand its module (spec section 1): when its
- * sequence number can be read it counts as used, and the line is remembered
- * so that a tram that needed it can name it. */
-static void
-reject_passes_at (ViperRun *run, gint64 proc, gint64 d1, const char *file, guint64 line)
-{
-  gint64 seq = 0;
-  if (run->paradigm->explicit_seq)
-    {
-      if (d1 < 1)
-        return;
-      seq = d1;
-    }
-  /* a bad line names any PROC: past the bound of modules it creates no list
-   * and is only counted, as any line of a new PROC would be */
-  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, proc, FALSE))
-    return;
-  note_line (run->rejected_at, proc, seq, file, line);
-  if (!seq)
-    return;
-  ViperSeqList *l = list_get (run, proc, TRUE);
-  ViperTram *first = NULL;
-  if (viper_seqlist_mark_used (l, seq, &first) == VIPER_SEQ_QUEUED && first)
-    {
-      advance_claims (run, l);
-      drain_resume (run);
-    }
-}
-
-static void
-reject_passes (ViperRun *run, const ViperTram *t, const char *file)
-{
-  gint64 d1 = t->dtype == VIPER_DTYPE_INT && t->ndata >= 1 ? viper_tram_data (t)[0] : 0;
-  reject_passes_at (run, t->proc, d1, file, t->line);
-}
-
-void
-viper_run_note_rejected (ViperRun *run, gint64 proc, gint64 d1, guint32 channel, guint64 line)
-{
-  const char *file = run->channels ? viper_channels_name (run->channels, channel) : "-";
-  reject_passes_at (run, proc, d1, file, line);
-}
-
-static gboolean
-reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
-
-static gboolean
-reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  char *reason = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  const char *file = run->channels ? viper_channels_name (run->channels, t->channel) : "-";
-  if (run->diag)
-    viper_diag_bad (run->diag, file, t->line, column, "%s", reason);
-  g_free (reason);
-  run->counts.rejected++;
-  if (passes)
-    reject_passes (run, t, file);
-  viper_tram_pool_release (run->pool, t);
-  return FALSE;
-}
-
-#define reject(run, t, column, ...) reject_as ((run), (t), TRUE, (column), __VA_ARGS__)
-
-void
-viper_run_set_max_pending (ViperRun *run, guint64 max)
-{
-  run->max_pending = max ? max : G_MAXUINT64;
-}
-
-guint64
-viper_run_max_pending (const ViperRun *run)
-{
-  return run->max_pending;
-}
-
-void
-viper_run_set_max_procs (ViperRun *run, guint64 max)
-{
-  run->max_procs = max ? max : G_MAXUINT64;
-}
-
-/* Why the oldest held-up list waits, for the bound's message. */
-static char *
-first_stuck_reason (const ViperRun *run)
-{
-  GArray *stuck = viper_run_stuck (run);
-  guint best = 0;
-  for (guint i = 1; i < stuck->len; i++)
-    if (g_array_index (stuck, ViperStuck, i).trams > g_array_index (stuck, ViperStuck, best).trams)
-      best = i;
-  char *r = stuck->len ? g_strdup_printf ("proc %" G_GINT64_FORMAT " holds %" G_GUINT64_FORMAT " and waits for %s",
-                                          g_array_index (stuck, ViperStuck, best).proc,
-                                          g_array_index (stuck, ViperStuck, best).trams,
-                                          g_array_index (stuck, ViperStuck, best).waiting_for)
-                       : g_strdup ("nothing is stuck");
-  viper_stuck_array_free (stuck);
-  return r;
-}
-
 gboolean
 viper_run_insert (ViperRun *run, ViperTram *t)
 {
@@ -1047,38 +887,42 @@ viper_run_insert (ViperRun *run, ViperTram *t)
        * tram is uninterpreted, as an unknown one (ignored, passed through),
        * never matched or applied on data it does not have.  A tram left
        * waiting for it names it. */
-      note_line (run->uninterpreted_at, t->proc, 0,
+      viper_run_note_line (run->uninterpreted_at, t->proc, 0,
                  run->channels ? viper_channels_name (run->channels, t->channel) : "-", t->line);
       t->type = VIPER_TYPE_UNKNOWN;
       t->flags |= VIPER_TRAM_F_UNINTERPRETED;
       tt = NULL;
     }
   if (tt && t->ndata < tt->min_ndata)
-    return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
-                   tt->name, tt->min_ndata, t->ndata);
+    return viper_run_reject_as (run, t, TRUE, t->raw_len + 1, "%s needs at least %u data fields, has %u",
+                                tt->name, tt->min_ndata, t->ndata);
   if (tt && run->paradigm->exact_ndata)
     {
       if (t->ndata != tt->min_ndata)
-        return reject (run, t, data_column (t, tt->min_ndata), "%s needs exactly %u data fields, has %u", tt->name,
-                       tt->min_ndata, t->ndata);
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, tt->min_ndata),
+                                    "%s needs exactly %u data fields, has %u", tt->name,
+                                    tt->min_ndata, t->ndata);
       if (t->ndata && t->dtype != VIPER_DTYPE_INT)
-        return reject (run, t, data_column (t, 0), "%s needs integer data (DTYPE 2)", tt->name);
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, 0), "%s needs integer data (DTYPE 2)",
+                                    tt->name);
     }
   if (tt && run->paradigm->validate)
     {
       char reason[160] = "";
       guint field = 0;
       if (!run->paradigm->validate (t, &field, reason, sizeof reason))
-        return reject (run, t, data_column (t, field), "%s", reason[0] ? reason : "violates the paradigm's rules");
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, field), "%s",
+                                    reason[0] ? reason : "violates the paradigm's rules");
     }
   if (run->paradigm->explicit_seq)
     {
       if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
-        return reject (run, t, t->ndata ? data_column (t, 0) : t->raw_len + 1,
-                       "missing sequence number (D1)");
+        return viper_run_reject_as (run, t, TRUE, t->ndata ? viper_run_data_column (t, 0) : t->raw_len + 1,
+                                    "missing sequence number (D1)");
       t->seq = viper_tram_data (t)[0];
       if (t->seq < 1)
-        return reject (run, t, data_column (t, 0), "sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, 0),
+                                    "sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
     }
   else
     t->seq = run->channels ? viper_channels_next_seq (run->channels, t->channel, t->proc)
@@ -1093,11 +937,11 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   t->prim = NULL;
   t->flags &= (guint8) ~(VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE);
 
-  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, t->proc, FALSE))
-    return reject_as (run, t, FALSE, 1,
+  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !viper_run_list_get (run, t->proc, FALSE))
+    return viper_run_reject_as (run, t, FALSE, 1,
                       "a new PROC %" G_GINT64_FORMAT " past the bound of %" G_GUINT64_FORMAT
                       " modules (--max-procs): line not accepted", t->proc, run->max_procs);
-  ViperSeqList *l = list_get (run, t->proc, TRUE);
+  ViperSeqList *l = viper_run_list_get (run, t->proc, TRUE);
   if (G_UNLIKELY (run->counts.read - 1 - run->counts.transferred - run->counts.rejected >= run->max_pending)
       && (t->seq > l->next_seq || (l->claim && !l->held)))
     {
@@ -1105,8 +949,8 @@ viper_run_insert (ViperRun *run, ViperTram *t)
        * in its module, or behind a claim that waits) is refused past the
        * bound, reported and counted like any bad line, never dropped
        * silently; a tram that can let others move is still taken. */
-      char *why = first_stuck_reason (run);
-      gboolean r = reject_as (run, t, FALSE, 1,
+      char *why = viper_run_first_stuck_reason (run);
+      gboolean r = viper_run_reject_as (run, t, FALSE, 1,
                               "%" G_GUINT64_FORMAT " trams are pending, the bound (--max-pending): "
                               "line not accepted; %s", run->max_pending, why);
       g_free (why);
@@ -1116,7 +960,7 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
-      return reject_as (run, t, FALSE, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
+      return viper_run_reject_as (run, t, FALSE, run->paradigm->explicit_seq ? viper_run_data_column (t, 0) : 1,
                      "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
                      t->seq, t->proc);
     case VIPER_SEQ_INITIAL:
@@ -1127,8 +971,8 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   l->in_flight++;
   if (first)
     {
-      advance_claims (run, l);
-      drain_resume (run);
+      viper_run_advance_claims (run, l);
+      viper_run_drain_resume (run);
     }
   return TRUE;
 }
@@ -1244,8 +1088,8 @@ viper_run_transfer_next (ViperRun *run)
       if (l->held)
         {
           l->held = FALSE;
-          advance_claims (run, l);
-          drain_resume (run);
+          viper_run_advance_claims (run, l);
+          viper_run_drain_resume (run);
         }
     }
   run->last_out = t;
