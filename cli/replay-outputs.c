@@ -27,17 +27,28 @@ replay_report_export (App *app, const char *spec, const ViperExporter *ex)
   viper_format_double (st.max_clamp, moved);
   if (!app->opt.quiet && st.shift != 0)
     fprintf (stderr, "viper-replay: --export=%s: times shifted by +%s s so that the run starts at 0\n", spec, shift);
-  if (!app->opt.quiet && st.clamped)
+  guint64 raised = st.clamped - st.out_of_range;
+  if (!app->opt.quiet && raised)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written up to %s s later than "
-             "their time, to keep the file in time order\n", spec, st.clamped, st.clamped == 1 ? "" : "s", moved);
+             "their time, to keep the file in time order\n", spec, raised, raised == 1 ? "" : "s", moved);
+  if (!app->opt.quiet && st.out_of_range)
+    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " event%s with a time or duration beyond "
+             "the range of a double in microseconds, written as +-1.7976931348623157e+308\n", spec, st.out_of_range,
+             st.out_of_range == 1 ? "" : "s");
   if (!app->opt.quiet && st.left_out)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " clock-synchronisation sample%s left out: "
              "they hold the original clocks' readings, which the adjusted times replaced\n", spec, st.left_out,
              st.left_out == 1 ? "" : "s");
+  if (!app->opt.quiet && st.undefined_use)
+    fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written before the definition of "
+             "the subset %s, which came more than the merge's limit of records later, or never\n", spec,
+             st.undefined_use, st.undefined_use == 1 ? "" : "s", st.undefined_use == 1 ? "it uses" : "they use");
   if (!app->export_stats)
     app->export_stats = g_string_new (NULL);
   g_string_append_printf (app->export_stats, "export %s shift: %s\nexport %s clamped: %" G_GUINT64_FORMAT "\n",
                           spec, shift, spec, st.clamped);
+  if (st.undefined_use)
+    g_string_append_printf (app->export_stats, "export %s undefined: %" G_GUINT64_FORMAT "\n", spec, st.undefined_use);
   if (st.left_out)
     g_string_append_printf (app->export_stats, "export %s left out: %" G_GUINT64_FORMAT "\n", spec, st.left_out);
 }

@@ -102,6 +102,15 @@ struct _ViperParadigm {
    * data field it concerns; the run rejects the tram as FILE:LINE:COLUMN: reason. */
   gboolean (*validate) (const ViperTram *t, guint *data_field, char *reason, gsize reason_size);
 
+  /* Optional: a tram that has no dependency but must not leave before the
+   * trams read with it (a Mona Lisa program manager's verdict that lists the
+   * modules it ended: it saw them to their end).  Such a tram waits until the
+   * input has nothing more to give now - the end of the files, or a pause of
+   * live input - and nothing else is ready: then it leaves, so its place in
+   * the run does not depend on the line order or the split into files, and a
+   * live verdict never waits for ever. */
+  gboolean (*after_input) (const ViperTram *t);
+
   /* Members of a group for VIPER_FROM_EACH_MEMBER; a module is its own group.
    * Returns the number of ids written (at most max). */
   guint (*group_members) (const ViperModel *model, gint64 group, gint64 *out, guint max);

@@ -132,6 +132,8 @@ struct _ViperRun {
   gint64 cause_proc, cause_seq;
   double cause_time;
   GHashTable *rejected_at;  /* proc -> RejectedLines, for stuck reasons */
+  GPtrArray *after_input;   /* trams waiting for the input to pause (paradigm after_input) */
+  GHashTable *uninterpreted_at; /* proc -> RejectedLines: known trams with DTYPE not 2, left uninterpreted */
   guint64 max_pending;      /* bound on trams in flight (viper_run_set_max_pending) */
   guint64 max_procs;        /* bound on modules (sequence lists) */
 
@@ -141,6 +143,24 @@ struct _ViperRun {
   /* (REC, EV) -> type index, direct-mapped: a trace uses a handful of types */
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
 };
+
+/* Shared by run.c and run-reject.c. */
+ViperSeqList *viper_run_list_get (ViperRun *run, gint64 proc, gboolean create);
+void viper_run_advance_claims (ViperRun *run, ViperSeqList *l);
+void viper_run_drain_resume (ViperRun *run);
+/* Column (1-based) of data field i in the raw line, for diagnostics. */
+guint viper_run_data_column (const ViperTram *t, guint i);
+/* Remember FILE:LINE (the first few per proc) in a proc -> RejectedLines table. */
+void viper_run_note_line (GHashTable *table, gint64 proc, gint64 seq, const char *file, guint64 line);
+/* Report t as bad input (FILE:LINE:COLUMN: reason), count it, release it;
+ * passes: its sequence number counts as used.  Returns FALSE. */
+gboolean viper_run_reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...)
+  G_GNUC_PRINTF (5, 6);
+/* Why the oldest held-up list waits, for the pending bound's message. */
+char *viper_run_first_stuck_reason (const ViperRun *run);
+
+/* t waits for the input to pause (viper_run_release_after_input). */
+gboolean viper_run_waits_for_input (const ViperRun *run, const ViperTram *t);
 
 static inline const ViperTramType *
 tram_type (const ViperRun *run, const ViperTram *t)

@@ -29,6 +29,18 @@ slot_type_name (const ViperRun *run, const ViperSlot *s, char *buf, gsize n)
 static char *
 with_rejected (const ViperRun *run, char *reason, gint64 proc)
 {
+  const RejectedLines *ul = g_hash_table_lookup (run->uninterpreted_at, &proc);
+  if (ul)
+    {
+      char more[48] = "";
+      if (ul->n > REJECTED_NAMED)
+        g_snprintf (more, sizeof more, " and %" G_GUINT64_FORMAT " more", ul->n - REJECTED_NAMED);
+      char *r = g_strdup_printf ("%s; proc %" G_GINT64_FORMAT "'s line%s %s%s %s data in a format not interpreted "
+                                 "(DTYPE other than 2: left uninterpreted)", reason, proc, ul->n > 1 ? "s" : "",
+                                 ul->text->str, more, ul->n > 1 ? "have" : "has");
+      g_free (reason);
+      reason = r;
+    }
   const RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
   if (!rl)
     return reason;
@@ -68,6 +80,10 @@ explain_head_raw (const ViperRun *run, const ViperSeqList *l, const ViperTram *h
                               " (no matching start from proc %" G_GINT64_FORMAT " yet)",
                               type_name (run, h->type, b1, sizeof b1), h->seq, l->proc, k1);
     }
+  if (h->waits && !h->prim && viper_run_waits_for_input (run, h))
+    return g_strdup_printf ("%s seq %" G_GINT64_FORMAT " of proc %" G_GINT64_FORMAT " waits for the end of the input "
+                            "(or a pause of live input): it goes after the trams read with it",
+                            type_name (run, h->type, b1, sizeof b1), h->seq, l->proc);
   if (h->waits && h->prim)
     {
       const Prim *p = h->prim;

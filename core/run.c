@@ -69,8 +69,8 @@ slot_class (const ViperRun *run, const ViperSlot *s, guint16 start_type)
   return s->match_class;
 }
 
-static ViperSeqList *
-list_get (ViperRun *run, gint64 proc, gboolean create)
+ViperSeqList *
+viper_run_list_get (ViperRun *run, gint64 proc, gboolean create)
 {
   if (run->last_list && run->last_list->proc == proc)
     return run->last_list;
@@ -202,7 +202,7 @@ wake_waiters (ViperRun *run, ViperTram *first, double adjusted)
         w->adjusted = adjusted;
       w->waits--;
       if (!w->waits)
-        maybe_ready (run, list_get (run, w->proc, FALSE), w);
+        maybe_ready (run, viper_run_list_get (run, w->proc, FALSE), w);
       w = n;
     }
 }
@@ -212,7 +212,36 @@ static void
 join_ready (ViperTram *t, gpointer data)
 {
   ViperRun *run = data;
-  maybe_ready (run, list_get (run, t->proc, FALSE), t);
+  maybe_ready (run, viper_run_list_get (run, t->proc, FALSE), t);
+}
+
+guint
+viper_run_release_after_input (ViperRun *run)
+{
+  guint n = run->after_input->len;
+  if (!n)
+    return 0;
+  /* in reading order: a later one of the same list waits behind its predecessor anyway */
+  GPtrArray *a = run->after_input;
+  run->after_input = g_ptr_array_new ();
+  for (guint i = 0; i < a->len; i++)
+    {
+      ViperTram *t = a->pdata[i];
+      t->waits--;
+      if (!t->waits)
+        maybe_ready (run, viper_run_list_get (run, t->proc, FALSE), t);
+    }
+  g_ptr_array_unref (a);
+  return n;
+}
+
+gboolean
+viper_run_waits_for_input (const ViperRun *run, const ViperTram *t)
+{
+  for (guint i = 0; i < run->after_input->len; i++)
+    if (run->after_input->pdata[i] == t)
+      return TRUE;
+  return FALSE;
 }
 
 /* ---- primitives: creation, filling ------------------------------------------ */
@@ -504,6 +533,11 @@ claim (ViperRun *run, ViperSeqList *l, ViperTram *t)
     {
       t->flags |= VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE;
       t->state = VIPER_TRAM_INTEGRATED;
+      if (tt && run->paradigm->after_input && run->paradigm->after_input (t))
+        {
+          t->waits++;           /* viper_run_release_after_input() */
+          g_ptr_array_add (run->after_input, t);
+        }
       return TRUE;
     }
   if (tt->role == VIPER_ROLE_START)
@@ -595,8 +629,8 @@ hold (ViperRun *run, ViperSeqList *l)
 
 /* Claim in order until the cursor stalls or the window is full; when every
  * queued tram is claimed, queue the next batch the cut can pass (seqlist.c). */
-static void
-advance_claims (ViperRun *run, ViperSeqList *l)
+void
+viper_run_advance_claims (ViperRun *run, ViperSeqList *l)
 {
   for (;;)
     {
@@ -629,7 +663,6 @@ advance_claims (ViperRun *run, ViperSeqList *l)
     }
 }
 
-static void drain_resume (ViperRun *run);
 static guint32 claim_window_default (void);
 
 /* Held lists claim on: by one more window each while nothing is ready, or
@@ -650,10 +683,10 @@ claims_force (ViperRun *run, gboolean all)
             continue;
           l->held = FALSE;
           l->claim_limit = all ? 0 : l->claimed_ahead + run->claim_window;
-          advance_claims (run, l);
+          viper_run_advance_claims (run, l);
         }
       g_ptr_array_set_size (todo, 0);
-      drain_resume (run);
+      viper_run_drain_resume (run);
     }
 }
 
@@ -692,11 +725,11 @@ claim_window_default (void)
 static void
 resume_list (ViperRun *run, ViperSeqList *l)
 {
-  advance_claims (run, l);
+  viper_run_advance_claims (run, l);
 }
 
-static void
-drain_resume (ViperRun *run)
+void
+viper_run_drain_resume (ViperRun *run)
 {
   while (run->resume->len)
     {
@@ -716,7 +749,7 @@ viper_run_input_end (ViperRun *run)
   if (run->join)
     {
       viper_join_modules_final (run->join, run->resume);
-      drain_resume (run);
+      viper_run_drain_resume (run);
     }
   return TRUE;
 }
@@ -742,6 +775,8 @@ viper_run_new (const ViperParadigm *paradigm, const ViperModel *model, ViperTram
   run->lists = g_hash_table_new (g_int64_hash, g_int64_equal);
   viper_buckets_init (&run->buckets);
   run->rejected_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
+  run->after_input = g_ptr_array_new ();
+  run->uninterpreted_at = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, rejected_lines_free);
   run->resume = g_ptr_array_new ();
   run->held = g_ptr_array_new ();
   run->held_spare = g_ptr_array_new ();
@@ -805,6 +840,8 @@ clear_all (ViperRun *run)
   g_ptr_array_set_size (run->resume, 0);
   g_ptr_array_set_size (run->held, 0);
   g_hash_table_remove_all (run->rejected_at);
+  g_hash_table_remove_all (run->uninterpreted_at);
+  g_ptr_array_set_size (run->after_input, 0);
   run->clock = -INFINITY;
   memset (&run->counts, 0, sizeof run->counts);
   if (run->join)
@@ -822,6 +859,8 @@ viper_run_free (ViperRun *run)
   g_hash_table_destroy (run->lists);
   g_clear_pointer (&run->procs_sorted, g_array_unref);
   g_hash_table_destroy (run->rejected_at);
+  g_hash_table_destroy (run->uninterpreted_at);
+  g_ptr_array_unref (run->after_input);
   g_free (run->heap);
   g_free (run->type_joins);
   g_ptr_array_free (run->resume, TRUE);
@@ -834,167 +873,6 @@ void
 viper_run_reset (ViperRun *run)
 {
   clear_all (run);
-}
-
-/* Column (1-based) of data field i in the raw line, for diagnostics. */
-static guint
-data_column (const ViperTram *t, guint i)
-{
-  if (t->flags & VIPER_TRAM_F_CANON)
-    {
-      /* canonical: DTYPE is "2" at data_off, then the data printed with one
-       * blank each, so positions follow from the values' lengths */
-      if (i >= t->ndata)
-        return t->raw_len + 1;
-      const gint64 *d = viper_tram_data (t);
-      guint pos = (guint) t->data_off + 2;
-      for (guint k = 0; k < i; k++)
-        {
-          char num[24];
-          pos += (guint) g_snprintf (num, sizeof num, "%" G_GINT64_FORMAT, d[k]) + 1;
-        }
-      return pos + 1;
-    }
-  const char *raw = viper_tram_raw (t);
-  guint pos = t->data_off;
-  if (!t->ndata || pos >= t->raw_len)
-    return t->raw_len + 1;
-  /* skip DTYPE, then i fields */
-  for (guint f = 0; f <= i; f++)
-    {
-      while (pos < t->raw_len && raw[pos] != ' ' && raw[pos] != '\t')
-        pos++;
-      while (pos < t->raw_len && (raw[pos] == ' ' || raw[pos] == '\t'))
-        pos++;
-    }
-  return pos + 1;
-}
-
-static void advance_claims (ViperRun *run, ViperSeqList *l);
-static void remember_rejected (ViperRun *run, gint64 proc, gint64 seq, const char *file, guint64 line);
-
-/* A rejected line does not strand its module (spec section 1): when its
- * sequence number can be read it counts as used, and the line is remembered
- * so that a tram that needed it can name it. */
-static void
-reject_passes_at (ViperRun *run, gint64 proc, gint64 d1, const char *file, guint64 line)
-{
-  gint64 seq = 0;
-  if (run->paradigm->explicit_seq)
-    {
-      if (d1 < 1)
-        return;
-      seq = d1;
-    }
-  /* a bad line names any PROC: past the bound of modules it creates no list
-   * and is only counted, as any line of a new PROC would be */
-  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, proc, FALSE))
-    return;
-  remember_rejected (run, proc, seq, file, line);
-  if (!seq)
-    return;
-  ViperSeqList *l = list_get (run, proc, TRUE);
-  ViperTram *first = NULL;
-  if (viper_seqlist_mark_used (l, seq, &first) == VIPER_SEQ_QUEUED && first)
-    {
-      advance_claims (run, l);
-      drain_resume (run);
-    }
-}
-
-/* The line FILE:LINE of proc (seq, 0 if unknown) was rejected: name it in
- * the pending reasons of proc's trams (run-stuck.c, with_rejected). */
-static void
-remember_rejected (ViperRun *run, gint64 proc, gint64 seq, const char *file, guint64 line)
-{
-  RejectedLines *rl = g_hash_table_lookup (run->rejected_at, &proc);
-  if (!rl)
-    {
-      gint64 *key = g_new (gint64, 1);
-      *key = proc;
-      rl = g_new0 (RejectedLines, 1);
-      rl->text = g_string_new (NULL);
-      g_hash_table_insert (run->rejected_at, key, rl);
-    }
-  if (rl->n++ < REJECTED_NAMED)
-    {
-      g_string_append_printf (rl->text, "%s%s:%" G_GUINT64_FORMAT, rl->n > 1 ? ", " : "", file, line);
-      if (seq)
-        g_string_append_printf (rl->text, " (seq %" G_GINT64_FORMAT ")", seq);
-    }
-}
-
-static void
-reject_passes (ViperRun *run, const ViperTram *t, const char *file)
-{
-  gint64 d1 = t->dtype == VIPER_DTYPE_INT && t->ndata >= 1 ? viper_tram_data (t)[0] : 0;
-  reject_passes_at (run, t->proc, d1, file, t->line);
-}
-
-void
-viper_run_note_rejected (ViperRun *run, gint64 proc, gint64 d1, guint32 channel, guint64 line)
-{
-  const char *file = run->channels ? viper_channels_name (run->channels, channel) : "-";
-  reject_passes_at (run, proc, d1, file, line);
-}
-
-static gboolean
-reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
-
-static gboolean
-reject_as (ViperRun *run, ViperTram *t, gboolean passes, guint column, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  char *reason = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  const char *file = run->channels ? viper_channels_name (run->channels, t->channel) : "-";
-  if (run->diag)
-    viper_diag_bad (run->diag, file, t->line, column, "%s", reason);
-  g_free (reason);
-  run->counts.rejected++;
-  if (passes)
-    reject_passes (run, t, file);
-  viper_tram_pool_release (run->pool, t);
-  return FALSE;
-}
-
-#define reject(run, t, column, ...) reject_as ((run), (t), TRUE, (column), __VA_ARGS__)
-
-void
-viper_run_set_max_pending (ViperRun *run, guint64 max)
-{
-  run->max_pending = max ? max : G_MAXUINT64;
-}
-
-guint64
-viper_run_max_pending (const ViperRun *run)
-{
-  return run->max_pending;
-}
-
-void
-viper_run_set_max_procs (ViperRun *run, guint64 max)
-{
-  run->max_procs = max ? max : G_MAXUINT64;
-}
-
-/* Why the oldest held-up list waits, for the bound's message. */
-static char *
-first_stuck_reason (const ViperRun *run)
-{
-  GArray *stuck = viper_run_stuck (run);
-  guint best = 0;
-  for (guint i = 1; i < stuck->len; i++)
-    if (g_array_index (stuck, ViperStuck, i).trams > g_array_index (stuck, ViperStuck, best).trams)
-      best = i;
-  char *r = stuck->len ? g_strdup_printf ("proc %" G_GINT64_FORMAT " holds %" G_GUINT64_FORMAT " and waits for %s",
-                                          g_array_index (stuck, ViperStuck, best).proc,
-                                          g_array_index (stuck, ViperStuck, best).trams,
-                                          g_array_index (stuck, ViperStuck, best).waiting_for)
-                       : g_strdup ("nothing is stuck");
-  viper_stuck_array_free (stuck);
-  return r;
 }
 
 gboolean
@@ -1021,32 +899,51 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       run->type_cache[slot].valid = TRUE;
     }
   const ViperTramType *tt = tram_type (run, t);
+  t->flags &= (guint8) ~VIPER_TRAM_F_UNINTERPRETED;
+  if (tt && t->ndata && t->dtype != VIPER_DTYPE_INT && !run->paradigm->exact_ndata && !run->paradigm->explicit_seq
+      && (tt->min_ndata || tt->role != VIPER_ROLE_FREE || (run->type_joins && run->type_joins[t->type])))
+    {
+      /* A known type whose data the paradigm reads, in a format it does not
+       * interpret (spec section 1: keep the raw text, do not fail): the whole
+       * tram is uninterpreted, as an unknown one (ignored, passed through),
+       * never matched or applied on data it does not have.  A tram left
+       * waiting for it names it. */
+      viper_run_note_line (run->uninterpreted_at, t->proc, 0,
+                 run->channels ? viper_channels_name (run->channels, t->channel) : "-", t->line);
+      t->type = VIPER_TYPE_UNKNOWN;
+      t->flags |= VIPER_TRAM_F_UNINTERPRETED;
+      tt = NULL;
+    }
   if (tt && t->ndata < tt->min_ndata)
-    return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
-                   tt->name, tt->min_ndata, t->ndata);
+    return viper_run_reject_as (run, t, TRUE, t->raw_len + 1, "%s needs at least %u data fields, has %u",
+                                tt->name, tt->min_ndata, t->ndata);
   if (tt && run->paradigm->exact_ndata)
     {
       if (t->ndata != tt->min_ndata)
-        return reject (run, t, data_column (t, tt->min_ndata), "%s needs exactly %u data fields, has %u", tt->name,
-                       tt->min_ndata, t->ndata);
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, tt->min_ndata),
+                                    "%s needs exactly %u data fields, has %u", tt->name,
+                                    tt->min_ndata, t->ndata);
       if (t->ndata && t->dtype != VIPER_DTYPE_INT)
-        return reject (run, t, data_column (t, 0), "%s needs integer data (DTYPE 2)", tt->name);
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, 0), "%s needs integer data (DTYPE 2)",
+                                    tt->name);
     }
   if (tt && run->paradigm->validate)
     {
       char reason[160] = "";
       guint field = 0;
       if (!run->paradigm->validate (t, &field, reason, sizeof reason))
-        return reject (run, t, data_column (t, field), "%s", reason[0] ? reason : "violates the paradigm's rules");
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, field), "%s",
+                                    reason[0] ? reason : "violates the paradigm's rules");
     }
   if (run->paradigm->explicit_seq)
     {
       if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
-        return reject (run, t, t->ndata ? data_column (t, 0) : t->raw_len + 1,
-                       "missing sequence number (D1)");
+        return viper_run_reject_as (run, t, TRUE, t->ndata ? viper_run_data_column (t, 0) : t->raw_len + 1,
+                                    "missing sequence number (D1)");
       t->seq = viper_tram_data (t)[0];
       if (t->seq < 1)
-        return reject (run, t, data_column (t, 0), "sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
+        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, 0),
+                                    "sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
     }
   else
     t->seq = run->channels ? viper_channels_next_seq (run->channels, t->channel, t->proc)
@@ -1061,11 +958,11 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   t->prim = NULL;
   t->flags &= (guint8) ~(VIPER_TRAM_F_CLAIMED | VIPER_TRAM_F_FREE);
 
-  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !list_get (run, t->proc, FALSE))
-    return reject_as (run, t, FALSE, 1,
+  if (G_UNLIKELY (g_hash_table_size (run->lists) >= run->max_procs) && !viper_run_list_get (run, t->proc, FALSE))
+    return viper_run_reject_as (run, t, FALSE, 1,
                       "a new PROC %" G_GINT64_FORMAT " past the bound of %" G_GUINT64_FORMAT
                       " modules (--max-procs): line not accepted", t->proc, run->max_procs);
-  ViperSeqList *l = list_get (run, t->proc, TRUE);
+  ViperSeqList *l = viper_run_list_get (run, t->proc, TRUE);
   if (G_UNLIKELY (run->counts.read - 1 - run->counts.transferred - run->counts.rejected >= run->max_pending)
       && (t->seq > l->next_seq || (l->claim && !l->held)))
     {
@@ -1073,12 +970,12 @@ viper_run_insert (ViperRun *run, ViperTram *t)
        * in its module, or behind a claim that waits) is refused past the
        * bound, reported and counted like any bad line, never dropped
        * silently; a tram that can let others move is still taken. */
-      char *why = first_stuck_reason (run);
+      char *why = viper_run_first_stuck_reason (run);
       /* not passed over (that would make a hole in the run), but named
        * where its module waits for it */
-      remember_rejected (run, t->proc, t->seq, run->channels ? viper_channels_name (run->channels, t->channel) : "-",
-                         t->line);
-      gboolean r = reject_as (run, t, FALSE, 1,
+      viper_run_note_line (run->rejected_at, t->proc, t->seq,
+                           run->channels ? viper_channels_name (run->channels, t->channel) : "-", t->line);
+      gboolean r = viper_run_reject_as (run, t, FALSE, 1,
                               "%" G_GUINT64_FORMAT " trams are pending, the bound (--max-pending): "
                               "line not accepted; %s", run->max_pending, why);
       g_free (why);
@@ -1088,7 +985,7 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
-      return reject_as (run, t, FALSE, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
+      return viper_run_reject_as (run, t, FALSE, run->paradigm->explicit_seq ? viper_run_data_column (t, 0) : 1,
                      "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
                      t->seq, t->proc);
     case VIPER_SEQ_INITIAL:
@@ -1099,8 +996,8 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   l->in_flight++;
   if (first)
     {
-      advance_claims (run, l);
-      drain_resume (run);
+      viper_run_advance_claims (run, l);
+      viper_run_drain_resume (run);
     }
   return TRUE;
 }
@@ -1207,7 +1104,8 @@ viper_run_transfer_next (ViperRun *run)
   if (l->head)
     maybe_ready (run, l, l->head);
   wake_waiters (run, waiters, t->adjusted);
-  if (run->join && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]))
+  if (run->join && !(t->flags & VIPER_TRAM_F_UNINTERPRETED)
+      && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]))
     viper_join_transferred (run->join, t, join_ready, run);
   if (G_UNLIKELY (l->held || l->claim_limit) && l->claimed_ahead <= run->claim_window / 2)
     {
@@ -1215,8 +1113,8 @@ viper_run_transfer_next (ViperRun *run)
       if (l->held)
         {
           l->held = FALSE;
-          advance_claims (run, l);
-          drain_resume (run);
+          viper_run_advance_claims (run, l);
+          viper_run_drain_resume (run);
         }
     }
   run->last_out = t;

@@ -99,6 +99,10 @@ void viper_run_bound_claims (ViperRun *run, gboolean bounded);
 /* Lists whose claim cursor waits at the window now (for tests). */
 guint viper_run_claims_held (const ViperRun *run);
 const ViperTram *viper_run_transfer_next (ViperRun *run);
+/* The input has nothing more now (its end, or a pause of live input) and
+ * nothing is ready: let the trams that wait for that (paradigm after_input)
+ * go.  Returns how many were waiting. */
+guint viper_run_release_after_input (ViperRun *run);
 
 /* Post-mortem clock modes (core/clocksync.h): map is called for every
  * accepted tram at insert, after its sequence number is known, and its result

@@ -609,6 +609,10 @@ engine_one (ViperScheduler *s, gboolean ahead)
     return VIPER_STOP_NONE;
   if (s->diag && s->diag->stop_requested)
     return VIPER_STOP_NONE;   /* a bad last line under --strict: stop as such, not as the end */
+  /* nothing to read now (the end, or live input pausing), nothing ready:
+   * what waits for that goes (a program manager's verdict) */
+  if (viper_run_release_after_input (s->run))
+    return VIPER_STOP_NONE;
   if (all_at_end)
     {
       /* every module is known now: collectives over all of them may end */

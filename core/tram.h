@@ -74,6 +74,8 @@ enum {
   VIPER_TRAM_F_CANON = 1 << 3,    /* the line was in canonical form: its text is not stored,
                                      printing regenerates it from the fields */
   VIPER_TRAM_F_WIDE = 1 << 4,     /* REC, EV or PROCESS does not fit 32 bits (see the text) */
+  VIPER_TRAM_F_UNINTERPRETED = 1 << 5, /* a known (REC, EV) whose data are not DTYPE 2: handled as
+                                          unknown (ignored), never half-read (spec section 1) */
 };
 
 /* Ask for the cache lines of t's header and first data fields (its first 128

@@ -14,6 +14,9 @@ typedef enum { FMT_PARAGRAPH = 0, FMT_PAJE, FMT_CHROME, N_FMT } Fmt;
 typedef struct {
   double time;
   guint64 serial;
+  guint64 hold;             /* a use of a definition not pushed yet: its hold (0: none) */
+  gint64 def_key;           /* with uses_def: the definition it uses */
+  gboolean uses_def;
   gsize head_len;
   char text[];
 } Rec;
@@ -79,6 +82,8 @@ struct _ViperExporter {
   double shift;             /* added to written times (runs that begin before 0), trace units */
   double units_per_second;  /* ParaGraph wants seconds: written time = (t + shift) / this */
   GPtrArray *defs;          /* timeless definitions waiting for the next record (char*) */
+  GHashTable *defined;      /* gint64* keys of the definitions pushed (viper_export_push_definition_of) */
+  GHashTable *def_waits;    /* gint64* key -> GArray of guint64 holds: uses waiting for that definition */
   gint64 cur_source;        /* PROC of the tram being exported */
 
   /* the timeline */
@@ -94,6 +99,7 @@ struct _ViperExporter {
   FILE *chrome_spool;       /* Chrome events until the end: the shift is known only then */
   double chrome_ts_pending; /* the "ts" of the event being formatted (µs), NAN: none */
   double chrome_min_ts;
+  gboolean chrome_ts_clamped; /* the event being formatted had a "ts" or "dur" beyond a double's range */
   int chrome_spool_errno;
 
   ViperExportStats stats;

@@ -122,22 +122,45 @@ viper_exp_paje_create_known_containers (ViperExporter *e, const char *time)
 /* Chrome events are spooled to a temporary file until the end: only then is
  * the earliest timestamp known, and the trace is shifted so that none is
  * negative (Perfetto drops negative timestamps, and flows lose their start).
- * A spooled event is its "ts" (µs, NAN for metadata) and its JSON text with
- * the byte \x01 where the "ts" value goes. */
+ * A spooled event is its "ts" (µs, NAN for metadata), its length (the top bit
+ * set when the event already had a value clamped to a double's range) and its
+ * JSON text with the byte \x01 where the "ts" value goes. */
+#define CHROME_CLAMPED_BIT 0x80000000u
+
+/* Adjusted times are finite, but in microseconds, or shifted, they may not
+ * be (an adjusted time beyond ~1.8e302 s): such a value is written as the
+ * largest double of its sign, and the event is counted (once) as clamped. */
+static double
+chrome_range (ViperExporter *e, double v)
+{
+  if (isfinite (v))
+    return v;
+  e->chrome_ts_clamped = TRUE;
+  return v < 0 ? -G_MAXDOUBLE : G_MAXDOUBLE;
+}
+
 static void
 chrome_event (ViperExporter *e, const char *json)
 {
   double ts = e->chrome_ts_pending;
+  gboolean clamped = e->chrome_ts_clamped;
   e->chrome_ts_pending = NAN;
+  e->chrome_ts_clamped = FALSE;
   if (!isnan (ts) && ts < e->chrome_min_ts)
     e->chrome_min_ts = ts;
   if (!e->chrome_spool && !e->chrome_spool_errno && !(e->chrome_spool = tmpfile ()))
     e->chrome_spool_errno = errno ? errno : EIO;
   if (e->chrome_spool_errno)
     return;
-  guint32 len = (guint32) strlen (json);
+  gsize n = strlen (json);
+  if (n >= CHROME_CLAMPED_BIT)
+    {
+      e->chrome_spool_errno = EFBIG;
+      return;
+    }
+  guint32 len = (guint32) n | (clamped ? CHROME_CLAMPED_BIT : 0);
   if (fwrite (&ts, sizeof ts, 1, e->chrome_spool) != 1 || fwrite (&len, sizeof len, 1, e->chrome_spool) != 1
-      || fwrite (json, 1, len, e->chrome_spool) != len)
+      || fwrite (json, 1, n, e->chrome_spool) != n)
     e->chrome_spool_errno = errno ? errno : EIO;
 }
 
@@ -145,7 +168,8 @@ chrome_event (ViperExporter *e, const char *json)
 static char *
 chrome_ts (ViperExporter *e, double time, char *buf)
 {
-  e->chrome_ts_pending = time * e->table->timeline_info->us_per_unit;
+  e->chrome_ts_clamped = FALSE;
+  e->chrome_ts_pending = chrome_range (e, time * e->table->timeline_info->us_per_unit);
   buf[0] = '\x01';
   buf[1] = '\0';
   return buf;
@@ -166,6 +190,8 @@ chrome_flush_spool (ViperExporter *e)
       guint32 len;
       while (fread (&ts, sizeof ts, 1, e->chrome_spool) == 1 && fread (&len, sizeof len, 1, e->chrome_spool) == 1)
         {
+          e->chrome_ts_clamped = (len & CHROME_CLAMPED_BIT) != 0;
+          len &= ~CHROME_CLAMPED_BIT;
           g_string_set_size (text, len);
           if (fread (text->str, 1, len, e->chrome_spool) != len)
             break;
@@ -178,16 +204,23 @@ chrome_flush_spool (ViperExporter *e)
               viper_exp_sink (e, text->str, (gsize) (mark - text->str));
               /* in microseconds, and maybe shifted: 15 significant digits drop the
                * conversion's noise (1105.2099999999991), as for every exporter */
-              if (shift == 0.0 && unit == 1.0)
-                viper_format_double (ts, num);
+              double v = chrome_range (e, ts + shift);
+              if ((shift == 0.0 && unit == 1.0) || fabs (v) == G_MAXDOUBLE)
+                viper_format_double (v, num);
               else
-                viper_exp_format_noisy (ts + shift, MAX (fabs (ts), shift), num);
+                viper_exp_format_noisy (v, MAX (fabs (ts), shift), num);
               viper_exp_sink (e, num, strlen (num));
               viper_exp_sink (e, mark + 1, len - (gsize) (mark + 1 - text->str));
             }
           else
             viper_exp_sink (e, text->str, len);
           e->stats.records++;
+          if (e->chrome_ts_clamped)
+            {
+              e->stats.clamped++;
+              e->stats.out_of_range++;
+            }
+          e->chrome_ts_clamped = FALSE;
         }
       if (ferror (e->chrome_spool))
         e->chrome_spool_errno = errno ? errno : EIO;
@@ -223,7 +256,11 @@ chrome_slice (ViperExporter *e, const Track *tr, double end)
   chrome_ts (e, tr->since, ts);
   /* a difference, converted: to the precision of its ends (51.84800000000017 -> 51.848) */
   double unit = e->table->timeline_info->us_per_unit;
-  viper_exp_format_noisy ((end - tr->since) * unit, MAX (fabs (end), fabs (tr->since)) * unit, dur);
+  double d = chrome_range (e, (end - tr->since) * unit);
+  if (fabs (d) == G_MAXDOUBLE)
+    viper_format_double (d, dur);
+  else
+    viper_exp_format_noisy (d, MAX (fabs (end), fabs (tr->since)) * unit, dur);
   char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
                               "\"name\":\"%s\",\"cat\":\"state\"}",
                               tr->id, ts, dur, e->table->timeline_info->states[tr->state]);

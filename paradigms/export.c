@@ -195,6 +195,10 @@ write_rec (ViperExporter *e, Rec *r)
   e->any_written = TRUE;
   write_defs (e, num);
   e->last_written = t;
+  if (r->uses_def && !g_hash_table_contains (e->defined, &r->def_key))
+    e->stats.undefined_use++;
+  if (r->hold)
+    viper_export_release (e, r->hold);  /* written (at the limit, or the end): it holds nothing more */
   write_line (e, r->text, r->head_len, num, r->text + r->head_len + 1);
   g_free (r);
 }
@@ -269,9 +273,17 @@ source_get (ViperExporter *e, gint64 id)
   return s;
 }
 
+static Rec *exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail);
+
 /* Into the merge, without writing anything (see viper_export_push). */
 void
 viper_exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+{
+  exp_insert (e, source, time, head, tail);
+}
+
+static Rec *
+exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
 {
   Source *s = source_get (e, source);
   s->done = FALSE;
@@ -283,23 +295,57 @@ viper_exp_insert (ViperExporter *e, gint64 source, double time, const char *head
   Rec *r = g_malloc (sizeof (Rec) + hl + tl + 2);
   r->time = time;
   r->serial = e->serial++;
+  r->hold = 0;
+  r->def_key = 0;
+  r->uses_def = FALSE;
   r->head_len = hl;
   memcpy (r->text, head, hl + 1);
   if (tl)
     memcpy (r->text + hl + 1, tail, tl);
   r->text[hl + 1 + tl] = '\0';
   heap_push (e->heap, r);
+  return r;
 }
 
-void
-viper_export_push (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+static void
+push_limit (ViperExporter *e)
 {
-  viper_exp_insert (e, source, time, head, tail);
   while (e->heap->len > e->limit)
     write_next (e);
   if (e->heap->len > e->stats.peak_buffered)
     e->stats.peak_buffered = e->heap->len;
   e->stats.buffered = e->heap->len;
+}
+
+void
+viper_export_push (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+{
+  exp_insert (e, source, time, head, tail);
+  push_limit (e);
+}
+
+void
+viper_export_push_using (ViperExporter *e, gint64 source, double time, gint64 key, const char *head, const char *tail)
+{
+  Rec *r = exp_insert (e, source, time, head, tail);
+  r->uses_def = TRUE;
+  r->def_key = key;
+  if (!g_hash_table_contains (e->defined, &key))
+    {
+      /* just below its time: the merge writes nothing from this time on
+       * until the definition comes (records at this very time included) */
+      r->hold = viper_export_hold (e, nextafter (time, -INFINITY));
+      GArray *w = g_hash_table_lookup (e->def_waits, &key);
+      if (!w)
+        {
+          gint64 *k = g_new (gint64, 1);
+          *k = key;
+          w = g_array_new (FALSE, FALSE, sizeof (guint64));
+          g_hash_table_insert (e->def_waits, k, w);
+        }
+      g_array_append_val (w, r->hold);
+    }
+  push_limit (e);
 }
 
 void
@@ -325,6 +371,25 @@ viper_export_push_definition (ViperExporter *e, const char *head, const char *ta
     memcpy (d + hl + 1, tail, tl);
   d[hl + 1 + tl] = '\0';
   g_ptr_array_add (e->defs, d);
+}
+
+void
+viper_export_push_definition_of (ViperExporter *e, gint64 key, const char *head, const char *tail)
+{
+  viper_export_push_definition (e, head, tail);
+  if (g_hash_table_contains (e->defined, &key))
+    return;
+  gint64 *k = g_new (gint64, 1);
+  *k = key;
+  g_hash_table_add (e->defined, k);
+  GArray *w = g_hash_table_lookup (e->def_waits, &key);
+  if (w)
+    {
+      /* holds of uses already written (at the limit) are gone: no-ops */
+      for (guint i = 0; i < w->len; i++)
+        viper_export_release (e, g_array_index (w, guint64, i));
+      g_hash_table_remove (e->def_waits, &key);
+    }
 }
 
 void
@@ -488,6 +553,8 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
   e->sources = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
   e->holds = g_tree_new_full (hold_cmp, NULL, NULL, NULL);
   e->hold_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  e->defined = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  e->def_waits = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
   e->limit = VIPER_EXPORT_DEFAULT_LIMIT;
   e->window = VIPER_EXPORT_DEFAULT_WINDOW;
   e->tracks = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -684,6 +751,8 @@ viper_exporter_close (ViperExporter *e, GError **error)
   g_hash_table_unref (e->sources);
   g_tree_unref (e->holds);
   g_hash_table_unref (e->hold_ids);
+  g_hash_table_unref (e->defined);
+  g_hash_table_unref (e->def_waits);
   GHashTableIter it;
   gpointer v;
   g_hash_table_iter_init (&it, e->tracks);

@@ -69,9 +69,13 @@ typedef struct {
 
 typedef struct {
   guint64 records;                  /* records written (lines, events) */
-  guint64 clamped;                  /* sorted records written later than their time allowed (time raised) */
+  guint64 clamped;                  /* records whose time was changed: raised (order), or out of range (below) */
+  guint64 out_of_range;             /* of those, Chrome events whose "ts" or "dur" in microseconds (after the
+                                     * shift) is beyond a double's range: written as +-DBL_MAX */
   double max_clamp;                 /* the most a record was moved later, in seconds */
   double shift;                     /* seconds added to every time so that the file starts at 0 (0: none) */
+  guint64 undefined_use;            /* records written before the definition they use: it came more than the
+                                     * merge's limit of records later, or never (ParaGraph subsets) */
   guint64 left_out;                 /* trams the format has no true form for, left out (counted, reported) */
   guint64 peak_buffered;            /* most records held by the merge at once */
   guint64 buffered;                 /* held now */
@@ -155,6 +159,16 @@ void viper_export_push_definition (ViperExporter *e, const char *head, const cha
 void viper_export_leave_out (ViperExporter *e);
 /* A source that will produce records (holds the merge until it does). */
 void viper_export_expect_source (ViperExporter *e, gint64 source);
+/* A timeless definition with a key (a PICL subset id), and a sorted record
+ * that uses the definition `key`: the record and everything later wait until
+ * the definition is pushed, so the definition always precedes its first use
+ * (spec section 5), however many records lie between.  Memory stays bounded
+ * by the merge's limit: past it the oldest record is written anyway, a use
+ * then before its definition (counted: stats.undefined_use). */
+void viper_export_push_definition_of (ViperExporter *e, gint64 key, const char *head, const char *tail);
+void viper_export_push_using (ViperExporter *e, gint64 source, double time, gint64 key, const char *head,
+                              const char *tail);
+
 /* A source that produces no more records (releases the merge). */
 void viper_export_source_done (ViperExporter *e, gint64 source);
 /* The time of the last record pushed for source, or -inf. */

@@ -138,6 +138,16 @@ group_members (const ViperModel *m, gint64 group, gint64 *out, guint max)
   return viper_monalisa_setup_group_members ((const ViperMonalisaSetup *) m->setup, group, out, max);
 }
 
+/* A program manager's verdict that lists modules (the modules it ended or
+ * aborted, the deadlock cycle) has seen those modules to their end: it goes
+ * after the trams read with it (docs/paradigm-monalisa.md, "The program
+ * manager's place in the run"). */
+static gboolean
+after_input (const ViperTram *t)
+{
+  return t->proc == -1 && t->rec == 6 && (t->ev == 23 || t->ev == 24 || t->ev == 25) && t->ndata >= 2;
+}
+
 const ViperParadigm viper_monalisa_paradigm = {
   .name = "monalisa",
   .description = "Mona Lisa shared-variable modules (exposeglb, inglb, rdglb, wrglb, inrglb; times in ms)",
@@ -152,6 +162,7 @@ const ViperParadigm viper_monalisa_paradigm = {
   .setup_free = setup_free,
   .render = &viper_monalisa_renderer,
   .export = &viper_monalisa_exports,
+  .after_input = after_input,
 };
 
 const char *

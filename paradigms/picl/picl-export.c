@@ -44,6 +44,21 @@ picl_export_clear (gpointer priv)
     g_array_unref (x->arrivals);
 }
 
+/* The subset a record names (a collective's begin; an allreduce's end), or
+ * -1: all processors, or none.  Its definition must come first (spec section 5). */
+static gint64
+used_subset (const ViperTram *t)
+{
+  if ((t->flags & VIPER_TRAM_F_IGNORED) || t->dtype != VIPER_DTYPE_INT || t->proc < 0
+      || viper_picl_collective_shape (t->ev) == VIPER_PICL_SHAPE_NONE)
+    return -1;
+  if (t->rec == VIPER_PICL_REC_BEGIN)
+    return viper_picl_collective_subset (t);
+  if (t->rec == VIPER_PICL_REC_END && t->ev == VIPER_PICL_EV_ALLREDUCE)
+    return viper_tram_datum (t, 0, -1);
+  return -1;
+}
+
 static void
 picl_paragraph (ViperExporter *e, const ViperTram *t, const ViperModel *m)
 {
@@ -70,10 +85,17 @@ picl_paragraph (ViperExporter *e, const ViperTram *t, const ViperModel *m)
     {
       /* a definition has no time of its own: it must only come before every
        * use, whatever the clock of the processor that uses it */
-      viper_export_push_definition (e, s, sp3 ? sp3 + 1 : "");
+      if (t->ev == VIPER_PICL_EV_SUBSET && t->dtype == VIPER_DTYPE_INT && t->ndata >= 1)
+        viper_export_push_definition_of (e, viper_tram_data (t)[0], s, sp3 ? sp3 + 1 : "");
+      else
+        viper_export_push_definition (e, s, sp3 ? sp3 + 1 : "");
       return;
     }
-  viper_export_push (e, t->proc, t->adjusted, s, sp3 ? sp3 + 1 : "");
+  gint64 subset = used_subset (t);
+  if (subset != -1)
+    viper_export_push_using (e, t->proc, t->adjusted, subset, s, sp3 ? sp3 + 1 : "");
+  else
+    viper_export_push (e, t->proc, t->adjusted, s, sp3 ? sp3 + 1 : "");
   if (t->rec == VIPER_PICL_REC_END && t->ev == VIPER_PICL_EV_TRACING)
     viper_export_source_done (e, t->proc);
 }

@@ -391,6 +391,56 @@ test_picl_paragraph_watermark (void)
     roundtrip (seed, 0, 0);
 }
 
+/* A subset definition read after more records than the reorder window
+ * (70,000 lines of a late processor between the barrier begins that use it
+ * and the definition) still comes before its first use; with a merge limit
+ * below that distance, the uses are written first and counted. */
+static void
+subset_late (guint64 limit, guint64 window, guint64 want_undefined)
+{
+  GString *text = g_string_new ("-3 -901 0 0 0 0\n-3 -901 0 1 0 0\n-3 -402 1 0 0 1 2 1\n-3 -402 1 1 0 1 2 1\n");
+  for (guint i = 0; i < 70000; i++)
+    g_string_append_printf (text, "-3 -999 %u.%04u 2 0 0\n", 2 + i / 10000, i % 10000);
+  g_string_append (text, "-202 -812 10 -1 -1 3 2 1 0 1\n-4 -402 11 0 0 0\n-4 -402 11 1 0 0\n"
+                         "-4 -901 12 0 0 0\n-4 -901 12 1 0 0\n");
+  char *trace = write_tmp ("latedef.trc", text->str);
+  char *pg = g_strconcat (trace, ".pg", NULL);
+  const char *formats[] = { "paragraph", NULL };
+  const char *paths[] = { pg, NULL };
+  ViperExportStats st;
+  export_trace ("picl", NULL, trace, formats, paths, limit, window, &st);
+  g_assert_cmpuint (st.undefined_use, ==, want_undefined);
+  if (limit)
+    g_assert_cmpuint (st.peak_buffered, <=, limit);
+  char *out = read_file (pg);
+  const char *def = strstr (out, "-202 -812"), *use = strstr (out, "-3 -402");
+  g_assert_nonnull (def);
+  g_assert_nonnull (use);
+  if (want_undefined)
+    g_assert_true (use < def);
+  else
+    g_assert_true (def < use);
+  GArray *lines = read_lines (out);
+  g_assert_cmpuint (lines->len, ==, 70009);
+  guint sends = 0;
+  check_paragraph_order (lines, &sends);
+  free_lines (lines);
+  g_free (out);
+  g_unlink (pg);
+  g_unlink (trace);
+  g_free (pg);
+  g_free (trace);
+  g_string_free (text, TRUE);
+}
+
+static void
+test_picl_paragraph_subset_late (void)
+{
+  subset_late (0, G_MAXUINT64, 0);  /* the default window (65,536) and limit (1,048,576) */
+  subset_late (0, 0, 0);            /* no reorder window: the watermark alone */
+  subset_late (1000, G_MAXUINT64, 2); /* the limit: both barrier begins before the definition, counted */
+}
+
 /* ---- Pajé ------------------------------------------------------------------------------ */
 
 /* Run pj_dump on path; returns its standard output, or NULL when not installed. */
@@ -1090,6 +1140,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/picl/paragraph-roundtrip", test_picl_paragraph_roundtrip);
   g_test_add_func ("/export/picl/paragraph-small-buffer", test_picl_paragraph_small_buffer);
   g_test_add_func ("/export/picl/paragraph-watermark", test_picl_paragraph_watermark);
+  g_test_add_func ("/export/picl/paragraph-subset-late", test_picl_paragraph_subset_late);
   g_test_add_func ("/export/picl/paje", test_picl_paje);
   g_test_add_func ("/export/picl/chrome", test_picl_chrome);
   g_test_add_func ("/export/monalisa/paragraph", test_monalisa_paragraph);

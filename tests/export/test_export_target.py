@@ -459,6 +459,28 @@ def names_leave_json_valid(tmp, problems):
         expect(names == ["Café", "B\"\\\ufffd"], f"--state-out module names {names}", problems)
 
 
+PINGPONG_HUGE = ("-3 -21 1e300 0 0 4 2 8 0 1 0\n-4 -21 1e300 0 0 0\n-3 -52 -1e300 1 0 3 2 0 0 0\n"
+                 "-4 -52 -1e300 1 0 4 2 8 0 0 0\n-3 -21 1e300 1 0 4 2 8 0 0 0\n-4 -21 1e300 1 0 0\n"
+                 "-3 -52 -1e300 0 0 3 2 0 1 0\n-4 -52 -1e300 0 0 4 2 8 0 1 0\n")
+
+
+@case
+def chrome_out_of_range_counted(tmp, problems):
+    """Adjusted times beyond ~1.8e302 s overflow in microseconds (spec section 5:
+    a clamp is counted and reported, never silent)."""
+    open(os.path.join(tmp, "pp.trc"), "w").write(PINGPONG_HUGE * 50)
+    rc, out, err = run(["--decay=1", "--stats", "--export=chrome:x.json", "pp.trc"], tmp)
+    expect(rc == 0, f"exit {rc}: {err[-300:]}", problems)
+    expect("CRITICAL" not in err, f"stderr: {err[:300]!r}", problems)
+    doc = json.load(open(os.path.join(tmp, "x.json")))
+    big = [e for e in doc["traceEvents"]
+           if abs(e.get("ts", 0)) == sys.float_info.max or abs(e.get("dur", 0)) == sys.float_info.max]
+    clamped = int(stats_of(out).get("export chrome:x.json clamped", "-1"))
+    expect(big and clamped == len(big), f"{len(big)} events at +-DBL_MAX, --stats clamped {clamped}", problems)
+    m = re.search(r"--export=chrome:x.json: (\d+) events? with a time or duration beyond", err)
+    expect(m is not None and int(m.group(1)) == clamped, f"stderr: {err[-300:]!r}", problems)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -470,7 +492,7 @@ def main():
                chrome_no_negative_timestamp, subset_definition_before_first_use,
                paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order,
                paje_long_run_running_at_its_time, ignored_trams_add_no_state, paragraph_leaves_clock_samples_out,
-               timeline_lasts_as_long_as_the_run, names_leave_json_valid]:
+               timeline_lasts_as_long_as_the_run, names_leave_json_valid, chrome_out_of_range_counted]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")

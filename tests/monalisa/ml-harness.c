@@ -58,8 +58,29 @@ ml_harness_clear (MlHarness *h)
   viper_diag_clear (&h->diag);
 }
 
+static void
+transfer_all (MlHarness *h)
+{
+  const ViperTram *x;
+  while ((x = viper_run_transfer_next (h->run)))
+    {
+      viper_model_apply (h->model, x);
+      h->transferred++;
+    }
+}
+
+/* The input pauses (or ends): what waits for that goes (a program manager's
+ * verdict), as the scheduler does when nothing is ready and nothing to read. */
 void
-ml_feed (MlHarness *h, const char *line)
+ml_pause (MlHarness *h)
+{
+  while (viper_run_release_after_input (h->run))
+    transfer_all (h);
+}
+
+/* One line in, everything ready out; no pause. */
+void
+ml_feed_line (MlHarness *h, const char *line)
 {
   ViperLineKind kind;
   ViperParseError err;
@@ -71,12 +92,15 @@ ml_feed (MlHarness *h, const char *line)
   t->line = (guint32) ++h->lines;
   t->channel = h->channel;
   viper_run_insert (h->run, t);
-  const ViperTram *x;
-  while ((x = viper_run_transfer_next (h->run)))
-    {
-      viper_model_apply (h->model, x);
-      h->transferred++;
-    }
+  transfer_all (h);
+}
+
+/* One line delivered, then the input pauses (a live delivery). */
+void
+ml_feed (MlHarness *h, const char *line)
+{
+  ml_feed_line (h, line);
+  ml_pause (h);
 }
 
 void
@@ -98,8 +122,9 @@ ml_feed_file (MlHarness *h, const char *path)
     {
       char *s = g_strstrip (*l);
       if (*s)
-        ml_feed (h, s);
+        ml_feed_line (h, s);
     }
+  ml_pause (h);       /* the end of the file */
   g_strfreev (lines);
   g_free (text);
 }

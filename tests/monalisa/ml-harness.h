@@ -29,6 +29,10 @@ typedef struct {
 void ml_harness_init (MlHarness *h, const char *setup_text);
 void ml_harness_clear (MlHarness *h);
 /* One trace line (comments allowed); transfers and applies what is ready. */
+/* The input pauses or ends: trams waiting for that (a program manager's verdict) go. */
+void ml_pause (MlHarness *h);
+/* One line delivered, more to come at once (no pause): as a file is read. */
+void ml_feed_line (MlHarness *h, const char *line);
 void ml_feed (MlHarness *h, const char *line);
 void ml_feed_all (MlHarness *h, const char *const *lines, guint n);
 /* Every line of a file. */

@@ -704,6 +704,43 @@ test_reset (void)
   ml_harness_clear (&h);
 }
 
+/* A program manager's verdict read before the modules' trams (a file split
+ * per module, its file first) goes after the trams read with it: while more
+ * input comes it waits, saying why; at the pause (the end of the files, or
+ * live input pausing) it goes, and nothing is inconsistent. */
+static void
+test_pm_after_input (void)
+{
+  MlHarness h;
+  ml_harness_init (&h, ml_farm_setup);
+  ml_feed_line (&h, "6 25 10 -1 0 5 2 1 1 2 3 4");
+  g_assert_cmpint (viper_monalisa_reported (h.model), !=, VIPER_ML_PROGRAM_TERMINATED);
+  GArray *stuck = viper_run_stuck (h.run);
+  g_assert_cmpuint (stuck->len, ==, 1);
+  g_assert_nonnull (strstr (g_array_index (stuck, ViperStuck, 0).waiting_for, "waits for the end of the input"));
+  viper_stuck_array_free (stuck);
+  ml_feed_line (&h, "1 10 0 0 0 1 2 1");
+  ml_feed_line (&h, "1 11 1 0 0 1 2 2");
+  for (gint s = 1; s <= 4; s++)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "1 10 0 %d 0 1 2 1", s);
+      ml_feed_line (&h, line);
+      g_snprintf (line, sizeof line, "2 14 2 %d 0 3 2 2 0 0", s);
+      ml_feed_line (&h, line);
+      g_snprintf (line, sizeof line, "4 14 3 0 1 3 2 %d %d 0", 2 + s, s);
+      ml_feed_line (&h, line);
+      g_assert_cmpint (ml_state (&h, s), ==, BLOCKED);
+    }
+  g_assert_cmpint (viper_monalisa_reported (h.model), !=, VIPER_ML_PROGRAM_TERMINATED);
+  ml_pause (&h);
+  g_assert_cmpint (viper_monalisa_reported (h.model), ==, VIPER_ML_PROGRAM_TERMINATED);
+  for (gint s = 1; s <= 4; s++)
+    g_assert_cmpint (ml_state (&h, s), ==, INACTIVE);
+  assert_counts (&h, 0, 0);
+  ml_harness_clear (&h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -725,5 +762,6 @@ main (int argc, char **argv)
   g_test_add_func ("/monalisa/model/inconsistencies", test_inconsistencies);
   g_test_add_func ("/monalisa/model/no-setup", test_no_setup);
   g_test_add_func ("/monalisa/model/reset", test_reset);
+  g_test_add_func ("/monalisa/model/pm-after-input", test_pm_after_input);
   return g_test_run ();
 }

@@ -155,6 +155,144 @@ test_bundled (void)
   g_assert_cmpuint (done, ==, G_N_ELEMENTS (names));
 }
 
+
+/* The trace's lines in another delivery order: "pmfirst" (the program
+ * manager's lines first, the rest as they were), "bymodule" (one block per
+ * module, 0, 1, ..., then PROC -1: the per-module file split read one file
+ * after the other), "pmbymodule" (the same with PROC -1's block first),
+ * "bytime" (sorted by the raw TIME, stable). */
+static gint
+by_time (gconstpointer a, gconstpointer b)
+{
+  double x = g_ascii_strtod (strchr (*(char *const *) a, ' ') + 1 + strcspn (strchr (*(char *const *) a, ' ') + 1, " "), NULL);
+  double y = g_ascii_strtod (strchr (*(char *const *) b, ' ') + 1 + strcspn (strchr (*(char *const *) b, ' ') + 1, " "), NULL);
+  return x < y ? -1 : x > y;
+}
+
+static gint64
+line_proc (const char *l)
+{
+  char **f = g_strsplit_set (l, " \t", 0);
+  gint64 p = g_strv_length (f) > 3 ? g_ascii_strtoll (f[3], NULL, 10) : G_MININT64;
+  g_strfreev (f);
+  return p;
+}
+
+static char *
+reorder (const char *path, const char *how, const char *dir)
+{
+  char *text = NULL;
+  GError *error = NULL;
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  char **lines = g_strsplit (text, "\n", -1);
+  GPtrArray *in = g_ptr_array_new ();
+  for (char **l = lines; *l; l++)
+    if (**l && **l != '#')
+      g_ptr_array_add (in, *l);
+  GPtrArray *out = g_ptr_array_new ();
+  if (g_str_equal (how, "bytime"))
+    {
+      for (guint i = 0; i < in->len; i++)
+        g_ptr_array_add (out, in->pdata[i]);
+      g_ptr_array_sort (out, by_time);     /* stable */
+    }
+  else
+    {
+      gboolean pm_first = g_str_equal (how, "pmfirst") || g_str_equal (how, "pmbymodule");
+      gboolean blocks = g_str_equal (how, "bymodule") || g_str_equal (how, "pmbymodule");
+      gint64 maxp = -1;
+      for (guint i = 0; i < in->len; i++)
+        maxp = MAX (maxp, line_proc (in->pdata[i]));
+      if (pm_first)
+        for (guint i = 0; i < in->len; i++)
+          if (line_proc (in->pdata[i]) == -1)
+            g_ptr_array_add (out, in->pdata[i]);
+      if (blocks)
+        {
+          for (gint64 p = 0; p <= maxp; p++)
+            for (guint i = 0; i < in->len; i++)
+              if (line_proc (in->pdata[i]) == p)
+                g_ptr_array_add (out, in->pdata[i]);
+        }
+      else
+        for (guint i = 0; i < in->len; i++)
+          if (line_proc (in->pdata[i]) != -1)
+            g_ptr_array_add (out, in->pdata[i]);
+      if (!pm_first)
+        for (guint i = 0; i < in->len; i++)
+          if (line_proc (in->pdata[i]) == -1)
+            g_ptr_array_add (out, in->pdata[i]);
+    }
+  g_assert_cmpuint (out->len, ==, in->len);
+  GString *o = g_string_new (NULL);
+  for (guint i = 0; i < out->len; i++)
+    g_string_append_printf (o, "%s\n", (const char *) out->pdata[i]);
+  char *name = g_strdup_printf ("%s/%s.trc", dir, how);
+  g_file_set_contents (name, o->str, -1, &error);
+  g_assert_no_error (error);
+  g_string_free (o, TRUE);
+  g_ptr_array_unref (in);
+  g_ptr_array_unref (out);
+  g_strfreev (lines);
+  g_free (text);
+  return name;
+}
+
+static const char *const pm_orders[] = { "pmfirst", "bymodule", "pmbymodule", "bytime" };
+
+/* A program manager's verdict has no dependencies, but its place in the run
+ * is after the trams read with it: whatever the order of the lines (its
+ * line first, the per-module split of the Farm, the trace sorted by time),
+ * the same states, the same counts, and nothing inconsistent. */
+static void
+test_pm_early (void)
+{
+  const char *root = g_getenv ("VIPER_SOURCE_ROOT");
+  if (!root)
+    {
+      g_test_skip ("VIPER_SOURCE_ROOT is not set");
+      return;
+    }
+  GError *error = NULL;
+  char *dir = g_dir_make_tmp ("viper-mlpm-XXXXXX", &error);
+  g_assert_no_error (error);
+  static const char *names[] = { "farm", "deadlock", "abnormal", "trackfit" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      char *base = g_strdup_printf ("%s.trc", names[i]);
+      char *trace = g_build_filename (root, "traces", base, NULL);
+      g_free (base);
+      base = g_strdup_printf ("%s.setup", names[i]);
+      char *setup = g_build_filename (root, "setup", base, NULL);
+      g_free (base);
+      ViperCounts c0;
+      JsonNode *s0 = replay (trace, setup, &c0);
+      g_assert_cmpuint (c0.inconsistent, ==, 0);
+      for (guint k = 0; k < G_N_ELEMENTS (pm_orders); k++)
+        {
+          char *t = reorder (trace, pm_orders[k], dir);
+          ViperCounts c;
+          JsonNode *s1 = replay (t, setup, &c);
+          if (c.inconsistent || c.pending || c.transferred != c0.transferred)
+            g_error ("%s %s: %" G_GUINT64_FORMAT " inconsistent, %" G_GUINT64_FORMAT " pending, %" G_GUINT64_FORMAT
+                     " transferred (in file order %" G_GUINT64_FORMAT ")", names[i], pm_orders[k], c.inconsistent,
+                     c.pending, c.transferred, c0.transferred);
+          char *d = compare (s1, s0);
+          if (d)
+            g_error ("%s %s: %s", names[i], pm_orders[k], d);
+          json_node_unref (s1);
+          g_remove (t);
+          g_free (t);
+        }
+      json_node_unref (s0);
+      g_free (trace);
+      g_free (setup);
+    }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
 static gboolean
 run_sim (const char *sim, const char *program, guint seed, const char *delivery, const char *dir)
 {
@@ -232,6 +370,26 @@ test_simulated (void)
         char *diff = compare (state, truth);
         if (diff)
           g_error ("%s seed %u %s: %s", program, seed, deliveries[d], diff);
+        if (d == 0)
+          {
+            /* the true order with the program manager's verdict moved early:
+             * its place in the run is still after the modules' trams */
+            for (guint k = 0; k < G_N_ELEMENTS (pm_orders); k++)
+              {
+                char *t = reorder (trace, pm_orders[k], dir);
+                ViperCounts c2;
+                JsonNode *s2 = replay (t, setup, &c2);
+                if (c2.inconsistent || c2.pending || c2.transferred != c.transferred)
+                  g_error ("%s seed %u %s: %" G_GUINT64_FORMAT " inconsistent, %" G_GUINT64_FORMAT " pending",
+                           program, seed, pm_orders[k], c2.inconsistent, c2.pending);
+                char *d2 = compare (s2, truth);
+                if (d2)
+                  g_error ("%s seed %u %s: %s", program, seed, pm_orders[k], d2);
+                json_node_unref (s2);
+                g_remove (t);
+                g_free (t);
+              }
+          }
         const char *ps = json_object_get_string_member (json_node_get_object (state), "program_state");
         verdicts[g_str_equal (ps, "terminated") ? 0 : g_str_equal (ps, "deadlock") ? 1
                  : g_str_equal (ps, "abnormal") ? 2 : 3]++;
@@ -264,5 +422,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/monalisa/replay/bundled", test_bundled);
   g_test_add_func ("/monalisa/replay/simulated", test_simulated);
+  g_test_add_func ("/monalisa/replay/pm-early", test_pm_early);
   return g_test_run ();
 }
