@@ -57,11 +57,14 @@ fits (gsize len, char last)
   return len <= VIPER_MAX_LINE || (len == VIPER_MAX_LINE + 1 && last == '\r');
 }
 
+/* head: the line's first bytes, as far as they are at hand (its PROC and
+ * sequence number may still be read from them: spec section 1). */
 static void
-too_long (ViperLineSplitter *s)
+too_long (ViperLineSplitter *s, const char *head, gsize head_len)
 {
   if (s->on_error)
-    s->on_error (s->lineno, VIPER_MAX_LINE + 1, "line is longer than 65536 bytes", s->user_data);
+    s->on_error (s->lineno, VIPER_MAX_LINE + 1, "line is longer than 65536 bytes", head,
+                 MIN (head_len, (gsize) VIPER_MAX_LINE + 1), s->user_data);
 }
 
 static void
@@ -108,7 +111,9 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
           char last = n ? p[n - 1] : s->buf[s->buf_len - 1];
           if (!fits (s->buf_len + n, last))
             {
-              too_long (s);
+              /* the head is the buffered start, filled up from this chunk */
+              append (s, p, MIN (n, (gsize) VIPER_MAX_LINE + 1 - s->buf_len));
+              too_long (s, s->buf, s->buf_len);
               s->buf_len = 0;
               s->discarding = TRUE;
               continue;       /* the discarding branch finds the same '\n' */
@@ -128,7 +133,7 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
         {
           if (!fits (n, p[n - 1]))
             {
-              too_long (s);
+              too_long (s, p, n);
               s->discarding = TRUE;
               return;
             }
@@ -139,7 +144,7 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
       if (G_LIKELY (fits (n, n ? p[n - 1] : '\0')))
         s->on_line (p, n, s->lineno, s->user_data);
       else
-        too_long (s);
+        too_long (s, p, n);
       s->lineno++;
       p = nl + 1;
     }
@@ -169,7 +174,7 @@ viper_line_splitter_finish_cut (ViperLineSplitter *s, gboolean partial_is_line, 
       s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
     }
   else if (s->on_error)
-    s->on_error (s->lineno, (guint) s->buf_len + 1, cut_reason, s->user_data);
+    s->on_error (s->lineno, (guint) s->buf_len + 1, cut_reason, s->buf, s->buf_len, s->user_data);
   s->buf_len = 0;
   s->lineno++;
 }

@@ -241,9 +241,12 @@ conn_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
 }
 
 static void
-conn_on_error (guint64 lineno, guint column, const char *reason, gpointer user_data)
+conn_on_error (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len,
+               gpointer user_data)
 {
-  conn_report_bad (user_data, lineno, column, reason);
+  Conn *c = user_data;
+  conn_report_bad (c, lineno, column, reason);
+  viper_tram_source_salvage_cut (&c->ls->base, head, head_len, TRUE, c->channel, lineno);
 }
 
 /* ---- connections -------------------------------------------------------------- */
