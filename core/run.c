@@ -1054,6 +1054,16 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
+      if (!run->paradigm->explicit_seq && l->inserted && l->first_channel != t->channel)
+        {
+          /* the numbers are arrival order per channel (spec section 2): a
+           * second channel's lines of a processor number themselves again */
+          const char *other = run->channels ? viper_channels_name (run->channels, l->first_channel) : NULL;
+          return reject_as (run, t, FALSE, 1,
+                            "proc %" G_GINT64_FORMAT " already has lines on %s (a native PICL processor's "
+                            "lines must come from one file or connection: spec section 2)",
+                            t->proc, other ? other : "another channel");
+        }
       return reject_as (run, t, FALSE, run->paradigm->explicit_seq ? data_column (t, 0) : 1,
                      "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
                      t->seq, t->proc);
@@ -1061,6 +1071,8 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     case VIPER_SEQ_QUEUED:
       break;
     }
+  if (!l->inserted)
+    l->first_channel = t->channel;
   l->inserted++;
   l->in_flight++;
   if (first)
