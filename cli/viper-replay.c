@@ -727,9 +727,9 @@ main (int argc, char **argv)
       /* cut short: what follows is the state it reached */
       ViperCounts ic;
       viper_run_counts (app.run, &ic);
-      fprintf (stderr, "viper-replay: interrupted by %s after %" G_GUINT64_FORMAT " trams read and %" G_GUINT64_FORMAT
+      fprintf (stderr, "viper-replay: interrupted by %s after %" G_GUINT64_FORMAT " tram%s read and %" G_GUINT64_FORMAT
                " transferred; the outputs hold the state reached\n", app.signal == SIGTERM ? "SIGTERM" : "SIGINT",
-               ic.read, ic.transferred);
+               ic.read, ic.read == 1 ? "" : "s", ic.transferred);
     }
 
   if (app.run_out && !viper_outfile_close (g_steal_pointer (&app.run_out), &error))
@@ -842,13 +842,13 @@ main (int argc, char **argv)
        * looking for: they are said when it is interrupted too (a file cut
        * short would list the partners it had not read yet) */
       GArray *stuck = viper_run_stuck (app.run);
-      fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " trams still pending %s:\n", c.pending,
-               app.interrupted ? "where it was interrupted" : "at the end");
+      fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " tram%s still pending %s:\n", c.pending,
+               c.pending == 1 ? "" : "s", app.interrupted ? "where it was interrupted" : "at the end");
       for (guint i = 0; i < stuck->len; i++)
         {
           const ViperStuck *s = &g_array_index (stuck, ViperStuck, i);
-          fprintf (stderr, "  proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT " trams wait for %s\n",
-                   s->proc, s->trams, s->waiting_for);
+          fprintf (stderr, "  proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT " %s for %s\n", s->proc, s->trams,
+                   s->trams == 1 ? "tram waits" : "trams wait", s->waiting_for);
         }
       viper_stuck_array_free (stuck);
       rc = EXIT_PENDING;

@@ -991,14 +991,16 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       run->type_cache[slot].valid = TRUE;
     }
   const ViperTramType *tt = tram_type (run, t);
+  /* an exact count is said as one whether the line has too few or too many */
   if (tt && t->ndata < tt->min_ndata)
-    return reject (run, t, t->raw_len + 1, "%s needs at least %u data fields, has %u",
-                   tt->name, tt->min_ndata, t->ndata);
+    return reject (run, t, t->raw_len + 1, "%s needs %s %u data field%s, has %u", tt->name,
+                   run->paradigm->exact_ndata ? "exactly" : "at least", tt->min_ndata, tt->min_ndata == 1 ? "" : "s",
+                   t->ndata);
   if (tt && run->paradigm->exact_ndata)
     {
       if (t->ndata != tt->min_ndata)
-        return reject (run, t, data_column (t, tt->min_ndata), "%s needs exactly %u data fields, has %u", tt->name,
-                       tt->min_ndata, t->ndata);
+        return reject (run, t, data_column (t, tt->min_ndata), "%s needs exactly %u data field%s, has %u", tt->name,
+                       tt->min_ndata, tt->min_ndata == 1 ? "" : "s", t->ndata);
       if (t->ndata && t->dtype != VIPER_DTYPE_INT)
         return reject (run, t, data_column (t, 0), "%s needs integer data (DTYPE 2)", tt->name);
     }
@@ -1045,8 +1047,9 @@ viper_run_insert (ViperRun *run, ViperTram *t)
        * silently; a tram that can let others move is still taken. */
       char *why = first_stuck_reason (run);
       gboolean r = reject_as (run, t, FALSE, 1,
-                              "%" G_GUINT64_FORMAT " trams are pending, the bound (--max-pending): "
-                              "line not accepted; %s", run->max_pending, why);
+                              "%" G_GUINT64_FORMAT " %s pending, the bound (--max-pending): "
+                              "line not accepted; %s", run->max_pending,
+                              run->max_pending == 1 ? "tram is" : "trams are", why);
       g_free (why);
       return r;
     }

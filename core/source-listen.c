@@ -163,9 +163,9 @@ reading_pause (ListenSource *ls)
     conn_disarm (g_ptr_array_index (ls->conns, i));
   if (!ls->pauses++ && ls->base.diag)
     viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
-                      "%s: %" G_GUINT64_FORMAT " trams received and not yet replayed, the bound (--max-queued): "
+                      "%s: %" G_GUINT64_FORMAT " tram%s received and not yet replayed, the bound (--max-queued): "
                       "reading pauses until half of them are replayed, and the senders wait",
-                      ls->address, ls->n_queued);
+                      ls->address, ls->n_queued, ls->n_queued == 1 ? "" : "s");
 }
 
 static void
