@@ -782,6 +782,10 @@ ViperNumberStatus
 viper_parse_number (const char *text, double *out)
 {
   char *end = NULL;
+  /* decimal only, as TIME (spec section 1): strtod would read hex too */
+  const char *digits = text + (text[0] == '-' || text[0] == '+');
+  if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+    return VIPER_NUMBER_SYNTAX;
   double v = g_ascii_strtod (text, &end);
   if (!text[0] || *end || isnan (v))
     return VIPER_NUMBER_SYNTAX;

@@ -73,7 +73,8 @@ gboolean viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *
 gboolean viper_tram_salvage_cut (const char *line, gsize len, gboolean cut, gint64 *proc, gint64 *d1);
 
 /* A whole string (an option's or a dialog's value) as a finite double,
- * locale-independent: SYNTAX when it is no number ("", "abc", "nan", "1x"),
+ * locale-independent and decimal: SYNTAX when it is no number ("", "abc",
+ * "nan", "1x", hexadecimal "0x10"),
  * RANGE when it is beyond a double ("1e400", "inf"); an underflow ("1e-400")
  * is as near 0 as a double gets. */
 typedef enum { VIPER_NUMBER_OK, VIPER_NUMBER_SYNTAX, VIPER_NUMBER_RANGE } ViperNumberStatus;

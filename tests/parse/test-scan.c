@@ -648,7 +648,8 @@ test_parse_number (void)
     { "1795549589.25", VIPER_NUMBER_OK, 1795549589.25 }, { "", VIPER_NUMBER_SYNTAX, 0 },
     { "abc", VIPER_NUMBER_SYNTAX, 0 }, { "1x", VIPER_NUMBER_SYNTAX, 0 }, { "nan", VIPER_NUMBER_SYNTAX, 0 },
     { "12:30", VIPER_NUMBER_SYNTAX, 0 }, { "1e400", VIPER_NUMBER_RANGE, 0 }, { "-1e400", VIPER_NUMBER_RANGE, 0 },
-    { "inf", VIPER_NUMBER_RANGE, 0 },
+    { "inf", VIPER_NUMBER_RANGE, 0 }, { "0x10", VIPER_NUMBER_SYNTAX, 0 }, { "-0X1p3", VIPER_NUMBER_SYNTAX, 0 },
+    { "+0x0", VIPER_NUMBER_SYNTAX, 0 }, { "0.5e1", VIPER_NUMBER_OK, 5 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
