@@ -58,7 +58,8 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
           binary_file = *t;
           nuls = z;
         }
-      size_t pos = 0;
+      /* a UTF-8 byte order mark at the start is skipped, as the reader does */
+      size_t pos = len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
       guint64 lineno = 0;
       while (pos < len && out->lines < SAMPLE_LINES)
         {

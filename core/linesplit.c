@@ -13,7 +13,8 @@
  * As soon as a line can no longer fit, it is reported once and the splitter
  * switches to discarding bytes until the next '\n': a peer that sends a
  * gigabyte without a newline costs one message and no memory.  Line numbers
- * count every line, delivered or reported, from 1.
+ * count every line, delivered or reported, from 1.  A UTF-8 byte order mark
+ * at the very start of the stream (of a file or a connection) is skipped.
  */
 #include "core/tramparse.h"
 
@@ -27,7 +28,13 @@ struct _ViperLineSplitter {
   gsize buf_len, buf_cap;
   guint64 lineno;           /* number of the line being assembled */
   gboolean discarding;      /* inside a reported over-long line */
+  guint bom;                /* bytes of a UTF-8 byte order mark matched at the stream's start; BOM_DONE after */
 };
+
+/* A UTF-8 byte order mark at the very start of a stream (an editor's) is
+ * skipped: it is no part of line 1. */
+static const char bom_bytes[3] = { '\xEF', '\xBB', '\xBF' };
+#define BOM_DONE 3u
 
 ViperLineSplitter *
 viper_line_splitter_new (ViperLineFunc on_line, ViperLineErrorFunc on_error, gpointer user_data)
@@ -84,8 +91,34 @@ append (ViperLineSplitter *s, const char *p, gsize n)
   s->buf_len = need;
 }
 
+static void feed_lines (ViperLineSplitter *s, const char *data, gsize len);
+
 void
 viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
+{
+  if (G_UNLIKELY (s->bom < BOM_DONE))
+    {
+      while (len && s->bom < BOM_DONE && data[0] == bom_bytes[s->bom])
+        {
+          s->bom++;
+          data++;
+          len--;
+        }
+      if (s->bom < BOM_DONE)
+        {
+          if (!len)
+            return;             /* the mark may go on in the next chunk */
+          /* no mark: the bytes that looked like its start belong to line 1 */
+          guint k = s->bom;
+          s->bom = BOM_DONE;
+          feed_lines (s, bom_bytes, k);
+        }
+    }
+  feed_lines (s, data, len);
+}
+
+static void
+feed_lines (ViperLineSplitter *s, const char *data, gsize len)
 {
   const char *p = data, *end = data + len;
 
@@ -159,6 +192,13 @@ viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line)
 void
 viper_line_splitter_finish_cut (ViperLineSplitter *s, gboolean partial_is_line, const char *cut_reason)
 {
+  if (G_UNLIKELY (s->bom && s->bom < BOM_DONE))
+    {
+      /* the stream ended inside what looked like a mark: it was text */
+      guint k = s->bom;
+      s->bom = BOM_DONE;
+      feed_lines (s, bom_bytes, k);
+    }
   if (s->discarding)
     {
       /* already reported as too long: one message per line */
@@ -185,6 +225,7 @@ viper_line_splitter_reset (ViperLineSplitter *s)
   s->buf_len = 0;
   s->discarding = FALSE;
   s->lineno = 1;
+  s->bom = 0;
 }
 
 guint64

@@ -99,6 +99,8 @@ viper_picl1_sniff (const char *buf, gsize len)
   guint lines = 0, not_picl2 = 0, with_data = 0;
   gboolean shaped = TRUE;
   const char *p = buf, *end = buf + len;
+  if (len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0)
+    p += 3;                           /* a UTF-8 byte order mark, skipped as the reader does */
   while (p < end && lines < VIPER_PICL1_SAMPLE && shaped)
     {
       const char *nl = memchr (p, '\n', (gsize) (end - p));

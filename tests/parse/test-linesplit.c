@@ -284,12 +284,48 @@ test_long_line_head (void)
         viper_line_splitter_finish (s, pil);
         g_assert_cmpstr (c.heads->str, ==,
                          pil ? "H2:65537:1 13 1 7 0 3 2 5 0 1 1 1\n"
-                             : "H2:65537:1 13 1 7 0 3 2 5 0 1 1 1\nH4:17:unfinished 1 2 9\n");
+                             : "H2:65537:1 13 1 7 0 3 2 5 0 1 1 1\nH4:16:unfinished 1 2 9\n");
         viper_line_splitter_free (s);
         g_string_free (c.log, TRUE);
         g_string_free (c.heads, TRUE);
       }
   g_string_free (in, TRUE);
+}
+
+/* A UTF-8 byte order mark at the very start of a stream is skipped, however
+ * it is cut into chunks; anywhere else, or when it is only the start of one,
+ * its bytes are text. */
+static void
+test_bom (void)
+{
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+    { "\xEF\xBB\xBF-3 -21 1 3 0 0\nb\n", "L1:-3 -21 1 3 0 0\nL2:b\n" },
+    { "\xEF\xBB\xBF\n", "L1:\n" },
+    { "\xEF\xBB\xBF", "" },
+    { "a\n\xEF\xBB\xBF" "b\n", "L1:a\nL2:\xEF\xBB\xBF" "b\n" },
+    { "\xEF\xBB\xEF\xBB\xBF\n", "L1:\xEF\xBB\xEF\xBB\xBF\n" },
+    { "\xEF\xBBx\n", "L1:\xEF\xBBx\n" },
+    { "\xEF", "L1:\xEF\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (gsize chunk = 0; chunk < 4; chunk++)
+      {
+        char *got = split (cases[i].in, strlen (cases[i].in), chunk, TRUE, NULL);
+        if (g_strcmp0 (got, cases[i].want) != 0)
+          g_error ("case %u, chunks of %" G_GSIZE_FORMAT ": got '%s'", i, chunk, got);
+        g_free (got);
+      }
+  /* a reset stream may start with a mark again */
+  Collector c = { g_string_new (NULL), NULL, 0, 0, 0, NULL };
+  ViperLineSplitter *s = viper_line_splitter_new (on_line, on_error, &c);
+  viper_line_splitter_feed (s, "\xEF\xBB\xBFx\n", 5);
+  viper_line_splitter_reset (s);
+  viper_line_splitter_feed (s, "\xEF\xBB\xBFy\n", 5);
+  g_assert_cmpstr (c.log->str, ==, "L1:x\nL1:y\n");
+  viper_line_splitter_free (s);
+  g_string_free (c.log, TRUE);
 }
 
 int
@@ -302,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_func ("/linesplit/long-lines", test_long_lines);
   g_test_add_func ("/linesplit/zero-copy", test_zero_copy);
   g_test_add_func ("/linesplit/long-line-head", test_long_line_head);
+  g_test_add_func ("/linesplit/bom", test_bom);
   g_test_add_func ("/linesplit/chunkings-agree", test_chunkings_agree);
   return g_test_run ();
 }
