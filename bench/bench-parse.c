@@ -120,9 +120,12 @@ on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
 }
 
 static void
-on_error (guint64 lineno, guint column, const char *reason, gpointer user_data)
+on_error (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len,
+          gpointer user_data)
 {
   Bench *b = user_data;
+  (void) head;
+  (void) head_len;
   b->bad++;
   g_printerr ("line %" G_GUINT64_FORMAT ":%u: %s\n", lineno, column, reason);
 }

@@ -52,6 +52,26 @@ parse_double_arg (const char *name, const char *text, double *out, GError **erro
     }
 }
 
+/* --steps=N: a decimal integer, as every count (GOption's own INT64 would
+ * take "0x3" and read "010" as 8). */
+static gboolean
+parse_steps (const char *text, gint64 *out, GError **error)
+{
+  const char *p = text + (text[0] == '-');
+  gboolean digits = p[0] != '\0';
+  for (const char *q = p; *q; q++)
+    digits = digits && g_ascii_isdigit (*q);
+  gint64 v = 0;
+  if (!digits || !g_ascii_string_to_signed (text, 10, G_MININT64 + 1, G_MAXINT64, &v, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps: '%s' is not a decimal whole number",
+                   text);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
 static gboolean
 on_signal (App *app, int sig)
 {
@@ -147,7 +167,7 @@ main (int argc, char **argv)
   app.opt.idle_exit = 1.0;
   app.opt.steps = G_MININT64;   /* not given */
   char *decay_s = NULL, *idle_s = NULL, *history_s = NULL, *clock_s = NULL, *conn_timeout_s = NULL;
-  char *stuck_s = NULL, *until_tram_s = NULL;
+  char *stuck_s = NULL, *until_tram_s = NULL, *steps_s = NULL;
   ViperTramRef until_tram = { 0 };
   gboolean has_until_tram = FALSE;
   app.opt.stuck_after = 10.0;
@@ -187,7 +207,7 @@ main (int argc, char **argv)
     { "until-tram", 0, 0, G_OPTION_ARG_STRING, &until_tram_s,
       "Stop right after the tram PROC:SEQ (its module and sequence number) or FILE:LINE (the line it was read "
       "from) is transferred; when the end comes first that is said, with the end's exit status", "TRAM" },
-    { "steps", 'n', 0, G_OPTION_ARG_INT64, &app.opt.steps, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
+    { "steps", 'n', 0, G_OPTION_ARG_STRING, &steps_s, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
     { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
       "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },
     { "max-procs", 0, 0, G_OPTION_ARG_INT64, &max_procs,
@@ -424,6 +444,11 @@ main (int argc, char **argv)
     limits.max_partial_bytes = (gsize) app.opt.max_partial;
   if (app.opt.max_queued >= 0)
     limits.max_queued = (guint64) app.opt.max_queued;
+  if (steps_s && !parse_steps (steps_s, &app.opt.steps, &error))
+    {
+      rc = usage_error (ctx, error->message);
+      goto out_ctx;
+    }
   if (app.opt.steps < 0 && app.opt.steps != G_MININT64)
     {
       rc = usage_error (ctx, "--steps must not be negative");
@@ -727,9 +752,9 @@ main (int argc, char **argv)
       /* cut short: what follows is the state it reached */
       ViperCounts ic;
       viper_run_counts (app.run, &ic);
-      fprintf (stderr, "viper-replay: interrupted by %s after %" G_GUINT64_FORMAT " trams read and %" G_GUINT64_FORMAT
+      fprintf (stderr, "viper-replay: interrupted by %s after %" G_GUINT64_FORMAT " tram%s read and %" G_GUINT64_FORMAT
                " transferred; the outputs hold the state reached\n", app.signal == SIGTERM ? "SIGTERM" : "SIGINT",
-               ic.read, ic.transferred);
+               ic.read, ic.read == 1 ? "" : "s", ic.transferred);
     }
 
   if (app.run_out && !viper_outfile_close (g_steal_pointer (&app.run_out), &error))
@@ -842,13 +867,13 @@ main (int argc, char **argv)
        * looking for: they are said when it is interrupted too (a file cut
        * short would list the partners it had not read yet) */
       GArray *stuck = viper_run_stuck (app.run);
-      fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " trams still pending %s:\n", c.pending,
-               app.interrupted ? "where it was interrupted" : "at the end");
+      fprintf (stderr, "viper-replay: %" G_GUINT64_FORMAT " tram%s still pending %s:\n", c.pending,
+               c.pending == 1 ? "" : "s", app.interrupted ? "where it was interrupted" : "at the end");
       for (guint i = 0; i < stuck->len; i++)
         {
           const ViperStuck *s = &g_array_index (stuck, ViperStuck, i);
-          fprintf (stderr, "  proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT " trams wait for %s\n",
-                   s->proc, s->trams, s->waiting_for);
+          fprintf (stderr, "  proc %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT " %s for %s\n", s->proc, s->trams,
+                   s->trams == 1 ? "tram waits" : "trams wait", s->waiting_for);
         }
       viper_stuck_array_free (stuck);
       rc = EXIT_PENDING;
@@ -897,6 +922,7 @@ out_ctx:
   g_free (idle_s);
   g_free (conn_timeout_s);
   g_free (stuck_s);
+  g_free (steps_s);
   g_free (history_s);
   g_free (clock_s);
   g_free (until_tram_s);

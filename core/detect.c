@@ -58,7 +58,8 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
           binary_file = *t;
           nuls = z;
         }
-      size_t pos = 0;
+      /* a UTF-8 byte order mark at the start is skipped, as the reader does */
+      size_t pos = len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
       guint64 lineno = 0;
       while (pos < len && out->lines < SAMPLE_LINES)
         {
@@ -122,8 +123,8 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
     {
       char *base = g_path_get_basename (binary_file);
       out->binary = TRUE;
-      g_string_printf (r, "%s is a binary file (%" G_GUINT64_FORMAT " NUL bytes in its first %u KB), not a text trace",
-                       base, nuls, SAMPLE_BYTES / 1024);
+      g_string_printf (r, "%s is a binary file (%" G_GUINT64_FORMAT " NUL byte%s in its first %u KB), not a text trace",
+                       base, nuls, nuls == 1 ? "" : "s", SAMPLE_BYTES / 1024);
       g_free (base);
     }
   if (best >= 0)
@@ -153,8 +154,11 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
       else if (out->trams == 0)
         {
           out->no_tram = TRUE;
-          g_string_append_printf (r, "no tram in the first %" G_GUINT64_FORMAT " line%s", out->lines,
-                                  out->lines == 1 ? "" : "s");
+          if (out->lines == 0)
+            g_string_append (r, "no line to sample (the input is empty)");
+          else
+            g_string_append_printf (r, "no tram in the first %" G_GUINT64_FORMAT " line%s", out->lines,
+                                    out->lines == 1 ? "" : "s");
           if (out->bad)
             g_string_append_printf (r, " (%" G_GUINT64_FORMAT " bad, first %s)", out->bad, first_bad);
         }

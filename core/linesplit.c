@@ -13,7 +13,8 @@
  * As soon as a line can no longer fit, it is reported once and the splitter
  * switches to discarding bytes until the next '\n': a peer that sends a
  * gigabyte without a newline costs one message and no memory.  Line numbers
- * count every line, delivered or reported, from 1.
+ * count every line, delivered or reported, from 1.  A UTF-8 byte order mark
+ * at the very start of the stream (of a file or a connection) is skipped.
  */
 #include "core/tramparse.h"
 
@@ -27,7 +28,13 @@ struct _ViperLineSplitter {
   gsize buf_len, buf_cap;
   guint64 lineno;           /* number of the line being assembled */
   gboolean discarding;      /* inside a reported over-long line */
+  guint bom;                /* bytes of a UTF-8 byte order mark matched at the stream's start; BOM_DONE after */
 };
+
+/* A UTF-8 byte order mark at the very start of a stream (an editor's) is
+ * skipped: it is no part of line 1. */
+static const char bom_bytes[3] = { '\xEF', '\xBB', '\xBF' };
+#define BOM_DONE 3u
 
 ViperLineSplitter *
 viper_line_splitter_new (ViperLineFunc on_line, ViperLineErrorFunc on_error, gpointer user_data)
@@ -57,11 +64,14 @@ fits (gsize len, char last)
   return len <= VIPER_MAX_LINE || (len == VIPER_MAX_LINE + 1 && last == '\r');
 }
 
+/* head: the line's first bytes, as far as they are at hand (its PROC and
+ * sequence number may still be read from them: spec section 1). */
 static void
-too_long (ViperLineSplitter *s)
+too_long (ViperLineSplitter *s, const char *head, gsize head_len)
 {
   if (s->on_error)
-    s->on_error (s->lineno, VIPER_MAX_LINE + 1, "line is longer than 65536 bytes", s->user_data);
+    s->on_error (s->lineno, VIPER_MAX_LINE + 1, "line is longer than 65536 bytes", head,
+                 MIN (head_len, (gsize) VIPER_MAX_LINE + 1), s->user_data);
 }
 
 static void
@@ -81,8 +91,34 @@ append (ViperLineSplitter *s, const char *p, gsize n)
   s->buf_len = need;
 }
 
+static void feed_lines (ViperLineSplitter *s, const char *data, gsize len);
+
 void
 viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
+{
+  if (G_UNLIKELY (s->bom < BOM_DONE))
+    {
+      while (len && s->bom < BOM_DONE && data[0] == bom_bytes[s->bom])
+        {
+          s->bom++;
+          data++;
+          len--;
+        }
+      if (s->bom < BOM_DONE)
+        {
+          if (!len)
+            return;             /* the mark may go on in the next chunk */
+          /* no mark: the bytes that looked like its start belong to line 1 */
+          guint k = s->bom;
+          s->bom = BOM_DONE;
+          feed_lines (s, bom_bytes, k);
+        }
+    }
+  feed_lines (s, data, len);
+}
+
+static void
+feed_lines (ViperLineSplitter *s, const char *data, gsize len)
 {
   const char *p = data, *end = data + len;
 
@@ -108,7 +144,9 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
           char last = n ? p[n - 1] : s->buf[s->buf_len - 1];
           if (!fits (s->buf_len + n, last))
             {
-              too_long (s);
+              /* the head is the buffered start, filled up from this chunk */
+              append (s, p, MIN (n, (gsize) VIPER_MAX_LINE + 1 - s->buf_len));
+              too_long (s, s->buf, s->buf_len);
               s->buf_len = 0;
               s->discarding = TRUE;
               continue;       /* the discarding branch finds the same '\n' */
@@ -128,7 +166,7 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
         {
           if (!fits (n, p[n - 1]))
             {
-              too_long (s);
+              too_long (s, p, n);
               s->discarding = TRUE;
               return;
             }
@@ -139,7 +177,7 @@ viper_line_splitter_feed (ViperLineSplitter *s, const char *data, gsize len)
       if (G_LIKELY (fits (n, n ? p[n - 1] : '\0')))
         s->on_line (p, n, s->lineno, s->user_data);
       else
-        too_long (s);
+        too_long (s, p, n);
       s->lineno++;
       p = nl + 1;
     }
@@ -154,6 +192,13 @@ viper_line_splitter_finish (ViperLineSplitter *s, gboolean partial_is_line)
 void
 viper_line_splitter_finish_cut (ViperLineSplitter *s, gboolean partial_is_line, const char *cut_reason)
 {
+  if (G_UNLIKELY (s->bom && s->bom < BOM_DONE))
+    {
+      /* the stream ended inside what looked like a mark: it was text */
+      guint k = s->bom;
+      s->bom = BOM_DONE;
+      feed_lines (s, bom_bytes, k);
+    }
   if (s->discarding)
     {
       /* already reported as too long: one message per line */
@@ -169,7 +214,7 @@ viper_line_splitter_finish_cut (ViperLineSplitter *s, gboolean partial_is_line, 
       s->on_line (s->buf, s->buf_len, s->lineno, s->user_data);
     }
   else if (s->on_error)
-    s->on_error (s->lineno, (guint) s->buf_len + 1, cut_reason, s->user_data);
+    s->on_error (s->lineno, (guint) s->buf_len + 1, cut_reason, s->buf, s->buf_len, s->user_data);
   s->buf_len = 0;
   s->lineno++;
 }
@@ -180,6 +225,7 @@ viper_line_splitter_reset (ViperLineSplitter *s)
   s->buf_len = 0;
   s->discarding = FALSE;
   s->lineno = 1;
+  s->bom = 0;
 }
 
 guint64

@@ -11,12 +11,16 @@
  * blank lines) and says yes when every one of them
  *   - starts with an integer record type between 1 and 99, and
  *   - has only numbers in its fields,
- * and either at least half of them (at least two lines) are not PICL 2.0 at
- * all, or none of three or more carries data the PICL 2.0 way (NDATA >= 1
- * followed by DTYPE 2).  Native PICL 2.0
- * starts its records with negative types (-3, -4, -202), and the Viper
- * paradigms, whose record types are small and positive, always carry their
- * sequence number as integer data (NDATA >= 1, DTYPE 2), so neither matches.
+ * and none of them is a valid PICL 2.0 line that carries data the PICL 2.0
+ * way (NDATA >= 1 followed by DTYPE 2 and exactly NDATA integers: PICL 1
+ * lines hardly ever fit that by chance), and either at least half of them
+ * (at least two lines) are not PICL 2.0 at all, or there are three or more.
+ * Native PICL 2.0 starts its records with negative types (-3, -4, -202), and
+ * the Viper paradigms, whose record types are small and positive, always
+ * carry their sequence number as integer data (NDATA >= 1, DTYPE 2), so
+ * neither matches.  A Viper trace with many bad lines is not taken for PICL 1
+ * as long as one line of the sample is good: its bad lines are reported one
+ * by one and its good ones kept (spec section 1: nothing else is lost).
  */
 #include "core/picl1.h"
 #include "core/tramparse.h"
@@ -95,6 +99,8 @@ viper_picl1_sniff (const char *buf, gsize len)
   guint lines = 0, not_picl2 = 0, with_data = 0;
   gboolean shaped = TRUE;
   const char *p = buf, *end = buf + len;
+  if (len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0)
+    p += 3;                           /* a UTF-8 byte order mark, skipped as the reader does */
   while (p < end && lines < VIPER_PICL1_SAMPLE && shaped)
     {
       const char *nl = memchr (p, '\n', (gsize) (end - p));
@@ -117,5 +123,5 @@ viper_picl1_sniff (const char *buf, gsize len)
     }
   viper_tram_fields_free (f);
   /* a line or two of unknown trams is not yet a layout */
-  return shaped && ((lines >= 2 && 2 * not_picl2 >= lines) || (lines >= 3 && with_data == 0));
+  return shaped && with_data == 0 && ((lines >= 2 && 2 * not_picl2 >= lines) || lines >= 3);
 }

@@ -173,13 +173,14 @@ on_other_line (ViperReadAhead *ra, Batch *b, const char *line, gsize len, guint6
 }
 
 static void
-on_error (guint64 lineno, guint column, const char *reason, gpointer data)
+on_error (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len, gpointer data)
 {
   ViperReadAhead *ra = data;
   Entry *e = push_entry (ra->filling);
   e->lineno = lineno;
   e->column = column;
   e->text = g_strdup (reason);
+  e->salvaged = head && viper_tram_salvage_cut (head, head_len, TRUE, &e->proc, &e->d1);
 }
 
 static void

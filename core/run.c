@@ -914,15 +914,17 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       t->flags |= VIPER_TRAM_F_UNINTERPRETED;
       tt = NULL;
     }
+  /* an exact count is said as one whether the line has too few or too many */
   if (tt && t->ndata < tt->min_ndata)
-    return viper_run_reject_as (run, t, TRUE, t->raw_len + 1, "%s needs at least %u data fields, has %u",
-                                tt->name, tt->min_ndata, t->ndata);
+    return viper_run_reject_as (run, t, TRUE, t->raw_len + 1, "%s needs %s %u data field%s, has %u", tt->name,
+                                run->paradigm->exact_ndata ? "exactly" : "at least", tt->min_ndata,
+                                tt->min_ndata == 1 ? "" : "s", t->ndata);
   if (tt && run->paradigm->exact_ndata)
     {
       if (t->ndata != tt->min_ndata)
         return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, tt->min_ndata),
-                                    "%s needs exactly %u data fields, has %u", tt->name,
-                                    tt->min_ndata, t->ndata);
+                                    "%s needs exactly %u data field%s, has %u", tt->name,
+                                    tt->min_ndata, tt->min_ndata == 1 ? "" : "s", t->ndata);
       if (t->ndata && t->dtype != VIPER_DTYPE_INT)
         return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, 0), "%s needs integer data (DTYPE 2)",
                                     tt->name);
@@ -976,8 +978,9 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       viper_run_note_line (run->rejected_at, t->proc, t->seq,
                            run->channels ? viper_channels_name (run->channels, t->channel) : "-", t->line);
       gboolean r = viper_run_reject_as (run, t, FALSE, 1,
-                              "%" G_GUINT64_FORMAT " trams are pending, the bound (--max-pending): "
-                              "line not accepted; %s", run->max_pending, why);
+                              "%" G_GUINT64_FORMAT " %s pending, the bound (--max-pending): "
+                              "line not accepted; %s", run->max_pending,
+                              run->max_pending == 1 ? "tram is" : "trams are", why);
       g_free (why);
       return r;
     }
@@ -985,6 +988,16 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
+      if (!run->paradigm->explicit_seq && l->inserted && l->first_channel != t->channel)
+        {
+          /* the numbers are arrival order per channel (spec section 2): a
+           * second channel's lines of a processor number themselves again */
+          const char *other = run->channels ? viper_channels_name (run->channels, l->first_channel) : NULL;
+          return viper_run_reject_as (run, t, FALSE, 1,
+                            "proc %" G_GINT64_FORMAT " already has lines on %s (a native PICL processor's "
+                            "lines must come from one file or connection: spec section 2)",
+                            t->proc, other ? other : "another channel");
+        }
       return viper_run_reject_as (run, t, FALSE, run->paradigm->explicit_seq ? viper_run_data_column (t, 0) : 1,
                      "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
                      t->seq, t->proc);
@@ -992,6 +1005,8 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     case VIPER_SEQ_QUEUED:
       break;
     }
+  if (!l->inserted)
+    l->first_channel = t->channel;
   l->inserted++;
   l->in_flight++;
   if (first)

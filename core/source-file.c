@@ -71,7 +71,8 @@ typedef struct {
 } FileSource;
 
 static void file_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data);
-static void file_on_error (guint64 lineno, guint column, const char *reason, gpointer user_data);
+static void file_on_error (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len,
+                           gpointer user_data);
 
 static void
 file_push (FileSource *fs, ViperTram *t)
@@ -142,9 +143,12 @@ file_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
 }
 
 static void
-file_on_error (guint64 lineno, guint column, const char *reason, gpointer user_data)
+file_on_error (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len,
+               gpointer user_data)
 {
-  file_report_bad (user_data, lineno, column, reason);
+  FileSource *fs = user_data;
+  file_report_bad (fs, lineno, column, reason);
+  viper_tram_source_salvage_cut (&fs->base, head, head_len, TRUE, fs->channel, lineno);
 }
 
 static gboolean

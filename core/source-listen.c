@@ -163,9 +163,9 @@ reading_pause (ListenSource *ls)
     conn_disarm (g_ptr_array_index (ls->conns, i));
   if (!ls->pauses++ && ls->base.diag)
     viper_diag_event (ls->base.diag, VIPER_DIAG_WARNING,
-                      "%s: %" G_GUINT64_FORMAT " trams received and not yet replayed, the bound (--max-queued): "
+                      "%s: %" G_GUINT64_FORMAT " tram%s received and not yet replayed, the bound (--max-queued): "
                       "reading pauses until half of them are replayed, and the senders wait",
-                      ls->address, ls->n_queued);
+                      ls->address, ls->n_queued, ls->n_queued == 1 ? "" : "s");
 }
 
 static void
@@ -241,9 +241,12 @@ conn_on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
 }
 
 static void
-conn_on_error (guint64 lineno, guint column, const char *reason, gpointer user_data)
+conn_on_error (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len,
+               gpointer user_data)
 {
-  conn_report_bad (user_data, lineno, column, reason);
+  Conn *c = user_data;
+  conn_report_bad (c, lineno, column, reason);
+  viper_tram_source_salvage_cut (&c->ls->base, head, head_len, TRUE, c->channel, lineno);
 }
 
 /* ---- connections -------------------------------------------------------------- */

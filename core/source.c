@@ -71,8 +71,15 @@ viper_tram_source_set_reject_func (ViperTramSource *s, ViperSourceRejectFunc f, 
 void
 viper_tram_source_salvage (ViperTramSource *s, const char *line, gsize len, guint32 channel, guint64 lineno)
 {
+  viper_tram_source_salvage_cut (s, line, len, FALSE, channel, lineno);
+}
+
+void
+viper_tram_source_salvage_cut (ViperTramSource *s, const char *line, gsize len, gboolean cut, guint32 channel,
+                               guint64 lineno)
+{
   gint64 proc, d1;
-  if (s->reject && line && viper_tram_salvage (line, len, &proc, &d1))
+  if (s->reject && line && viper_tram_salvage_cut (line, len, cut, &proc, &d1))
     s->reject (proc, d1, channel, lineno, s->reject_data);
 }
 

@@ -103,6 +103,10 @@ void viper_tram_source_set_reject_func (ViperTramSource *s, ViperSourceRejectFun
 /* For sources: tell the reject func about bad line `line` (if it has one and
  * the line's PROC can be read). */
 void viper_tram_source_salvage (ViperTramSource *s, const char *line, gsize len, guint32 channel, guint64 lineno);
+/* The same for the start of a line that could not be delivered whole (the
+ * line splitter's head: viper_tram_salvage_cut). */
+void viper_tram_source_salvage_cut (ViperTramSource *s, const char *line, gsize len, gboolean cut, guint32 channel,
+                                    guint64 lineno);
 void viper_tram_source_free (ViperTramSource *s);
 
 /* A trace file ("-" = standard input, which cannot be reset).  A regular

@@ -730,14 +730,21 @@ word_int (const char *w, const char *we, gint64 *v)
 }
 
 gboolean
-viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1)
+viper_tram_salvage_cut (const char *line, gsize len, gboolean cut, gint64 *proc, gint64 *d1)
 {
   *proc = 0;
   *d1 = 0;
-  if (len && line[len - 1] == '\r')
+  if (!cut && len && line[len - 1] == '\r')
     len--;
-  if (len > VIPER_MAX_LINE || memchr (line, '\0', len))
-    return FALSE;
+  /* only what comes before a NUL byte, and only the first VIPER_MAX_LINE
+   * bytes of an over-long line, are read; a word that reaches such a cut may
+   * have lost its end, so it is not read either */
+  const char *nul = memchr (line, '\0', MIN (len, (gsize) VIPER_MAX_LINE + 1));
+  if (nul || len > VIPER_MAX_LINE)
+    {
+      len = nul ? (gsize) (nul - line) : VIPER_MAX_LINE;
+      cut = TRUE;
+    }
   /* the first eight words: REC EV TIME PROC PROCESS NDATA DTYPE D1 */
   const char *w[8] = { NULL }, *we[8] = { NULL };
   const char *p = line, *end = line + len;
@@ -748,6 +755,11 @@ viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1)
         break;
       w[k] = p;
       p = we[k] = skip_word (p, end);
+      if (cut && p == end)
+        {
+          w[k] = we[k] = NULL;   /* perhaps the start of a longer word */
+          break;
+        }
     }
   if (!word_int (w[3], we[3], proc))
     return FALSE;
@@ -760,10 +772,20 @@ viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1)
   return TRUE;
 }
 
+gboolean
+viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1)
+{
+  return viper_tram_salvage_cut (line, len, FALSE, proc, d1);
+}
+
 ViperNumberStatus
 viper_parse_number (const char *text, double *out)
 {
   char *end = NULL;
+  /* decimal only, as TIME (spec section 1): strtod would read hex too */
+  const char *digits = text + (text[0] == '-' || text[0] == '+');
+  if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+    return VIPER_NUMBER_SYNTAX;
   double v = g_ascii_strtod (text, &end);
   if (!text[0] || *end || isnan (v))
     return VIPER_NUMBER_SYNTAX;

@@ -61,11 +61,20 @@ ViperTram *viper_tram_from_fields (ViperTramPool *pool, const ViperTramFields *f
 /* What can still be read of a bad line (spec section 1: a rejected line does
  * not strand its module): its PROC (the fourth word, an integer), and D1 (the
  * eighth, when NDATA is an integer of 1 or more and DTYPE is 2), 0 when it
- * cannot be read.  FALSE when not even PROC can. */
+ * cannot be read.  FALSE when not even PROC can.  Of a line with a NUL byte
+ * only the words before the NUL are read, of an over-long line only those in
+ * its first VIPER_MAX_LINE bytes; a word that runs into the NUL or that limit
+ * is not read. */
 gboolean viper_tram_salvage (const char *line, gsize len, gint64 *proc, gint64 *d1);
+/* The same for the first len bytes of a line that goes on beyond them (cut:
+ * an over-long line's start, a line cut off at close): the word that reaches
+ * len may be cut short, so it is not read.  With cut FALSE, the same as
+ * viper_tram_salvage. */
+gboolean viper_tram_salvage_cut (const char *line, gsize len, gboolean cut, gint64 *proc, gint64 *d1);
 
 /* A whole string (an option's or a dialog's value) as a finite double,
- * locale-independent: SYNTAX when it is no number ("", "abc", "nan", "1x"),
+ * locale-independent and decimal: SYNTAX when it is no number ("", "abc",
+ * "nan", "1x", hexadecimal "0x10"),
  * RANGE when it is beyond a double ("1e400", "inf"); an underflow ("1e-400")
  * is as near 0 as a double gets. */
 typedef enum { VIPER_NUMBER_OK, VIPER_NUMBER_SYNTAX, VIPER_NUMBER_RANGE } ViperNumberStatus;
@@ -92,8 +101,12 @@ typedef struct _ViperLineSplitter ViperLineSplitter;
 /* line: without '\n' (a '\r' may remain: the scanner ignores it); line[len]
  * is a '\n' that may be read (viper_tram_scan_image wants it). */
 typedef void (*ViperLineFunc) (const char *line, gsize len, guint64 lineno, gpointer user_data);
-/* A line that could not be delivered (too long, or cut off at close). */
-typedef void (*ViperLineErrorFunc) (guint64 lineno, guint column, const char *reason, gpointer user_data);
+/* A line that could not be delivered (too long, or cut off at close).  head
+ * holds the first head_len bytes of it, as far as they were seen (at most
+ * VIPER_MAX_LINE + 1; the line went on beyond them: viper_tram_salvage_cut
+ * reads what it can of them), valid only during the call. */
+typedef void (*ViperLineErrorFunc) (guint64 lineno, guint column, const char *reason, const char *head,
+                                    gsize head_len, gpointer user_data);
 
 ViperLineSplitter *viper_line_splitter_new (ViperLineFunc on_line, ViperLineErrorFunc on_error, gpointer user_data);
 void viper_line_splitter_free (ViperLineSplitter *s);

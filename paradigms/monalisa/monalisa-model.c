@@ -825,8 +825,12 @@ ml_apply (ViperModel *base, const ViperTram *t)
   m->tram = t;
   if (d.type == VIPER_ML_T_PM_DLOCK || d.type == VIPER_ML_T_PM_ABORT || d.type == VIPER_ML_T_PM_EXIT)
     apply_pm (m, &d);
+  else if (t->proc == -1)
+    viper_model_inconsistent (base, t, "a module tram from PROC -1: only program manager trams come from PROC -1");
   else if (t->proc < 0)
-    viper_model_inconsistent (base, t, "only program manager trams come from PROC %" G_GINT64_FORMAT, t->proc);
+    viper_model_inconsistent (base, t,
+                              "a tram from PROC %" G_GINT64_FORMAT ": modules are PROC 0 and up, and the "
+                              "program manager is PROC -1", t->proc);
   else
     {
       Module *mod = module_ensure (m, t->proc);

@@ -35,7 +35,8 @@ and a CASE is an object with:
 Every case runs in a fresh scratch directory, which is also the working
 directory, so a trace named "bad.trc" in args is reported as "bad.trc:LINE:COL".
 In args, texts and regexes, {tmp} is the scratch directory and {src} the source
-root (escaped for regexes).  Exit status: 0 when every case passed, 1 otherwise.
+root (escaped for regexes); in texts, {repeat:N:TEXT} is N copies of TEXT
+(for over-long lines).  Exit status: 0 when every case passed, 1 otherwise.
 """
 import argparse
 import json
@@ -52,6 +53,7 @@ import time
 def subst(text, tmp, src, regex=False):
     if regex:
         return text.replace("{tmp}", re.escape(tmp)).replace("{src}", re.escape(src))
+    text = re.sub(r"\{repeat:([0-9]+):([^}]*)\}", lambda m: m[2] * int(m[1]), text)
     return text.replace("{tmp}", tmp).replace("{src}", src)
 
 

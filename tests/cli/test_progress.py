@@ -120,7 +120,7 @@ def main():
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=60)
         os.close(w)
-        check(p.returncode == 130 and "interrupted by SIGINT after 1 trams read" in err,
+        check(p.returncode == 130 and "interrupted by SIGINT after 1 tram read and" in err,
               "SIGINT while waiting on standard input: exit 130 at once")
 
         # SIGINT ends a live session the same way, its waiting trams said

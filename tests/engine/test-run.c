@@ -482,7 +482,7 @@ test_duplicate_and_bad_seq (void)
   t = viper_tram_parse (f.pool, f.fields, noseq, strlen (noseq), &kind, &err);
   t->line = 4;
   g_assert_false (viper_run_insert (f.run, t));
-  g_assert_cmpstr (f.bad->pdata[2], ==, "test.trc:4:13: S_RUNNING needs at least 1 data fields, has 0");
+  g_assert_cmpstr (f.bad->pdata[2], ==, "test.trc:4:13: S_RUNNING needs at least 1 data field, has 0");
   const char *toolong = "1 99 5 0 0 3 2 2 1 7";
   t = viper_tram_parse (f.pool, f.fields, toolong, strlen (toolong), &kind, &err);
   t->line = 5;
@@ -545,8 +545,8 @@ test_exact_ndata (void)
   } bad[] = {
     { "1 20 5 1 0 3 2 1 7 9", "test.trc:1:20: PAIR needs exactly 2 data fields, has 3" },
     { "1 20 5 2 0 2 \"%d\" 1 7", "test.trc:2:19: PAIR needs integer data (DTYPE 2)" },
-    { "1 20 5 3 0 1 2 1", "test.trc:3:17: PAIR needs at least 2 data fields, has 1" },
-    { "1 10 5 4 0 2 2 1 1", "test.trc:4:18: ONE needs exactly 1 data fields, has 2" },
+    { "1 20 5 3 0 1 2 1", "test.trc:3:17: PAIR needs exactly 2 data fields, has 1" },
+    { "1 10 5 4 0 2 2 1 1", "test.trc:4:18: ONE needs exactly 1 data field, has 2" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {

@@ -112,8 +112,11 @@ check_line (const char *line, gsize len, guint64 lineno, gpointer data)
 }
 
 static void
-bad_line (guint64 lineno, guint column, const char *reason, gpointer data)
+bad_line (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len, gpointer data)
 {
+  /* what a source does with the start of a line it could not take */
+  gint64 proc, d1;
+  (void) viper_tram_salvage_cut (head, head_len, TRUE, &proc, &d1);
   (void) lineno;
   (void) column;
   (void) reason;

@@ -236,16 +236,16 @@ test_bad_input (void)
   struct {
     const char *line, *msg;
   } bad[] = {
-    { "2 32 1 2 0 4 2 1 1 50 1", "t.trc:1:24: Node_changed needs at least 5 data fields, has 4" },
+    { "2 32 1 2 0 4 2 1 1 50 1", "t.trc:1:24: Node_changed needs exactly 5 data fields, has 4" },
     { "2 32 1 2 0 6 2 1 1 50 1 5 9", "t.trc:2:27: Node_changed needs exactly 5 data fields, has 6" },
     { "2 33 1 0 0 3 2 1 1 0", "t.trc:3:20: Switch_changed needs exactly 2 data fields, has 3" },
-    { "2 30 1 0 0 2 2 1 7", "t.trc:4:18: Module_found needs exactly 1 data fields, has 2" },
+    { "2 30 1 0 0 2 2 1 7", "t.trc:4:18: Module_found needs exactly 1 data field, has 2" },
     { "2 33 1 0 0 2 2 1 6", "t.trc:5:18: Switch_changed: state 6 is not 0..5" },
     { "2 33 1 0 0 2 2 1 -1", "t.trc:6:18: Switch_changed: state -1 is not 0..5" },
     { "2 32 1 2 0 5 2 1 9 50 1 5", "t.trc:7:18: Node_changed: state 9 is not 0..5" },
     { "2 32 1 2 0 5 2 1 1 50 8 5", "t.trc:8:23: Node_changed: state 8 is not 0..5" },
     { "2 31 1 2 0 1 \"%d\" 1", "t.trc:9:19: Module_used needs integer data (DTYPE 2)" },
-    { "2 30 1 2 0 0", "t.trc:10:13: Module_found needs at least 1 data fields, has 0" },
+    { "2 30 1 2 0 0", "t.trc:10:13: Module_found needs exactly 1 data field, has 0" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {

@@ -10,6 +10,7 @@ typedef struct {
   gsize chunk_len;
   guint in_place;           /* lines delivered straight from the chunk */
   gsize longest;
+  GString *heads;           /* what on_error was given of each line: "H<line>:<len>:<first bytes>" */
 } Collector;
 
 static void
@@ -35,17 +36,21 @@ on_line (const char *line, gsize len, guint64 lineno, gpointer user_data)
 }
 
 static void
-on_error (guint64 lineno, guint column, const char *reason, gpointer user_data)
+on_error (guint64 lineno, guint column, const char *reason, const char *head, gsize head_len,
+          gpointer user_data)
 {
   Collector *c = user_data;
   g_string_append_printf (c->log, "E%" G_GUINT64_FORMAT ":%u: %s\n", lineno, column, reason);
+  if (c->heads)
+    g_string_append_printf (c->heads, "H%" G_GUINT64_FORMAT ":%" G_GSIZE_FORMAT ":%.*s\n", lineno, head_len,
+                            (int) MIN (head_len, (gsize) 24), head);
 }
 
 /* Feed input in chunks of the given size (0 = all at once); return the log. */
 static char *
 split (const char *input, gsize len, gsize chunk, gboolean partial_is_line, guint64 *lines)
 {
-  Collector c = { g_string_new (NULL), NULL, 0, 0, 0 };
+  Collector c = { g_string_new (NULL), NULL, 0, 0, 0, NULL };
   ViperLineSplitter *s = viper_line_splitter_new (on_line, on_error, &c);
   if (chunk == 0)
     chunk = len ? len : 1;
@@ -180,7 +185,7 @@ static void
 test_zero_copy (void)
 {
   const char *input = "-3 -21 1 3 0 0\n-4 -21 2 3 0 0\n# c\npartial";
-  Collector c = { g_string_new (NULL), input, strlen (input), 0, 0 };
+  Collector c = { g_string_new (NULL), input, strlen (input), 0, 0, NULL };
   ViperLineSplitter *s = viper_line_splitter_new (on_line, on_error, &c);
   viper_line_splitter_feed (s, input, strlen (input));
   g_assert_cmpuint (c.in_place, ==, 3);
@@ -237,7 +242,7 @@ test_chunkings_agree (void)
       char *bytes = split (in->str, in->len, 1, pil, NULL);
       g_assert_cmpstr (bytes, ==, whole);
 
-      Collector c = { g_string_new (NULL), NULL, 0, 0, 0 };
+      Collector c = { g_string_new (NULL), NULL, 0, 0, 0, NULL };
       ViperLineSplitter *s = viper_line_splitter_new (on_line, on_error, &c);
       for (gsize off = 0; off < in->len;)
         {
@@ -257,6 +262,72 @@ test_chunkings_agree (void)
   g_string_free (in, TRUE);
 }
 
+/* An over-long line is not delivered, but its start is handed to on_error,
+ * whatever pieces it came in, so that its PROC and sequence number can still
+ * be read (spec section 1: a rejected line does not strand its module). */
+static void
+test_long_line_head (void)
+{
+  GString *in = g_string_new ("1 13 1 0 0 2 2 2 0\n1 13 1 7 0 3 2 5 0 ");
+  for (gsize i = 0; i < 70000; i++)
+    g_string_append_c (in, i % 2 ? ' ' : '1');
+  g_string_append (in, "\n1 13 1 0 0 2 2 3 0\nunfinished 1 2 9");
+  const gsize chunks[] = { 0, 1, 7, 1000, 65536, 65537, 65538 };
+  for (guint pil = 0; pil < 2; pil++)
+    for (guint k = 0; k < G_N_ELEMENTS (chunks); k++)
+      {
+        Collector c = { g_string_new (NULL), NULL, 0, 0, 0, g_string_new (NULL) };
+        ViperLineSplitter *s = viper_line_splitter_new (on_line, on_error, &c);
+        gsize chunk = chunks[k] ? chunks[k] : in->len;
+        for (gsize off = 0; off < in->len; off += chunk)
+          viper_line_splitter_feed (s, in->str + off, MIN (chunk, in->len - off));
+        viper_line_splitter_finish (s, pil);
+        g_assert_cmpstr (c.heads->str, ==,
+                         pil ? "H2:65537:1 13 1 7 0 3 2 5 0 1 1 1\n"
+                             : "H2:65537:1 13 1 7 0 3 2 5 0 1 1 1\nH4:16:unfinished 1 2 9\n");
+        viper_line_splitter_free (s);
+        g_string_free (c.log, TRUE);
+        g_string_free (c.heads, TRUE);
+      }
+  g_string_free (in, TRUE);
+}
+
+/* A UTF-8 byte order mark at the very start of a stream is skipped, however
+ * it is cut into chunks; anywhere else, or when it is only the start of one,
+ * its bytes are text. */
+static void
+test_bom (void)
+{
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+    { "\xEF\xBB\xBF-3 -21 1 3 0 0\nb\n", "L1:-3 -21 1 3 0 0\nL2:b\n" },
+    { "\xEF\xBB\xBF\n", "L1:\n" },
+    { "\xEF\xBB\xBF", "" },
+    { "a\n\xEF\xBB\xBF" "b\n", "L1:a\nL2:\xEF\xBB\xBF" "b\n" },
+    { "\xEF\xBB\xEF\xBB\xBF\n", "L1:\xEF\xBB\xEF\xBB\xBF\n" },
+    { "\xEF\xBBx\n", "L1:\xEF\xBBx\n" },
+    { "\xEF", "L1:\xEF\n" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (gsize chunk = 0; chunk < 4; chunk++)
+      {
+        char *got = split (cases[i].in, strlen (cases[i].in), chunk, TRUE, NULL);
+        if (g_strcmp0 (got, cases[i].want) != 0)
+          g_error ("case %u, chunks of %" G_GSIZE_FORMAT ": got '%s'", i, chunk, got);
+        g_free (got);
+      }
+  /* a reset stream may start with a mark again */
+  Collector c = { g_string_new (NULL), NULL, 0, 0, 0, NULL };
+  ViperLineSplitter *s = viper_line_splitter_new (on_line, on_error, &c);
+  viper_line_splitter_feed (s, "\xEF\xBB\xBFx\n", 5);
+  viper_line_splitter_reset (s);
+  viper_line_splitter_feed (s, "\xEF\xBB\xBFy\n", 5);
+  g_assert_cmpstr (c.log->str, ==, "L1:x\nL1:y\n");
+  viper_line_splitter_free (s);
+  g_string_free (c.log, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -266,6 +337,8 @@ main (int argc, char **argv)
   g_test_add_func ("/linesplit/unterminated-last-line", test_unterminated_last_line);
   g_test_add_func ("/linesplit/long-lines", test_long_lines);
   g_test_add_func ("/linesplit/zero-copy", test_zero_copy);
+  g_test_add_func ("/linesplit/long-line-head", test_long_line_head);
+  g_test_add_func ("/linesplit/bom", test_bom);
   g_test_add_func ("/linesplit/chunkings-agree", test_chunkings_agree);
   return g_test_run ();
 }

@@ -445,9 +445,42 @@ test_salvage (void)
         g_error ("'%s': %d %" G_GINT64_FORMAT " %" G_GINT64_FORMAT ", expected %d %" G_GINT64_FORMAT " %"
                  G_GINT64_FORMAT, cases[i].line, ok, proc, d1, cases[i].ok, cases[i].proc, cases[i].d1);
     }
-  /* a NUL byte: the line is not text, nothing is read from it */
+  /* a NUL byte: only the whole words before it are read (one that runs
+   * into it may have been longer) */
   gint64 proc, d1;
   g_assert_false (viper_tram_salvage ("2 31 zz 5\0 0 1 2 2", 17, &proc, &d1));
+  g_assert_true (viper_tram_salvage ("1 13 1 0 0 2 2 2 0\0", 19, &proc, &d1));
+  g_assert_cmpint (proc, ==, 0);
+  g_assert_cmpint (d1, ==, 2);
+  g_assert_true (viper_tram_salvage ("1 13 1 4 0 2 2 27\0 0", 21, &proc, &d1));
+  g_assert_cmpint (proc, ==, 4);
+  g_assert_cmpint (d1, ==, 0);
+  g_assert_true (viper_tram_salvage ("1 13 1 4 0 2 2 \0 27 0", 22, &proc, &d1));
+  g_assert_cmpint (d1, ==, 0);
+  g_assert_true (viper_tram_salvage ("-3 -21 0.1 3 0\0 4 2 8 7 1 0", 28, &proc, &d1));
+  g_assert_cmpint (proc, ==, 3);
+  /* an over-long line: what its first VIPER_MAX_LINE bytes say */
+  GString *lng = g_string_new ("1 13 1 6 0 2 2 9 ");
+  while (lng->len < VIPER_MAX_LINE + 100)
+    g_string_append (lng, "0 ");
+  g_assert_true (viper_tram_salvage (lng->str, lng->len, &proc, &d1));
+  g_assert_cmpint (proc, ==, 6);
+  g_assert_cmpint (d1, ==, 9);
+  /* ... and the start of a line that goes on: the last word may be cut */
+  g_assert_true (viper_tram_salvage_cut (lng->str, 17, TRUE, &proc, &d1));
+  g_assert_cmpint (d1, ==, 9);
+  g_assert_true (viper_tram_salvage_cut (lng->str, 16, TRUE, &proc, &d1));
+  g_assert_cmpint (d1, ==, 0);
+  g_assert_true (viper_tram_salvage_cut (lng->str, 16, FALSE, &proc, &d1));
+  g_assert_cmpint (d1, ==, 9);
+  g_assert_false (viper_tram_salvage_cut (lng->str, 7, TRUE, &proc, &d1));
+  /* PROC beyond the first VIPER_MAX_LINE bytes is not read */
+  g_string_assign (lng, "1 13 ");
+  while (lng->len < VIPER_MAX_LINE + 10)
+    g_string_append_c (lng, '1');
+  g_string_append (lng, " 0 0 2 2 9 0");
+  g_assert_false (viper_tram_salvage (lng->str, lng->len, &proc, &d1));
+  g_string_free (lng, TRUE);
 }
 
 /* The fast path for canonical lines (issue 11) against the careful scanner:
@@ -615,7 +648,8 @@ test_parse_number (void)
     { "1795549589.25", VIPER_NUMBER_OK, 1795549589.25 }, { "", VIPER_NUMBER_SYNTAX, 0 },
     { "abc", VIPER_NUMBER_SYNTAX, 0 }, { "1x", VIPER_NUMBER_SYNTAX, 0 }, { "nan", VIPER_NUMBER_SYNTAX, 0 },
     { "12:30", VIPER_NUMBER_SYNTAX, 0 }, { "1e400", VIPER_NUMBER_RANGE, 0 }, { "-1e400", VIPER_NUMBER_RANGE, 0 },
-    { "inf", VIPER_NUMBER_RANGE, 0 },
+    { "inf", VIPER_NUMBER_RANGE, 0 }, { "0x10", VIPER_NUMBER_SYNTAX, 0 }, { "-0X1p3", VIPER_NUMBER_SYNTAX, 0 },
+    { "+0x0", VIPER_NUMBER_SYNTAX, 0 }, { "0.5e1", VIPER_NUMBER_OK, 5 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
