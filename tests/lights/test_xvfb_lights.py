@@ -199,6 +199,8 @@ def main():
         # the Range popover (I): MIN and MAX typed, Return applies; the colours stay the file's
         env = dict(os.environ, DISPLAY=display)
         app.key("i")
+        # typing before the popover has opened (and taken the focus) goes to the window
+        app.wait_state(lambda s: s["ui"].get("lights_range"), "the Range popover open")
         steps = [("key", "ctrl+a"), ("type", "10k"), ("key", "Tab"), ("key", "ctrl+a"), ("type", "100k"),
                  ("key", "Return")]
         for how, what in steps:
@@ -211,7 +213,9 @@ def main():
         print("# screenshot " + shot)
         gx.check(True, "the Range popover recolours the arrows")
         # Return in the MIN field applies too (it did nothing: only MAX's Return was wired)
+        app.wait_state(lambda s: not s["ui"].get("lights_range"), "the popover closed after Return")
         app.key("i")
+        app.wait_state(lambda s: s["ui"].get("lights_range"), "the Range popover open again")
         # MAX first (Tab there and back), then MIN, and Return in MIN: links of 120 kB/s come into the range
         for how, what in [("key", "Tab"), ("key", "ctrl+a"), ("type", "1M"), ("key", "shift+Tab"), ("key", "ctrl+a"),
                           ("type", "100k"), ("key", "Return")]:
