@@ -80,6 +80,7 @@ viper_run_list_get (ViperRun *run, gint64 proc, gboolean create)
     {
       l = g_new (ViperSeqList, 1);
       viper_seqlist_init (l, proc);
+      viper_seqlist_set_pool (l, run->pool);
       g_hash_table_insert (run->lists, &l->proc, l);
       g_clear_pointer (&run->procs_sorted, g_array_unref);
       if (small)
@@ -985,6 +986,7 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       return r;
     }
   ViperTram *first = NULL;
+  guint32 channel = t->channel;   /* t may be packed and released by the insert */
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
@@ -1006,7 +1008,7 @@ viper_run_insert (ViperRun *run, ViperTram *t)
       break;
     }
   if (!l->inserted)
-    l->first_channel = t->channel;
+    l->first_channel = channel;
   l->inserted++;
   l->in_flight++;
   if (first)

@@ -20,10 +20,24 @@
  * used by a rejected line is stored as a mark the sweep passes over.  In a
  * list whose trams arrive in order nothing waits, and the list never
  * allocates a page.
+ *
+ * A slot is a 32-byte record, not a pointer.  A tram in canonical form
+ * (the common case: its text is regenerated, not stored) whose fields are
+ * small is packed into its slot and its pool block released: on fully
+ * shuffled input the whole trace waits here, and a sweep then reads the
+ * records one after the other instead of fetching trams of 100-150 bytes
+ * from anywhere in memory (two or three cache and TLB misses each), and
+ * the trace waits in a quarter of the memory (issue 11).  The sweep unpacks
+ * each record into a fresh block of the pool, which at that point recycles
+ * the blocks of trams just transferred, still in the cache.  Any other tram
+ * (its text kept, a wide field, data that do not fit) waits as a pointer,
+ * as do all trams of a list with no pool (viper_seqlist_set_pool).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "seqlist.h"
+#include "varint.h"
 
 #define PAGE_BITS 8
 #define PAGE_SLOTS (1u << PAGE_BITS)
@@ -33,10 +47,48 @@
 #define DIR_KEEP 64u            /* an emptied directory larger than this shrinks back */
 #define DRAIN_AHEAD 12          /* trams a sweep prefetches ahead */
 
+enum {
+  REC_EMPTY = 0,
+  REC_PACKED,               /* the tram's fields, below */
+  REC_TRAM,                 /* a pointer to the tram */
+  REC_USED,                 /* a sequence number used by a rejected line */
+  REC_KIND = 3,             /* kind bits */
+  REC_D1_SEQ = 1 << 2,      /* packed: data field 1 is the sequence number, left out */
+};
+
+#define REC_DATA 6          /* bytes of packed data fields (zigzag varints) */
+#define REC_NO_TYPE 0xffu   /* packed type of VIPER_TYPE_UNKNOWN */
+
+/* A slot: 32 bytes, so a record never straddles two cache lines. */
+typedef struct {
+  union {
+    double time;            /* packed: TIME */
+    ViperTram *tram;        /* REC_TRAM */
+  };
+  guint32 line;
+  guint16 raw_len;
+  guint16 channel;
+  gint16 rec, ev;
+  guint8 kind;              /* REC_* and REC_D1_SEQ */
+  guint8 type;              /* type index, REC_NO_TYPE for unknown */
+  guint8 flags;
+  guint8 ndata;
+  guint8 data_off;
+  gint8 process;
+  guint8 data[REC_DATA];
+} SeqRec;
+
+G_STATIC_ASSERT (sizeof (SeqRec) == 32);
+
+/* A page keeps no count of its slots: placing a tram then touches its slot
+ * alone, one cache line and one TLB entry (a page's header is elsewhere).
+ * Every allocated page but the cut's holds a waiting slot (slots are taken
+ * only at the cut), so a page goes when the cut leaves it, or when nothing
+ * waits any more. */
 typedef struct {
   gint64 pageno;            /* key of the far table; sequence number >> PAGE_BITS */
-  guint count;              /* occupied slots */
-  ViperTram *slot[PAGE_SLOTS];
+  guint8 pad_[64 - sizeof (gint64)];   /* records on 32-byte boundaries */
+  SeqRec slot[PAGE_SLOTS];
 } SeqPage;
 
 struct _ViperSeqPages {
@@ -49,9 +101,6 @@ struct _ViperSeqPages {
   guint64 occupied;         /* occupied slots: trams and used marks */
 };
 
-static const char used_mark;
-#define USED ((ViperTram *) &used_mark)
-
 void
 viper_seqlist_init (ViperSeqList *l, gint64 proc)
 {
@@ -59,6 +108,93 @@ viper_seqlist_init (ViperSeqList *l, gint64 proc)
   l->proc = proc;
   l->next_seq = 1;
   l->last_adjusted = -INFINITY;
+}
+
+void
+viper_seqlist_set_pool (ViperSeqList *l, ViperTramPool *pool)
+{
+  l->pool = pool;
+}
+
+/* ---- records ---------------------------------------------------------------- */
+
+/* Pack t (its sequence number is the slot's) into r; FALSE when it does not
+ * fit: text kept, a wide field, or fields too large for the record. */
+static inline gboolean
+rec_pack (SeqRec *r, const ViperTram *t)
+{
+  if ((t->flags & (VIPER_TRAM_F_CANON | VIPER_TRAM_F_WIDE)) != VIPER_TRAM_F_CANON
+      || t->dtype != VIPER_DTYPE_INT || t->ndata > G_MAXUINT8 || t->data_off > G_MAXUINT8
+      || t->raw_len > G_MAXUINT16 || t->channel > G_MAXUINT16
+      || t->rec != (gint16) t->rec || t->ev != (gint16) t->ev || t->process != (gint8) t->process
+      || (t->type >= REC_NO_TYPE && t->type != VIPER_TYPE_UNKNOWN))
+    return FALSE;
+  const gint64 *d = (const gint64 *) (t + 1);
+  guint i = 0;
+  guint8 kind = REC_PACKED;
+  if (t->ndata && d[0] == t->seq)
+    {
+      kind |= REC_D1_SEQ;
+      i = 1;
+    }
+  guint8 buf[REC_DATA + 10], *p = buf;
+  for (; i < t->ndata; i++)
+    {
+      p = viper_varint_put_s (p, d[i]);
+      if (p - buf > REC_DATA)
+        return FALSE;
+    }
+  r->time = t->time;
+  r->line = t->line;
+  r->raw_len = (guint16) t->raw_len;
+  r->channel = (guint16) t->channel;
+  r->rec = (gint16) t->rec;
+  r->ev = (gint16) t->ev;
+  r->type = t->type == VIPER_TYPE_UNKNOWN ? REC_NO_TYPE : (guint8) t->type;
+  r->flags = t->flags;
+  r->ndata = (guint8) t->ndata;
+  r->data_off = (guint8) t->data_off;
+  r->process = (gint8) t->process;
+  memcpy (r->data, buf, REC_DATA);
+  r->kind = kind;
+  return TRUE;
+}
+
+/* The tram r holds, in a fresh block of pool (as viper_run_insert left it
+ * before it was packed), or written into the caller's block (pool NULL,
+ * room for the header and ndata fields). */
+static inline ViperTram *
+rec_unpack (const SeqRec *r, gint64 proc, gint64 seq, ViperTramPool *pool, ViperTram *into)
+{
+  ViperTram *t = into ? into : viper_tram_pool_alloc_canon (pool, r->ndata);
+  guint32 slab = t->pool_slab;
+  *t = (ViperTram) {
+    .time = r->time,
+    .adjusted = -INFINITY,
+    .proc = proc,
+    .seq = seq,
+    .rec = r->rec,
+    .ev = r->ev,
+    .process = r->process,
+    .raw_len = r->raw_len,
+    .line = r->line,
+    .channel = r->channel,
+    .pool_slab = slab,
+    .ndata = r->ndata,
+    .data_off = r->data_off,
+    .type = r->type == REC_NO_TYPE ? VIPER_TYPE_UNKNOWN : r->type,
+    .dtype = VIPER_DTYPE_INT,
+    .state = VIPER_TRAM_INITIAL,
+    .flags = r->flags,
+  };
+  gint64 *d = (gint64 *) (t + 1);
+  guint i = 0;
+  if (r->ndata && (r->kind & REC_D1_SEQ))
+    d[i++] = seq;
+  const guint8 *p = r->data;
+  for (; i < r->ndata; i++)
+    d[i] = viper_varint_get_s (&p);
+  return t;
 }
 
 static inline guint64
@@ -84,11 +220,15 @@ page_new (ViperSeqPages *P, guint64 pageno)
 {
   SeqPage *pg = P->spare;
   if (pg)
-    P->spare = NULL;                /* emptied: every slot is NULL already */
+    P->spare = NULL;                /* emptied: every slot is REC_EMPTY already */
   else
-    pg = g_malloc0 (sizeof *pg);
+    {
+      void *mem = NULL;
+      if (posix_memalign (&mem, 64, sizeof *pg) != 0)
+        g_error ("seqlist: out of memory for a page of %zu bytes", sizeof *pg);
+      pg = memset (mem, 0, sizeof *pg);
+    }
   pg->pageno = (gint64) pageno;
-  pg->count = 0;
   P->n_pages++;
   return pg;
 }
@@ -100,21 +240,16 @@ page_drop (ViperSeqPages *P, SeqPage *pg)
   if (!P->spare)
     P->spare = pg;
   else
-    g_free (pg);
+    free (pg);
 }
 
 static void
 release_page (SeqPage *pg, void (*release) (ViperTram *, gpointer), gpointer data)
 {
-  for (guint i = 0; pg->count && i < PAGE_SLOTS; i++)
-    if (pg->slot[i])
-      {
-        if (pg->slot[i] != USED)
-          release (pg->slot[i], data);
-        pg->slot[i] = NULL;
-        pg->count--;
-      }
-  g_free (pg);
+  for (guint i = 0; i < PAGE_SLOTS; i++)
+    if ((pg->slot[i].kind & REC_KIND) == REC_TRAM)
+      release (pg->slot[i].tram, data);
+  free (pg);
 }
 
 void
@@ -141,23 +276,30 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
             release_page (v, release, data);
           g_hash_table_destroy (P->far);
         }
-      g_free (P->spare);
+      free (P->spare);
       g_free (P->dir);
       g_free (P);
     }
   gint64 proc = l->proc;
+  ViperTramPool *pool = l->pool;
   viper_seqlist_init (l, proc);
+  l->pool = pool;
 }
 
 static void
-foreach_page (const SeqPage *pg, void (*fn) (const ViperTram *, gpointer), gpointer data)
+foreach_page (const ViperSeqList *l, const SeqPage *pg, void (*fn) (const ViperTram *, gpointer), gpointer data)
 {
-  for (guint i = 0, seen = 0; seen < pg->count && i < PAGE_SLOTS; i++)
-    if (pg->slot[i])
+  /* a packed tram is unpacked into this block for fn, which gets the same
+   * fields it would have got from the tram itself */
+  gint64 room[(sizeof (ViperTram) + G_MAXUINT8 * sizeof (gint64)) / sizeof (gint64) + 1];
+  for (guint i = 0; i < PAGE_SLOTS; i++)
+    if (pg->slot[i].kind != REC_EMPTY)
       {
-        seen++;
-        if (pg->slot[i] != USED)
-          fn (pg->slot[i], data);
+        const SeqRec *r = &pg->slot[i];
+        if ((r->kind & REC_KIND) == REC_TRAM)
+          fn (r->tram, data);
+        else if ((r->kind & REC_KIND) == REC_PACKED)
+          fn (rec_unpack (r, l->proc, (pg->pageno << PAGE_BITS) + (gint64) i, NULL, (ViperTram *) room), data);
       }
 }
 
@@ -171,14 +313,14 @@ viper_seqlist_foreach (const ViperSeqList *l, void (*fn) (const ViperTram *t, gp
     return;
   for (guint i = 0; i < P->dir_cap; i++)
     if (P->dir[i])
-      foreach_page (P->dir[i], fn, data);
+      foreach_page (l, P->dir[i], fn, data);
   if (P->far)
     {
       GHashTableIter it;
       gpointer k, v;
       g_hash_table_iter_init (&it, P->far);
       while (g_hash_table_iter_next (&it, &k, &v))
-        foreach_page (v, fn, data);
+        foreach_page (l, v, fn, data);
     }
 }
 
@@ -248,9 +390,10 @@ rewindow (ViperSeqList *l, guint cap)
   P->dir_cap = cap;
 }
 
-/* Store item (a tram or USED) in the slot of seq > next_seq; FALSE if taken. */
+/* Store t (NULL: a used mark) in the slot of seq >= next_seq, packed when
+ * it can be (and then released); FALSE if the slot is taken. */
 static gboolean
-place (ViperSeqList *l, guint64 seq, ViperTram *item)
+place (ViperSeqList *l, guint64 seq, ViperTram *t)
 {
   ViperSeqPages *P = pages_get (l);
   guint64 pageno = seq >> PAGE_BITS;
@@ -282,14 +425,24 @@ place (ViperSeqList *l, guint64 seq, ViperTram *item)
           g_hash_table_insert (P->far, &pg->pageno, pg);
         }
     }
-  ViperTram **s = &pg->slot[seq & PAGE_MASK];
-  if (*s)
+  SeqRec *r = &pg->slot[seq & PAGE_MASK];
+  if (r->kind != REC_EMPTY)
     return FALSE;
-  *s = item;
-  pg->count++;
   P->occupied++;
-  if (item != USED)
-    P->waiting++;
+  if (!t)
+    {
+      r->kind = REC_USED;
+      return TRUE;
+    }
+  P->waiting++;
+  t->state = VIPER_TRAM_INITIAL;
+  if (l->pool && rec_pack (r, t))
+    {
+      viper_tram_pool_release (l->pool, t);
+      return TRUE;
+    }
+  r->tram = t;
+  r->kind = REC_TRAM;
   return TRUE;
 }
 
@@ -309,13 +462,32 @@ append (ViperSeqList *l, ViperTram *t, ViperTram **first)
     *first = t;
 }
 
-/* The cut has consumed next_seq: move it on, sliding the directory window
- * by one page when it enters a new page. */
+/* The page the cut is in, which may hold nothing, goes (its directory
+ * slot, which is the cut's page's or empty). */
+static void
+drop_cut_page (ViperSeqList *l)
+{
+  ViperSeqPages *P = l->pages;
+  guint64 base = base_page (l);
+  SeqPage **s = &P->dir[base & (P->dir_cap - 1)];
+  if (*s)
+    {
+      g_assert ((guint64) (*s)->pageno == base);
+      page_drop (P, *s);
+      *s = NULL;
+    }
+}
+
+/* The cut has consumed next_seq: move it on.  Leaving a page, drop it (the
+ * cut has passed each of its slots) and slide the directory window by one
+ * page. */
 static inline void
 advance (ViperSeqList *l)
 {
-  l->next_seq++;
   ViperSeqPages *P = l->pages;
+  if (G_UNLIKELY (((guint64) l->next_seq & PAGE_MASK) == PAGE_MASK) && P)
+    drop_cut_page (l);
+  l->next_seq++;
   if (G_UNLIKELY (((guint64) l->next_seq & PAGE_MASK) == 0) && P && P->far && g_hash_table_size (P->far))
     {
       /* the slot of the page just left now stands for base + dir_cap - 1 */
@@ -339,27 +511,23 @@ drain (ViperSeqList *l, ViperTram **first, guint max)
   while (P && P->occupied && n < max)
     {
       guint64 seq = (guint64) l->next_seq;
-      SeqPage **slot = &P->dir[(seq >> PAGE_BITS) & (P->dir_cap - 1)];
-      SeqPage *pg = *slot;
-      if (!pg || !pg->slot[seq & PAGE_MASK])
+      SeqPage *pg = P->dir[(seq >> PAGE_BITS) & (P->dir_cap - 1)];
+      if (!pg)
         break;
-      ViperTram *t = pg->slot[seq & PAGE_MASK];
+      SeqRec *r = &pg->slot[seq & PAGE_MASK];
+      guint8 kind = r->kind & REC_KIND;
+      if (kind == REC_EMPTY)
+        break;
       /* the trams of a sweep lie anywhere in memory: ask for the ones a
        * few slots on while this one is linked */
-      if ((seq & PAGE_MASK) + DRAIN_AHEAD < PAGE_SLOTS && pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD])
-        {
-          ViperTram *up = pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD];
-          if (up != USED)
-            viper_tram_prefetch (up);
-        }
-      pg->slot[seq & PAGE_MASK] = NULL;
+      if ((seq & PAGE_MASK) + DRAIN_AHEAD < PAGE_SLOTS
+          && (pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD].kind & REC_KIND) == REC_TRAM)
+        viper_tram_prefetch (pg->slot[(seq & PAGE_MASK) + DRAIN_AHEAD].tram);
+      ViperTram *t = kind == REC_TRAM ? r->tram
+                   : kind == REC_PACKED ? rec_unpack (r, l->proc, (gint64) seq, l->pool, NULL) : NULL;
+      r->kind = REC_EMPTY;
       P->occupied--;
-      if (--pg->count == 0)
-        {
-          *slot = NULL;
-          page_drop (P, pg);
-        }
-      if (t != USED)
+      if (t)
         {
           P->waiting--;
           append (l, t, first);
@@ -367,6 +535,8 @@ drain (ViperSeqList *l, ViperTram **first, guint max)
         }
       advance (l);
     }
+  if (P && !P->occupied && P->n_pages)
+    drop_cut_page (l);        /* nothing waits: no page is needed */
   if (P && !P->occupied && P->dir_cap > DIR_KEEP)
     {
       /* a burst far ahead has drained: give its directory back */
@@ -395,10 +565,7 @@ viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq)
     return;
   const SeqPage *pg = P->dir[pageno & (P->dir_cap - 1)];
   if (pg)
-    {
-      __builtin_prefetch (&pg->slot[(guint64) seq & PAGE_MASK], 1);
-      __builtin_prefetch (&pg->count, 1);     /* place() counts the slot in the page's header */
-    }
+    __builtin_prefetch (&pg->slot[(guint64) seq & PAGE_MASK], 1);   /* a record: one line */
 }
 
 ViperSeqResult
@@ -408,12 +575,7 @@ viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
   if (t->seq < l->next_seq)
     return VIPER_SEQ_DUPLICATE;
   if (t->seq > l->next_seq)
-    {
-      if (!place (l, (guint64) t->seq, t))
-        return VIPER_SEQ_DUPLICATE;
-      t->state = VIPER_TRAM_INITIAL;
-      return VIPER_SEQ_INITIAL;
-    }
+    return place (l, (guint64) t->seq, t) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
   /* seq == next_seq: its slot is empty (else the cut would have passed it) */
   append (l, t, first_queued);
   advance (l);
@@ -428,7 +590,7 @@ viper_seqlist_mark_used (ViperSeqList *l, gint64 seq, ViperTram **first_queued)
   if (seq < l->next_seq)
     return VIPER_SEQ_DUPLICATE;
   if (seq > l->next_seq)
-    return place (l, (guint64) seq, USED) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
+    return place (l, (guint64) seq, NULL) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
   advance (l);
   drain (l, first_queued, VIPER_SEQ_BATCH);
   return VIPER_SEQ_QUEUED;
@@ -439,7 +601,7 @@ static guint
 first_slot (const SeqPage *pg, guint from)
 {
   for (guint i = from; i < PAGE_SLOTS; i++)
-    if (pg->slot[i])
+    if (pg->slot[i].kind != REC_EMPTY)
       return i;
   return PAGE_SLOTS;
 }
@@ -474,6 +636,8 @@ viper_seqlist_skip_gap (ViperSeqList *l, ViperTram **first_queued)
   g_return_val_if_fail (best != G_MAXUINT64, 0);
   guint64 skipped = best - (guint64) l->next_seq;
   gboolean new_page = (best >> PAGE_BITS) != base;
+  if (new_page)
+    drop_cut_page (l);        /* nothing waits in it: the first waiting slot is further */
   l->next_seq = (gint64) best;
   if (new_page)
     rewindow (l, P->dir_cap);

@@ -5,7 +5,11 @@
  * above the cut wait INITIAL in a paged array indexed by sequence number:
  * pages of 256 slots are allocated when a tram lands in them and freed as
  * soon as they hold none, so insert, take and release are O(1) at any
- * distance and memory follows the trams actually waiting (seqlist.c).
+ * distance and memory follows the trams actually waiting (seqlist.c).  With
+ * a pool (viper_seqlist_set_pool), a tram in canonical form waits packed in
+ * its 32-byte slot, its block given back, and is unpacked into a fresh
+ * block of the pool when the cut passes it: a waiting tram is then not the
+ * pointer the caller inserted.
  */
 #pragma once
 
@@ -18,6 +22,7 @@ typedef struct _ViperSeqPages ViperSeqPages;
 
 struct _ViperSeqList {
   gint64 proc;
+  ViperTramPool *pool;      /* waiting trams are packed, their blocks released here (NULL: kept as they are) */
   gint64 next_seq;          /* the lowest sequence number not yet QUEUED (or passed as used) */
   ViperSeqPages *pages;     /* INITIAL trams above the cut; NULL while none ever waited */
 
@@ -45,11 +50,15 @@ typedef enum {
 } ViperSeqResult;
 
 void viper_seqlist_init (ViperSeqList *l, gint64 proc);
+/* Pack waiting trams that fit a slot and release them to pool; unpack them
+ * from it.  Survives viper_seqlist_clear. */
+void viper_seqlist_set_pool (ViperSeqList *l, ViperTramPool *pool);
 void viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), gpointer data);
 /* Trams moved to the queue at a time; more with viper_seqlist_drain(). */
 #define VIPER_SEQ_BATCH 64u
 
-/* Insert t (t->seq >= 1).  Newly QUEUED trams (at most VIPER_SEQ_BATCH: the
+/* Insert t (t->seq >= 1).  Unless DUPLICATE, the list owns t: with a pool
+ * it may be packed and released at once.  Newly QUEUED trams (at most VIPER_SEQ_BATCH: the
  * rest of a sweep stays in place until drained) are appended to the queue;
  * the first of them is returned in *first_queued (NULL if none). */
 ViperSeqResult viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued);

@@ -378,6 +378,12 @@ viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints)
 }
 
 ViperTram *
+viper_tram_pool_alloc_canon (ViperTramPool *pool, guint32 ndata_ints)
+{
+  return alloc_block_zeroed (pool, block_size (ndata_ints, 0));
+}
+
+ViperTram *
 viper_tram_pool_alloc (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len)
 {
   ViperTram *t = viper_tram_pool_alloc_uninit (pool, ndata_ints, raw_len);

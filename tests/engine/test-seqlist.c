@@ -1,16 +1,60 @@
 /* test-seqlist.c - the paged sequence list on its own: distances, pages
- * given back, duplicates, used marks, gap skipping, shuffled order. */
+ * given back, duplicates, used marks, gap skipping, shuffled order; each
+ * with waiting trams kept as they are and packed into their slots, and
+ * packing that gives back every field. */
+#include <math.h>
 #include <string.h>
 #include "core/seqlist.h"
 
 static ViperTramPool *pool;
+static gboolean packing;    /* the tests' trams are canonical and the lists have a pool */
 
+static void
+init (ViperSeqList *l, gint64 proc)
+{
+  viper_seqlist_init (l, proc);
+  if (packing)
+    viper_seqlist_set_pool (l, pool);
+}
+
+/* Packing: a canonical tram with D1 = seq and a second field derived from it. */
 static ViperTram *
 mk (gint64 seq)
 {
-  ViperTram *t = viper_tram_pool_alloc (pool, 0, 0);
+  if (!packing)
+    {
+      ViperTram *t = viper_tram_pool_alloc (pool, 0, 0);
+      t->seq = seq;
+      return t;
+    }
+  ViperTram *t = viper_tram_pool_alloc_canon (pool, 2);
   t->seq = seq;
+  t->proc = 3;
+  t->time = (double) seq / 8;
+  t->adjusted = -INFINITY;
+  t->rec = 1;
+  t->ev = 10;
+  t->ndata = 2;
+  t->dtype = VIPER_DTYPE_INT;
+  t->flags = VIPER_TRAM_F_CANON;
+  t->line = (guint32) seq + 1;
+  gint64 *d = viper_tram_data (t);
+  d[0] = seq;
+  d[1] = -(seq % 1000);
   return t;
+}
+
+/* What mk gave, after waiting (packed or not). */
+static void
+check_mk (const ViperTram *t)
+{
+  if (!packing)
+    return;
+  g_assert_cmpint (t->ndata, ==, 2);
+  g_assert_cmpfloat (t->time, ==, (double) t->seq / 8);
+  g_assert_cmpuint (t->line, ==, (guint32) t->seq + 1);
+  g_assert_cmpint (viper_tram_datum (t, 0, -1), ==, t->seq);
+  g_assert_cmpint (viper_tram_datum (t, 1, -1), ==, -(t->seq % 1000));
 }
 
 static void
@@ -31,6 +75,7 @@ pop_all (ViperSeqList *l, gint64 *from)
       ViperTram *t = l->head;
       l->head = t->next;
       g_assert_cmpint (t->seq, ==, *from);
+      check_mk (t);
       (*from)++;
       viper_tram_pool_release (pool, t);
       n++;
@@ -44,13 +89,14 @@ pop_all (ViperSeqList *l, gint64 *from)
  * detected; then the cut reaches it (by filling, or by skipping the gap)
  * and every page is given back. */
 static void
-test_distances (void)
+test_distances (gconstpointer mode)
 {
+  packing = GPOINTER_TO_INT (mode);
   static const guint64 dist[] = { 1, 1024, 1u << 20, 1u << 30 };
   for (guint i = 0; i < G_N_ELEMENTS (dist); i++)
     {
       ViperSeqList l;
-      viper_seqlist_init (&l, 7);
+      init (&l, 7);
       ViperTram *first;
       gint64 far = 1 + (gint64) dist[i];
       /* a prefetch (the source's look ahead) anywhere changes nothing */
@@ -90,7 +136,7 @@ test_distances (void)
       g_assert_cmpint (l.next_seq, ==, far + 2);
       g_assert_cmpuint (viper_seqlist_pages (&l), ==, 0);
       g_assert_cmpuint (viper_seqlist_initial (&l), ==, 0);
-      g_assert_cmpuint (viper_seqlist_bytes (&l), <, 4096);        /* at most one spare page left */
+      g_assert_cmpuint (viper_seqlist_bytes (&l), <, 16 * 1024);   /* at most one spare page (8 KiB) left */
       /* below the cut is a duplicate */
       ViperTram *old = mk (far);
       g_assert_cmpint (viper_seqlist_insert (&l, old, &first), ==, VIPER_SEQ_DUPLICATE);
@@ -103,10 +149,11 @@ test_distances (void)
 /* Far pages (beyond the directory) come into it as the cut advances, and a
  * 1 Gi tram waiting while a million others pass stays found. */
 static void
-test_far_pages_move_in (void)
+test_far_pages_move_in (gconstpointer mode)
 {
+  packing = GPOINTER_TO_INT (mode);
   ViperSeqList l;
-  viper_seqlist_init (&l, 1);
+  init (&l, 1);
   ViperTram *first;
   const gint64 n = 3 << 19;   /* past the directory's reach of 1 Mi */
   gint64 huge = ((gint64) 1 << 30) + 5;
@@ -126,7 +173,8 @@ test_far_pages_move_in (void)
     }
   g_assert_cmpuint (got, ==, (guint64) n);
   g_assert_cmpuint (viper_seqlist_initial (&l), ==, 1);
-  g_assert_cmpuint (viper_seqlist_pages (&l), ==, 1);
+  /* the huge one's page, and perhaps the cut's, kept until the cut leaves it */
+  g_assert_cmpuint (viper_seqlist_pages (&l), <=, 2);
   ViperTram *dup = mk (huge);
   g_assert_cmpint (viper_seqlist_insert (&l, dup, &first), ==, VIPER_SEQ_DUPLICATE);
   viper_tram_pool_release (pool, dup);
@@ -136,10 +184,11 @@ test_far_pages_move_in (void)
 
 /* A full random permutation: every tram out once, in order, pages back. */
 static void
-test_shuffled (void)
+test_shuffled (gconstpointer mode)
 {
+  packing = GPOINTER_TO_INT (mode);
   ViperSeqList l;
-  viper_seqlist_init (&l, 3);
+  init (&l, 3);
   const guint n = 200000;
   gint64 *perm = g_new (gint64, n);
   for (guint i = 0; i < n; i++)
@@ -178,10 +227,11 @@ test_shuffled (void)
 
 /* A used mark (a rejected line's seq) lets the cut pass, and is a duplicate. */
 static void
-test_used_marks (void)
+test_used_marks (gconstpointer mode)
 {
+  packing = GPOINTER_TO_INT (mode);
   ViperSeqList l;
-  viper_seqlist_init (&l, 0);
+  init (&l, 0);
   ViperTram *first;
   g_assert_cmpint (viper_seqlist_insert (&l, mk (3), &first), ==, VIPER_SEQ_INITIAL);
   g_assert_cmpint (viper_seqlist_mark_used (&l, 2, &first), ==, VIPER_SEQ_INITIAL);
@@ -225,10 +275,11 @@ cmp_seq (gconstpointer a, gconstpointer b)
  * then the INITIAL ones in the directory and in far pages; used marks are
  * not trams (clocksync takes the samples of pending trams this way). */
 static void
-test_foreach (void)
+test_foreach (gconstpointer mode)
 {
+  packing = GPOINTER_TO_INT (mode);
   ViperSeqList l;
-  viper_seqlist_init (&l, 3);
+  init (&l, 3);
   ViperTram *first;
   static const gint64 seqs[] = { 1, 2, 3, 10, 300, ((gint64) 1 << 30) + 7 };
   for (guint i = 0; i < G_N_ELEMENTS (seqs); i++)
@@ -247,16 +298,203 @@ test_foreach (void)
   g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
 }
 
+/* ---- packing ----------------------------------------------------------------- */
+
+/* A tram as viper_run_insert hands it over: fields from the spec, text only
+ * when not canonical. */
+static ViperTram *
+mk_full (gint64 seq, guint flags, gint32 rec, gint32 ev, gint32 process, guint32 raw_len, guint32 channel,
+         guint16 type, guint16 data_off, guint ndata, const gint64 *data, const char *text)
+{
+  ViperTram *t = text ? viper_tram_pool_alloc (pool, ndata, (guint32) strlen (text))
+                      : viper_tram_pool_alloc_canon (pool, ndata);
+  t->seq = seq;
+  t->proc = 5;
+  t->time = -12.345678 * (double) seq;
+  t->adjusted = -INFINITY;
+  t->rec = rec;
+  t->ev = ev;
+  t->process = process;
+  t->raw_len = text ? (guint32) strlen (text) : raw_len;
+  t->line = 4000000000u - (guint32) seq;
+  t->channel = channel;
+  t->ndata = (guint16) ndata;
+  t->data_off = data_off;
+  t->type = type;
+  t->dtype = VIPER_DTYPE_INT;
+  t->flags = (guint8) flags | (text ? 0 : VIPER_TRAM_F_CANON);
+  memcpy (viper_tram_data (t), data, ndata * sizeof (gint64));
+  if (text)
+    memcpy ((char *) viper_tram_raw (t), text, strlen (text) + 1);
+  return t;
+}
+
+static void
+assert_same (const ViperTram *a, const ViperTram *b)
+{
+  g_assert_cmpfloat (a->time, ==, b->time);
+  g_assert_true (isinf (b->adjusted) && b->adjusted < 0);
+  g_assert_cmpint (a->proc, ==, b->proc);
+  g_assert_cmpint (a->seq, ==, b->seq);
+  g_assert_cmpint (a->rec, ==, b->rec);
+  g_assert_cmpint (a->ev, ==, b->ev);
+  g_assert_cmpint (a->process, ==, b->process);
+  g_assert_cmpuint (a->raw_len, ==, b->raw_len);
+  g_assert_cmpuint (a->line, ==, b->line);
+  g_assert_cmpuint (a->channel, ==, b->channel);
+  g_assert_cmpuint (a->ndata, ==, b->ndata);
+  g_assert_cmpuint (a->data_off, ==, b->data_off);
+  g_assert_cmpuint (a->type, ==, b->type);
+  g_assert_cmpint (a->dtype, ==, b->dtype);
+  g_assert_cmpuint (a->flags, ==, b->flags);
+  g_assert_null (b->prim);
+  g_assert_null (b->waiter_next);
+  g_assert_cmpuint (b->waits, ==, 0);
+  for (guint i = 0; i < a->ndata; i++)
+    g_assert_cmpint (viper_tram_data (a)[i], ==, viper_tram_data (b)[i]);
+  g_assert_cmpstr (viper_tram_raw (a), ==, viper_tram_raw (b));
+}
+
+static guint64 visited;
+static gint64 seq_base;
+
+static void
+visit_same (const ViperTram *t, gpointer data)
+{
+  GPtrArray *orig = data;
+  assert_same (orig->pdata[t->seq - seq_base], t);
+  visited++;
+}
+
+/* Every field survives a wait, packed (small fields, canonical) or kept
+ * (too large for a slot, text kept, wide): the trams that leave are equal to
+ * those inserted, foreach shows them equal meanwhile, and packed ones gave
+ * their blocks back while they waited. */
+static void
+test_pack_fields (void)
+{
+  static const gint64 small[] = { 2, -3, 63, -64 };          /* D1 = seq put first below */
+  static const gint64 six[] = { 0, 8191, -8192, 0 };          /* 1 + 2 + 2 + 1 bytes: fits exactly */
+  static const gint64 seven[] = { 0, 8192, -8192, 0 };        /* 1 + 3 + 2 + 1: one byte over */
+  static const gint64 big[] = { 0, G_MAXINT64, G_MININT64 };
+  struct {
+    guint flags;
+    gint32 rec, ev, process;
+    guint32 raw_len, channel;
+    guint16 type, data_off;
+    guint ndata;
+    const gint64 *data;
+    gboolean d1_seq;
+    const char *text;
+    gboolean packs;
+  } cases[] = {
+    { 0, 1, 10, 0, 20, 0, 3, 12, 4, small, TRUE, NULL, TRUE },
+    { 0, 1, 10, 0, 20, 0, 3, 12, 4, small, FALSE, NULL, TRUE },      /* D1 is not the seq */
+    { 0, -32768, 32767, -128, 65535, 65535, 254, 255, 4, six, FALSE, NULL, TRUE },
+    { 0, -32768, 32767, 127, 65535, 65535, VIPER_TYPE_UNKNOWN, 255, 4, six, FALSE, NULL, TRUE },
+    { 0, 2, 30, 0, 20, 0, 1, 12, 4, seven, FALSE, NULL, FALSE },
+    { 0, 2, 30, 0, 20, 0, 1, 12, 0, NULL, TRUE, NULL, TRUE },        /* no data */
+    { VIPER_TRAM_F_IGNORED | VIPER_TRAM_F_UNINTERPRETED, 7, 7, 0, 9, 2, VIPER_TYPE_UNKNOWN, 0, 0, NULL, TRUE,
+      NULL, TRUE },
+    { 0, 32768, 1, 0, 20, 0, 1, 12, 1, small, TRUE, NULL, FALSE },   /* REC over 16 bits */
+    { 0, 1, -32769, 0, 20, 0, 1, 12, 1, small, TRUE, NULL, FALSE },  /* EV */
+    { 0, 1, 1, 128, 20, 0, 1, 12, 1, small, TRUE, NULL, FALSE },     /* PROCESS over 8 bits */
+    { 0, 1, 1, 0, 65536, 0, 1, 12, 1, small, TRUE, NULL, FALSE },    /* a long line */
+    { 0, 1, 1, 0, 20, 65536, 1, 12, 1, small, TRUE, NULL, FALSE },   /* channel */
+    { 0, 1, 1, 0, 20, 0, 255, 12, 1, small, TRUE, NULL, FALSE },     /* type index 255 */
+    { 0, 1, 1, 0, 20, 0, 1, 256, 1, small, TRUE, NULL, FALSE },      /* DTYPE far in the line */
+    { 0, 1, 1, 0, 20, 0, 1, 12, 3, big, TRUE, NULL, FALSE },
+    { 0, 1, 10, 0, 0, 0, 3, 12, 2, small, TRUE, "1  10 0.5 5 0 2 2 x 2", FALSE },   /* text kept */
+    { VIPER_TRAM_F_WIDE, 1, 10, 0, 20, 0, VIPER_TYPE_UNKNOWN, 12, 2, small, TRUE, NULL, FALSE },
+  };
+  for (int round = 0; round < 2; round++)
+    {
+      ViperSeqList l;
+      viper_seqlist_init (&l, 5);
+      viper_seqlist_set_pool (&l, pool);
+      GPtrArray *orig = g_ptr_array_new ();
+      ViperTram *first;
+      guint n = G_N_ELEMENTS (cases);
+      guint live0 = (guint) viper_tram_pool_live (pool), kept = 0;
+      /* the second round far above the cut, beyond the directory's reach */
+      seq_base = round ? ((gint64) 1 << 30) : 2;
+      for (guint k = 0; k < n; k++)
+        {
+          gint64 seq = seq_base + (gint64) k;
+          gint64 data[8];
+          memcpy (data, cases[k].data ? cases[k].data : small, sizeof (gint64) * MAX (cases[k].ndata, 1));
+          if (cases[k].ndata)
+            data[0] = cases[k].d1_seq ? seq : 5;
+          ViperTram *t = mk_full (seq, cases[k].flags, cases[k].rec, cases[k].ev, cases[k].process, cases[k].raw_len,
+                                  cases[k].channel, cases[k].type, cases[k].data_off, cases[k].ndata, data, cases[k].text);
+          g_ptr_array_add (orig, viper_tram_copy (pool, t));
+          /* the copy is a fresh tram: give it the engine's -inf and the flags the copy drops */
+          ((ViperTram *) orig->pdata[k])->adjusted = -INFINITY;
+          ((ViperTram *) orig->pdata[k])->flags = t->flags;
+          g_assert_cmpint (viper_seqlist_insert (&l, t, &first), ==, VIPER_SEQ_INITIAL);
+          kept += !cases[k].packs;
+          /* packed: its block went back (the copies stay) */
+          g_test_message ("round %d case %u", round, k);
+          g_assert_cmpuint (viper_tram_pool_live (pool), ==, live0 + k + 1 + kept);
+        }
+      visited = 0;
+      viper_seqlist_foreach (&l, visit_same, orig);
+      g_assert_cmpuint (visited, ==, n);
+      if (round == 1)
+        {
+          /* let them go by clearing: nothing leaks */
+          viper_seqlist_clear (&l, release, pool);
+          g_assert_cmpuint (viper_tram_pool_live (pool), ==, live0 + n);
+        }
+      else
+        {
+          g_assert_cmpint (viper_seqlist_insert (&l, mk_full (1, 0, 1, 1, 0, 5, 0, 1, 0, 0, NULL, NULL), &first), ==,
+                           VIPER_SEQ_QUEUED);
+          ViperTram *t = l.head;
+          g_assert_cmpint (t->seq, ==, 1);
+          l.head = t->next;
+          viper_tram_pool_release (pool, t);
+          while (l.head || viper_seqlist_drain (&l, &first, VIPER_SEQ_BATCH))
+            {
+              t = l.head;
+              l.head = t->next;
+              g_assert_cmpint (t->state, ==, VIPER_TRAM_QUEUED);
+              t->state = VIPER_TRAM_INITIAL;
+              assert_same (orig->pdata[t->seq - seq_base], t);
+              viper_tram_pool_release (pool, t);
+            }
+          l.tail = l.claim = NULL;
+          g_assert_cmpint (l.next_seq, ==, (gint64) n + 2);
+          g_assert_cmpuint (viper_seqlist_pages (&l), ==, 0);
+          viper_seqlist_clear (&l, release, pool);
+        }
+      for (guint k = 0; k < n; k++)
+        viper_tram_pool_release (pool, orig->pdata[k]);
+      g_ptr_array_unref (orig);
+      g_assert_cmpuint (viper_tram_pool_live (pool), ==, live0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   pool = viper_tram_pool_new ();
-  g_test_add_func ("/seqlist/distances", test_distances);
-  g_test_add_func ("/seqlist/far-pages-move-in", test_far_pages_move_in);
-  g_test_add_func ("/seqlist/shuffled", test_shuffled);
-  g_test_add_func ("/seqlist/used-marks", test_used_marks);
-  g_test_add_func ("/seqlist/foreach", test_foreach);
+  static const struct { const char *name; GTestDataFunc fn; } tests[] = {
+    { "distances", test_distances },
+    { "far-pages-move-in", test_far_pages_move_in },
+    { "shuffled", test_shuffled },
+    { "used-marks", test_used_marks },
+    { "foreach", test_foreach },
+  };
+  for (int mode = 0; mode < 2; mode++)
+    for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
+      {
+        char *path = g_strdup_printf ("/seqlist/%s/%s", mode ? "packed" : "kept", tests[i].name);
+        g_test_add_data_func (path, GINT_TO_POINTER (mode), tests[i].fn);
+        g_free (path);
+      }
+  g_test_add_func ("/seqlist/pack-fields", test_pack_fields);
   int rc = g_test_run ();
   viper_tram_pool_free (pool);
   return rc;
