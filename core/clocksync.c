@@ -334,8 +334,10 @@ pass1_hook (const ViperTram *t, gboolean changed, gpointer data)
 static void
 collect_pending_sample (const ViperTram *t, gpointer data)
 {
+  /* a copy of its header and data: a tram that waits packed in its list is
+   * shown in a block the next one reuses (core/seqlist.h) */
   if (is_sample (t))
-    g_ptr_array_add (data, (gpointer) t);
+    g_ptr_array_add (data, g_memdup2 (t, sizeof *t + (gsize) t->ndata * sizeof (gint64)));
 }
 
 static gint
@@ -350,7 +352,7 @@ cmp_tram_seq (gconstpointer a, gconstpointer b)
 static void
 pending_samples (ViperClockSync *cs, ViperRun *run, ViperChannels *channels)
 {
-  GPtrArray *held = g_ptr_array_new ();
+  GPtrArray *held = g_ptr_array_new_with_free_func (g_free);
   viper_run_foreach_pending (run, collect_pending_sample, held);
   g_ptr_array_sort (held, cmp_tram_seq);
   for (guint i = 0; i < held->len; i++)

@@ -81,6 +81,9 @@ viper_run_list_get (ViperRun *run, gint64 proc, gboolean create)
       l = g_new (ViperSeqList, 1);
       viper_seqlist_init (l, proc);
       viper_seqlist_set_pool (l, run->pool);
+      /* a tram at the cut waits packed behind as many unclaimed ones as a
+       * claim window holds (VIPER_CLAIM_WINDOW=1 in the tests: behind one) */
+      l->defer_at = run->claim_window_default;
       g_hash_table_insert (run->lists, &l->proc, l);
       g_clear_pointer (&run->procs_sorted, g_array_unref);
       if (small)

@@ -137,7 +137,8 @@ guint64 viper_run_proc_count (const ViperRun *run, gint64 proc);
 /* Call fn on every pending tram (accepted, not yet transferred): modules in
  * increasing order, each module's trams in no defined order (sort them by
  * seq, unique in a module, for one).  Changes nothing; fn must not touch
- * the run.  The engine's own lists, not a view's. */
+ * the run, nor keep t beyond its call (a tram waiting packed is shown in a
+ * block that the next one reuses).  The engine's own lists, not a view's. */
 void viper_run_foreach_pending (const ViperRun *run, void (*fn) (const ViperTram *t, gpointer data), gpointer data);
 /* Why pending trams cannot leave: one entry per held-up sequence list. */
 GArray *viper_run_stuck (const ViperRun *run);          /* of ViperStuck; free with viper_stuck_array_free */

@@ -162,31 +162,35 @@ rec_pack (SeqRec *r, const ViperTram *t)
 
 /* The tram r holds, in a fresh block of pool (as viper_run_insert left it
  * before it was packed), or written into the caller's block (pool NULL,
- * room for the header and ndata fields). */
+ * room for the header and ndata fields).  Every field is stored once (a
+ * compound literal would clear the block first). */
 static inline ViperTram *
 rec_unpack (const SeqRec *r, gint64 proc, gint64 seq, ViperTramPool *pool, ViperTram *into)
 {
-  ViperTram *t = into ? into : viper_tram_pool_alloc_canon (pool, r->ndata);
-  guint32 slab = t->pool_slab;
-  *t = (ViperTram) {
-    .time = r->time,
-    .adjusted = -INFINITY,
-    .proc = proc,
-    .seq = seq,
-    .rec = r->rec,
-    .ev = r->ev,
-    .process = r->process,
-    .raw_len = r->raw_len,
-    .line = r->line,
-    .channel = r->channel,
-    .pool_slab = slab,
-    .ndata = r->ndata,
-    .data_off = r->data_off,
-    .type = r->type == REC_NO_TYPE ? VIPER_TYPE_UNKNOWN : r->type,
-    .dtype = VIPER_DTYPE_INT,
-    .state = VIPER_TRAM_INITIAL,
-    .flags = r->flags,
-  };
+  ViperTram *t = into ? into : viper_tram_pool_alloc_raw (pool, r->ndata);
+  t->time = r->time;
+  t->adjusted = -INFINITY;
+  t->proc = proc;
+  t->seq = seq;
+  t->next = NULL;
+  t->prim = NULL;
+  t->waiter_next = NULL;
+  t->rec = r->rec;
+  t->ev = r->ev;
+  t->process = r->process;
+  t->raw_len = r->raw_len;
+  t->line = r->line;
+  t->channel = r->channel;
+  if (into)
+    t->pool_slab = 0;
+  t->ndata = r->ndata;
+  t->data_off = r->data_off;
+  t->type = r->type == REC_NO_TYPE ? VIPER_TYPE_UNKNOWN : r->type;
+  t->slot = 0;
+  t->dtype = VIPER_DTYPE_INT;
+  t->state = VIPER_TRAM_INITIAL;
+  t->waits = 0;
+  t->flags = r->flags;
   gint64 *d = (gint64 *) (t + 1);
   guint i = 0;
   if (r->ndata && (r->kind & REC_D1_SEQ))
@@ -289,9 +293,6 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
 static void
 foreach_page (const ViperSeqList *l, const SeqPage *pg, void (*fn) (const ViperTram *, gpointer), gpointer data)
 {
-  /* a packed tram is unpacked into this block for fn, which gets the same
-   * fields it would have got from the tram itself */
-  gint64 room[(sizeof (ViperTram) + G_MAXUINT8 * sizeof (gint64)) / sizeof (gint64) + 1];
   for (guint i = 0; i < PAGE_SLOTS; i++)
     if (pg->slot[i].kind != REC_EMPTY)
       {
@@ -299,7 +300,14 @@ foreach_page (const ViperSeqList *l, const SeqPage *pg, void (*fn) (const ViperT
         if ((r->kind & REC_KIND) == REC_TRAM)
           fn (r->tram, data);
         else if ((r->kind & REC_KIND) == REC_PACKED)
-          fn (rec_unpack (r, l->proc, (pg->pageno << PAGE_BITS) + (gint64) i, NULL, (ViperTram *) room), data);
+          {
+            /* unpacked for fn alone, into a block of its own that goes
+             * after the call: a caller that kept it is caught by
+             * AddressSanitizer (foreach is for reports, not a hot path) */
+            ViperTram *t = g_malloc (sizeof (ViperTram) + r->ndata * sizeof (gint64));
+            fn (rec_unpack (r, l->proc, (pg->pageno << PAGE_BITS) + (gint64) i, NULL, t), data);
+            g_free (t);
+          }
       }
 }
 
@@ -568,6 +576,35 @@ viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq)
     __builtin_prefetch (&pg->slot[(guint64) seq & PAGE_MASK], 1);   /* a record: one line */
 }
 
+/* Something waits in the slot at the cut: a tram deferred there. */
+static gboolean
+cut_taken (const ViperSeqList *l)
+{
+  const ViperSeqPages *P = l->pages;
+  if (!P || !P->occupied)
+    return FALSE;
+  guint64 seq = (guint64) l->next_seq;
+  const SeqPage *pg = P->dir[(seq >> PAGE_BITS) & (P->dir_cap - 1)];
+  return pg && pg->slot[seq & PAGE_MASK].kind != REC_EMPTY;
+}
+
+/* A tram at the cut goes to the queue only when it may be claimed soon:
+ * behind defer_at unclaimed trams or more (a claim cursor that waits for a
+ * partner, or for the transfers of its window), it waits packed in its slot
+ * like a tram above the cut, and the cut stays (viper_seqlist_drain takes
+ * it when the cursor gets there).  A trace read far ahead of its replay -
+ * one processor's lines after another's - then waits in a quarter of the
+ * memory. */
+static inline gboolean
+defer (const ViperSeqList *l)
+{
+  if (!l->defer_at || !l->pool || !l->claim)
+    return FALSE;
+  guint64 waiting = l->pages ? l->pages->waiting : 0;
+  guint64 queued = l->in_flight - waiting;   /* in the queue, claimed or not */
+  return queued >= l->claimed_ahead + l->defer_at;
+}
+
 ViperSeqResult
 viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
 {
@@ -575,6 +612,10 @@ viper_seqlist_insert (ViperSeqList *l, ViperTram *t, ViperTram **first_queued)
   if (t->seq < l->next_seq)
     return VIPER_SEQ_DUPLICATE;
   if (t->seq > l->next_seq)
+    return place (l, (guint64) t->seq, t) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
+  if (G_UNLIKELY (l->pages && l->pages->occupied) && cut_taken (l))
+    return VIPER_SEQ_DUPLICATE;
+  if (G_UNLIKELY (defer (l)))
     return place (l, (guint64) t->seq, t) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
   /* seq == next_seq: its slot is empty (else the cut would have passed it) */
   append (l, t, first_queued);
@@ -591,6 +632,8 @@ viper_seqlist_mark_used (ViperSeqList *l, gint64 seq, ViperTram **first_queued)
     return VIPER_SEQ_DUPLICATE;
   if (seq > l->next_seq)
     return place (l, (guint64) seq, NULL) ? VIPER_SEQ_INITIAL : VIPER_SEQ_DUPLICATE;
+  if (cut_taken (l))
+    return VIPER_SEQ_DUPLICATE;
   advance (l);
   drain (l, first_queued, VIPER_SEQ_BATCH);
   return VIPER_SEQ_QUEUED;

@@ -35,6 +35,7 @@ struct _ViperSeqList {
   gboolean in_held;         /* in the run's array of held lists */
   guint32 claimed_ahead;    /* claimed trams not yet transferred (head .. claim) */
   guint32 claim_limit;      /* claimed_ahead at which the cursor holds (0: the run's window) */
+  guint32 defer_at;         /* unclaimed queued trams from which one at the cut waits packed (0: never; seqlist.c) */
 
   double offset;            /* clock offset (thesis 5.2) */
   double last_adjusted;     /* t' of the last transferred tram (-inf before) */
@@ -75,7 +76,9 @@ guint64 viper_seqlist_skip_gap (ViperSeqList *l, ViperTram **first_queued);
 /* Prefetch the slot sequence number seq would take (when its page exists). */
 void viper_seqlist_prefetch (const ViperSeqList *l, gint64 seq);
 /* Call fn on every tram the list holds: the QUEUED ones in sequence order,
- * then the INITIAL ones above the cut in no defined order.  Changes nothing. */
+ * then those waiting in the pages (above the cut, or deferred at it) in no
+ * defined order.  Changes nothing.  A packed tram is unpacked for fn into a
+ * block the next one reuses: fn must not keep t. */
 void viper_seqlist_foreach (const ViperSeqList *l, void (*fn) (const ViperTram *t, gpointer data), gpointer data);
 /* Number of INITIAL trams (above the cut). */
 guint64 viper_seqlist_initial (const ViperSeqList *l);

@@ -378,9 +378,9 @@ viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints)
 }
 
 ViperTram *
-viper_tram_pool_alloc_canon (ViperTramPool *pool, guint32 ndata_ints)
+viper_tram_pool_alloc_raw (ViperTramPool *pool, guint32 ndata_ints)
 {
-  return alloc_block_zeroed (pool, block_size (ndata_ints, 0));
+  return alloc_block (pool, block_size (ndata_ints, 0));
 }
 
 ViperTram *

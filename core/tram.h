@@ -123,9 +123,10 @@ void viper_tram_pool_free (ViperTramPool *pool);
 /* A zeroed tram with room for ndata int64 fields (0 if dtype is not 2) and
  * raw_len + 1 bytes of text. */
 ViperTram *viper_tram_pool_alloc (ViperTramPool *pool, guint32 ndata_ints, guint32 raw_len);
-/* A tram of a line in canonical form (no text): the header zeroed, the
- * ndata_ints data fields left for the caller to write. */
-ViperTram *viper_tram_pool_alloc_canon (ViperTramPool *pool, guint32 ndata_ints);
+/* A block for a tram of a line in canonical form (no text) with ndata_ints
+ * data fields, of which only pool_slab is set: the caller writes every other
+ * field of the header and the data. */
+ViperTram *viper_tram_pool_alloc_raw (ViperTramPool *pool, guint32 ndata_ints);
 void viper_tram_pool_release (ViperTramPool *pool, ViperTram *t);
 /* Bytes currently held by live trams (header + data + text, rounded to size class). */
 gsize viper_tram_pool_bytes_in_use (const ViperTramPool *pool);

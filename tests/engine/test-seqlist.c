@@ -27,7 +27,7 @@ mk (gint64 seq)
       t->seq = seq;
       return t;
     }
-  ViperTram *t = viper_tram_pool_alloc_canon (pool, 2);
+  ViperTram *t = viper_tram_pool_alloc (pool, 2, 0);
   t->seq = seq;
   t->proc = 3;
   t->time = (double) seq / 8;
@@ -298,6 +298,53 @@ test_foreach (gconstpointer mode)
   g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
 }
 
+/* A tram at the cut behind defer_at unclaimed ones waits packed (with a
+ * pool), the cut staying before it; a duplicate of it is still one; the
+ * trams come out in order when the queue has been taken. */
+static void
+test_defer (gconstpointer mode)
+{
+  packing = GPOINTER_TO_INT (mode);
+  ViperSeqList l;
+  init (&l, 3);
+  l.defer_at = 4;
+  ViperTram *first;
+  for (gint64 s = 1; s <= 4; s++)
+    {
+      g_assert_cmpint (viper_seqlist_insert (&l, mk (s), &first), ==, VIPER_SEQ_QUEUED);
+      l.in_flight++;            /* as viper_run_insert counts it */
+    }
+  g_assert_true (l.claim == l.head);   /* none claimed */
+  ViperSeqResult r = viper_seqlist_insert (&l, mk (5), &first);
+  l.in_flight++;
+  if (!packing)
+    {
+      g_assert_cmpint (r, ==, VIPER_SEQ_QUEUED);   /* nothing is packed without a pool */
+      g_assert_cmpint (l.next_seq, ==, 6);
+    }
+  else
+    {
+      g_assert_cmpint (r, ==, VIPER_SEQ_INITIAL);
+      g_assert_null (first);
+      g_assert_cmpint (l.next_seq, ==, 5);
+      g_assert_cmpuint (viper_seqlist_initial (&l), ==, 1);
+      ViperTram *dup = mk (5);
+      g_assert_cmpint (viper_seqlist_insert (&l, dup, &first), ==, VIPER_SEQ_DUPLICATE);
+      viper_tram_pool_release (pool, dup);
+      g_assert_cmpint (viper_seqlist_mark_used (&l, 5, &first), ==, VIPER_SEQ_DUPLICATE);
+      /* a claimed queue defers nothing: claimed_ahead covers the queue */
+      l.claimed_ahead = 4;
+      g_assert_cmpint (viper_seqlist_insert (&l, mk (6), &first), ==, VIPER_SEQ_INITIAL);   /* above the cut */
+      l.in_flight++;
+      l.claimed_ahead = 0;
+    }
+  gint64 expect = 1;
+  g_assert_cmpuint (pop_all (&l, &expect), ==, packing ? 6 : 5);
+  g_assert_cmpuint (viper_seqlist_pages (&l), ==, 0);
+  viper_seqlist_clear (&l, release, pool);
+  g_assert_cmpuint (viper_tram_pool_live (pool), ==, 0);
+}
+
 /* ---- packing ----------------------------------------------------------------- */
 
 /* A tram as viper_run_insert hands it over: fields from the spec, text only
@@ -307,7 +354,7 @@ mk_full (gint64 seq, guint flags, gint32 rec, gint32 ev, gint32 process, guint32
          guint16 type, guint16 data_off, guint ndata, const gint64 *data, const char *text)
 {
   ViperTram *t = text ? viper_tram_pool_alloc (pool, ndata, (guint32) strlen (text))
-                      : viper_tram_pool_alloc_canon (pool, ndata);
+                      : viper_tram_pool_alloc (pool, ndata, 0);
   t->seq = seq;
   t->proc = 5;
   t->time = -12.345678 * (double) seq;
@@ -486,6 +533,7 @@ main (int argc, char **argv)
     { "shuffled", test_shuffled },
     { "used-marks", test_used_marks },
     { "foreach", test_foreach },
+    { "defer", test_defer },
   };
   for (int mode = 0; mode < 2; mode++)
     for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
