@@ -19,12 +19,15 @@ G_BEGIN_DECLS
 
 typedef struct _ViperSeqList ViperSeqList;
 typedef struct _ViperSeqPages ViperSeqPages;
+typedef struct _SeqPage SeqPage;
 
 struct _ViperSeqList {
   gint64 proc;
-  ViperTramPool *pool;      /* waiting trams are packed, their blocks released here (NULL: kept as they are) */
   gint64 next_seq;          /* the lowest sequence number not yet QUEUED (or passed as used) */
-  ViperSeqPages *pages;     /* INITIAL trams above the cut; NULL while none ever waited */
+  ViperSeqPages *pages;     /* trams waiting in pages (above the cut, or deferred at it); NULL while none ever waited */
+  SeqPage **dir;            /* with pages: pages [cut's, + dir_cap) at pageno & (dir_cap - 1) (seqlist.c) */
+  guint32 dir_cap;          /* power of two */
+  ViperTramPool *pool;      /* waiting trams are packed, their blocks released here (NULL: kept as they are) */
 
   /* QUEUED trams not yet transferred, in sequence order (linked by ->next) */
   ViperTram *head;          /* next to transfer */
