@@ -221,40 +221,37 @@ pages_get (ViperSeqList *l)
 }
 
 static SeqPage *
-page_new (ViperSeqPages *P, guint64 pageno)
+page_new (ViperSeqList *l, guint64 pageno)
 {
+  ViperSeqPages *P = l->pages;
   SeqPage *pg = P->spare;
   if (pg)
     P->spare = NULL;                /* emptied: every slot is REC_EMPTY already */
   else
-    {
-      void *mem = NULL;
-      if (posix_memalign (&mem, 64, sizeof *pg) != 0)
-        g_error ("seqlist: out of memory for a page of %zu bytes", sizeof *pg);
-      pg = memset (mem, 0, sizeof *pg);
-    }
+    pg = viper_tram_pool_page_alloc (l->pool, sizeof *pg);   /* counted with the trams' memory */
   pg->pageno = (gint64) pageno;
   P->n_pages++;
   return pg;
 }
 
 static void
-page_drop (ViperSeqPages *P, SeqPage *pg)
+page_drop (ViperSeqList *l, SeqPage *pg)
 {
+  ViperSeqPages *P = l->pages;
   P->n_pages--;
   if (!P->spare)
     P->spare = pg;
   else
-    free (pg);
+    viper_tram_pool_page_free (l->pool, pg, sizeof *pg);
 }
 
 static void
-release_page (SeqPage *pg, void (*release) (ViperTram *, gpointer), gpointer data)
+release_page (ViperSeqList *l, SeqPage *pg, void (*release) (ViperTram *, gpointer), gpointer data)
 {
   for (guint i = 0; i < PAGE_SLOTS; i++)
     if ((pg->slot[i].kind & REC_KIND) == REC_TRAM)
       release (pg->slot[i].tram, data);
-  free (pg);
+  viper_tram_pool_page_free (l->pool, pg, sizeof *pg);
 }
 
 void
@@ -271,17 +268,17 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
     {
       for (guint i = 0; i < l->dir_cap; i++)
         if (l->dir[i])
-          release_page (l->dir[i], release, data);
+          release_page (l, l->dir[i], release, data);
       if (P->far)
         {
           GHashTableIter it;
           gpointer k, v;
           g_hash_table_iter_init (&it, P->far);
           while (g_hash_table_iter_next (&it, &k, &v))
-            release_page (v, release, data);
+            release_page (l, v, release, data);
           g_hash_table_destroy (P->far);
         }
-      free (P->spare);
+      viper_tram_pool_page_free (l->pool, P->spare, sizeof (SeqPage));
       g_free (l->dir);
       g_free (P);
     }
@@ -420,7 +417,7 @@ place (ViperSeqList *l, guint64 seq, ViperTram *t)
       SeqPage **slot = &l->dir[pageno & (l->dir_cap - 1)];
       pg = *slot;
       if (!pg)
-        pg = *slot = page_new (P, pageno);
+        pg = *slot = page_new (l, pageno);
     }
   else
     {
@@ -430,7 +427,7 @@ place (ViperSeqList *l, guint64 seq, ViperTram *t)
       pg = g_hash_table_lookup (P->far, &key);
       if (!pg)
         {
-          pg = page_new (P, pageno);
+          pg = page_new (l, pageno);
           g_hash_table_insert (P->far, &pg->pageno, pg);
         }
     }
@@ -476,13 +473,12 @@ append (ViperSeqList *l, ViperTram *t, ViperTram **first)
 static void
 drop_cut_page (ViperSeqList *l)
 {
-  ViperSeqPages *P = l->pages;
   guint64 base = base_page (l);
   SeqPage **s = &l->dir[base & (l->dir_cap - 1)];
   if (*s)
     {
       g_assert ((guint64) (*s)->pageno == base);
-      page_drop (P, *s);
+      page_drop (l, *s);
       *s = NULL;
     }
 }

@@ -48,6 +48,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Under AddressSanitizer a released tram (and a slab's unused tail) is
@@ -375,6 +376,27 @@ ViperTram *
 viper_tram_pool_alloc_canon_uninit (ViperTramPool *pool, guint32 ndata_ints)
 {
   return alloc_block_zeroed (pool, block_size (ndata_ints, 0));
+}
+
+gpointer
+viper_tram_pool_page_alloc (ViperTramPool *pool, gsize size)
+{
+  void *mem = NULL;
+  if (posix_memalign (&mem, 64, size) != 0)
+    g_error ("viper: out of memory for a page of %" G_GSIZE_FORMAT " bytes of waiting trams", size);
+  if (pool)
+    reserve (pool, size);
+  return memset (mem, 0, size);
+}
+
+void
+viper_tram_pool_page_free (ViperTramPool *pool, gpointer page, gsize size)
+{
+  if (!page)
+    return;
+  if (pool)
+    pool->reserved -= size;
+  free (page);
 }
 
 ViperTram *

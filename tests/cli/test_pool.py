@@ -106,5 +106,24 @@ with tempfile.TemporaryDirectory(prefix="viper-pool-") as tmp:
             p.kill()
             p.wait()
 
+    # trams that wait above the cut, packed (core/seqlist.c, issue 11): one
+    # Macrame device's lines in reverse, so that all wait for the first; the
+    # pool counts their pages, about 32 bytes a tram, far below the 100-150
+    # of a tram in its own block, and gives them back
+    rev = os.path.join(tmp, "reverse.trc")
+    n = 60000
+    with open(rev, "w") as f:
+        f.writelines("2 30 %d.5 17 0 1 2 %d\n" % (seq, seq) for seq in range(n, 0, -1))
+    r = subprocess.run([args.viper_replay, "--paradigm=macrame", "--quiet", "--stats", rev], capture_output=True,
+                       timeout=120)
+    expect(r.returncode == 0, "the reversed trace replays (%s, %s)" % (r.returncode, r.stderr[-300:]))
+    st = stats(r.stdout)
+    expect(st.get("pending") == "0" and st.get("transferred") == str(n),
+           "reversed: every tram left (pending %s, transferred %s)" % (st.get("pending"), st.get("transferred")))
+    end, peak = int(st.get("pool bytes", -1)), int(st.get("pool bytes peak", -1))
+    expect(n * 32 <= peak <= n * 40, "reversed: the waiting trams were held packed, 32-40 bytes each "
+           "(peak %d bytes for %d trams)" % (peak, n))
+    expect(end * 10 < peak, "reversed: and given back (%d bytes at the end)" % end)
+
 print("%d problems" % len(problems))
 sys.exit(1 if problems else 0)
