@@ -144,10 +144,21 @@ struct _ViperRun {
   struct { gint64 rec, ev; guint16 type; gboolean valid; } type_cache[64];
 };
 
-/* Shared by run.c and run-reject.c. */
+/* Shared by run.c, run-claim.c and run-reject.c. */
 ViperSeqList *viper_run_list_get (ViperRun *run, gint64 proc, gboolean create);
 void viper_run_advance_claims (ViperRun *run, ViperSeqList *l);
 void viper_run_drain_resume (ViperRun *run);
+/* t is the head of l: if claimed and not waiting, fix its adjusted time and
+ * let it into the heap (run.c). */
+void viper_run_maybe_ready (ViperRun *run, ViperSeqList *l, ViperTram *t);
+/* run-claim.c: a primitive's reference dropped (freed at the last); every
+ * primitive kept for reuse freed; held lists claim on (one more window
+ * each while nothing is ready, or all: to the end of what they hold); the
+ * claim window VIPER_CLAIM_WINDOW sets (or the default). */
+void viper_run_prim_unref (ViperRun *run, Prim *p);
+void viper_run_prim_free_all (ViperRun *run);
+void viper_run_claims_force (ViperRun *run, gboolean all);
+guint32 viper_run_claim_window_env (void);
 /* Column (1-based) of data field i in the raw line, for diagnostics. */
 guint viper_run_data_column (const ViperTram *t, guint i);
 /* Remember FILE:LINE (the first few per proc) in a proc -> RejectedLines table. */
