@@ -439,13 +439,16 @@ test_connect_timeout (Fixture *f, gconstpointer data)
 /* ---- the write bound: a viewer that stops reading ----------------------- */
 
 /* Everything the reader fd gives until end of file, waiting at most 10 s
- * for each piece (the writer has closed or shut down: nothing should wait). */
+ * for each piece (the writer has closed or shut down: nothing should wait).
+ * Bounded by reads of a byte at least: a FIFO written a line at a time may
+ * hand over one line a read, 200,000 of them when the reader keeps up
+ * (100,000 reads was too few on a loaded machine). */
 static GString *
 read_to_eof (int fd)
 {
   GString *got = g_string_new (NULL);
   char buf[65536];
-  for (int i = 0; i < 100000; i++) {
+  for (long i = 0; i < 64L * 1024 * 1024; i++) {
     struct pollfd pfd = { .fd = fd, .events = POLLIN };
     g_assert_cmpint (poll (&pfd, 1, 10000), ==, 1);
     ssize_t k = read (fd, buf, sizeof buf);
