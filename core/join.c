@@ -71,6 +71,7 @@ struct _ViperJoin {
   GHashTable *open;         /* Open* (key: first three fields) */
   GArray *modules;          /* known modules >= 0, sorted */
   gboolean modules_final;   /* the input ended: modules holds every one (group -1 is complete) */
+  gboolean wants_modules;   /* a collective over group -1 was claimed before modules_final */
 };
 
 static guint
@@ -163,6 +164,7 @@ viper_join_reset (ViperJoin *j)
   g_hash_table_remove_all (j->open);
   g_array_set_size (j->modules, 0);
   j->modules_final = FALSE;
+  j->wants_modules = FALSE;
 }
 
 void
@@ -424,6 +426,8 @@ viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume
       return TRUE;
     case VIPER_JOIN_BEGIN:
       {
+        if (group == -1 && !j->modules_final)
+          j->wants_modules = TRUE;
         Count *c = count_get (j, kind, group, t->proc);
         Inst *i = inst_get (j, kind, group, c->begins++, TRUE);
         member_get (i, t->proc);
@@ -440,6 +444,8 @@ viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume
         const GArray *members = group_members (j, group);
         if (!members)
           {
+            if (group == -1)
+              j->wants_modules = TRUE;
             GPtrArray *stalled = g_hash_table_lookup (j->stalls, &group);
             if (!stalled)
               {
@@ -458,6 +464,12 @@ viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume
     default:
       return TRUE;
     }
+}
+
+gboolean
+viper_join_wants_modules (const ViperJoin *j)
+{
+  return j->wants_modules && !j->modules_final;
 }
 
 void

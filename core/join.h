@@ -13,7 +13,8 @@
  *   - groups are defined by GROUP trams (world ids, in member order); an
  *     END over a group not defined yet stalls its list until the definition
  *     arrives; group -1 means every module of the run, which is known
- *     only at the end of the input (viper_join_modules_final): an END over
+ *     at the end of the input, or before it when the scheduler can read
+ *     the files' processors ahead (viper_join_modules_final): an END over
  *     -1 stalls its list until then, so that the members, and with them
  *     the adjusted times, do not depend on the line order (a processor
  *     whose first line comes last is a member all the same).
@@ -66,9 +67,13 @@ void viper_join_free (ViperJoin *j);
 void viper_join_reset (ViperJoin *j);
 /* A module the run knows (members of group -1). */
 void viper_join_add_module (ViperJoin *j, gint64 proc);
-/* Every module is known now (the input ended): ENDs over group -1 may be
- * claimed; their lists go to resume.  Later calls change nothing. */
+/* Every module is known now (the input ended, or the run was told them
+ * beforehand: viper_run_modules_known): ENDs over group -1 may be claimed;
+ * their lists go to resume.  Later calls change nothing. */
 void viper_join_modules_final (ViperJoin *j, GPtrArray *resume);
+/* A collective over group -1 was claimed while the modules are not all
+ * known: whoever can learn them should say so (viper_run_modules_known). */
+gboolean viper_join_wants_modules (const ViperJoin *j);
 /* t is claimed from list l.  FALSE: it must wait (l is stalled until the
  * group is defined).  Lists resumed by a definition go to resume. */
 gboolean viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume);

@@ -140,6 +140,12 @@ viper_run_set_max_procs (ViperRun *run, guint64 max)
   run->max_procs = max ? max : G_MAXUINT64;
 }
 
+guint64
+viper_run_max_procs (const ViperRun *run)
+{
+  return run->max_procs;
+}
+
 /* Why the oldest held-up list waits, for the bound's message. */
 char *
 viper_run_first_stuck_reason (const ViperRun *run)

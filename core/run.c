@@ -229,6 +229,23 @@ viper_run_input_end (ViperRun *run)
 }
 
 gboolean
+viper_run_wants_modules (const ViperRun *run)
+{
+  return run->join && viper_join_wants_modules (run->join);
+}
+
+void
+viper_run_modules_known (ViperRun *run, const GArray *procs)
+{
+  if (!run->join)
+    return;
+  for (guint i = 0; i < procs->len; i++)
+    viper_join_add_module (run->join, g_array_index (procs, gint64, i));
+  viper_join_modules_final (run->join, run->resume);
+  viper_run_drain_resume (run);
+}
+
+gboolean
 viper_run_input_ended (const ViperRun *run)
 {
   return run->input_ended;
@@ -349,15 +366,14 @@ viper_run_reset (ViperRun *run)
   clear_all (run);
 }
 
-gboolean
-viper_run_insert (ViperRun *run, ViperTram *t)
+/* Classify t (its type and flags, its sequence number when the paradigm
+ * carries them) and check it against the paradigm's rules.  NULL when it
+ * passes; else why not (to free), the column to name and whether its
+ * sequence number counts as used.  Nothing changes but t. */
+static char *
+classify_check (ViperRun *run, ViperTram *t, guint *column, gboolean *passes)
 {
-  run->counts.read++;
-  if (run->last_out)
-    {
-      viper_tram_pool_release (run->pool, run->last_out);
-      run->last_out = NULL;
-    }
+  *passes = TRUE;
   /* unsigned: REC and EV are any 32-bit values, and signed overflow is undefined */
   guint slot = ((guint32) t->rec * 31u + (guint32) t->ev) & 63u;
   if (t->flags & VIPER_TRAM_F_WIDE)
@@ -381,47 +397,90 @@ viper_run_insert (ViperRun *run, ViperTram *t)
        * interpret (spec section 1: keep the raw text, do not fail): the whole
        * tram is uninterpreted, as an unknown one (ignored, passed through),
        * never matched or applied on data it does not have.  A tram left
-       * waiting for it names it. */
-      viper_run_note_line (run->uninterpreted_at, t->proc, 0,
-                 run->channels ? viper_channels_name (run->channels, t->channel) : "-", t->line);
+       * waiting for it names it (viper_run_insert). */
       t->type = VIPER_TYPE_UNKNOWN;
       t->flags |= VIPER_TRAM_F_UNINTERPRETED;
       tt = NULL;
     }
   /* an exact count is said as one whether the line has too few or too many */
   if (tt && t->ndata < tt->min_ndata)
-    return viper_run_reject_as (run, t, TRUE, t->raw_len + 1, "%s needs %s %u data field%s, has %u", tt->name,
-                                run->paradigm->exact_ndata ? "exactly" : "at least", tt->min_ndata,
-                                tt->min_ndata == 1 ? "" : "s", t->ndata);
+    {
+      *column = t->raw_len + 1;
+      return g_strdup_printf ("%s needs %s %u data field%s, has %u", tt->name,
+                              run->paradigm->exact_ndata ? "exactly" : "at least", tt->min_ndata,
+                              tt->min_ndata == 1 ? "" : "s", t->ndata);
+    }
   if (tt && run->paradigm->exact_ndata)
     {
       if (t->ndata != tt->min_ndata)
-        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, tt->min_ndata),
-                                    "%s needs exactly %u data field%s, has %u", tt->name,
-                                    tt->min_ndata, tt->min_ndata == 1 ? "" : "s", t->ndata);
+        {
+          *column = viper_run_data_column (t, tt->min_ndata);
+          return g_strdup_printf ("%s needs exactly %u data field%s, has %u", tt->name,
+                                  tt->min_ndata, tt->min_ndata == 1 ? "" : "s", t->ndata);
+        }
       if (t->ndata && t->dtype != VIPER_DTYPE_INT)
-        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, 0), "%s needs integer data (DTYPE 2)",
-                                    tt->name);
+        {
+          *column = viper_run_data_column (t, 0);
+          return g_strdup_printf ("%s needs integer data (DTYPE 2)", tt->name);
+        }
     }
   if (tt && run->paradigm->validate)
     {
       char reason[160] = "";
       guint field = 0;
       if (!run->paradigm->validate (t, &field, reason, sizeof reason))
-        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, field), "%s",
-                                    reason[0] ? reason : "violates the paradigm's rules");
+        {
+          *column = viper_run_data_column (t, field);
+          return g_strdup (reason[0] ? reason : "violates the paradigm's rules");
+        }
     }
   if (run->paradigm->explicit_seq)
     {
       if (t->dtype != VIPER_DTYPE_INT || t->ndata < 1)
-        return viper_run_reject_as (run, t, TRUE, t->ndata ? viper_run_data_column (t, 0) : t->raw_len + 1,
-                                    "missing sequence number (D1)");
+        {
+          *column = t->ndata ? viper_run_data_column (t, 0) : t->raw_len + 1;
+          return g_strdup ("missing sequence number (D1)");
+        }
       t->seq = viper_tram_data (t)[0];
       if (t->seq < 1)
-        return viper_run_reject_as (run, t, TRUE, viper_run_data_column (t, 0),
-                                    "sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
+        {
+          *column = viper_run_data_column (t, 0);
+          return g_strdup_printf ("sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
+        }
     }
-  else
+  return NULL;
+}
+
+gboolean
+viper_run_accepts (ViperRun *run, ViperTram *t)
+{
+  guint column;
+  gboolean passes;
+  char *why = classify_check (run, t, &column, &passes);
+  g_free (why);
+  return why == NULL;
+}
+
+gboolean
+viper_run_insert (ViperRun *run, ViperTram *t)
+{
+  run->counts.read++;
+  if (run->last_out)
+    {
+      viper_tram_pool_release (run->pool, run->last_out);
+      run->last_out = NULL;
+    }
+  guint column = 1;
+  gboolean passes = TRUE;
+  char *why = classify_check (run, t, &column, &passes);
+  if (G_UNLIKELY (why))
+    {
+      gboolean r = viper_run_reject_as (run, t, passes, column, "%s", why);
+      g_free (why);
+      return r;
+    }
+  const ViperTramType *tt = tram_type (run, t);
+  if (!run->paradigm->explicit_seq)
     t->seq = run->channels ? viper_channels_next_seq (run->channels, t->channel, t->proc)
                            : (gint64) viper_run_proc_count (run, t->proc) + 1;
   if (!tt)
@@ -438,6 +497,11 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     return viper_run_reject_as (run, t, FALSE, 1,
                       "a new PROC %" G_GINT64_FORMAT " past the bound of %" G_GUINT64_FORMAT
                       " modules (--max-procs): line not accepted", t->proc, run->max_procs);
+  if (G_UNLIKELY (t->flags & VIPER_TRAM_F_UNINTERPRETED))
+    /* a tram left waiting for it names it; past the bound of modules it
+     * was refused above and kept nothing */
+    viper_run_note_line (run->uninterpreted_at, t->proc, 0,
+                         run->channels ? viper_channels_name (run->channels, t->channel) : "-", t->line);
   ViperSeqList *l = viper_run_list_get (run, t->proc, TRUE);
   if (G_UNLIKELY (run->counts.read - 1 - run->counts.transferred - run->counts.rejected >= run->max_pending)
       && (t->seq > l->next_seq || (l->claim && !l->held)))

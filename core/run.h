@@ -59,6 +59,7 @@ guint64 viper_run_max_pending (const ViperRun *run);   /* G_MAXUINT64: no bound 
  * a line with a new PROC past it is refused and reported.  0 = no bound. */
 #define VIPER_RUN_DEFAULT_MAX_PROCS 1000000u
 void viper_run_set_max_procs (ViperRun *run, guint64 max);
+guint64 viper_run_max_procs (const ViperRun *run);   /* G_MAXUINT64: no bound */
 
 /* The input ended: no line comes any more, so every module of the run is
  * known.  A collective over all processors (group -1, core/join.h) waits
@@ -68,10 +69,22 @@ void viper_run_set_max_procs (ViperRun *run, guint64 max);
  * viper_run_procs); viper_scheduler_input_end does both. */
 gboolean viper_run_input_end (ViperRun *run);
 gboolean viper_run_input_ended (const ViperRun *run);
+/* A collective over every module (group -1) waits to know them all: TRUE
+ * until the input ends or viper_run_modules_known is called. */
+gboolean viper_run_wants_modules (const ViperRun *run);
+/* Every module the input will bring, learnt ahead of the end (the
+ * scheduler reads the processors of its files ahead): group -1 is these
+ * from now on, as viper_run_input_end would make it.  The caller tells the
+ * model too (viper_model_set_modules). */
+void viper_run_modules_known (ViperRun *run, const GArray *procs);
 
 /* Take a parsed tram (ownership passes to the run).  Returns FALSE when it is
  * rejected as bad input (reported to the diag, counted, released). */
 gboolean viper_run_insert (ViperRun *run, ViperTram *tram);
+/* Would viper_run_insert take t into its list, not reject it as bad input
+ * (the paradigm's type, data and sequence number rules; not the bounds, nor
+ * duplicates)?  Classifies t as the insert would; nothing else changes. */
+gboolean viper_run_accepts (ViperRun *run, ViperTram *tram);
 /* A tram that will be inserted soon (a source's look ahead): prefetch the
  * slot it will take in its sequence list.  Changes nothing. */
 void viper_run_prefetch (ViperRun *run, const ViperTram *upcoming);

@@ -86,7 +86,17 @@ struct _ViperScheduler {
   guint64 transferred;      /* by the engine since the reset */
   guint64 transfer_limit;
   gboolean transfer_limit_peek;
+
+  /* every module, learnt ahead for collectives over group -1 (scheduler-modules.c) */
+  gboolean modules_tried;   /* since the reset */
+  GArray *known_modules;    /* what the files held, kept across resets; NULL: not learnt */
 };
+
+/* core/scheduler-modules.c: the run wants every module (a collective over
+ * group -1): read them from the files ahead, when every source is one; at
+ * a pause of live input, the ones heard from (TRUE when it told them). */
+void viper_sched_learn_modules (ViperScheduler *s);
+gboolean viper_sched_modules_at_pause (ViperScheduler *s);
 
 /* core/scheduler-seek.c */
 void viper_sched_start_replay (ViperScheduler *s);   /* playback from s->play (just restored) */

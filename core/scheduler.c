@@ -56,6 +56,7 @@ viper_scheduler_free (ViperScheduler *s)
   viper_trail_free (s->trail);
   viper_trail_pos_clear (&s->play);
   viper_tram_ref_clear (&s->tram_stop);
+  g_clear_pointer (&s->known_modules, g_array_unref);
   g_free (s);
 }
 
@@ -317,6 +318,7 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
   s->transferred = 0;
   s->tram_armed = s->has_tram_stop;
   s->tram_seen = FALSE;
+  s->modules_tried = FALSE;
   viper_run_reset (s->run);
   if (s->model)
     viper_model_reset (s->model);
@@ -555,6 +557,9 @@ engine_one (ViperScheduler *s, gboolean ahead)
       set_stopped (s, VIPER_STOP_STEP);
       return VIPER_STOP_STEP;
     }
+  /* a collective over every module: learn them before it goes on */
+  if (G_UNLIKELY (!s->modules_tried) && viper_run_wants_modules (s->run))
+    viper_sched_learn_modules (s);
   /* a breakpoint's stop point needs every tram claimed that can be */
   viper_run_bound_claims (s->run, isnan (s->breakpoint));
   const ViperTram *next = viper_run_peek (s->run);
@@ -612,6 +617,8 @@ engine_one (ViperScheduler *s, gboolean ahead)
   /* nothing to read now (the end, or live input pausing), nothing ready:
    * what waits for that goes (a program manager's verdict) */
   if (viper_run_release_after_input (s->run))
+    return VIPER_STOP_NONE;
+  if (!all_at_end && viper_sched_modules_at_pause (s))
     return VIPER_STOP_NONE;
   if (all_at_end)
     {
