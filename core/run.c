@@ -481,8 +481,22 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     }
   const ViperTramType *tt = tram_type (run, t);
   if (!run->paradigm->explicit_seq)
-    t->seq = run->channels ? viper_channels_next_seq (run->channels, t->channel, t->proc)
-                           : (gint64) viper_run_proc_count (run, t->proc) + 1;
+    {
+      /* the numbers are arrival order per channel (spec section 2): a
+       * second channel's lines of a processor would number themselves again,
+       * and those past the first channel's count would splice into its run */
+      const ViperSeqList *known = viper_run_list_get (run, t->proc, FALSE);
+      if (G_UNLIKELY (known && known->inserted && known->first_channel != t->channel))
+        {
+          const char *other = run->channels ? viper_channels_name (run->channels, known->first_channel) : NULL;
+          return viper_run_reject_as (run, t, FALSE, 1,
+                                      "proc %" G_GINT64_FORMAT " already has lines on %s (a native PICL processor's "
+                                      "lines must come from one file or connection: spec section 2)",
+                                      t->proc, other ? other : "another channel");
+        }
+      t->seq = run->channels ? viper_channels_next_seq (run->channels, t->channel, t->proc)
+                             : (gint64) viper_run_proc_count (run, t->proc) + 1;
+    }
   if (!tt)
     t->flags |= VIPER_TRAM_F_IGNORED;
   if (run->time_map)
@@ -527,16 +541,6 @@ viper_run_insert (ViperRun *run, ViperTram *t)
   switch (viper_seqlist_insert (l, t, &first))
     {
     case VIPER_SEQ_DUPLICATE:
-      if (!run->paradigm->explicit_seq && l->inserted && l->first_channel != t->channel)
-        {
-          /* the numbers are arrival order per channel (spec section 2): a
-           * second channel's lines of a processor number themselves again */
-          const char *other = run->channels ? viper_channels_name (run->channels, l->first_channel) : NULL;
-          return viper_run_reject_as (run, t, FALSE, 1,
-                            "proc %" G_GINT64_FORMAT " already has lines on %s (a native PICL processor's "
-                            "lines must come from one file or connection: spec section 2)",
-                            t->proc, other ? other : "another channel");
-        }
       return viper_run_reject_as (run, t, FALSE, run->paradigm->explicit_seq ? viper_run_data_column (t, 0) : 1,
                      "duplicate sequence number %" G_GINT64_FORMAT " for proc %" G_GINT64_FORMAT,
                      t->seq, t->proc);
