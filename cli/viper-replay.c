@@ -62,10 +62,16 @@ parse_steps (const char *text, gint64 *out, GError **error)
   for (const char *q = p; *q; q++)
     digits = digits && g_ascii_isdigit (*q);
   gint64 v = 0;
-  if (!digits || !g_ascii_string_to_signed (text, 10, G_MININT64 + 1, G_MAXINT64, &v, NULL))
+  if (!digits)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps: '%s' is not a decimal whole number",
                    text);
+      return FALSE;
+    }
+  if (!g_ascii_string_to_signed (text, 10, G_MININT64 + 1, G_MAXINT64, &v, NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps: '%s' is too large (at most %"
+                   G_GINT64_FORMAT ")", text, G_MAXINT64);
       return FALSE;
     }
   *out = v;

@@ -794,7 +794,10 @@ ViperNumberStatus
 viper_parse_number (const char *text, double *out)
 {
   char *end = NULL;
-  /* decimal only, as TIME (spec section 1): strtod would read hex too */
+  /* decimal only, as TIME (spec section 1): strtod would read hex too, and
+   * skip leading blanks first (' 0x10' was 16) */
+  if (g_ascii_isspace (text[0]))
+    return VIPER_NUMBER_SYNTAX;
   const char *digits = text + (text[0] == '-' || text[0] == '+');
   if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
     return VIPER_NUMBER_SYNTAX;

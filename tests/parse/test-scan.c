@@ -650,6 +650,9 @@ test_parse_number (void)
     { "12:30", VIPER_NUMBER_SYNTAX, 0 }, { "1e400", VIPER_NUMBER_RANGE, 0 }, { "-1e400", VIPER_NUMBER_RANGE, 0 },
     { "inf", VIPER_NUMBER_RANGE, 0 }, { "0x10", VIPER_NUMBER_SYNTAX, 0 }, { "-0X1p3", VIPER_NUMBER_SYNTAX, 0 },
     { "+0x0", VIPER_NUMBER_SYNTAX, 0 }, { "0.5e1", VIPER_NUMBER_OK, 5 },
+    /* strtod skips leading blanks: ' 0x10' was read as 16 */
+    { " 0x10", VIPER_NUMBER_SYNTAX, 0 }, { " 16", VIPER_NUMBER_SYNTAX, 0 }, { "\t1", VIPER_NUMBER_SYNTAX, 0 },
+    { "16 ", VIPER_NUMBER_SYNTAX, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
