@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 #include "core/clocksync.h"
 #include "paradigms/paradigms.h"
+#include "tests/common/test-tram.h"
 
 typedef struct {
   GString *log;
@@ -61,31 +62,9 @@ write_trace (const char *dir)
 static void
 assert_same_tram (const ViperTram *a, const ViperTram *b)
 {
-  g_assert_cmpfloat (a->time, ==, b->time);
-  g_assert_cmpint (a->proc, ==, b->proc);
-  g_assert_cmpint (a->seq, ==, b->seq);
-  g_assert_cmpint (a->rec, ==, b->rec);
-  g_assert_cmpint (a->ev, ==, b->ev);
-  g_assert_cmpint (a->process, ==, b->process);
-  g_assert_cmpuint (a->raw_len, ==, b->raw_len);
-  g_assert_cmpuint (a->line, ==, b->line);
-  g_assert_cmpuint (a->channel, ==, b->channel);
-  g_assert_cmpuint (a->ndata, ==, b->ndata);
-  g_assert_cmpuint (a->data_off, ==, b->data_off);
-  g_assert_cmpuint (a->type, ==, b->type);
-  g_assert_cmpint (a->dtype, ==, b->dtype);
+  test_assert_same_tram (a, b);
   g_assert_cmpuint (a->state, ==, b->state);
-  g_assert_cmpuint (a->flags, ==, b->flags);
   g_assert_cmpuint (a->waits, ==, b->waits);
-  if (a->dtype == VIPER_DTYPE_INT && a->ndata)
-    g_assert_cmpmem (viper_tram_data (a), a->ndata * sizeof (gint64), viper_tram_data (b), b->ndata * sizeof (gint64));
-  g_assert_cmpstr (viper_tram_raw (a), ==, viper_tram_raw (b));
-  GString *pa = g_string_new (NULL), *pb = g_string_new (NULL);
-  viper_tram_print (a, FALSE, pa);
-  viper_tram_print (b, FALSE, pb);
-  g_assert_cmpstr (pa->str, ==, pb->str);
-  g_string_free (pa, TRUE);
-  g_string_free (pb, TRUE);
 }
 
 /* Drain both, call by call; returns the trams delivered. */
