@@ -74,6 +74,18 @@ straight (double clock, guint64 steps)
   return j;
 }
 
+/* A pipeline over trace_path whose seeks take their stuck lists from fresh
+ * replays (stuck_at), with a checkpoint every `every` trams at first. */
+static Pipe *
+seekable_pipe (guint64 every)
+{
+  Pipe *x = pipe_new (trace_path, 0);
+  viper_scheduler_enable_trail (x->e.s, 0);
+  viper_trail_set_first_every (viper_scheduler_get_trail (x->e.s), every);
+  viper_scheduler_set_stuck_func (x->e.s, stuck_at, NULL);
+  return x;
+}
+
 static char *
 write_trace (guint messages)
 {
@@ -104,10 +116,7 @@ test_seek (void)
 {
   char *path = write_trace (200);
   trace_path = path;
-  Pipe *x = pipe_new (path, 0);
-  viper_scheduler_enable_trail (x->e.s, 0);
-  viper_trail_set_first_every (viper_scheduler_get_trail (x->e.s), 9);
-  viper_scheduler_set_stuck_func (x->e.s, stuck_at, NULL);
+  Pipe *x = seekable_pipe (9);
   g_assert_cmpint (viper_scheduler_run (x->e.s), ==, VIPER_STOP_END);
   guint64 steps = viper_scheduler_steps_done (x->e.s);
   double t1 = viper_run_clock (x->e.run);
@@ -169,10 +178,7 @@ test_breakpoint_ahead (void)
   double t1 = viper_run_clock (end->e.run);
   guint64 steps = viper_scheduler_steps_done (end->e.s);
   pipe_free (end);
-  Pipe *x = pipe_new (path, 0);
-  viper_scheduler_enable_trail (x->e.s, 0);
-  viper_trail_set_first_every (viper_scheduler_get_trail (x->e.s), 9);
-  viper_scheduler_set_stuck_func (x->e.s, stuck_at, NULL);
+  Pipe *x = seekable_pipe (9);
   double bps[] = { 0.3 * t1, 0.6 * t1, NAN };
   gboolean any_skip = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (bps); i++)
@@ -378,10 +384,7 @@ test_subset_all (void)
   close (fd);
   g_assert_true (g_file_set_contents (path, trace, -1, NULL));
   trace_path = path;
-  Pipe *x = pipe_new (path, 0);
-  viper_scheduler_enable_trail (x->e.s, 0);
-  viper_trail_set_first_every (viper_scheduler_get_trail (x->e.s), 1);
-  viper_scheduler_set_stuck_func (x->e.s, stuck_at, NULL);
+  Pipe *x = seekable_pipe (1);
   g_assert_cmpint (viper_scheduler_run (x->e.s), ==, VIPER_STOP_END);
   guint64 steps = viper_scheduler_steps_done (x->e.s);
   g_assert_cmpuint (steps, >=, 12);
