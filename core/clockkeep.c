@@ -40,6 +40,7 @@ typedef struct {
 
 typedef struct {
   char *name;               /* the source's name: its channel's name again */
+  ViperTramSource file;     /* only the identity of the file it read (viper_tram_source_copy_file) */
   GArray *chunks;           /* Chunk */
   gboolean complete;        /* the file was read to its end */
   guint64 trams;
@@ -403,11 +404,13 @@ viper_clock_keep_wrap (ViperClockKeep *k, ViperTramSource *inner)
 {
   Tape *t = g_new0 (Tape, 1);
   t->name = g_strdup (inner->name);
+  viper_tram_source_copy_file (&t->file, inner);
   t->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
   g_ptr_array_add (k->tapes, t);
   Recorder *r = g_new0 (Recorder, 1);
   r->base.klass = &recorder_class;
   r->base.name = g_strdup (inner->name);
+  viper_tram_source_copy_file (&r->base, inner);
   r->base.pool = inner->pool;
   r->base.diag = inner->diag;
   r->base.channels = inner->channels;
@@ -672,6 +675,7 @@ viper_clock_keep_source_new (ViperClockKeep *k, guint i, ViperTramPool *pool, Vi
   pl->base.klass = &player_class;
   pl->tape = k->tapes->pdata[i];
   pl->base.name = g_strdup (pl->tape->name);
+  viper_tram_source_copy_file (&pl->base, &pl->tape->file);
   pl->base.pool = pool;
   pl->base.diag = diag;
   pl->base.channels = channels;

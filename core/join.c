@@ -18,6 +18,8 @@
 typedef struct {
   gint64 kind, group, proc;
   gint64 begins, ends, transferred;
+  gint64 skip;              /* group -1, a member heard from after it was final: its first
+                             * `skip` collectives of this kind were done without it */
 } Count;
 
 typedef struct {
@@ -72,6 +74,7 @@ struct _ViperJoin {
   GArray *modules;          /* known modules >= 0, sorted */
   gboolean modules_final;   /* the input ended: modules holds every one (group -1 is complete) */
   gboolean wants_modules;   /* a collective over group -1 was claimed before modules_final */
+  GHashTable *numbered;     /* gint64* kind -> gint64* instances of (kind, -1) numbered so far */
 };
 
 static guint
@@ -150,6 +153,7 @@ viper_join_new (const ViperJoinClass *cls)
   j->waiting = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   j->open = g_hash_table_new_full (triple_hash, triple_equal, NULL, open_free);
   j->modules = g_array_new (FALSE, FALSE, sizeof (gint64));
+  j->numbered = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   return j;
 }
 
@@ -165,6 +169,7 @@ viper_join_reset (ViperJoin *j)
   g_array_set_size (j->modules, 0);
   j->modules_final = FALSE;
   j->wants_modules = FALSE;
+  g_hash_table_remove_all (j->numbered);
 }
 
 void
@@ -179,7 +184,24 @@ viper_join_free (ViperJoin *j)
   g_hash_table_destroy (j->waiting);
   g_hash_table_destroy (j->open);
   g_array_unref (j->modules);
+  g_hash_table_destroy (j->numbered);
   g_free (j);
+}
+
+static Count *count_get (ViperJoin *j, gint64 kind, gint64 group, gint64 proc);
+
+/* Instance k (from 0) of (kind, -1) was numbered: by a BEGIN or an END. */
+static void
+numbered (ViperJoin *j, gint64 kind, gint64 k)
+{
+  gint64 *n = g_hash_table_lookup (j->numbered, &kind);
+  if (!n)
+    {
+      n = g_new0 (gint64, 1);
+      g_hash_table_insert (j->numbered, g_memdup2 (&kind, sizeof kind), n);
+    }
+  if (*n < k + 1)
+    *n = k + 1;
 }
 
 void
@@ -199,6 +221,19 @@ viper_join_add_module (ViperJoin *j, gint64 proc)
   if (lo < j->modules->len && g_array_index (j->modules, gint64, lo) == proc)
     return;
   g_array_insert_val (j->modules, lo, proc);
+  if (j->modules_final)
+    {
+      /* Live input made group -1 final at a pause (viper_run_modules_known)
+       * and this module is heard from only now: the collectives over -1
+       * numbered so far were done without it.  Its own first ones are those
+       * (it took part in them, its lines came late): they join nothing, and
+       * its next one is the next instance, whose members include it. */
+      GHashTableIter it;
+      gpointer k, v;
+      g_hash_table_iter_init (&it, j->numbered);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        count_get (j, *(gint64 *) k, -1, proc)->skip = *(gint64 *) v;
+    }
 }
 
 static Count *
@@ -360,6 +395,15 @@ static void
 claim_end (ViperJoin *j, ViperTram *t, gint64 kind, gint64 group, ViperJoinShape shape, const GArray *members)
 {
   Count *c = count_get (j, kind, group, t->proc);
+  if (group == -1)
+    {
+      if (c->ends < c->skip)
+        {
+          c->ends++;            /* done without it (viper_join_add_module) */
+          return;
+        }
+      numbered (j, kind, c->ends);
+    }
   Inst *i = inst_get (j, kind, group, c->ends++, TRUE);
   if (!i->n_members)
     i->n_members = MAX (members->len, 1u);
@@ -429,9 +473,18 @@ viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume
         if (group == -1 && !j->modules_final)
           j->wants_modules = TRUE;
         Count *c = count_get (j, kind, group, t->proc);
+        g_array_append_val (open_get (j, kind, t->proc, TRUE)->groups, group);
+        if (group == -1)
+          {
+            if (c->begins < c->skip)
+              {
+                c->begins++;    /* done without it (viper_join_add_module) */
+                return TRUE;
+              }
+            numbered (j, kind, c->begins);
+          }
         Inst *i = inst_get (j, kind, group, c->begins++, TRUE);
         member_get (i, t->proc);
-        g_array_append_val (open_get (j, kind, t->proc, TRUE)->groups, group);
         if (root >= 0)
           i->root = root;
         return TRUE;
@@ -536,6 +589,11 @@ viper_join_transferred (ViperJoin *j, const ViperTram *t, ViperJoinReadyFunc rea
   if (role != VIPER_JOIN_BEGIN)
     return;
   Count *c = count_get (j, kind, group, t->proc);
+  if (group == -1 && c->transferred < c->skip)
+    {
+      c->transferred++;         /* done without it */
+      return;
+    }
   Inst *i = inst_get (j, kind, group, c->transferred++, FALSE);
   if (!i)
     return;

@@ -484,8 +484,10 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     {
       /* the numbers are arrival order per channel (spec section 2): a
        * second channel's lines of a processor would number themselves again,
-       * and those past the first channel's count would splice into its run */
-      const ViperSeqList *known = viper_run_list_get (run, t->proc, FALSE);
+       * and those past the first channel's count would splice into its run.
+       * Global records (PROC -1: subset definitions, one in each member's
+       * file) have one counter over every channel (core/channels.c). */
+      const ViperSeqList *known = t->proc == -1 ? NULL : viper_run_list_get (run, t->proc, FALSE);
       if (G_UNLIKELY (known && known->inserted && known->first_channel != t->channel))
         {
           const char *other = run->channels ? viper_channels_name (run->channels, known->first_channel) : NULL;

@@ -24,27 +24,25 @@
  *     cannot be read twice.
  * What the files held is remembered for a reset or a seek from the start.
  */
-#include <glib/gstdio.h>
-#include <sys/stat.h>
 #include "scheduler.h"
 #include "scheduler-priv.h"
 
 /* Every source is a regular file, read by path (a kept trace for global
- * time plays back such a file too): their paths, else NULL. */
+ * time plays back such a file too), and the file at that path is still the
+ * one it opened, unchanged (not replaced, not grown): them, else NULL. */
 static GPtrArray *
-file_paths (ViperScheduler *s)
+file_sources (ViperScheduler *s)
 {
   GPtrArray *paths = g_ptr_array_new ();
   for (guint i = 0; i < s->sources->len; i++)
     {
       const ViperTramSource *src = g_array_index (s->sources, SourceSlot, i).src;
-      GStatBuf st;
-      if (!g_str_equal (src->klass->kind, "file") || g_stat (src->name, &st) != 0 || !S_ISREG (st.st_mode))
+      if (!g_str_equal (src->klass->kind, "file") || !viper_tram_source_same_file (src, src->name))
         {
           g_ptr_array_unref (paths);
           return NULL;
         }
-      g_ptr_array_add (paths, src->name);
+      g_ptr_array_add (paths, (gpointer) src);
     }
   return paths;
 }
@@ -56,26 +54,34 @@ cmp_i64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* The processors whose trams the run would take from these files, sorted;
- * NULL when a file cannot be read or they are more than max. */
+/* The processors whose trams the run would take from these sources' files
+ * (read again by name), sorted; NULL when a file cannot be read, is not the
+ * same any more, or they are more than max. */
 static GArray *
-read_modules (ViperRun *run, GPtrArray *paths, guint64 max)
+read_modules (ViperRun *run, GPtrArray *origs, guint64 max)
 {
   ViperTramPool *pool = viper_tram_pool_new ();
   ViperChannels *channels = viper_channels_new ();
   GHashTable *seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   gboolean ok = TRUE;
-  for (guint i = 0; ok && i < paths->len; i++)
+  for (guint i = 0; ok && i < origs->len; i++)
     {
-      ViperTramSource *src = viper_file_source_new (paths->pdata[i], pool, NULL, channels, NULL);
-      if (!src)
+      const ViperTramSource *orig = g_ptr_array_index (origs, i);
+      ViperTramSource *src = viper_file_source_new (orig->name, pool, NULL, channels, NULL);
+      if (!src || src->file_dev != orig->file_dev || src->file_ino != orig->file_ino
+          || src->file_size != orig->file_size || src->file_mtime_ns != orig->file_mtime_ns)
         {
+          /* replaced or changed between the look and the open */
+          if (src)
+            viper_tram_source_free (src);
           ok = FALSE;
           break;
         }
       for (ViperTram *t; ok && (t = viper_get_tram (src));)
         {
-          if (viper_run_accepts (run, t) && t->proc >= 0 && !g_hash_table_contains (seen, &t->proc))
+          /* every PROC counts against the bound, as every list does in
+           * the run (the program manager's -1 too); only >= 0 are modules */
+          if (viper_run_accepts (run, t) && !g_hash_table_contains (seen, &t->proc))
             {
               g_hash_table_add (seen, g_memdup2 (&t->proc, sizeof t->proc));
               ok = g_hash_table_size (seen) <= max;
@@ -92,7 +98,8 @@ read_modules (ViperRun *run, GPtrArray *paths, guint64 max)
       gpointer k;
       g_hash_table_iter_init (&it, seen);
       while (g_hash_table_iter_next (&it, &k, NULL))
-        g_array_append_val (procs, *(gint64 *) k);
+        if (*(gint64 *) k >= 0)
+          g_array_append_val (procs, *(gint64 *) k);
       g_array_sort (procs, cmp_i64);
     }
   g_hash_table_destroy (seen);
@@ -113,13 +120,18 @@ void
 viper_sched_learn_modules (ViperScheduler *s)
 {
   s->modules_tried = TRUE;
+  GPtrArray *still = s->known_modules ? file_sources (s) : NULL;
+  if (s->known_modules && !still)
+    g_clear_pointer (&s->known_modules, g_array_unref);   /* a file changed since: read again */
+  if (still)
+    g_ptr_array_unref (still);
   if (!s->known_modules)
     {
-      GPtrArray *paths = file_paths (s);
-      if (paths)
+      GPtrArray *files = file_sources (s);
+      if (files)
         {
-          s->known_modules = read_modules (s->run, paths, viper_run_max_procs (s->run));
-          g_ptr_array_unref (paths);
+          s->known_modules = read_modules (s->run, files, viper_run_max_procs (s->run));
+          g_ptr_array_unref (files);
         }
     }
   if (s->known_modules)

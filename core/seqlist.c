@@ -1,10 +1,11 @@
 /* seqlist.c - sequence lists: the cut between arrived-in-order and early trams.
  *
  * Trams above the cut wait in a paged array indexed by sequence number.  A
- * page holds the slots of 256 consecutive sequence numbers; it is allocated
+ * page holds the slots of 64 consecutive sequence numbers (2 KiB: many
+ * modules with a tram or two waiting each cost little); it is allocated
  * when the first tram lands in it and given back as soon as the cut has
- * taken its last one, so memory follows the trams that wait, not the span
- * of their numbers.  Pages are found through a directory, a ring of page
+ * left it, so memory follows the trams that wait, not the span of their
+ * numbers.  Pages are found through a directory, a ring of page
  * pointers indexed by page number modulo its size, covering the pages from
  * the cut's page on; it doubles as far as needed up to DIR_MAX pages (1 Mi
  * sequence numbers ahead).  A page further ahead than that lives in a hash
@@ -39,11 +40,12 @@
 #include "seqlist.h"
 #include "varint.h"
 
-#define PAGE_BITS 8
+#define PAGE_BITS 6
 #define PAGE_SLOTS (1u << PAGE_BITS)
+G_STATIC_ASSERT (PAGE_SLOTS == VIPER_SEQ_PAGE_SLOTS);
 #define PAGE_MASK ((guint64) PAGE_SLOTS - 1)
 #define DIR_MIN 4u
-#define DIR_MAX (1u << 12)
+#define DIR_MAX (1u << 14)
 #define DIR_KEEP 64u            /* an emptied directory larger than this shrinks back */
 #define DRAIN_AHEAD 12          /* trams a sweep prefetches ahead */
 
@@ -95,9 +97,8 @@ struct _SeqPage {
  * look ahead finds a slot with one load less (on the 1,088 lists of a
  * shuffled Macrame trace each of these loads missed the cache). */
 struct _ViperSeqPages {
-  guint n_pages;            /* allocated pages (the spare one not counted) */
+  guint n_pages;            /* allocated pages */
   GHashTable *far;          /* pageno -> page, for pages beyond the directory */
-  SeqPage *spare;           /* one emptied page kept for the next need */
   guint64 waiting;          /* trams in the pages */
   guint64 occupied;         /* occupied slots: trams and used marks */
 };
@@ -224,11 +225,9 @@ static SeqPage *
 page_new (ViperSeqList *l, guint64 pageno)
 {
   ViperSeqPages *P = l->pages;
-  SeqPage *pg = P->spare;
-  if (pg)
-    P->spare = NULL;                /* emptied: every slot is REC_EMPTY already */
-  else
-    pg = viper_tram_pool_page_alloc (l->pool, sizeof *pg);   /* counted with the trams' memory */
+  /* counted with the trams' memory; the pool keeps a few emptied pages for
+   * lists whose cuts take and give pages back */
+  SeqPage *pg = viper_tram_pool_page_alloc (l->pool, sizeof *pg);
   pg->pageno = (gint64) pageno;
   P->n_pages++;
   return pg;
@@ -237,12 +236,8 @@ page_new (ViperSeqList *l, guint64 pageno)
 static void
 page_drop (ViperSeqList *l, SeqPage *pg)
 {
-  ViperSeqPages *P = l->pages;
-  P->n_pages--;
-  if (!P->spare)
-    P->spare = pg;
-  else
-    viper_tram_pool_page_free (l->pool, pg, sizeof *pg);
+  l->pages->n_pages--;
+  viper_tram_pool_page_free (l->pool, pg, sizeof *pg);
 }
 
 static void
@@ -278,7 +273,6 @@ viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), 
             release_page (l, v, release, data);
           g_hash_table_destroy (P->far);
         }
-      viper_tram_pool_page_free (l->pool, P->spare, sizeof (SeqPage));
       g_free (l->dir);
       g_free (P);
     }
@@ -350,7 +344,7 @@ viper_seqlist_bytes (const ViperSeqList *l)
     return 0;
   gsize far = P->far ? g_hash_table_size (P->far) * 3 * sizeof (gpointer) + 64 : 0;
   return sizeof *P + (gsize) l->dir_cap * sizeof (SeqPage *) + far
-         + ((gsize) P->n_pages + (P->spare != NULL)) * sizeof (SeqPage);
+         + (gsize) P->n_pages * sizeof (SeqPage);
 }
 
 /* Put every page where it belongs for the current base: the directory

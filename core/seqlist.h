@@ -3,7 +3,7 @@
  * Trams arrive in any order; the list hands them out QUEUED strictly in
  * sequence order, as soon as every predecessor has arrived (the cut).  Trams
  * above the cut wait INITIAL in a paged array indexed by sequence number:
- * pages of 256 slots are allocated when a tram lands in them and freed as
+ * pages of 64 slots are allocated when a tram lands in them and freed as
  * soon as they hold none, so insert, take and release are O(1) at any
  * distance and memory follows the trams actually waiting (seqlist.c).  With
  * a pool (viper_seqlist_set_pool), a tram in canonical form waits packed in
@@ -58,6 +58,8 @@ void viper_seqlist_init (ViperSeqList *l, gint64 proc);
  * from it.  Survives viper_seqlist_clear. */
 void viper_seqlist_set_pool (ViperSeqList *l, ViperTramPool *pool);
 void viper_seqlist_clear (ViperSeqList *l, void (*release) (ViperTram *t, gpointer), gpointer data);
+/* Sequence numbers a page of waiting trams covers (seqlist.c). */
+#define VIPER_SEQ_PAGE_SLOTS 64u
 /* Trams moved to the queue at a time; more with viper_seqlist_drain(). */
 #define VIPER_SEQ_BATCH 64u
 

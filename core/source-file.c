@@ -662,6 +662,8 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
   fs->fd = fd;
   fs->is_stdin = is_stdin;
   fs->seekable = !is_stdin && S_ISREG (st.st_mode);
+  if (!is_stdin)
+    viper_tram_source_set_file (&fs->base, &st);
   /* VIPER_READAHEAD=0 keeps reading and parsing on the engine's thread */
   fs->use_ahead = S_ISREG (st.st_mode) && g_strcmp0 (g_getenv ("VIPER_READAHEAD"), "0") != 0;
   fs->where = g_strdup (is_stdin ? "<stdin>" : path);

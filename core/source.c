@@ -13,6 +13,8 @@
  * and must outlive the source.
  */
 #include "core/source.h"
+
+#include <sys/stat.h>
 #include "core/tramparse.h"
 
 gboolean
@@ -92,4 +94,41 @@ viper_tram_source_free (ViperTramSource *s)
     s->klass->destroy (s);
   g_free (s->name);
   g_free (s);
+}
+
+static void
+file_identity (const struct stat *st, guint64 *dev, guint64 *ino, guint64 *size, gint64 *mtime_ns)
+{
+  *dev = (guint64) st->st_dev;
+  *ino = (guint64) st->st_ino;
+  *size = (guint64) st->st_size;
+  *mtime_ns = (gint64) st->st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_mtim.tv_nsec;
+}
+
+void
+viper_tram_source_set_file (ViperTramSource *s, const struct stat *st)
+{
+  if (S_ISREG (st->st_mode))
+    file_identity (st, &s->file_dev, &s->file_ino, &s->file_size, &s->file_mtime_ns);
+}
+
+gboolean
+viper_tram_source_same_file (const ViperTramSource *s, const char *path)
+{
+  struct stat st;
+  if (!s->file_ino || stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  guint64 dev, ino, size;
+  gint64 mtime;
+  file_identity (&st, &dev, &ino, &size, &mtime);
+  return dev == s->file_dev && ino == s->file_ino && size == s->file_size && mtime == s->file_mtime_ns;
+}
+
+void
+viper_tram_source_copy_file (ViperTramSource *s, const ViperTramSource *inner)
+{
+  s->file_dev = inner->file_dev;
+  s->file_ino = inner->file_ino;
+  s->file_size = inner->file_size;
+  s->file_mtime_ns = inner->file_mtime_ns;
 }

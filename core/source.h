@@ -79,6 +79,11 @@ struct _ViperTramSource {
   gpointer ahead_data;
   ViperSourceRejectFunc reject;
   gpointer reject_data;
+  /* A regular file: which one, as it was opened (viper_file_source_new),
+   * so that whoever reads it again by name can tell it is the same file,
+   * unchanged (core/scheduler-modules.c); all 0 for anything else. */
+  guint64 file_dev, file_ino, file_size;
+  gint64 file_mtime_ns;
 };
 
 /* get() hands the tram over: the caller releases it to the pool.  attach()
@@ -108,6 +113,13 @@ void viper_tram_source_salvage (ViperTramSource *s, const char *line, gsize len,
 void viper_tram_source_salvage_cut (ViperTramSource *s, const char *line, gsize len, gboolean cut, guint32 channel,
                                     guint64 lineno);
 void viper_tram_source_free (ViperTramSource *s);
+/* For sources: s reads the file st describes (a regular file: its identity). */
+struct stat;
+void viper_tram_source_set_file (ViperTramSource *s, const struct stat *st);
+/* The file at path is the regular file s was opened on, unchanged since. */
+gboolean viper_tram_source_same_file (const ViperTramSource *s, const char *path);
+/* For wrappers: the file identity of inner, to s. */
+void viper_tram_source_copy_file (ViperTramSource *s, const ViperTramSource *inner);
 
 /* A trace file ("-" = standard input, which cannot be reset).  A regular
  * file (also as standard input) is read and parsed on a second thread

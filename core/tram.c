@@ -124,6 +124,8 @@ struct _BigHeader {
   gsize pad;                              /* keeps the tram 16-byte aligned (malloc's) */
 };
 
+#define PAGE_CACHE 16u
+
 struct _ViperTramPool {
   SizeClass cls[N_CLASSES + 1];
   Slab **chunk;                           /* headers by id: chunk[id >> CHUNK_BITS][id & CHUNK_MASK] */
@@ -134,6 +136,11 @@ struct _ViperTramPool {
   gsize bytes_in_use;
   gsize reserved, reserved_peak;
   gsize live;
+  /* emptied pages of packed trams (seqlist.c), a few kept for the next
+   * need: lists take and give pages back as their cuts move */
+  gpointer page_cache[PAGE_CACHE];
+  guint n_page_cache;
+  gsize page_cache_size;    /* their size (the only size asked for) */
 };
 
 G_STATIC_ASSERT (sizeof (ViperTram) % sizeof (gint64) == 0);   /* data[] follows the header */
@@ -199,6 +206,8 @@ viper_tram_pool_free (ViperTramPool *pool)
       next = b->next;
       g_free (b);
     }
+  for (guint i = 0; i < pool->n_page_cache; i++)
+    free (pool->page_cache[i]);
   g_free (pool);
 }
 
@@ -382,10 +391,15 @@ gpointer
 viper_tram_pool_page_alloc (ViperTramPool *pool, gsize size)
 {
   void *mem = NULL;
-  if (posix_memalign (&mem, 64, size) != 0)
-    g_error ("viper: out of memory for a page of %" G_GSIZE_FORMAT " bytes of waiting trams", size);
-  if (pool)
-    reserve (pool, size);
+  if (pool && pool->n_page_cache && pool->page_cache_size == size)
+    mem = pool->page_cache[--pool->n_page_cache];   /* counted already */
+  else
+    {
+      if (posix_memalign (&mem, 64, size) != 0)
+        g_error ("viper: out of memory for a page of %" G_GSIZE_FORMAT " bytes of waiting trams", size);
+      if (pool)
+        reserve (pool, size);
+    }
   return memset (mem, 0, size);
 }
 
@@ -394,6 +408,12 @@ viper_tram_pool_page_free (ViperTramPool *pool, gpointer page, gsize size)
 {
   if (!page)
     return;
+  if (pool && pool->n_page_cache < PAGE_CACHE && (!pool->n_page_cache || pool->page_cache_size == size))
+    {
+      pool->page_cache_size = size;
+      pool->page_cache[pool->n_page_cache++] = page;
+      return;
+    }
   if (pool)
     pool->reserved -= size;
   free (page);

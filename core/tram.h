@@ -130,7 +130,8 @@ ViperTram *viper_tram_pool_alloc_raw (ViperTramPool *pool, guint32 ndata_ints);
 void viper_tram_pool_release (ViperTramPool *pool, ViperTram *t);
 /* Memory for trams kept otherwise (a sequence list's page of packed trams,
  * core/seqlist.c): size bytes, zeroed, 64-byte aligned, counted in what
- * the pool holds (pool may be NULL: not counted). */
+ * the pool holds (pool may be NULL: not counted).  A few freed pages are
+ * kept (and counted) for the next allocation of their size. */
 gpointer viper_tram_pool_page_alloc (ViperTramPool *pool, gsize size);
 void viper_tram_pool_page_free (ViperTramPool *pool, gpointer page, gsize size);
 /* Bytes currently held by live trams (header + data + text, rounded to size class). */

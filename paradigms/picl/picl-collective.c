@@ -115,6 +115,20 @@ picl_apply_subset (PiclModel *m, const ViperTram *t)
   return FALSE;
 }
 
+static guint sorted_upto (const GArray *members, gint64 me);
+
+/* A processor that is no member of -1 though every processor is known:
+ * live input made them known at a pause, and its lines came after
+ * (core/join.c does the same).  Its collectives over -1 join no instance:
+ * the first ones were done without it, and the run has already held its
+ * later ends for the others' begins. */
+static gboolean
+late_for_all (const PiclModel *m, gint64 subset, gint64 proc)
+{
+  const GArray *all = subset == -1 ? viper_model_modules (&m->base) : NULL;
+  return all && !sorted_upto (all, proc);
+}
+
 gboolean
 picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
 {
@@ -123,6 +137,8 @@ picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
   c.root = viper_picl_collective_root (t);
   MapSlot *n = map_insert (&m->coll_counts, p->id, t->ev, c.subset, NULL);
   c.k = n->v0++;
+  if (late_for_all (m, c.subset, p->id))
+    return picl_begin_call (m, p, t, &c);
   Inst *i = picl_inst_get (m, t->ev, c.subset, c.k, TRUE);
   InstBegin b = { p->id, t->adjusted };
   g_array_append_val (i->begins, b);
@@ -241,7 +257,7 @@ picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t)
   if (idx < 0)
     return picl_end_call (m, p, t, -1, NAN);
   const Call *c = &p->calls.v[idx];
-  Inst *inst = picl_inst_get (m, c->ev, c->subset, c->k, FALSE);
+  Inst *inst = late_for_all (m, c->subset, p->id) ? NULL : picl_inst_get (m, c->ev, c->subset, c->k, FALSE);
   double w = NAN;
   if (inst)
     {

@@ -383,6 +383,73 @@ test_barrier_over_all_late_proc (void)
     }
 }
 
+/* Live input: group -1 made final at a pause with the processors heard
+ * from (what the scheduler does for a listener: viper_run_modules_known),
+ * then a processor heard from only afterwards.  Its first collectives over
+ * -1 are the ones done without it; they wait for nobody, and its next one
+ * is the next instance, which waits for it.  Before, its first barrier
+ * waited for begins that had all been used, and stayed pending. */
+static void
+test_barrier_over_all_live_late (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  for (int p = 0; p < 2; p++)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "-3 -901 0 %d 0 0", p);
+      g_assert_true (harness_feed (&h, line));
+      g_snprintf (line, sizeof line, "-3 -402 1 %d 0 0", p);
+      g_assert_true (harness_feed (&h, line));
+      g_snprintf (line, sizeof line, "-4 -402 2 %d 0 0", p);
+      g_assert_true (harness_feed (&h, line));
+    }
+  ViperCounts c;
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.pending, ==, 2);         /* both barrier ends wait to know everyone */
+  g_assert_true (viper_run_wants_modules (h.run));
+  GArray *procs = viper_run_procs (h.run);      /* a pause: the ones heard from */
+  viper_run_modules_known (h.run, procs);
+  viper_model_set_modules (h.model, procs);
+  g_array_unref (procs);
+  harness_drain (&h);
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_false (viper_run_wants_modules (h.run));
+  /* processor 2, late: the same barrier, then a second one that P0 joins */
+  static const char *const late[] = {
+    "-3 -901 0 2 0 0", "-3 -402 1 2 0 0", "-4 -402 2 2 0 0", "-3 -402 3 2 0 0", "-4 -402 4 2 0 0",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (late); i++)
+    g_assert_true (harness_feed (&h, late[i]));
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.pending, ==, 1);          /* P2's second barrier end waits for P0 and P1 */
+  for (int p = 0; p < 2; p++)
+    {
+      char line[64];
+      g_snprintf (line, sizeof line, "-3 -402 3.5 %d 0 0", p);
+      g_assert_true (harness_feed (&h, line));
+      g_snprintf (line, sizeof line, "-4 -402 5 %d 0 0", p);
+      g_assert_true (harness_feed (&h, line));
+    }
+  harness_end (&h);
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_test_message ("warning: %s", h.last_warning ? h.last_warning : "none");
+  g_assert_cmpuint (h.model->inconsistent, ==, 0);
+  /* P2's second end left after the last of the three begins */
+  const Transfer *last_end = NULL;
+  for (guint i = 0; i < h.out->len; i++)
+    {
+      const Transfer *x = &g_array_index (h.out, Transfer, i);
+      if (x->proc == 2 && x->seq == 5)
+        last_end = x;
+    }
+  g_assert_nonnull (last_end);
+  g_assert_cmpfloat (last_end->adjusted, >=, 3.5);
+  harness_clear (&h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -394,5 +461,6 @@ main (int argc, char **argv)
   g_test_add_func ("/picl/run/crossing-messages", test_crossing_messages);
   g_test_add_func ("/picl/run/unique-tags-buckets", test_unique_tags_buckets);
   g_test_add_func ("/picl/run/barrier-over-all-late-proc", test_barrier_over_all_late_proc);
+  g_test_add_func ("/picl/run/barrier-over-all-live-late", test_barrier_over_all_live_late);
   return g_test_run ();
 }

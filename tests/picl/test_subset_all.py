@@ -128,12 +128,20 @@ with tempfile.TemporaryDirectory(prefix="viper-subset-all-") as tmp:
                                                                                    r.stderr.strip()[-200:]))
 
     # past --max-procs nothing is learnt ahead: at the end of the input the
-    # processors are the two the bound let in, and the barrier is theirs
+    # processors are the two the bound let in, and the barrier is theirs;
+    # a line of PROC -1 (the program manager's: a list too) counts
     r = replay(["--max-procs=2", "--stats"], [sorted_trc])
     st = stats(r.stdout)
     check(r.returncode == 0 and st.get("transferred") == str(2 * len(small) // 3) and "max-procs" in r.stderr,
           "--max-procs=2: processor 2 refused, the barrier over the other two (status %d, transferred %s)"
           % (r.returncode, st.get("transferred")))
+    manager = os.path.join(tmp, "manager.trc")
+    write(manager, ["-5 -77 0.0 -1 0 0"] + small)
+    r = replay(["--max-procs=3", "--stats"], [manager])
+    st = stats(r.stdout)
+    check(r.returncode == 0 and st.get("transferred") == str(1 + 2 * len(small) // 3) and st.get("pending") == "0",
+          "--max-procs=3 with a PROC -1 line: processor 2 refused, the barrier over 0 and 1 (status %d, "
+          "transferred %s, pending %s)" % (r.returncode, st.get("transferred"), st.get("pending")))
 
     # live: the barrier goes on at a pause, the connection still open
     sock = os.path.join(tmp, "s")

@@ -1057,6 +1057,43 @@ test_ahead_func (Fixture *f, gconstpointer data)
   g_string_free (text, TRUE);
 }
 
+/* A file source knows the file it opened: the same path, unchanged, is
+ * the same file; grown, or replaced by another under its name, it is not
+ * (core/scheduler-modules.c reads the files again by name). */
+static void
+test_same_file (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  char *path = g_build_filename (f->dir, "same-file.trc", NULL);
+  g_assert_true (g_file_set_contents (path, "-3 -901 0.0 0 0 0\n", -1, NULL));
+  GError *error = NULL;
+  ViperTramSource *src = viper_file_source_new (path, f->pool, NULL, f->channels, &error);
+  g_assert_no_error (error);
+  g_assert_true (viper_tram_source_same_file (src, path));
+  /* grown */
+  FILE *fp = fopen (path, "a");
+  g_assert_nonnull (fp);
+  fputs ("-4 -901 1.0 0 0 0\n", fp);
+  fclose (fp);
+  g_assert_false (viper_tram_source_same_file (src, path));
+  viper_tram_source_free (src);
+  /* replaced by another file of the same content */
+  src = viper_file_source_new (path, f->pool, NULL, f->channels, &error);
+  g_assert_no_error (error);
+  char *other = g_strconcat (path, ".new", NULL);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_true (g_file_set_contents (other, text, -1, NULL));
+  g_assert_cmpint (g_rename (other, path), ==, 0);
+  g_assert_false (viper_tram_source_same_file (src, path));
+  g_assert_false (viper_tram_source_same_file (src, "/nonexistent/viper"));
+  viper_tram_source_free (src);
+  g_free (text);
+  g_free (other);
+  g_unlink (path);
+  g_free (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1079,6 +1116,7 @@ main (int argc, char **argv)
   ADD ("stdin-regular-file", test_stdin_regular_file);
   ADD ("stdin-main-loop", test_stdin_main_loop);
   ADD ("stdin-blocking", test_stdin_blocking);
+  ADD ("same-file", test_same_file);
 #undef ADD
 #undef ADD2
   return g_test_run ();
