@@ -70,8 +70,11 @@ parse_steps (const char *text, gint64 *out, GError **error)
     }
   if (!g_ascii_string_to_signed (text, 10, G_MININT64 + 1, G_MAXINT64, &v, NULL))
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps: '%s' is too large (at most %"
-                   G_GINT64_FORMAT ")", text, G_MAXINT64);
+      if (text[0] == '-')
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps must not be negative");
+      else
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps: '%s' is too large (at most %"
+                     G_GINT64_FORMAT ")", text, G_MAXINT64);
       return FALSE;
     }
   *out = v;
