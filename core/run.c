@@ -370,8 +370,8 @@ viper_run_reset (ViperRun *run)
  * carries them) and check it against the paradigm's rules.  NULL when it
  * passes; else why not (to free), the column to name and whether its
  * sequence number counts as used.  Nothing changes but t. */
-static char *
-classify_check (ViperRun *run, ViperTram *t, guint *column, gboolean *passes)
+static inline __attribute__ ((always_inline)) char *
+classify_check (ViperRun *run, ViperTram *t, guint *column, gboolean *passes, const ViperTramType **type)
 {
   *passes = TRUE;
   /* unsigned: REC and EV are any 32-bit values, and signed overflow is undefined */
@@ -448,6 +448,7 @@ classify_check (ViperRun *run, ViperTram *t, guint *column, gboolean *passes)
           return g_strdup_printf ("sequence number %" G_GINT64_FORMAT " is not positive", t->seq);
         }
     }
+  *type = tt;
   return NULL;
 }
 
@@ -456,7 +457,8 @@ viper_run_accepts (ViperRun *run, ViperTram *t)
 {
   guint column;
   gboolean passes;
-  char *why = classify_check (run, t, &column, &passes);
+  const ViperTramType *tt;
+  char *why = classify_check (run, t, &column, &passes, &tt);
   g_free (why);
   return why == NULL;
 }
@@ -472,14 +474,14 @@ viper_run_insert (ViperRun *run, ViperTram *t)
     }
   guint column = 1;
   gboolean passes = TRUE;
-  char *why = classify_check (run, t, &column, &passes);
+  const ViperTramType *tt = NULL;
+  char *why = classify_check (run, t, &column, &passes, &tt);
   if (G_UNLIKELY (why))
     {
       gboolean r = viper_run_reject_as (run, t, passes, column, "%s", why);
       g_free (why);
       return r;
     }
-  const ViperTramType *tt = tram_type (run, t);
   if (!run->paradigm->explicit_seq)
     {
       /* the numbers are arrival order per channel (spec section 2): a

@@ -28,6 +28,8 @@ viper_scheduler_new (ViperRun *run, ViperModel *model, ViperChannels *channels, 
   s->slice_us = 8000;
   s->pace_clock0 = NAN;
   s->transfer_limit = G_MAXUINT64;
+  /* without collectives there is nothing to learn the modules for */
+  s->modules_tried = !viper_run_paradigm (run)->join;
   viper_trail_pos_init (&s->play);
   return s;
 }
@@ -318,7 +320,7 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
   s->transferred = 0;
   s->tram_armed = s->has_tram_stop;
   s->tram_seen = FALSE;
-  s->modules_tried = FALSE;
+  s->modules_tried = !viper_run_paradigm (s->run)->join;
   viper_run_reset (s->run);
   if (s->model)
     viper_model_reset (s->model);

@@ -589,7 +589,7 @@ cut_taken (const ViperSeqList *l)
 static inline gboolean
 defer (const ViperSeqList *l)
 {
-  if (!l->defer_at || !l->pool || !l->claim)
+  if (!l->claim || !l->defer_at || !l->pool)   /* nothing unclaimed: the common case first */
     return FALSE;
   guint64 waiting = l->pages ? l->pages->waiting : 0;
   guint64 queued = l->in_flight - waiting;   /* in the queue, claimed or not */
