@@ -23,9 +23,35 @@
  *   - otherwise (standard input, a FIFO): at the end of the input, as it
  *     cannot be read twice.
  * What the files held is remembered for a reset or a seek from the start.
+ *
+ * The files are read on a thread of their own, with a run of its own for
+ * the rules (the engine's type cache is not shared), while the engine waits
+ * (VIPER_STOP_WAITING, as for live input): the memory does not grow
+ * meanwhile, and the GUI's main loop goes on.  A timeout source polls for
+ * the end of the reading and wakes the scheduler; a reset or the end of the
+ * scheduler stops the thread first.
  */
 #include "scheduler.h"
 #include "scheduler-priv.h"
+
+#define POLL_MS 20
+
+/* One file to read again: its name and the identity its source opened. */
+typedef struct {
+  char *name;
+  ViperTramSource id;       /* only file_dev, file_ino, file_size, file_mtime_ns */
+} ScanFile;
+
+struct _ViperModulesScan {
+  const ViperParadigm *paradigm;
+  guint64 max;
+  GArray *files;            /* ScanFile */
+  GThread *thread;
+  gint cancel;              /* atomic: stop reading */
+  gint done;                /* atomic: result is set (or NULL: nothing learnt) */
+  GArray *result;
+  GSource *poll;            /* on the scheduler's context: wakes it when done */
+};
 
 /* Every source is a regular file, read by path (a kept trace for global
  * time plays back such a file too), and the file at that path is still the
@@ -54,22 +80,24 @@ cmp_i64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* The processors whose trams the run would take from these sources' files
+/* The thread: the processors whose trams the run would take from the files
  * (read again by name), sorted; NULL when a file cannot be read, is not the
- * same any more, or they are more than max. */
-static GArray *
-read_modules (ViperRun *run, GPtrArray *origs, guint64 max)
+ * same any more, they are more than max, or it was told to stop. */
+static gpointer
+scan_thread (gpointer data)
 {
+  ViperModulesScan *scan = data;
   ViperTramPool *pool = viper_tram_pool_new ();
   ViperChannels *channels = viper_channels_new ();
+  ViperRun *rules = viper_run_new (scan->paradigm, NULL, pool, channels, NULL, 0.5);
   GHashTable *seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   gboolean ok = TRUE;
-  for (guint i = 0; ok && i < origs->len; i++)
+  for (guint i = 0; ok && i < scan->files->len; i++)
     {
-      const ViperTramSource *orig = g_ptr_array_index (origs, i);
-      ViperTramSource *src = viper_file_source_new (orig->name, pool, NULL, channels, NULL);
-      if (!src || src->file_dev != orig->file_dev || src->file_ino != orig->file_ino
-          || src->file_size != orig->file_size || src->file_mtime_ns != orig->file_mtime_ns)
+      const ScanFile *f = &g_array_index (scan->files, ScanFile, i);
+      ViperTramSource *src = viper_file_source_new (f->name, pool, NULL, channels, NULL);
+      if (!src || src->file_dev != f->id.file_dev || src->file_ino != f->id.file_ino
+          || src->file_size != f->id.file_size || src->file_mtime_ns != f->id.file_mtime_ns)
         {
           /* replaced or changed between the look and the open */
           if (src)
@@ -77,16 +105,19 @@ read_modules (ViperRun *run, GPtrArray *origs, guint64 max)
           ok = FALSE;
           break;
         }
+      guint n = 0;
       for (ViperTram *t; ok && (t = viper_get_tram (src));)
         {
           /* every PROC counts against the bound, as every list does in
            * the run (the program manager's -1 too); only >= 0 are modules */
-          if (viper_run_accepts (run, t) && !g_hash_table_contains (seen, &t->proc))
+          if (viper_run_accepts (rules, t) && !g_hash_table_contains (seen, &t->proc))
             {
               g_hash_table_add (seen, g_memdup2 (&t->proc, sizeof t->proc));
-              ok = g_hash_table_size (seen) <= max;
+              ok = g_hash_table_size (seen) <= scan->max;
             }
           viper_tram_pool_release (pool, t);
+          if (++n % 4096 == 0 && g_atomic_int_get (&scan->cancel))
+            ok = FALSE;
         }
       viper_tram_source_free (src);
     }
@@ -103,9 +134,81 @@ read_modules (ViperRun *run, GPtrArray *origs, guint64 max)
       g_array_sort (procs, cmp_i64);
     }
   g_hash_table_destroy (seen);
+  viper_run_free (rules);
   viper_channels_free (channels);
   viper_tram_pool_free (pool);
-  return procs;
+  scan->result = procs;
+  g_atomic_int_set (&scan->done, 1);
+  return NULL;
+}
+
+/* On the scheduler's context: once the reading is done, the engine goes
+ * on (an attached scheduler's idle is armed again; a run loop was woken by
+ * this dispatch). */
+static gboolean
+scan_poll (gpointer data)
+{
+  ViperScheduler *s = data;
+  if (!g_atomic_int_get (&s->scan->done))
+    return G_SOURCE_CONTINUE;
+  g_source_unref (s->scan->poll);
+  s->scan->poll = NULL;
+  viper_sched_kick (s);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+scan_start (ViperScheduler *s, GPtrArray *files)
+{
+  ViperModulesScan *scan = g_new0 (ViperModulesScan, 1);
+  scan->paradigm = viper_run_paradigm (s->run);
+  scan->max = viper_run_max_procs (s->run);
+  scan->files = g_array_new (FALSE, TRUE, sizeof (ScanFile));
+  for (guint i = 0; i < files->len; i++)
+    {
+      const ViperTramSource *src = files->pdata[i];
+      ScanFile f = { g_strdup (src->name), { 0 } };
+      viper_tram_source_copy_file (&f.id, src);
+      g_array_append_val (scan->files, f);
+    }
+  s->scan = scan;
+  scan->poll = g_timeout_source_new (POLL_MS);
+  g_source_set_callback (scan->poll, scan_poll, s, NULL);
+  g_source_set_name (scan->poll, "viper modules read ahead");
+  g_source_attach (scan->poll, s->ctx ? s->ctx : g_main_context_default ());
+  scan->thread = g_thread_new ("viper modules", scan_thread, scan);
+}
+
+/* Stop the thread (if it still reads), forget the scan; its result, if it
+ * has one, is handed back. */
+static GArray *
+scan_finish (ViperScheduler *s)
+{
+  ViperModulesScan *scan = s->scan;
+  if (!scan)
+    return NULL;
+  g_atomic_int_set (&scan->cancel, 1);
+  g_thread_join (scan->thread);
+  if (scan->poll)
+    {
+      g_source_destroy (scan->poll);
+      g_source_unref (scan->poll);
+    }
+  for (guint i = 0; i < scan->files->len; i++)
+    g_free (g_array_index (scan->files, ScanFile, i).name);
+  g_array_unref (scan->files);
+  GArray *result = scan->result;
+  g_free (scan);
+  s->scan = NULL;
+  return result;
+}
+
+void
+viper_sched_modules_stop (ViperScheduler *s)
+{
+  GArray *a = scan_finish (s);
+  if (a)
+    g_array_unref (a);
 }
 
 static void
@@ -116,26 +219,34 @@ tell (ViperScheduler *s, const GArray *procs)
     viper_model_set_modules (s->model, procs);
 }
 
-void
+gboolean
 viper_sched_learn_modules (ViperScheduler *s)
 {
-  s->modules_tried = TRUE;
-  GPtrArray *still = s->known_modules ? file_sources (s) : NULL;
-  if (s->known_modules && !still)
-    g_clear_pointer (&s->known_modules, g_array_unref);   /* a file changed since: read again */
-  if (still)
-    g_ptr_array_unref (still);
-  if (!s->known_modules)
+  if (s->scan)
     {
-      GPtrArray *files = file_sources (s);
-      if (files)
-        {
-          s->known_modules = read_modules (s->run, files, viper_run_max_procs (s->run));
-          g_ptr_array_unref (files);
-        }
+      if (!g_atomic_int_get (&s->scan->done))
+        return FALSE;                   /* still reading: the engine waits */
+      s->known_modules = scan_finish (s);
+      s->modules_tried = TRUE;
+      if (s->known_modules)
+        tell (s, s->known_modules);
+      return TRUE;
     }
-  if (s->known_modules)
-    tell (s, s->known_modules);
+  GPtrArray *files = file_sources (s);
+  if (s->known_modules && !files)
+    g_clear_pointer (&s->known_modules, g_array_unref);   /* a file changed since */
+  if (s->known_modules || !files)
+    {
+      s->modules_tried = TRUE;
+      if (s->known_modules)
+        tell (s, s->known_modules);
+      if (files)
+        g_ptr_array_unref (files);
+      return TRUE;
+    }
+  scan_start (s, files);
+  g_ptr_array_unref (files);
+  return FALSE;
 }
 
 gboolean

@@ -90,13 +90,20 @@ struct _ViperScheduler {
   /* every module, learnt ahead for collectives over group -1 (scheduler-modules.c) */
   gboolean modules_tried;   /* since the reset */
   GArray *known_modules;    /* what the files held, kept across resets; NULL: not learnt */
+  struct _ViperModulesScan *scan;   /* the files being read for them, or NULL */
 };
 
 /* core/scheduler-modules.c: the run wants every module (a collective over
- * group -1): read them from the files ahead, when every source is one; at
- * a pause of live input, the ones heard from (TRUE when it told them). */
-void viper_sched_learn_modules (ViperScheduler *s);
+ * group -1): read them from the files ahead, when every source is one, on a
+ * thread (FALSE while it reads: the engine waits); at a pause of live input,
+ * the ones heard from (TRUE when it told them).  _stop: a reset or the end
+ * stops the reading. */
+typedef struct _ViperModulesScan ViperModulesScan;
+gboolean viper_sched_learn_modules (ViperScheduler *s);
 gboolean viper_sched_modules_at_pause (ViperScheduler *s);
+void viper_sched_modules_stop (ViperScheduler *s);
+/* core/scheduler.c: the engine may go on (arm the idle when attached). */
+void viper_sched_kick (ViperScheduler *s);
 
 /* core/scheduler-seek.c */
 void viper_sched_start_replay (ViperScheduler *s);   /* playback from s->play (just restored) */

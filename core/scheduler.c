@@ -49,6 +49,7 @@ viper_scheduler_free (ViperScheduler *s)
       g_source_destroy (s->pace_timer);
       g_source_unref (s->pace_timer);
     }
+  viper_sched_modules_stop (s);
   for (guint i = 0; i < s->sources->len; i++)
     viper_tram_source_free (g_array_index (s->sources, SourceSlot, i).src);
   g_array_unref (s->sources);
@@ -321,6 +322,7 @@ viper_scheduler_reset (ViperScheduler *s, GError **error)
   s->tram_armed = s->has_tram_stop;
   s->tram_seen = FALSE;
   s->modules_tried = !viper_run_paradigm (s->run)->join;
+  viper_sched_modules_stop (s);
   viper_run_reset (s->run);
   if (s->model)
     viper_model_reset (s->model);
@@ -559,9 +561,13 @@ engine_one (ViperScheduler *s, gboolean ahead)
       set_stopped (s, VIPER_STOP_STEP);
       return VIPER_STOP_STEP;
     }
-  /* a collective over every module: learn them before it goes on */
-  if (G_UNLIKELY (!s->modules_tried) && viper_run_wants_modules (s->run))
-    viper_sched_learn_modules (s);
+  /* a collective over every module: learn them before it goes on (the
+   * files are read for them on a thread: meanwhile the engine waits) */
+  if (G_UNLIKELY (!s->modules_tried) && viper_run_wants_modules (s->run) && !viper_sched_learn_modules (s))
+    {
+      s->last_stop = VIPER_STOP_WAITING;
+      return VIPER_STOP_WAITING;
+    }
   /* a breakpoint's stop point needs every tram claimed that can be */
   viper_run_bound_claims (s->run, isnan (s->breakpoint));
   const ViperTram *next = viper_run_peek (s->run);
@@ -823,6 +829,13 @@ ensure_idle (ViperScheduler *s)
   g_source_set_priority (s->idle, G_PRIORITY_DEFAULT_IDLE);
   g_source_set_callback (s->idle, idle_cb, s, NULL);
   g_source_attach (s->idle, s->ctx);
+}
+
+void
+viper_sched_kick (ViperScheduler *s)
+{
+  if (s->state != VIPER_SCHED_IDLE)
+    ensure_idle (s);
 }
 
 void
