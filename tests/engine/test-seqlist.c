@@ -383,7 +383,8 @@ mk_full (gint64 seq, guint flags, gint32 rec, gint32 ev, gint32 process, guint32
   t->type = type;
   t->dtype = VIPER_DTYPE_INT;
   t->flags = (guint8) flags | (text ? 0 : VIPER_TRAM_F_CANON);
-  memcpy (viper_tram_data (t), data, ndata * sizeof (gint64));
+  if (ndata)
+    memcpy (viper_tram_data (t), data, ndata * sizeof (gint64));
   if (text)
     memcpy ((char *) viper_tram_raw (t), text, strlen (text) + 1);
   return t;
