@@ -1,5 +1,6 @@
 /* pipe-fx.c - see pipe-fx.h. */
 #include <math.h>
+#include <unistd.h>
 #include "pipe-fx.h"
 
 void
@@ -30,4 +31,15 @@ engine_pipe_close (EnginePipe *x)
   viper_channels_free (x->ch);
   viper_diag_clear (&x->diag);
   viper_tram_pool_free (x->pool);
+}
+
+char *
+engine_fx_write_trace (const char *text, gssize len)
+{
+  char *path = NULL;
+  int fd = g_file_open_tmp ("viper-engine-XXXXXX.trc", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, len, NULL));
+  return path;
 }

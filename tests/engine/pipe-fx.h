@@ -19,3 +19,6 @@ typedef struct {
  * interval, NAN to keep the model's default; sink may be NULL. */
 void engine_pipe_open (EnginePipe *x, const char *path, double history, ViperDiagSink sink, gpointer sink_data);
 void engine_pipe_close (EnginePipe *x);
+
+/* text written to a new temporary .trc file; its path (g_free, g_unlink). */
+char *engine_fx_write_trace (const char *text, gssize len);

@@ -24,11 +24,7 @@ write_trace (int n, int after)
       for (int i = 0; i < after; i++)
         g_string_append_printf (t, "-5 -77 %.6f %d 0 0\n", 0.003 + i * 1e-4, p);
     }
-  char *path = NULL;
-  int fd = g_file_open_tmp ("viper-modules-XXXXXX.trc", &path, NULL);
-  g_assert_cmpint (fd, >=, 0);
-  close (fd);
-  g_assert_true (g_file_set_contents (path, t->str, (gssize) t->len, NULL));
+  char *path = engine_fx_write_trace (t->str, (gssize) t->len);
   g_string_free (t, TRUE);
   return path;
 }
@@ -94,6 +90,18 @@ test_waits_then_goes_on (void)
   g_free (path);
 }
 
+/* Go, and pump until the engine waits for the reading of the files. */
+static void
+go_until_reading (EnginePipe *x)
+{
+  viper_scheduler_go (x->s);
+  ViperStopReason r;
+  guint k = 0;
+  while ((r = viper_scheduler_pump (x->s, 256)) == VIPER_STOP_NONE && k++ < 1000)
+    ;
+  g_assert_cmpint (r, ==, VIPER_STOP_WAITING);
+}
+
 /* A reset while the files are read (the GUI's rewind, or a new Go): the
  * thread stops, and the replay after the reset is whole. */
 static void
@@ -102,12 +110,7 @@ test_reset_while_reading (void)
   char *path = write_trace (4, 20000);
   EnginePipe x;
   engine_pipe_open (&x, path, NAN, NULL, NULL);
-  viper_scheduler_go (x.s);
-  ViperStopReason r;
-  guint k = 0;
-  while ((r = viper_scheduler_pump (x.s, 256)) == VIPER_STOP_NONE && k++ < 1000)
-    ;
-  g_assert_cmpint (r, ==, VIPER_STOP_WAITING);   /* the barrier's end: reading ahead */
+  go_until_reading (&x);       /* the barrier's end: the files are read ahead */
   g_assert_true (viper_scheduler_reset (x.s, NULL));
   viper_scheduler_go (x.s);
   guint waits;
@@ -119,11 +122,7 @@ test_reset_while_reading (void)
   engine_pipe_close (&x);      /* and freeing while nothing reads */
   /* freeing while it reads */
   engine_pipe_open (&x, path, NAN, NULL, NULL);
-  viper_scheduler_go (x.s);
-  k = 0;
-  while ((r = viper_scheduler_pump (x.s, 256)) == VIPER_STOP_NONE && k++ < 1000)
-    ;
-  g_assert_cmpint (r, ==, VIPER_STOP_WAITING);
+  go_until_reading (&x);
   engine_pipe_close (&x);
   g_unlink (path);
   g_free (path);

@@ -39,12 +39,7 @@ hook (const ViperTram *t, gboolean changed, gpointer data)
 static char *
 write_trace (const char *text)
 {
-  char *path = NULL;
-  int fd = g_file_open_tmp ("viper-pace-XXXXXX.trc", &path, NULL);
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  close (fd);
-  return path;
+  return engine_fx_write_trace (text, -1);
 }
 
 static char *

@@ -102,11 +102,7 @@ write_trace (guint messages)
   GString *s = g_string_new (NULL);
   viper_picl_gen_write (t, s);
   viper_picl_gen_free (t);
-  char *path = NULL;
-  int fd = g_file_open_tmp ("viper-seek-XXXXXX.trc", &path, NULL);
-  g_assert_cmpint (fd, >=, 0);
-  close (fd);
-  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  char *path = engine_fx_write_trace (s->str, (gssize) s->len);
   g_string_free (s, TRUE);
   return path;
 }
@@ -378,11 +374,7 @@ test_subset_all (void)
     "-4 -901 0.01 0 0 0\n"
     "-4 -901 0.01 1 0 0\n"
     "-4 -901 0.01 2 0 0\n";
-  char *path = NULL;
-  int fd = g_file_open_tmp ("viper-seek-all-XXXXXX.trc", &path, NULL);
-  g_assert_cmpint (fd, >=, 0);
-  close (fd);
-  g_assert_true (g_file_set_contents (path, trace, -1, NULL));
+  char *path = engine_fx_write_trace (trace, -1);
   trace_path = path;
   Pipe *x = seekable_pipe (1);
   g_assert_cmpint (viper_scheduler_run (x->e.s), ==, VIPER_STOP_END);

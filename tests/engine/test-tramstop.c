@@ -48,11 +48,7 @@ write_trace (void)
   GString *s = g_string_new (NULL);
   viper_picl_gen_write (t, s);
   viper_picl_gen_free (t);
-  char *path = NULL;
-  int fd = g_file_open_tmp ("viper-tramstop-XXXXXX.trc", &path, NULL);
-  g_assert_cmpint (fd, >=, 0);
-  close (fd);
-  g_assert_true (g_file_set_contents (path, s->str, (gssize) s->len, NULL));
+  char *path = engine_fx_write_trace (s->str, (gssize) s->len);
   g_string_free (s, TRUE);
   return path;
 }
