@@ -188,7 +188,8 @@ scan_finish (ViperScheduler *s)
   if (!scan)
     return NULL;
   g_atomic_int_set (&scan->cancel, 1);
-  g_thread_join (scan->thread);
+  if (scan->thread)
+    g_thread_join (scan->thread);
   if (scan->poll)
     {
       g_source_destroy (scan->poll);
@@ -201,6 +202,16 @@ scan_finish (ViperScheduler *s)
   g_free (scan);
   s->scan = NULL;
   return result;
+}
+
+void
+viper_sched_modules_wait (ViperScheduler *s)
+{
+  if (s->scan && s->scan->thread)
+    {
+      g_thread_join (s->scan->thread);
+      s->scan->thread = NULL;
+    }
 }
 
 void

@@ -102,6 +102,8 @@ typedef struct _ViperModulesScan ViperModulesScan;
 gboolean viper_sched_learn_modules (ViperScheduler *s);
 gboolean viper_sched_modules_at_pause (ViperScheduler *s);
 void viper_sched_modules_stop (ViperScheduler *s);
+/* Block until the files are read (a synchronous caller: nothing else to do). */
+void viper_sched_modules_wait (ViperScheduler *s);
 /* core/scheduler.c: the engine may go on (arm the idle when attached). */
 void viper_sched_kick (ViperScheduler *s);
 

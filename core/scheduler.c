@@ -753,6 +753,13 @@ viper_scheduler_run (ViperScheduler *s)
         }
       if (r == VIPER_STOP_NONE)
         continue;
+      if (r == VIPER_STOP_WAITING && s->scan)
+        {
+          /* the files read ahead for their processors: a synchronous run
+           * waits for that alone, it dispatches nothing meanwhile */
+          viper_sched_modules_wait (s);
+          continue;
+        }
       if (r == VIPER_STOP_WAITING)
         {
           /* live sources: let the main context deliver more */

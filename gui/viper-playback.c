@@ -235,7 +235,12 @@ index_idle (gpointer data)
           return G_SOURCE_REMOVE;
         }
       if (r == VIPER_STOP_WAITING)
-        break;
+        {
+          /* the index's files are read ahead for their processors (a
+           * collective over every one): look again shortly, not at once */
+          pb->index_idle = g_timeout_add_full (G_PRIORITY_LOW, 20, index_idle, pb, NULL);
+          return G_SOURCE_REMOVE;
+        }
     }
   while (g_get_monotonic_time () < until);
   return G_SOURCE_CONTINUE;
