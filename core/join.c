@@ -75,6 +75,7 @@ struct _ViperJoin {
   gboolean modules_final;   /* the input ended: modules holds every one (group -1 is complete) */
   gboolean wants_modules;   /* a collective over group -1 was claimed before modules_final */
   GHashTable *numbered;     /* gint64* kind -> gint64* instances of (kind, -1) numbered so far */
+  guint n_late;             /* modules added after group -1 was final (their Counts have skip) */
 };
 
 static guint
@@ -170,6 +171,7 @@ viper_join_reset (ViperJoin *j)
   j->modules_final = FALSE;
   j->wants_modules = FALSE;
   g_hash_table_remove_all (j->numbered);
+  j->n_late = 0;
 }
 
 void
@@ -233,6 +235,7 @@ viper_join_add_module (ViperJoin *j, gint64 proc)
       g_hash_table_iter_init (&it, j->numbered);
       while (g_hash_table_iter_next (&it, &k, &v))
         count_get (j, *(gint64 *) k, -1, proc)->skip = *(gint64 *) v;
+      j->n_late++;
     }
 }
 
@@ -405,6 +408,21 @@ claim_end (ViperJoin *j, ViperTram *t, gint64 kind, gint64 group, ViperJoinShape
       numbered (j, kind, c->ends);
     }
   Inst *i = inst_get (j, kind, group, c->ends++, TRUE);
+  GArray *own = NULL;
+  if (group == -1 && j->n_late)
+    {
+      /* a module heard from after this instance was numbered is not one of
+       * its members (viper_join_add_module): nobody waits for its begin */
+      own = g_array_sized_new (FALSE, FALSE, sizeof (gint64), members->len);
+      for (guint m = 0; m < members->len; m++)
+        {
+          gint64 key[3] = { kind, -1, g_array_index (members, gint64, m) };
+          const Count *mc = g_hash_table_lookup (j->counts, key);
+          if (!mc || mc->skip <= i->key.k)
+            g_array_append_val (own, key[2]);
+        }
+      members = own;
+    }
   if (!i->n_members)
     i->n_members = MAX (members->len, 1u);
   i->ends++;
@@ -456,6 +474,8 @@ claim_end (ViperJoin *j, ViperTram *t, gint64 kind, gint64 group, ViperJoinShape
   if (w)
     t->waits++;
   inst_maybe_drop (j, i);
+  if (own)
+    g_array_unref (own);
 }
 
 gboolean
@@ -523,6 +543,13 @@ gboolean
 viper_join_wants_modules (const ViperJoin *j)
 {
   return j->wants_modules && !j->modules_final;
+}
+
+gboolean
+viper_join_end_waits_for_modules (const ViperJoin *j)
+{
+  gint64 all = -1;
+  return !j->modules_final && g_hash_table_contains (j->stalls, &all);
 }
 
 void

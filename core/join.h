@@ -74,6 +74,8 @@ void viper_join_modules_final (ViperJoin *j, GPtrArray *resume);
 /* A collective over group -1 was claimed while the modules are not all
  * known: whoever can learn them should say so (viper_run_modules_known). */
 gboolean viper_join_wants_modules (const ViperJoin *j);
+/* An END over group -1 is stalled, waiting for every module to be known. */
+gboolean viper_join_end_waits_for_modules (const ViperJoin *j);
 /* t is claimed from list l.  FALSE: it must wait (l is stalled until the
  * group is defined).  Lists resumed by a definition go to resume. */
 gboolean viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume);

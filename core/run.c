@@ -234,6 +234,12 @@ viper_run_wants_modules (const ViperRun *run)
   return run->join && viper_join_wants_modules (run->join);
 }
 
+gboolean
+viper_run_end_waits_for_modules (const ViperRun *run)
+{
+  return run->join && viper_join_end_waits_for_modules (run->join);
+}
+
 void
 viper_run_modules_known (ViperRun *run, const GArray *procs)
 {

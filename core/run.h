@@ -72,6 +72,8 @@ gboolean viper_run_input_ended (const ViperRun *run);
 /* A collective over every module (group -1) waits to know them all: TRUE
  * until the input ends or viper_run_modules_known is called. */
 gboolean viper_run_wants_modules (const ViperRun *run);
+/* ... and an END over it is already held up by that (not only a begin). */
+gboolean viper_run_end_waits_for_modules (const ViperRun *run);
 /* Every module the input will bring, learnt ahead of the end (the
  * scheduler reads the processors of its files ahead): group -1 is these
  * from now on, as viper_run_input_end would make it.  The caller tells the

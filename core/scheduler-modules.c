@@ -18,8 +18,9 @@
  *     delay are not.  Past --max-procs processors nothing is learnt (which
  *     ones the bound keeps depends on the order they come in).
  *   - a live source (--listen): at a pause of the input (nothing to read,
- *     nothing ready: engine_one), the processors heard from so far; one
- *     whose first line comes later is no member of the collectives before.
+ *     nothing ready: engine_one) while an end over -1 is held up, the
+ *     processors heard from so far; one whose first line comes later is no
+ *     member of the collectives numbered before it (core/join.c).
  *   - otherwise (standard input, a FIFO): at the end of the input, as it
  *     cannot be read twice.
  * What the files held is remembered for a reset or a seek from the start.
@@ -263,7 +264,9 @@ viper_sched_learn_modules (ViperScheduler *s)
 gboolean
 viper_sched_modules_at_pause (ViperScheduler *s)
 {
-  if (!viper_run_wants_modules (s->run))
+  /* only once an end is held up: a begin alone (its processor's peers
+   * perhaps a few lines behind) waits for the next pause */
+  if (!viper_run_end_waits_for_modules (s->run))
     return FALSE;
   gboolean live = FALSE;
   for (guint i = 0; i < s->sources->len && !live; i++)

@@ -450,6 +450,91 @@ test_barrier_over_all_live_late (void)
   harness_clear (&h);
 }
 
+/* What the scheduler does at a pause of live input: when an end over -1 is
+ * held up, the modules heard from are all (viper_run_modules_known). */
+static void
+pause_of_live_input (Harness *h)
+{
+  if (!viper_run_end_waits_for_modules (h->run))
+    return;
+  GArray *procs = viper_run_procs (h->run);
+  viper_run_modules_known (h->run, procs);
+  viper_model_set_modules (h->model, procs);
+  g_array_unref (procs);
+  harness_drain (h);
+}
+
+static void
+feed_all (Harness *h, const char *const *lines, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_assert_true (harness_feed (h, lines[i]));
+}
+
+/* A late processor whose begin comes after the pause that made -1 final,
+ * and the ends of the others after it: they do not wait for its begin (it
+ * is no member of that instance), and the next barrier is everyone's.
+ * Before, they waited for it for ever (a live session deadlocked). */
+static void
+test_barrier_over_all_live_late_between (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  static const char *const first[] = {
+    "-3 -901 0 0 0 0", "-3 -901 0 1 0 0", "-3 -402 1.0 0 -1 0", "-3 -402 1.1 1 -1 0", "-4 -402 1.6 0 -1 0",
+  };
+  feed_all (&h, first, G_N_ELEMENTS (first));
+  pause_of_live_input (&h);                    /* P0's end waits: {0, 1} are all */
+  static const char *const second[] = {
+    "-3 -901 0 2 0 0", "-3 -402 1.5 2 -1 0",    /* P2, late: its barrier 1 was done without it */
+    "-4 -402 1.6 1 -1 0", "-4 -402 1.6 2 -1 0",
+    "-3 -402 2.0 0 -1 0", "-3 -402 2.1 1 -1 0", "-3 -402 2.2 2 -1 0",
+    "-4 -402 2.5 0 -1 0", "-4 -402 2.5 1 -1 0", "-4 -402 2.5 2 -1 0",
+    "-4 -901 3 0 0 0", "-4 -901 3 1 0 0", "-4 -901 3 2 0 0",
+  };
+  feed_all (&h, second, G_N_ELEMENTS (second));
+  pause_of_live_input (&h);
+  ViperCounts c;
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (h.model->inconsistent, ==, 0);
+  harness_clear (&h);
+}
+
+/* A pause with begins over -1 read but no end held up changes nothing: a
+ * processor a few lines behind (its first line after the pause) is a member
+ * like the others (the trial's live2b). */
+static void
+test_barrier_over_all_live_pause_before_ends (void)
+{
+  Harness h;
+  harness_init (&h, 1.0);
+  static const char *const first[] = { "-3 -901 0 0 0 0", "-3 -901 0 1 0 0", "-3 -402 1.0 0 -1 0",
+                                       "-3 -402 1.1 1 -1 0" };
+  feed_all (&h, first, G_N_ELEMENTS (first));
+  g_assert_true (viper_run_wants_modules (h.run));
+  g_assert_false (viper_run_end_waits_for_modules (h.run));
+  pause_of_live_input (&h);
+  static const char *const second[] = {
+    "-3 -901 0 2 0 0", "-3 -402 1.5 2 -1 0",
+    "-4 -402 1.6 0 -1 0", "-4 -402 1.6 1 -1 0", "-4 -402 1.6 2 -1 0",
+  };
+  feed_all (&h, second, G_N_ELEMENTS (second));
+  pause_of_live_input (&h);                    /* now {0, 1, 2} */
+  ViperCounts c;
+  viper_run_counts (h.run, &c);
+  g_assert_cmpuint (c.pending, ==, 0);
+  g_assert_cmpuint (h.model->inconsistent, ==, 0);
+  /* every end left after the latest begin, P2's at 1.5 */
+  for (guint i = 0; i < h.out->len; i++)
+    {
+      const Transfer *x = &g_array_index (h.out, Transfer, i);
+      if (x->seq == 3)
+        g_assert_cmpfloat (x->adjusted, >=, 1.5);
+    }
+  harness_clear (&h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -462,5 +547,8 @@ main (int argc, char **argv)
   g_test_add_func ("/picl/run/unique-tags-buckets", test_unique_tags_buckets);
   g_test_add_func ("/picl/run/barrier-over-all-late-proc", test_barrier_over_all_late_proc);
   g_test_add_func ("/picl/run/barrier-over-all-live-late", test_barrier_over_all_live_late);
+  g_test_add_func ("/picl/run/barrier-over-all-live-late-between", test_barrier_over_all_live_late_between);
+  g_test_add_func ("/picl/run/barrier-over-all-live-pause-before-ends",
+                   test_barrier_over_all_live_pause_before_ends);
   return g_test_run ();
 }
