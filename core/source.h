@@ -129,6 +129,10 @@ ViperTramSource *viper_file_source_new (const char *path, ViperTramPool *pool, V
 /* Read a regular file on a second thread or not (tests; before the first
  * pending/get; no effect on other inputs). */
 void viper_file_source_set_read_ahead (ViperTramSource *s, gboolean on);
+/* A file source with a read-ahead thread now.  At most 4 files are read on
+ * threads of their own at once in a process; the others are read on the
+ * thread that takes their trams (tests). */
+gboolean viper_file_source_reading_ahead (const ViperTramSource *s);
 
 /* Listen on "tcp:HOST:PORT", "tcp:PORT", "tcp:" (default 127.0.0.1:7405) or
  * "unix:PATH"; a HOST name on every address it resolves to.  Any number of

@@ -1094,6 +1094,62 @@ test_same_file (Fixture *f, gconstpointer data)
   g_free (path);
 }
 
+/* At most 4 files are read on threads of their own at once (each holds a
+ * few MiB: a trace of one file per rank, 1,024 files, took 1.4 GiB); the
+ * others are read on the caller's thread, to the same trams; a file that
+ * ends gives its thread's place to the next one opened. */
+static void
+test_read_ahead_bound (Fixture *f, gconstpointer data)
+{
+  (void) data;
+  if (!f->read_ahead)
+    return;
+  ViperTramSource *src[7];
+  for (guint i = 0; i < G_N_ELEMENTS (src); i++)
+    {
+      char *path = g_strdup_printf ("%s/bound%u.trc", f->dir, i);
+      GString *t = g_string_new (NULL);
+      for (guint k = 0; k < 3000; k++)
+        g_string_append_printf (t, "-3 -901 %u.5 %u 0 0\n", k, i);
+      g_assert_true (g_file_set_contents (path, t->str, (gssize) t->len, NULL));
+      g_string_free (t, TRUE);
+      GError *error = NULL;
+      src[i] = open_file (f, path, &error);
+      g_assert_no_error (error);
+      g_free (path);
+    }
+  guint ahead = 0;
+  for (guint i = 0; i < 6; i++)
+    {
+      g_assert_true (viper_tram_pending (src[i]));
+      ahead += viper_file_source_reading_ahead (src[i]);
+    }
+  g_assert_cmpuint (ahead, ==, 4);
+  g_assert_true (viper_file_source_reading_ahead (src[0]));
+  g_assert_false (viper_file_source_reading_ahead (src[5]));
+  /* every file gives all its trams, threaded or not */
+  for (guint i = 0; i < 6; i++)
+    {
+      guint n = 0;
+      for (ViperTram *t; (t = viper_get_tram (src[i])); n++)
+        {
+          g_assert_cmpint (t->proc, ==, i);
+          viper_tram_pool_release (f->pool, t);
+        }
+      g_assert_cmpuint (n, ==, 3000);
+    }
+  /* all ended: the seventh reads ahead */
+  g_assert_true (viper_tram_pending (src[6]));
+  g_assert_true (viper_file_source_reading_ahead (src[6]));
+  for (guint i = 0; i < G_N_ELEMENTS (src); i++)
+    {
+      char *path = g_strdup_printf ("%s/bound%u.trc", f->dir, i);
+      viper_tram_source_free (src[i]);
+      g_unlink (path);
+      g_free (path);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1117,6 +1173,7 @@ main (int argc, char **argv)
   ADD ("stdin-main-loop", test_stdin_main_loop);
   ADD ("stdin-blocking", test_stdin_blocking);
   ADD ("same-file", test_same_file);
+  ADD ("read-ahead-bound", test_read_ahead_bound);
 #undef ADD
 #undef ADD2
   return g_test_run ();
