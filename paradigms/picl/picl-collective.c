@@ -142,8 +142,30 @@ picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
   Inst *i = picl_inst_get (m, t->ev, c.subset, c.k, TRUE);
   InstBegin b = { p->id, t->adjusted };
   g_array_append_val (i->begins, b);
-  /* a member waiting in this collective may stop being idle */
-  for (guint k = 0; k < i->begins->len; k++)
+  /* a member waiting in this collective may stop being idle: only when
+   * this begin is the last one its wait lacks (looking at every member at
+   * every begin made a barrier of P members cost P^2: 4,096 ranks, 64
+   * barriers took 10 s) */
+  ViperPiclShape shape = viper_picl_collective_shape (t->ev);
+  gboolean wake = TRUE;
+  if (shape == VIPER_PICL_SHAPE_ONE_TO_ALL)
+    wake = p->id == c.root;                 /* the others wait for the root alone */
+  else if (shape == VIPER_PICL_SHAPE_ALL_TO_ONE || shape == VIPER_PICL_SHAPE_ALL_TO_ALL)
+    {
+      /* every waiter (the root of an all-to-one) waits for every member */
+      Call all = c;
+      guint missing = 1;
+      picl_collective_wait (m, i, &all, shape == VIPER_PICL_SHAPE_ALL_TO_ONE ? c.root : p->id, &missing);
+      wake = missing == 0;
+      if (wake && shape == VIPER_PICL_SHAPE_ALL_TO_ONE)
+        {
+          Proc *r = c.root != p->id ? picl_proc_find (m, c.root) : NULL;
+          if (r && r->state == VIPER_PICL_IDLE)
+            picl_set_provisional (m, r);
+          wake = FALSE;
+        }
+    }
+  for (guint k = 0; wake && k < i->begins->len; k++)
     {
       Proc *q = picl_proc_find (m, g_array_index (i->begins, InstBegin, k).proc);
       if (q && q != p && q->state == VIPER_PICL_IDLE)
