@@ -652,6 +652,27 @@ static const ViperTramSourceClass stdin_class = {
   .destroy = file_destroy,
 };
 
+/* The compressor whose magic number starts a regular file, or NULL: such a
+ * file is said once for what it is, not read into a bad line per block. */
+static const char *
+compressed_kind (int fd)
+{
+  unsigned char m[6] = { 0 };
+  ssize_t got;
+  do
+    got = pread (fd, m, sizeof m, 0);
+  while (got < 0 && errno == EINTR);
+  if (got >= 2 && m[0] == 0x1f && m[1] == 0x8b)
+    return "gzip";
+  if (got >= 4 && m[0] == 'B' && m[1] == 'Z' && m[2] == 'h' && m[3] >= '1' && m[3] <= '9')
+    return "bzip2";
+  if (got >= 6 && memcmp (m, "\xfd" "7zXZ\0", 6) == 0)
+    return "xz";
+  if (got >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
+    return "zstd";
+  return NULL;
+}
+
 ViperTramSource *
 viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
                        ViperChannels *channels, GError **error)
@@ -686,6 +707,17 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
                    "%s: %s", path, g_strerror (e));
       if (!is_stdin)
         close (fd);
+      return NULL;
+    }
+
+  const char *packed = S_ISREG (st.st_mode) ? compressed_kind (fd) : NULL;
+  if (packed)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: %s-compressed data, not a text trace: decompress it first (for example `%s %s | viper-replay -`)",
+                   path, packed, g_str_equal (packed, "gzip") ? "zcat" : g_str_equal (packed, "bzip2") ? "bzcat"
+                   : g_str_equal (packed, "xz") ? "xzcat" : "zstdcat", path);
+      close (fd);
       return NULL;
     }
 

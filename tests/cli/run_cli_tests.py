@@ -8,6 +8,7 @@ A case file is one JSON object:
   {
     "description": "what this group checks",
     "files": {"NAME": "CONTENT", ...},      written into each case's scratch directory
+                                            (CONTENT {"hex": "1f8b..."}: those bytes)
     "cases": [ CASE, ... ]
   }
 
@@ -62,7 +63,10 @@ def write_files(files, tmp, src):
         path = os.path.join(tmp, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
-            f.write(subst(content, tmp, src).encode("utf-8"))
+            if isinstance(content, dict):   # {"hex": "1f8b..."}: bytes that are no text
+                f.write(bytes.fromhex(content["hex"]))
+            else:
+                f.write(subst(content, tmp, src).encode("utf-8"))
 
 
 def connect(address, deadline, proc):
