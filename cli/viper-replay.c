@@ -345,6 +345,17 @@ main (int argc, char **argv)
       rc = usage_error (ctx, "--clock must be decay, drift or clc");
       goto out_ctx;
     }
+  if (app.opt.traces)
+    {
+      /* a file named twice is read once (as two channels its lines would be refused, or duplicates) */
+      GPtrArray *notes = g_ptr_array_new_with_free_func (g_free);
+      char **unique = viper_traces_unique ((const char *const *) app.opt.traces, notes);
+      g_strfreev (app.opt.traces);
+      app.opt.traces = unique;
+      for (guint i = 0; i < notes->len && !app.opt.quiet; i++)
+        fprintf (stderr, "viper-replay: warning: %s\n", (const char *) g_ptr_array_index (notes, i));
+      g_ptr_array_unref (notes);
+    }
   gboolean reads_stdin = FALSE;
   for (char **t = app.opt.traces; t && *t; t++)
     {

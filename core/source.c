@@ -124,6 +124,44 @@ viper_tram_source_same_file (const ViperTramSource *s, const char *path)
   return dev == s->file_dev && ino == s->file_ino && size == s->file_size && mtime == s->file_mtime_ns;
 }
 
+char **
+viper_traces_unique (const char *const *traces, GPtrArray *notes)
+{
+  if (!traces)
+    return NULL;
+  GPtrArray *out = g_ptr_array_new ();
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64) * 2);
+  GPtrArray *names = g_ptr_array_new ();
+  for (const char *const *t = traces; *t; t++)
+    {
+      struct stat st;
+      if (!g_str_equal (*t, "-") && stat (*t, &st) == 0 && S_ISREG (st.st_mode))
+        {
+          guint64 id[2] = { (guint64) st.st_dev, (guint64) st.st_ino };
+          const char *first = NULL;
+          for (guint i = 0; i < ids->len && !first; i++)
+            {
+              const guint64 *o = &g_array_index (ids, guint64, 2 * i);
+              if (o[0] == id[0] && o[1] == id[1])
+                first = g_ptr_array_index (names, i);
+            }
+          if (first)
+            {
+              if (notes)
+                g_ptr_array_add (notes, g_strdup_printf ("%s is the same file as %s: read once", *t, first));
+              continue;
+            }
+          g_array_append_vals (ids, id, 2);
+          g_ptr_array_add (names, (gpointer) *t);
+        }
+      g_ptr_array_add (out, g_strdup (*t));
+    }
+  g_ptr_array_add (out, NULL);
+  g_array_unref (ids);
+  g_ptr_array_unref (names);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
 void
 viper_tram_source_copy_file (ViperTramSource *s, const ViperTramSource *inner)
 {

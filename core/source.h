@@ -118,6 +118,12 @@ struct stat;
 void viper_tram_source_set_file (ViperTramSource *s, const struct stat *st);
 /* The file at path is the regular file s was opened on, unchanged since. */
 gboolean viper_tram_source_same_file (const ViperTramSource *s, const char *path);
+/* traces (NULL-terminated, may be NULL) without the paths that name a
+ * regular file named before them (the same device and inode: read twice, its
+ * lines would be two channels' worth of the same trams).  For each one left
+ * out a message is added to notes (g_free'd strings; notes may be NULL).
+ * Returns a new NULL-terminated array (NULL when traces is NULL). */
+char **viper_traces_unique (const char *const *traces, GPtrArray *notes);
 /* For wrappers: the file identity of inner, to s. */
 void viper_tram_source_copy_file (ViperTramSource *s, const ViperTramSource *inner);
 

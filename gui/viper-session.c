@@ -108,15 +108,20 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
   s->detect_reason = det.reason;
   s->detect_binary = det.binary;
   s->detect_no_tram = det.no_tram;
-  s->traces = g_strdupv ((char **) traces);
+  GPtrArray *repeats = g_ptr_array_new_with_free_func (g_free);
+  s->traces = viper_traces_unique (traces, repeats);
   if (!s->traces)
     s->traces = g_new0 (char *, 1);
+  traces = (const char *const *) s->traces;
   s->setup_path = g_strdup (setup_path);
   s->decay = decay;
   s->exporters = g_ptr_array_new ();
   s->pool = viper_tram_pool_new ();
   s->channels = viper_channels_new ();
   viper_diag_init (&s->diag, sink, sink_data);
+  for (guint i = 0; i < repeats->len; i++)
+    viper_diag_event (&s->diag, VIPER_DIAG_WARNING, "%s", (const char *) g_ptr_array_index (repeats, i));
+  g_ptr_array_unref (repeats);
   s->model = p->model_new (p, setup);
   s->model->diag = &s->diag;
   viper_model_set_history (s->model, history_interval);
