@@ -151,7 +151,7 @@ viper_traces_unique (const char *const *traces, GPtrArray *notes)
                 g_ptr_array_add (notes, g_strdup_printf ("%s is the same file as %s: read once", *t, first));
               continue;
             }
-          g_array_append_vals (ids, id, 2);
+          g_array_append_vals (ids, id, 1);     /* one element: both numbers */
           g_ptr_array_add (names, (gpointer) *t);
         }
       g_ptr_array_add (out, g_strdup (*t));
