@@ -87,7 +87,7 @@ typedef struct {
  * heads.  shaft_each strokes each shaft on its own (a crowded animation:
  * one path of a thousand crossing lines makes cairo find every crossing);
  * otherwise one stroke per look (space-time messages, which rarely cross).
- * Sorts arrows. */
+ * head 0: no heads, each shaft to its end.  Sorts arrows. */
 G_GNUC_INTERNAL void vv_stroke_arrows (cairo_t *cr, GArray *arrows, double head, gboolean shaft_each);
 G_GNUC_INTERNAL void vv_font (cairo_t *cr, double size, gboolean bold);
 /* align: 0 left, 0.5 centre, 1 right; y is the baseline; returns the advance */

@@ -195,8 +195,20 @@ st_pixel (ViperColor c)
  * colour).  FALSE (nothing
  * written) unless the target is an RGB24/ARGB32 image, the transformation a
  * whole-pixel shift and the clip one rectangle. */
+/* An image target cairo's drawing can be replaced on by stores: an
+ * RGB24/ARGB32 image at scale 1, a whole-pixel shift, the OVER operator and
+ * at most one clip rectangle with whole-pixel edges (in device pixels,
+ * inside the image). */
+typedef struct {
+  cairo_surface_t *t;
+  guint8 *data;
+  int stride;
+  int dx, dy;               /* user to device: a shift */
+  int cx0, cy0, cx1, cy1;   /* the clip */
+} StImage;
+
 static gboolean
-st_store_bars (cairo_t *cr, const ViperRenderer *r, const GArray *bars)
+st_image_target (cairo_t *cr, StImage *im)
 {
   cairo_surface_t *t = cairo_get_target (cr);
   if (cairo_surface_get_type (t) != CAIRO_SURFACE_TYPE_IMAGE)
@@ -225,17 +237,37 @@ st_store_bars (cairo_t *cr, const ViperRenderer *r, const GArray *bars)
   if (!ok)
     return FALSE;
   int w = cairo_image_surface_get_width (t), h = cairo_image_surface_get_height (t);
-  cx0 = MAX (cx0, 0), cy0 = MAX (cy0, 0), cx1 = MIN (cx1, w), cy1 = MIN (cy1, h);
+  im->t = t;
+  im->cx0 = MAX (cx0, 0), im->cy0 = MAX (cy0, 0), im->cx1 = MIN (cx1, w), im->cy1 = MIN (cy1, h);
+  im->dx = (int) mx.x0, im->dy = (int) mx.y0;
   cairo_surface_flush (t);
-  guint8 *data = cairo_image_surface_get_data (t);
-  int stride = cairo_image_surface_get_stride (t);
+  im->data = cairo_image_surface_get_data (t);
+  im->stride = cairo_image_surface_get_stride (t);
+  return TRUE;
+}
+
+static void
+st_image_done (const StImage *im)
+{
+  cairo_surface_mark_dirty_rectangle (im->t, im->cx0, im->cy0, MAX (im->cx1 - im->cx0, 0),
+                                      MAX (im->cy1 - im->cy0, 0));
+}
+
+static gboolean
+st_store_bars (cairo_t *cr, const ViperRenderer *r, const GArray *bars)
+{
+  StImage im;
+  if (!st_image_target (cr, &im))
+    return FALSE;
+  guint8 *data = im.data;
+  int stride = im.stride, cx0 = im.cx0, cy0 = im.cy0, cx1 = im.cx1, cy1 = im.cy1;
   gint last_state = G_MININT;
   guint32 px = 0;
   for (guint i = 0; i < bars->len; i++)
     {
       const StBar *b = &g_array_index (bars, StBar, i);
-      int x0 = MAX ((int) b->x0 + (int) mx.x0, cx0), x1 = MIN ((int) b->x1 + (int) mx.x0, cx1);
-      int y0 = MAX ((int) b->y0 + (int) mx.y0, cy0), y1 = MIN ((int) b->y1 + (int) mx.y0, cy1);
+      int x0 = MAX ((int) b->x0 + im.dx, cx0), x1 = MIN ((int) b->x1 + im.dx, cx1);
+      int y0 = MAX ((int) b->y0 + im.dy, cy0), y1 = MIN ((int) b->y1 + im.dy, cy1);
       if (x0 >= x1 || y0 >= y1)
         continue;
       if (b->state != last_state)
@@ -247,7 +279,7 @@ st_store_bars (cairo_t *cr, const ViperRenderer *r, const GArray *bars)
             row[x] = px;
         }
     }
-  cairo_surface_mark_dirty_rectangle (t, cx0, cy0, MAX (cx1 - cx0, 0), MAX (cy1 - cy0, 0));
+  st_image_done (&im);
   return TRUE;
 }
 
@@ -541,7 +573,7 @@ typedef gboolean (*StArrowVisit) (const StArrow *a, gpointer data);
  * is drawn. */
 static gboolean
 st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double clock, guint8 *taken,
-               guint8 *count, StArrowVisit visit, gpointer data)
+               guint8 *count, guint8 *mine, StArrowVisit visit, gpointer data)
 {
   const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, row).id);
   if (!h)
@@ -549,7 +581,9 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
   const GArray *refs = h->arrows;
   double stop = g->t1 + h->arrow_disorder;
   StArrow a;
-  guint i = viper_history_refs_seek (refs, g->t0 - h->arrow_span);
+  /* the first pass (mine != NULL) takes only columns of the plot: the
+   * messages sent before the window are the second pass's */
+  guint i = viper_history_refs_seek (refs, mine ? g->t0 : g->t0 - h->arrow_span);
   while (i < refs->len && ref_t0_max (refs, i) <= stop)
     {
       const ViperHistoryEntry *e = ref_entry (m, refs, i++);
@@ -560,7 +594,7 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
       double col = floor (vv_st_x (g, e->t0));
       double c = col - floor (g->plot_x);
       gboolean in_plot = c >= 0 && c <= g->plot_w;
-      if ((!in_plot || !taken[(guint) c]) && st_arrow_place (g, m, row, e, clock, &a))
+      if ((in_plot ? !taken[(guint) c] : !mine) && st_arrow_place (g, m, row, e, clock, &a))
         {
           if (visit (&a, data))
             return TRUE;
@@ -569,6 +603,8 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
               taken[(guint) c] = 1;
               if (count)
                 count[(guint) c]++;
+              if (mine)
+                mine[(guint) c] = 1;
             }
         }
       double next = col + 1;
@@ -586,7 +622,7 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
       guint k = refs_seek_from (refs, i, st_t (g, next));
       i = MAX (i, k);
     }
-  for (guint o = 0; o < h->open->len; o++)
+  for (guint o = 0; !mine && o < h->open->len; o++)
     {
       const ViperHistoryEntry *e = viper_model_history_at (m, g_array_index (h->open, guint64, o));
       if (e && (isnan (e->t1) || e->t1 - e->t0 > h->arrow_span) && st_arrow_place (g, m, row, e, clock, &a)
@@ -598,39 +634,219 @@ st_row_arrows (const ViperViewGeometry *g, const ViperModel *m, gint row, double
 
 /* Every row's messages: a row on screen keeps one per pixel column of its
  * own, in the columns that have fewer than ST_COL_ARROWS; the rows scrolled
- * out share theirs. */
+ * out share theirs.  Which rows a crowded column shows turns with the
+ * column: a first pass lets each row on screen take only every G-th column
+ * (G = rows / ST_COL_ARROWS, shifted by its row number), so that where
+ * every row sends, every row's messages are seen - the rows walked first
+ * took every column, and 16 ranks sending everywhere showed the messages
+ * of P0 to P3 only.  The usual pass then fills the columns that still have
+ * room (a row that sends alone in a column keeps its message there).  Two
+ * walks of a row each bounded by the pixel columns, as before. */
 static gboolean
 st_arrows (const ViperViewGeometry *g, const ViperModel *m, double clock, StArrowVisit visit, gpointer data)
 {
   gsize ncols = (gsize) g->plot_w + 2;
   guint8 *taken = g_malloc0 (ncols), *taken_out = g_malloc0 (ncols), *count = g_malloc0 (ncols);
+  guint shown_n = MIN (g->rows_shown, g->mods->len - MIN (g->first_row, g->mods->len));
+  guint groups = (shown_n + ST_COL_ARROWS - 1) / ST_COL_ARROWS;
+  /* the columns each row on screen took in the first pass */
+  guint8 *mine = groups > 1 && m ? g_malloc0 (ncols * shown_n) : NULL;
   gboolean stopped = FALSE;
+  for (guint k = 0; mine && k < shown_n && !stopped; k++)
+    {
+      guint8 *own = mine + (gsize) k * ncols;
+      for (gsize c = 0; c < ncols; c++)
+        taken[c] = count[c] >= ST_COL_ARROWS || (c + k) % groups != 0;
+      stopped = st_row_arrows (g, m, (gint) (g->first_row + k), clock, taken, count, own, visit, data);
+    }
   for (guint i = 0; m && i < g->mods->len && !stopped; i++)
     {
-      gboolean shown = i >= g->first_row && i < g->first_row + g->rows_shown;
+      gboolean shown = i >= g->first_row && i < g->first_row + shown_n;
+      const guint8 *own = mine && shown ? mine + (gsize) (i - g->first_row) * ncols : NULL;
       if (shown)
         for (gsize c = 0; c < ncols; c++)
-          taken[c] = count[c] >= ST_COL_ARROWS;
-      stopped = st_row_arrows (g, m, (gint) i, clock, shown ? taken : taken_out, shown ? count : NULL, visit, data);
+          taken[c] = count[c] >= ST_COL_ARROWS || (own && own[c]);
+      stopped = st_row_arrows (g, m, (gint) i, clock, shown ? taken : taken_out, shown ? count : NULL, NULL, visit,
+                               data);
     }
+  g_free (mine);
   g_free (taken);
   g_free (taken_out);
   g_free (count);
   return stopped;
 }
 
+/* ---- dense messages --------------------------------------------------------------------
+ *
+ * Zoomed out on a real-size run (16 ranks, 150,000 messages in 10 s) the
+ * walk above still draws thousands of lines, most of them across many rows:
+ * drawn opaque with their heads they covered every pixel of the plot, and
+ * the state bars under them were gone (a black rectangle).  So the lines'
+ * ink is measured first: their length in pixels over the plot's area is how
+ * many lines cross a pixel of the plot on average (the coverage).  Up to
+ * ST_DENSE_COVER each message is an arrow, as before.  Past it the arrived
+ * messages are drawn as 1-pixel lines without heads, all with the one alpha
+ * that darkens the plot by ST_DENSE_DARK on average: a pixel crossed by k
+ * lines is darkened 1 - (1 - alpha)^k, so where messages crowd the plot is
+ * darker, where there are none it is the bars' colours, and the bars show
+ * through everywhere.  Messages underway stay opaque arrows (they are few,
+ * and each is news).  A head is drawn only on a line long enough to carry
+ * one (ST_HEAD_MIN heads' lengths): a two-pixel message is a dot, not a
+ * triangle.  The cost is one pass over the lines the walk chose (bounded by
+ * the pixel columns) and a seek per row to count the messages sent in the
+ * window for the note under the plot. */
+#define ST_DENSE_COVER 0.3
+#define ST_DENSE_DARK 0.3
+#define ST_DENSE_ALPHA_MIN 0.04
+#define ST_HEAD_MIN 2.0
+
+typedef struct {
+  const ViperViewGeometry *g;
+  GArray *all;              /* VvArrow (dashed = underway): every message the walk chose */
+  guint n_in;               /* of those, the messages sent inside the window */
+} StArrowSet;
+
+typedef struct {
+  double cover;             /* arrived lines' pixels per plot pixel */
+  double alpha;             /* of the arrived lines: 1 = opaque */
+  gboolean dense;           /* arrived lines faint, without heads */
+  double head;              /* a head's length */
+  guint64 sent;             /* messages sent in the window, by every row */
+} StInk;
+
 static gboolean
 st_arrow_collect (const StArrow *a, gpointer data)
 {
+  StArrowSet *s = data;
   VvArrow v = { a->x0, a->y0, a->x1, a->y1, a->color, a->underway };
-  g_array_append_val ((GArray *) data, v);
+  g_array_append_val (s->all, v);
+  if (a->e->t0 >= s->g->t0 && a->e->t0 <= s->g->t1)
+    s->n_in++;
   return FALSE;
+}
+
+/* How much ink the arrived lines would lay on the plot, and so how they are
+ * drawn; counts the messages sent in the window (a seek per row). */
+static void
+st_ink (const StArrowSet *s, const ViperViewGeometry *g, const ViperModel *m, StInk *ink)
+{
+  double len = 0;
+  for (guint i = 0; i < s->all->len; i++)
+    {
+      const VvArrow *a = &g_array_index (s->all, VvArrow, i);
+      if (!a->dashed)
+        len += MAX (hypot (a->x1 - a->x0, a->y1 - a->y0), 1.0);
+    }
+  double area = MAX (g->plot_w * (g->bottom - g->top), 1.0);
+  ink->cover = len / area;
+  ink->dense = ink->cover > ST_DENSE_COVER;
+  ink->alpha = ink->dense ? MAX (1 - pow (1 - ST_DENSE_DARK, 1 / ink->cover), ST_DENSE_ALPHA_MIN) : 1;
+  ink->head = MIN (7.0, g->row_h * 0.4 + 2);
+  ink->sent = 0;
+  for (guint i = 0; m && i < g->mods->len; i++)
+    {
+      const ViperHistoryModule *h = viper_model_history_module (m, g_array_index (g->mods, ModBox, i).id);
+      if (h && h->arrows->len)
+        ink->sent += viper_history_refs_seek (h->arrows, nextafter (g->t1, INFINITY))
+                     - viper_history_refs_seek (h->arrows, g->t0);
+    }
+}
+
+/* st_stroke_faint into an image target: one pixel per step along the
+ * longer axis (as a 1-pixel line without antialiasing is drawn), each
+ * blended with the line's colour at alpha.  Thousands of translucent
+ * strokes cost cairo a composite each; this costs a blend per pixel. */
+static gboolean
+st_store_faint (cairo_t *cr, const GArray *lines, double alpha)
+{
+  StImage im;
+  if (!st_image_target (cr, &im))
+    return FALSE;
+  guint32 a = (guint32) CLAMP (alpha * 256 + 0.5, 1, 256);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      const VvArrow *l = &g_array_index (lines, VvArrow, i);
+      guint32 cr8 = (guint32) CLAMP (l->color.r * 255 + 0.5, 0, 255), cg8 = (guint32) CLAMP (l->color.g * 255 + 0.5, 0, 255);
+      guint32 cb8 = (guint32) CLAMP (l->color.b * 255 + 0.5, 0, 255);
+      double fx0 = floor (l->x0) + im.dx, fy0 = floor (l->y0) + im.dy;
+      double fx1 = floor (l->x1) + im.dx, fy1 = floor (l->y1) + im.dy;
+      /* nothing of it inside the clip (and no coordinate too far for an int) */
+      if (MAX (fx0, fx1) < im.cx0 || MIN (fx0, fx1) >= im.cx1 || MAX (fy0, fy1) < im.cy0
+          || MIN (fy0, fy1) >= im.cy1 || fabs (fx0) > 1e6 || fabs (fx1) > 1e6 || fabs (fy0) > 1e6 || fabs (fy1) > 1e6)
+        continue;
+      int x0 = (int) fx0, y0 = (int) fy0, x1 = (int) fx1, y1 = (int) fy1;
+      int n = MAX (ABS (x1 - x0), ABS (y1 - y0));
+      for (int k = 0; k <= n; k++)
+        {
+          int x = n ? x0 + (int) floor ((double) (x1 - x0) * k / n + 0.5) : x0;
+          int y = n ? y0 + (int) floor ((double) (y1 - y0) * k / n + 0.5) : y0;
+          if (x < im.cx0 || x >= im.cx1 || y < im.cy0 || y >= im.cy1)
+            continue;
+          guint32 *p = (guint32 *) (im.data + (gsize) y * (gsize) im.stride) + x, d = *p;
+          guint32 dr = d >> 16 & 0xff, dg = d >> 8 & 0xff, db = d & 0xff;
+          dr = (dr * (256 - a) + cr8 * a) >> 8;
+          dg = (dg * (256 - a) + cg8 * a) >> 8;
+          db = (db * (256 - a) + cb8 * a) >> 8;
+          *p = (d & 0xff000000u) | dr << 16 | dg << 8 | db;
+        }
+    }
+  st_image_done (&im);
+  return TRUE;
+}
+
+/* Lines without heads, each stroked on its own so that where they cross
+ * their alpha adds up. */
+static void
+st_stroke_faint (cairo_t *cr, const GArray *lines, double alpha)
+{
+  if (st_store_faint (cr, lines, alpha))
+    return;
+  cairo_save (cr);
+  cairo_set_line_width (cr, 1);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      const VvArrow *a = &g_array_index (lines, VvArrow, i);
+      cairo_set_source_rgba (cr, a->color.r, a->color.g, a->color.b, alpha);
+      /* on the pixel centres: a 1-pixel line not antialiased lights one
+       * pixel per step, antialiased two at half */
+      cairo_move_to (cr, floor (a->x0) + 0.5, floor (a->y0) + 0.5);
+      cairo_line_to (cr, floor (a->x1) + 0.5, floor (a->y1) + 0.5);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+}
+
+/* The messages as the ink allows: faint lines when dense, else arrows with
+ * heads where a line is long enough to carry one; underway ones always
+ * opaque. */
+static void
+st_stroke_messages (cairo_t *cr, const StArrowSet *s, const StInk *ink)
+{
+  GArray *headed = g_array_new (FALSE, FALSE, sizeof (VvArrow));
+  GArray *plain = g_array_new (FALSE, FALSE, sizeof (VvArrow));
+  GArray *faint = g_array_new (FALSE, FALSE, sizeof (VvArrow));
+  for (guint i = 0; i < s->all->len; i++)
+    {
+      const VvArrow *a = &g_array_index (s->all, VvArrow, i);
+      if (!a->dashed && ink->dense)
+        g_array_append_val (faint, *a);
+      else if (hypot (a->x1 - a->x0, a->y1 - a->y0) >= ST_HEAD_MIN * ink->head)
+        g_array_append_val (headed, *a);
+      else
+        g_array_append_val (plain, *a);
+    }
+  st_stroke_faint (cr, faint, ink->alpha);
+  vv_stroke_arrows (cr, plain, 0, TRUE);
+  vv_stroke_arrows (cr, headed, ink->head, TRUE);
+  g_array_unref (headed);
+  g_array_unref (plain);
+  g_array_unref (faint);
 }
 
 /* The legend of the marks that are not states: a message, one underway
  * (dashed, to the clock) and the breakpoint line. */
 static void
-st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
+st_draw_marks_legend (cairo_t *cr, double x, double y, double width, const StInk *ink)
 {
   static const char *const names[] = { "message", "underway", "breakpoint" };
   double dash[] = { 5, 3 }, bdash[] = { 4, 3 };
@@ -641,10 +857,15 @@ st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
       cairo_text_extents (cr, names[k], &e);
       if (x + 26 + e.x_advance > width)
         return;
+      /* dense: the messages as drawn, faint lines without heads (the
+       * sample no fainter than can be seen on white) */
+      gboolean faint = k == 0 && ink && ink->dense;
       cairo_new_path (cr);
-      cairo_set_line_width (cr, k == 2 ? 1.5 : 1.2);
+      cairo_set_line_width (cr, k == 2 ? 1.5 : faint ? 1 : 1.2);
       if (k == 2)
         cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
+      else if (faint)
+        cairo_set_source_rgba (cr, 0.15, 0.15, 0.15, MAX (ink->alpha, 0.35));
       else
         cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
       cairo_set_dash (cr, k == 1 ? dash : bdash, k ? 2 : 0, 0);
@@ -660,7 +881,8 @@ st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
         }
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
-      if (k < 2)
+      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
+      if (k < 2 && !faint)
         {
           cairo_move_to (cr, x + 18, y - 4);
           cairo_line_to (cr, x + 12, y - 7);
@@ -671,6 +893,64 @@ st_draw_marks_legend (cairo_t *cr, double x, double y, double width)
       cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
       x += 22 + vv_text (cr, x + 22, y, 0, names[k]) + 12;
     }
+}
+
+/* n with thousands separated: 150,000 */
+static void
+st_count (guint64 n, char out[32])
+{
+  char d[24];
+  int len = g_snprintf (d, sizeof d, "%" G_GUINT64_FORMAT, n), o = 0;
+  for (int i = 0; i < len; i++)
+    {
+      if (i && (len - i) % 3 == 0)
+        out[o++] = ',';
+      out[o++] = d[i];
+    }
+  out[o] = 0;
+}
+
+static double
+st_text_width (cairo_t *cr, const char *s)
+{
+  cairo_text_extents_t e;
+  cairo_text_extents (cr, s, &e);
+  return e.x_advance;
+}
+
+/* Under the axis, left of its unit: how the messages are drawn when the
+ * view cannot show each of them - dense (faint lines) or one per row and
+ * pixel column (fewer lines than messages) - with the counts, so the
+ * picture is not taken for every message.  Nothing when every message
+ * sent in the window has its arrow. */
+static void
+st_draw_ink_note (cairo_t *cr, const ViperViewGeometry *g, const StInk *ink, guint drawn, double right)
+{
+  if (!ink->dense && drawn >= ink->sent)
+    return;
+  char full[200], brief[120], ns[32], nd[32];
+  st_count (ink->sent, ns);
+  st_count (drawn, nd);
+  if (ink->dense)
+    {
+      g_snprintf (full, sizeof full,
+                  "dense: %s messages sent here, %s drawn as faint lines without heads (darker: more); "
+                  "zoom in for arrows", ns, nd);
+      g_snprintf (brief, sizeof brief, "dense: %s of %s messages, faint lines", nd, ns);
+    }
+  else
+    {
+      g_snprintf (full, sizeof full, "%s of %s messages sent here drawn (one per row and pixel column); zoom in for each",
+                  nd, ns);
+      g_snprintf (brief, sizeof brief, "%s of %s messages drawn", nd, ns);
+    }
+  vv_font (cr, 9.5, FALSE);
+  const char *say = st_text_width (cr, full) <= right - g->plot_x ? full
+                  : st_text_width (cr, brief) <= right - g->plot_x ? brief : NULL;
+  if (!say)
+    return;
+  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+  vv_text (cr, g->plot_x, g->bottom + 27, 0, say);
 }
 
 /* No tram transferred (an empty file, a file of bad lines, a replay at its
@@ -794,17 +1074,20 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   /* messages: from the sender's row at the send to the receiver's row at the
    * arrival, row by row of their senders */
   cairo_set_line_width (cr, 1.2);
-  GArray *arrows = g_array_new (FALSE, FALSE, sizeof (VvArrow));
-  st_arrows (g, m, clock, st_arrow_collect, arrows);
+  StArrowSet set = { g, g_array_new (FALSE, FALSE, sizeof (VvArrow)), 0 };
+  st_arrows (g, m, clock, st_arrow_collect, &set);
+  StInk ink;
+  st_ink (&set, g, m, &ink);
   /* hundreds of messages (one per pixel column): each shaft stroked on its
    * own - one path of hundreds of crossing lines makes cairo find every
    * crossing - and, past a few dozen, without antialiasing, which pixman
    * fills several times faster and which a 1-pixel line hardly shows */
-  if (arrows->len > ST_AA_ARROWS)
+  if (set.all->len > ST_AA_ARROWS)
     cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
-  vv_stroke_arrows (cr, arrows, MIN (7.0, g->row_h * 0.4 + 2), TRUE);
+  st_stroke_messages (cr, &set, &ink);
   cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
-  g_array_unref (arrows);
+  guint drawn = set.n_in;
+  g_array_unref (set.all);
   cairo_restore (cr);
 
   /* axis */
@@ -862,9 +1145,11 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   char unit[48];
   g_snprintf (unit, sizeof unit, "clock%s%s%s", *axis_unit ? " (" : "", axis_unit, *axis_unit ? ")" : "");
   vv_text (cr, g->width - 4, bottom + 28, 1, unit);
+  double unit_w = st_text_width (cr, unit);
+  st_draw_ink_note (cr, g, &ink, drawn, g->width - 4 - unit_w - 12);
   double lx = vv_draw_legend_fit (cr, r, g->plot_x, g->height - 6, g->width - 4);
   /* marks: after the states, on the same line when there is room */
-  st_draw_marks_legend (cr, lx, g->height - 6, g->width);
+  st_draw_marks_legend (cr, lx, g->height - 6, g->width, &ink);
 }
 
 typedef struct {

@@ -759,7 +759,8 @@ vv_stroke_arrows (cairo_t *cr, GArray *arrows, double head, gboolean shaft_each)
         j++;
       const VvArrow *first = &g_array_index (arrows, VvArrow, i);
       vv_set_color (cr, first->color);
-      for (int part = 0; part < 2; part++)
+      /* head 0: shafts only, to the end */
+      for (int part = 0; part < (head > 0 ? 2 : 1); part++)
         {
           cairo_new_path (cr);
           if (part == 0)
