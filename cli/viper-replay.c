@@ -27,7 +27,9 @@ diag_sink (ViperDiagKind kind, const char *message, gpointer data)
         fprintf (stderr, "viper-replay: warning: %s\n", message);
       break;
     case VIPER_DIAG_CONNECTION:
-      if (!app->opt.quiet && app->opt.stats)
+      /* a live monitor says who connected and when they left (with how
+       * many lines): by default, as the listening address; -q silences it */
+      if (!app->opt.quiet)
         fprintf (stderr, "viper-replay: %s\n", message);
       break;
     default:

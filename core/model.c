@@ -227,13 +227,18 @@ trim_history (ViperModel *m)
 gboolean
 viper_model_apply (ViperModel *m, const ViperTram *t)
 {
-  if (t->adjusted > m->clock)
+  /* the run's range comes from the trams that carry a module's clock: a
+   * definition dated 0 among epoch times would stretch it to 1970 */
+  if (!viper_paradigm_timeless (m->paradigm, t))
     {
-      m->clock = t->adjusted;
-      viper_damage_add (m->damage, VIPER_AREA_CLOCK, 0, 0);
+      if (t->adjusted > m->clock)
+        {
+          m->clock = t->adjusted;
+          viper_damage_add (m->damage, VIPER_AREA_CLOCK, 0, 0);
+        }
+      if (t->adjusted < m->start)
+        m->start = t->adjusted;
     }
-  if (t->adjusted < m->start)
-    m->start = t->adjusted;
   m->applied++;
   gboolean changed = (t->flags & VIPER_TRAM_F_IGNORED) ? FALSE : m->klass->apply (m, t);
   if (changed)

@@ -111,6 +111,15 @@ struct _ViperParadigm {
    * live verdict never waits for ever. */
   gboolean (*after_input) (const ViperTram *t);
 
+  /* Optional: a tram that carries no module's clock (PICL's global records,
+   * PROC -1, such as the subset definitions a writer dates 0 while every
+   * processor's clock reads epoch seconds).  It keeps its place in the run
+   * and its adjusted time (--run-out), but the run's time range - its first
+   * time, its clock, the pace of a paced replay - comes from the other
+   * trams, so that a definition never stretches the run
+   * (viper_paradigm_timeless). */
+  gboolean (*timeless) (const ViperTram *t);
+
   /* Members of a group for VIPER_FROM_EACH_MEMBER; a module is its own group.
    * Returns the number of ids written (at most max). */
   guint (*group_members) (const ViperModel *model, gint64 group, gint64 *out, guint max);
@@ -137,6 +146,14 @@ void viper_paradigm_register (const ViperParadigm *p);
 const ViperParadigm *viper_paradigm_lookup (const char *name);
 /* NULL-terminated array of the registered paradigms, in registration order. */
 const ViperParadigm *const *viper_paradigm_list (guint *n);
+
+/* Whether t carries no module's clock (the paradigm's timeless rule): the
+ * run's time range, clock and pace leave it out.  FALSE without a paradigm. */
+static inline gboolean
+viper_paradigm_timeless (const ViperParadigm *p, const ViperTram *t)
+{
+  return p && p->timeless && p->timeless (t);
+}
 
 /* Tram type index of (rec, ev), or VIPER_TYPE_UNKNOWN.  O(1). */
 guint16 viper_paradigm_type_index (const ViperParadigm *p, gint64 rec, gint64 ev);

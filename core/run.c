@@ -624,7 +624,9 @@ viper_run_transfer_next (ViperRun *run)
   if (gap > l->offset)
     l->offset = gap;
   l->offset *= run->decay;
-  if (t->adjusted > run->clock)
+  /* a timeless tram (a global definition) keeps its adjusted time but is no
+   * module's clock: it does not move the run's */
+  if (t->adjusted > run->clock && !viper_paradigm_timeless (run->paradigm, t))
     run->clock = t->adjusted;
   t->state = VIPER_TRAM_TRANSFERRED;
   run->counts.transferred++;

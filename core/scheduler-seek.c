@@ -113,6 +113,7 @@ viper_scheduler_enable_trail (ViperScheduler *s, gsize max_bytes)
   if (s->trail)
     return;
   s->trail = viper_trail_new (max_bytes, viper_run_decay (s->run));
+  viper_trail_set_paradigm (s->trail, viper_run_paradigm (s->run));
 }
 
 ViperTrail *

@@ -405,6 +405,10 @@ pace_holds (ViperScheduler *s, const ViperTram *next)
 {
   if (!(s->pacing && s->speed > 0 && s->state == VIPER_SCHED_RUNNING && isnan (s->breakpoint)))
     return FALSE;
+  /* a timeless tram (a definition dated 0 before epoch times) is no moment
+   * of the run: it neither waits nor sets the pace's origin */
+  if (viper_paradigm_timeless (viper_run_paradigm (s->run), next))
+    return FALSE;
   gint64 now = g_get_monotonic_time ();
   if (isnan (s->pace_clock0))
     {

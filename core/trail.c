@@ -24,6 +24,8 @@ typedef struct {
 struct _ViperTrail {
   gsize max_bytes;
   double decay;
+  const ViperParadigm *paradigm; /* its timeless trams do not move a position's clock, as they
+                                  * do not move the run's (viper_trail_set_paradigm) */
   GArray *chunks;           /* of Chunk */
   gsize chunk_bytes;        /* capacity of all chunks */
   ViperTrailPos end;        /* the position after the last entry (offsets maintained) */
@@ -112,6 +114,12 @@ viper_trail_new (gsize max_bytes, double decay)
   viper_trail_pos_init (&tr->end);
   tr->every = tr->first_every = VIPER_TRAIL_FIRST_EVERY;
   return tr;
+}
+
+void
+viper_trail_set_paradigm (ViperTrail *tr, const ViperParadigm *p)
+{
+  tr->paradigm = p;
 }
 
 static void
@@ -255,7 +263,7 @@ viper_trail_append (ViperTrail *tr, const ViperTram *t, guint64 read, guint64 re
   tr->end.off = (guint32) c->len;
   tr->end.read = read;
   tr->end.rejected = rejected;
-  if (t->adjusted > tr->end.clock)
+  if (t->adjusted > tr->end.clock && !viper_paradigm_timeless (tr->paradigm, t))
     tr->end.clock = t->adjusted;
   if (t->flags & VIPER_TRAM_F_IGNORED)
     tr->end.ignored++;
@@ -456,7 +464,7 @@ viper_trail_advance (ViperTrail *tr, ViperTrailPos *p)
   p->off = tr->next_off;
   p->read = tr->peek_read;
   p->rejected = tr->peek_rejected;
-  if (t->adjusted > p->clock)
+  if (t->adjusted > p->clock && !viper_paradigm_timeless (tr->paradigm, t))
     p->clock = t->adjusted;
   if (t->flags & VIPER_TRAM_F_IGNORED)
     p->ignored++;

@@ -54,6 +54,9 @@ typedef struct {
 } ViperTrailCkpt;
 
 ViperTrail *viper_trail_new (gsize max_bytes, double decay);
+/* The run's paradigm: a position's clock leaves its timeless trams out, as
+ * the run's does (viper_paradigm_timeless). */
+void viper_trail_set_paradigm (ViperTrail *tr, const ViperParadigm *p);
 void viper_trail_free (ViperTrail *tr);
 /* The spacing of the first checkpoints (default VIPER_TRAIL_FIRST_EVERY);
  * it doubles whenever VIPER_TRAIL_MAX_CKPTS are kept.  Tests use small ones. */

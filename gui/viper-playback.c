@@ -61,7 +61,7 @@ struct _ViperPlayback {
   guint index_idle;
   gboolean index_done;
   guint64 index_trams;      /* M */
-  double run_t0, run_t1;    /* first and last adjusted time */
+  double run_t0, run_t1;    /* first and last adjusted time (of trams with a clock: viper_paradigm_timeless) */
   GArray *samples;          /* double: clock of every `stride`-th state change */
   guint64 stride, since;
 
@@ -181,6 +181,11 @@ index_hook (const ViperTram *t, gboolean changed, gpointer data)
 {
   ViperPlayback *pb = data;
   if (!isfinite (t->adjusted))
+    return;
+  /* the run's range and its ticks come from the trams that carry a
+   * processor's clock: a subset definition dated 0 before epoch times would
+   * put the whole program in the timeline's last pixel */
+  if (pb->index && viper_paradigm_timeless (pb->index->paradigm, t))
     return;
   if (!isfinite (pb->run_t0) || t->adjusted < pb->run_t0)
     pb->run_t0 = t->adjusted;

@@ -633,7 +633,8 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
   /* the timeline lasts as long as the run: to the last tram's time, not to
    * the last record written (a job killed while its ranks waited in a
    * receive ends with their idle states, which lasted to their last tram) */
-  if (e->fmt != FMT_PARAGRAPH && isfinite (t->adjusted) && t->adjusted > e->max_time)
+  if (e->fmt != FMT_PARAGRAPH && isfinite (t->adjusted) && t->adjusted > e->max_time
+      && !viper_paradigm_timeless (e->paradigm, t))
     e->max_time = t->adjusted;
   e->cur_source = t->proc;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;

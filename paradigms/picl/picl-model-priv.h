@@ -100,7 +100,8 @@ typedef struct {
   guint n_tracing, n_started, n_subsets, n_open_groups;
   guint64 messages, unreceived;
   double last_stop;         /* latest adjusted time of a tracing stop */
-  double first_time;        /* smallest adjusted time applied */
+  double first_time;        /* smallest adjusted time applied of a processor (global records
+                             * are timeless: viper_paradigm_timeless) */
 
   GArray *procs;            /* of Proc */
   Map proc_index;           /* (proc, 0, 0) -> v0 = index in procs */

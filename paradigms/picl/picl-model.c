@@ -685,7 +685,9 @@ picl_apply (ViperModel *base, const ViperTram *t)
   PiclModel *m = picl (base);
   m->decided.len = 0;
   m->now = t->adjusted;
-  if (t->adjusted < m->first_time)
+  /* a processor's time: a global record (a subset definition dated 0
+   * before epoch times) is timeless and would move "running" to 1970 */
+  if (t->adjusted < m->first_time && !viper_paradigm_timeless (base->paradigm, t))
     m->first_time = t->adjusted;
   if (!m->any_applied)
     {

@@ -141,6 +141,17 @@ static const ViperJoinClass picl_join = {
   .may_join = picl_join_may_join,
 };
 
+/* A global record (PROC -1: spec section 1), such as a subset definition,
+ * carries no processor's clock: real writers date the definitions 0 while
+ * the processors' events carry epoch seconds.  Its TIME stays in the run
+ * (--run-out); the run's range and the exports' origin come from the
+ * processors' trams. */
+static gboolean
+picl_timeless (const ViperTram *t)
+{
+  return t->proc < 0;
+}
+
 const ViperParadigm viper_picl_paradigm = {
   .name = "picl",
   .description = "Native PICL 2.0 message passing (MPICL / ParaGraph traces; times in seconds)",
@@ -149,6 +160,7 @@ const ViperParadigm viper_picl_paradigm = {
   .n_types = G_N_ELEMENTS (picl_types),
   .profiles = picl_profiles,
   .n_profiles = G_N_ELEMENTS (picl_profiles),
+  .timeless = picl_timeless,
   .group_members = NULL,
   .model_new = viper_picl_model_new,
   .setup_load = NULL,

@@ -15,6 +15,8 @@ Usage: test_export_target.py --viper-replay PATH --source-root DIR
   - Pajé containers are created in module order, and pj_dump reads the file;
   - a Pajé run longer than the merge window writes "running" at its time;
   - ignored trams add nothing to the Pajé and Chrome timelines;
+  - subset definitions (PROC -1) dated far from the processors' clocks (0
+    before epoch times) neither move the run's start or end nor shift it;
   - names that are not ASCII (UTF-8, or bytes of another encoding) leave the
     Chrome export and --state-out valid JSON.
 Prints "ok N - name" / "not ok N - name"; exit status 1 when any failed.
@@ -413,6 +415,64 @@ def timeline_lasts_as_long_as_the_run(tmp, problems):
                problems)
 
 
+def timeless_defs_trace(def_time, base):
+    """Two processors whose clocks read BASE + 0.5 .. BASE + 0.91 s, and the
+    definition of the subset their barrier uses dated DEF_TIME (PROC -1)."""
+    return "\n".join([
+        f"-202 -812 {def_time} -1 -1 3 2 5 0 1",
+        f"-3 -901 {base}.5 0 0 0", f"-3 -21 {base}.6 0 0 4 2 8 1 1 0", f"-4 -21 {base}.61 0 0 0",
+        f"-3 -402 {base}.7 0 0 1 2 5", f"-4 -402 {base}.8 0 0 0", f"-4 -901 {base}.9 0 0 0",
+        f"-3 -901 {base}.55 1 0 0", f"-3 -52 {base}.56 1 0 3 2 1 0 0", f"-4 -52 {base}.65 1 0 4 2 8 1 0 0",
+        f"-3 -402 {base}.71 1 0 1 2 5", f"-4 -402 {base}.81 1 0 0", f"-4 -901 {base}.91 1 0 0", ""])
+
+
+@case
+def definitions_do_not_stretch_the_run(tmp, problems):
+    """Real writers date the subset definitions (PROC -1) 0 while the
+    processors' clocks read epoch seconds.  A definition carries no
+    processor's time: the run still begins at the processors' first tram and
+    ends at their last, in every export, in --state-out's clock, and with no
+    shift; --run-out keeps the definition's own time.  Before, "running" and
+    the Pajé containers sat at 0 (or the run was shifted by 1e6 s for a
+    definition dated -1e6), and a definition dated 1e9 kept the timeline open
+    until then."""
+    for name, def_time, base in [("epoch", "0.0", 1732780800), ("early", "-1e6", 1), ("late", "1e9", 1)]:
+        first, last = float(f"{base}.5"), float(f"{base}.91")
+        open(os.path.join(tmp, name + ".trf"), "w").write(timeless_defs_trace(def_time, base))
+        rc, out, err = run(["--stats", "--state-out=s.json", "--run-out=run.trf", "--export=paje:p.paje",
+                            "--export=chrome:c.json", "--export=paragraph:g.trf", name + ".trf"], tmp)
+        expect(rc == 0, f"{name}: exit {rc}: {err[-300:]}", problems)
+        expect("shifted" not in err, f"{name}: shifted: {err!r}", problems)
+        st = stats_of(out)
+        for spec in ("paje:p.paje", "chrome:c.json", "paragraph:g.trf"):
+            expect(st.get(f"export {spec} shift") == "0", f"{name}: {spec} shift {st.get(f'export {spec} shift')}",
+                   problems)
+        clock = json.load(open(os.path.join(tmp, "s.json")))["clock"]
+        expect(clock == last, f"{name}: --state-out clock {clock}, want {last}", problems)
+        runout = open(os.path.join(tmp, "run.trf")).read().splitlines()
+        expect(float(runout[0].split()[2]) == float(def_time) and runout[0].startswith("-202 -812 "),
+               f"{name}: --run-out's first line {runout[:1]}, want the definition at {def_time}", problems)
+        paje = [l.split() for l in open(os.path.join(tmp, "p.paje")).read().splitlines()
+                if l and l[0] in "56789" and not l.startswith("%")]
+        times = [float(l[1]) for l in paje]
+        expect(min(times) == first and max(times) == last,
+               f"{name}: paje times {min(times)} .. {max(times)}, want {first} .. {last}", problems)
+        running = [float(l[1]) for l in paje if l[0] == "8" and l[-1] == '"running"']
+        expect(running == [first], f"{name}: paje \"running\" at {running}, want [{first}]", problems)
+        ts = [(e["ts"], e["ts"] + e.get("dur", 0)) for e in chrome_ts(os.path.join(tmp, "c.json"))]
+        lo, hi = min(t[0] for t in ts) / 1e6, max(t[1] for t in ts) / 1e6
+        expect(abs(lo - first) <= 1e-14 * first and abs(hi - last) <= 1e-14 * last,
+               f"{name}: chrome times {lo} .. {hi} s, want {first} .. {last}", problems)
+        recs = paragraph_times(os.path.join(tmp, "g.trf"))
+        kinds = [(r[0], r[1]) for r in recs]
+        uses = [i for i, k in enumerate(kinds) if k[1] == -402]
+        expect(kinds and kinds[0] == (-202, -812) and uses and 0 < min(uses),
+               f"{name}: paragraph records {kinds[:3]}: the definition must come first", problems)
+        ptimes = [r[2] for r in recs]
+        expect(min(ptimes) == first and max(ptimes) == last,
+               f"{name}: paragraph times {min(ptimes)} .. {max(ptimes)}, want {first} .. {last}", problems)
+
+
 # Module and variable names come from the setup file as bytes: UTF-8 ("Café",
 # "Wärme"), a quote and a backslash, and a Latin-1 byte that is not UTF-8.
 NAMES_SETUP = (b"MODULES:\n2\nGROUPS:\n0\nDEFINITION TABLE:\n"
@@ -492,7 +552,8 @@ def main():
                chrome_no_negative_timestamp, subset_definition_before_first_use,
                paragraph_sorted_and_every_clamp_reported, paje_containers_in_module_order,
                paje_long_run_running_at_its_time, ignored_trams_add_no_state, paragraph_leaves_clock_samples_out,
-               timeline_lasts_as_long_as_the_run, names_leave_json_valid, chrome_out_of_range_counted]:
+               timeline_lasts_as_long_as_the_run, names_leave_json_valid, chrome_out_of_range_counted,
+               definitions_do_not_stretch_the_run]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")
