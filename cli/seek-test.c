@@ -208,6 +208,72 @@ report_diff (const char *what, const char *a, const char *b)
   g_strfreev (lb);
 }
 
+/* Back as the GUI does it (viper_scheduler_back_target, then the seek): from
+ * stops by clock at a few points of the run, Back once, three presses at
+ * once, and once more; the clock shown must go strictly down (never past the
+ * stop) and every state must be a replay from the start's to the target.
+ * Then from a stop by steps, Back must be --steps=K-1.  The number of
+ * failed checks. */
+static guint
+back_test (const ViperSeekConf *conf, Pipe *p, double c0, double t1)
+{
+  guint bad = 0, presses = 0;
+  const double fractions[] = { 0.4, 0.75, 0.1 };
+  for (guint f = 0; f < G_N_ELEMENTS (fractions); f++)
+    {
+      Target t = { c0 + fractions[f] * (t1 - c0), 0 };
+      seek (p, &t);
+      double was = viper_run_clock (p->run), bp = t.clock;
+      const guint ns[] = { 1, 3, 1 };
+      for (guint i = 0; i < G_N_ELEMENTS (ns); i++)
+        {
+          Target b;
+          if (!viper_scheduler_back_target (p->sched, ns[i], &b.clock, &b.steps))
+            break;
+          presses += ns[i];
+          seek (p, &b);
+          double now = viper_run_clock (p->run);
+          char what[160];
+          g_snprintf (what, sizeof what, "Back x%u from the stop at clock %.17g (clock %.17g)", ns[i], bp, was);
+          if (isfinite (now) && !(now < was && now <= bp))
+            {
+              fprintf (stderr, "viper-replay: --seek-test: %s: the clock went to %.17g, not back\n", what, now);
+              bad++;
+            }
+          char *got = state_text (p);
+          char *want = straight (conf, &b);
+          if (!g_str_equal (got, want))
+            {
+              report_diff (what, got, want);
+              bad++;
+            }
+          g_free (got);
+          g_free (want);
+          if (!isfinite (now))
+            break;            /* the start */
+          was = now;
+        }
+    }
+  /* by steps: one state change fewer in the run order */
+  guint64 steps = viper_scheduler_steps_done (p->sched);
+  Target k = { NAN, MAX (steps, 2) + 5 };
+  seek (p, &k);
+  k.steps = viper_scheduler_steps_done (p->sched);
+  Target b;
+  if (k.steps > 1 && viper_scheduler_back_target (p->sched, 1, &b.clock, &b.steps))
+    {
+      presses++;
+      if (!isnan (b.clock) || b.steps != k.steps - 1)
+        {
+          fprintf (stderr, "viper-replay: --seek-test: Back from %" G_GUINT64_FORMAT " steps goes to clock %.17g, "
+                   "%" G_GUINT64_FORMAT " steps\n", k.steps, b.clock, b.steps);
+          bad++;
+        }
+    }
+  printf ("seek: %u presses of Back, %u states wrong\n", presses, bad);
+  return bad;
+}
+
 int
 viper_seek_test (const ViperSeekConf *conf, guint n, gboolean check)
 {
@@ -291,6 +357,8 @@ viper_seek_test (const ViperSeekConf *conf, guint n, gboolean check)
       g_free (got);
       g_free (want);
     }
+  if (check)
+    bad += back_test (conf, p, c0, t1);
   double *sorted = g_memdup2 (ms, targets->len * sizeof (double));
   qsort (sorted, targets->len, sizeof (double), cmp_double);
   printf ("seek: %u seeks, median %.1f ms, max %.1f ms%s\n", targets->len, sorted[targets->len / 2],

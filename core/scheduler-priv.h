@@ -40,6 +40,7 @@ struct _ViperScheduler {
   double tram_hit_time;     /* its adjusted time */
   guint64 step_limit;       /* remaining steps before a stop, 0 = none */
   guint64 steps_done;
+  gboolean last_changed;    /* the last tram delivered changed the state (its trail mark) */
   guint64 step_from;        /* steps_done when the current Step or go_on began */
   gboolean pass_held;       /* RUNNING from go_on: a breakpoint that holds it at once is passed */
   ViperStopReason last_stop;

@@ -227,3 +227,91 @@ viper_sched_start_replay (ViperScheduler *s)
   s->ahead = FALSE;
   viper_run_set_view (s->run, &trail_view, s);
 }
+
+/* ---- Back ------------------------------------------------------------------------ */
+
+gboolean
+viper_scheduler_stopped_at_clock (const ViperScheduler *s, double *clock)
+{
+  if (s->last_stop != VIPER_STOP_BREAKPOINT || isnan (s->stop_bp))
+    return FALSE;
+  if (clock)
+    *clock = s->stop_bp;
+  return TRUE;
+}
+
+/* Keep the n largest distinct values seen (kept[0] largest, *len of them). */
+static void
+keep_largest (double *kept, guint n, guint *len, double v)
+{
+  guint i = *len;
+  if (i == n && !(v > kept[n - 1]))
+    return;
+  for (guint j = 0; j < *len; j++)
+    if (kept[j] == v)
+      return;
+  if (i == n)
+    i--;                      /* the smallest goes */
+  while (i > 0 && kept[i - 1] < v)
+    {
+      kept[i] = kept[i - 1];
+      i--;
+    }
+  kept[i] = v;
+  if (*len < n)
+    (*len)++;
+}
+
+gboolean
+viper_scheduler_back_target (ViperScheduler *s, guint n, double *clock, guint64 *steps)
+{
+  *clock = NAN;
+  *steps = 0;
+  if (!n)
+    return FALSE;
+  double horizon;
+  if (!viper_scheduler_stopped_at_clock (s, &horizon))
+    {
+      /* reached by steps (or from the start): the state is a prefix of the
+       * run order, and one state change fewer there is a subset of it */
+      guint64 k = s->steps_done;
+      if (!k)
+        return FALSE;
+      *steps = k > n ? k - n : 0;
+      return TRUE;
+    }
+  double shown = viper_run_clock (s->run);
+  gboolean trail_ok = s->trail && !viper_trail_failed (s->trail) && s->model
+                      && (s->replaying || s->model->applied == viper_trail_length (s->trail));
+  if (!trail_ok)
+    {
+      /* no log of the run order to find the changes' clocks in: just before
+       * the clock shown (the caller replays from the start) */
+      if (!isfinite (shown))
+        return FALSE;
+      *clock = nextafter (shown, -INFINITY);
+      return TRUE;
+    }
+  /* The state is every tram at or before the horizon, whatever their run
+   * order; the n+1 latest clocks at which a tram of it changed the state:
+   * the (n+1)-th is the state without the n latest changes. */
+  guint64 here = s->replaying ? s->play.index : viper_trail_length (s->trail);
+  double *kept = g_new (double, (gsize) n + 1);
+  guint len = 0;
+  ViperTrailPos p;
+  viper_trail_pos_init (&p);
+  for (guint64 i = 0; i < here; i++)
+    {
+      const ViperTram *t = viper_trail_peek (s->trail, &p, NULL, NULL);
+      /* an entry of the state never applied cannot be: counted as a change */
+      if (isfinite (t->adjusted) && t->adjusted <= horizon && viper_trail_changed (s->trail, i) != 0)
+        keep_largest (kept, n + 1, &len, t->adjusted);
+      viper_trail_skip (s->trail, &p);
+    }
+  viper_trail_pos_clear (&p);
+  gboolean any = len > 0 || s->steps_done > 0 || isfinite (shown);
+  if (len == n + 1)
+    *clock = kept[n];         /* else fewer changes than presses: the start */
+  g_free (kept);
+  return any;
+}

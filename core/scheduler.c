@@ -431,6 +431,7 @@ static ViperStopReason
 deliver (ViperScheduler *s, const ViperTram *t)
 {
   gboolean changed = s->model ? viper_model_apply (s->model, t) : TRUE;
+  s->last_changed = changed;
   for (guint i = 0; i < s->hooks->len; i++)
     {
       Hook *h = &g_array_index (s->hooks, Hook, i);
@@ -478,6 +479,8 @@ trail_record (ViperScheduler *s, const ViperTram *t, gboolean ahead)
       s->trail_warned = TRUE;
       return;
     }
+  if (!ahead)
+    viper_trail_set_changed (s->trail, viper_trail_length (s->trail) - 1, s->last_changed);
   if (!ahead && viper_trail_ckpt_due (s->trail))
     viper_trail_add_ckpt (s->trail, s->steps_done, s->model ? viper_model_checkpoint (s->model) : NULL);
 }
@@ -538,10 +541,13 @@ replay_one (ViperScheduler *s)
     }
   if (pace_holds (s, t))
     return VIPER_STOP_PACE;
+  guint64 index = s->play.index;
   viper_trail_advance (s->trail, &s->play);
   s->view_read = rd;
   s->view_rejected = rj;
-  return deliver (s, t);
+  ViperStopReason why = deliver (s, t);
+  viper_trail_set_changed (s->trail, index, s->last_changed);
+  return why;
 }
 
 /* The engine's real counts, also behind the engine (for the view). */

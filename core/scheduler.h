@@ -163,6 +163,26 @@ void viper_scheduler_enable_trail (ViperScheduler *s, gsize max_bytes);
 ViperTrail *viper_scheduler_get_trail (const ViperScheduler *s);   /* NULL when off */
 /* FALSE when there is no usable trail (the caller resets and replays). */
 gboolean viper_scheduler_rewind (ViperScheduler *s, double clock, guint64 steps);
+/* The last stop was a stop by clock (a breakpoint, or a seek to a clock):
+ * the state is every tram whose adjusted time is at most *clock (may be
+ * NULL), whatever their run order.  FALSE after a stop by steps, at a tram,
+ * at the end, by the user, and at the start. */
+gboolean viper_scheduler_stopped_at_clock (const ViperScheduler *s, double *clock);
+/* Where Back goes from the state shown, for n presses (the GUI gathers held
+ * presses into one seek): a target for viper_scheduler_rewind() and the run
+ * that follows.  After a stop by steps (or at a tram), n state changes fewer
+ * in the run order (*steps; 0 with *clock NAN: the start), a subset of the
+ * trams shown, so the clock never moves forward.  After a stop by clock the
+ * trams shown are not a prefix of the run order (lines out of time order),
+ * and a prefix with fewer state changes can hold trams later than the
+ * clock: Back goes back in time instead.  *clock is the clock of the state
+ * change before the n latest ones among the trams shown (by the trail's
+ * marks, viper_trail_changed), so the clock shown after the seek (*clock
+ * itself) is strictly earlier, and Back again goes on back; fewer changes
+ * than n: the start (*clock NAN, *steps 0).  Without a usable trail: the
+ * clock just before the one shown.  FALSE when there is nothing behind (the
+ * start): nothing to do. */
+gboolean viper_scheduler_back_target (ViperScheduler *s, guint n, double *clock, guint64 *steps);
 /* TRUE while the scheduler replays the trail behind the engine. */
 gboolean viper_scheduler_replaying (const ViperScheduler *s);
 /* Pending reasons behind the engine are not in the engine any more: this

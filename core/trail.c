@@ -16,6 +16,9 @@
 
 #define CHUNK_BYTES ((gsize) 1 << 20)
 
+/* an entry's mark: not applied yet (logged ahead), changed nothing, changed the state */
+enum { MARK_UNKNOWN, MARK_SAME, MARK_CHANGED };
+
 typedef struct {
   guint8 *data;
   gsize len, cap;
@@ -30,6 +33,7 @@ struct _ViperTrail {
   gsize chunk_bytes;        /* capacity of all chunks */
   ViperTrailPos end;        /* the position after the last entry (offsets maintained) */
   GArray *ckpts;            /* of ViperTrailCkpt, in position order */
+  GByteArray *marks;        /* per entry: MARK_* (what it did when last applied) */
   gsize ckpt_bytes;
   guint64 every, first_every;
   gboolean failed;
@@ -111,6 +115,7 @@ viper_trail_new (gsize max_bytes, double decay)
   tr->decay = decay;
   tr->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
   tr->ckpts = g_array_new (FALSE, FALSE, sizeof (ViperTrailCkpt));
+  tr->marks = g_byte_array_new ();
   viper_trail_pos_init (&tr->end);
   tr->every = tr->first_every = VIPER_TRAIL_FIRST_EVERY;
   return tr;
@@ -133,6 +138,7 @@ drop_all (ViperTrail *tr)
     ckpt_clear (&g_array_index (tr->ckpts, ViperTrailCkpt, i));
   g_array_set_size (tr->ckpts, 0);
   tr->ckpt_bytes = 0;
+  g_byte_array_set_size (tr->marks, 0);
   GHashTable *o = tr->end.offsets;
   g_hash_table_remove_all (o);
   memset (&tr->end, 0, sizeof tr->end);
@@ -167,6 +173,7 @@ viper_trail_free (ViperTrail *tr)
   viper_trail_pos_clear (&tr->end);
   g_array_unref (tr->chunks);
   g_array_unref (tr->ckpts);
+  g_byte_array_unref (tr->marks);
   g_free (tr->scratch);
   g_free (tr);
 }
@@ -217,7 +224,7 @@ viper_trail_append (ViperTrail *tr, const ViperTram *t, guint64 read, guint64 re
   if (!c || c->cap - c->len < need)
     {
       gsize cap = MAX (CHUNK_BYTES, need);
-      if (tr->chunk_bytes + cap + tr->ckpt_bytes > tr->max_bytes)
+      if (tr->chunk_bytes + cap + tr->ckpt_bytes + tr->marks->len > tr->max_bytes)
         {
           drop_all (tr);
           tr->failed = TRUE;
@@ -268,6 +275,8 @@ viper_trail_append (ViperTrail *tr, const ViperTram *t, guint64 read, guint64 re
   if (t->flags & VIPER_TRAM_F_IGNORED)
     tr->end.ignored++;
   offset_step (tr->end.offsets, tr->decay, t);
+  guint8 m = MARK_UNKNOWN;
+  g_byte_array_append (tr->marks, &m, 1);
   tr->have_final = FALSE;
   return TRUE;
 }
@@ -308,7 +317,7 @@ viper_trail_add_ckpt (ViperTrail *tr, guint64 steps, ViperModelCkpt *model)
         }
     }
   gsize size = ckpt_size (&c);
-  if (tr->chunk_bytes + tr->ckpt_bytes + size > tr->max_bytes)
+  if (tr->chunk_bytes + tr->ckpt_bytes + tr->marks->len + size > tr->max_bytes)
     {
       /* no room for the model: the trail still seeks, from an earlier
        * checkpoint or the start */
@@ -340,11 +349,26 @@ viper_trail_final (const ViperTrail *tr, guint64 *read, guint64 *rejected)
 
 guint64 viper_trail_length (const ViperTrail *tr) { return tr->end.index; }
 gboolean viper_trail_failed (const ViperTrail *tr) { return tr->failed; }
-gsize viper_trail_bytes (const ViperTrail *tr) { return tr->chunk_bytes + tr->ckpt_bytes; }
+gsize viper_trail_bytes (const ViperTrail *tr) { return tr->chunk_bytes + tr->ckpt_bytes + tr->marks->len; }
 gsize viper_trail_max_bytes (const ViperTrail *tr) { return tr->max_bytes; }
 guint64 viper_trail_every (const ViperTrail *tr) { return tr->every; }
 guint viper_trail_n_ckpts (const ViperTrail *tr) { return tr->ckpts->len; }
 double viper_trail_decay (const ViperTrail *tr) { return tr->decay; }
+
+void
+viper_trail_set_changed (ViperTrail *tr, guint64 index, gboolean changed)
+{
+  if (index < tr->marks->len)
+    tr->marks->data[index] = changed ? MARK_CHANGED : MARK_SAME;
+}
+
+int
+viper_trail_changed (const ViperTrail *tr, guint64 index)
+{
+  if (index >= tr->marks->len || tr->marks->data[index] == MARK_UNKNOWN)
+    return -1;
+  return tr->marks->data[index] == MARK_CHANGED;
+}
 
 const ViperTrailCkpt *
 viper_trail_ckpt (const ViperTrail *tr, guint i)

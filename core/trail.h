@@ -72,6 +72,13 @@ gboolean viper_trail_append (ViperTrail *tr, const ViperTram *t, guint64 read, g
  * one (its model checkpoint, owned by the trail from then on). */
 gboolean viper_trail_ckpt_due (const ViperTrail *tr);
 void viper_trail_add_ckpt (ViperTrail *tr, guint64 steps, ViperModelCkpt *model);
+/* Whether entry `index` changed the state (the model's verdict) when it was
+ * last applied, by the engine or by playback: Back after a stop by clock
+ * goes by the clocks of state changes (viper_scheduler_back_target).
+ * viper_trail_changed: 1, 0, or -1 while it has never been applied (logged
+ * while the engine worked ahead of playback, past a breakpoint). */
+void viper_trail_set_changed (ViperTrail *tr, guint64 index, gboolean changed);
+int viper_trail_changed (const ViperTrail *tr, guint64 index);
 /* Read and rejected counts once the files are at their end (for a replay
  * that reaches the trail's end). */
 void viper_trail_set_final (ViperTrail *tr, guint64 read, guint64 rejected);

@@ -5,6 +5,19 @@
 #include "viper-app-private.h"
 #include "core/tramparse.h"
 
+/* Go and Step from a breakpoint's stop pass the breakpoint (Reset arms it
+ * again).  A stop by clock before it - Back from it goes back in time, Go to
+ * clock - leaves it ahead of the state shown: Go stops there again, as after
+ * Back by steps. */
+static void
+pass_breakpoint (App *a)
+{
+  ViperScheduler *sc = a->s->sched;
+  double at, bp = viper_scheduler_breakpoint (sc);
+  if (viper_scheduler_stopped_at_clock (sc, &at) && (at == bp || !(bp > viper_run_clock (a->s->run))))
+    viper_scheduler_set_breakpoint (sc, NAN);
+}
+
 static void
 act_go (GSimpleAction *action, GVariant *param, gpointer data)
 {
@@ -19,9 +32,7 @@ act_go (GSimpleAction *action, GVariant *param, gpointer data)
       viper_scheduler_stop (a->s->sched);
       return;
     }
-  /* going on from a breakpoint passes it; reset arms it again */
-  if (viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_BREAKPOINT)
-    viper_scheduler_set_breakpoint (a->s->sched, NAN);
+  pass_breakpoint (a);
   viper_scheduler_go_on (a->s->sched);
 }
 
@@ -33,8 +44,7 @@ act_step (GSimpleAction *action, GVariant *param, gpointer data)
   if (!a->s)
     return;
   viper_playback_flush_back (a->pb);
-  if (viper_scheduler_last_stop (a->s->sched) == VIPER_STOP_BREAKPOINT)
-    viper_scheduler_set_breakpoint (a->s->sched, NAN);
+  pass_breakpoint (a);
   viper_scheduler_step (a->s->sched);
 }
 

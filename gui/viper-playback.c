@@ -28,7 +28,11 @@
  * is logged: the first visit past it replays with the engine, as before.
  * Without a usable trail (live sessions, the trail's memory bound passed)
  * going back resets and replays from the start.  Step back is a seek to
- * one state change fewer.
+ * one state change fewer: in the run order when the state was reached by
+ * steps, in time (the clock of the change before the latest one) when it
+ * was reached by clock - the trams of a stop by clock are no prefix of the
+ * run order when the lines are out of time order, and a prefix with one
+ * change fewer could hold trams later than the clock shown.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -393,7 +397,10 @@ seek_clock (ViperPlayback *pb, double t)
 }
 
 /* Back: to a checkpoint (or the start), then forward to as many state
- * changes fewer as Back was pressed.  A seek can take a good part of a
+ * changes fewer as Back was pressed - in the run order after a stop by
+ * steps, in time after a stop by clock (a breakpoint, Go to clock, the
+ * timeline, Back itself there): core/scheduler.h, viper_scheduler_back_target
+ * says where, so that the clock never moves forward.  A seek can take a good part of a
  * second on a large run, and a held key repeats 25 or more times a second:
  * seeking once per press would go on for seconds after the key is let go.
  * So a press only counts; the seek runs when the main loop is idle, after
@@ -408,11 +415,12 @@ viper_playback_flush_back (ViperPlayback *pb)
   pb->back_pending = 0;
   if (!n || !can_seek (pb))
     return;
-  guint64 k = viper_scheduler_steps_done (pb->s->sched);
-  if (k == 0)
+  double clock;
+  guint64 steps;
+  if (!viper_scheduler_back_target (pb->s->sched, n, &clock, &steps))
     return;
   pb->back_seeks++;
-  replay_to (pb, NAN, k > n ? k - n : 0, TRUE);
+  replay_to (pb, clock, steps, TRUE);
 }
 
 static gboolean

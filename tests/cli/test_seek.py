@@ -7,7 +7,9 @@ forward and backward, the first and the last tram, past the end); at each
 the state document - and, with --history, the history and its index - must
 equal a replay from the start with the same stop.  Each run must have
 restored model checkpoints (the paradigm has the hook).  Also: the usage
-errors, and --seek-bench printing its figures.
+errors, and --seek-bench printing its figures.  Back (as the GUI computes it):
+from stops by clock the clock goes strictly back and each state is the one of
+--until there; from a stop by steps it is --steps=K-1.
 """
 import argparse
 import json
@@ -40,6 +42,11 @@ def seek_test(args, name, paradigm, trace, setup=None, extra=()):
           "%s: 40 seeks equal a replay from the start (%s)" % (name, (r.stdout + r.stderr).strip()[-400:]))
     check(m and int(m.group(1)) > 0 and "model checkpoints: yes" in r.stdout,
           "%s: model checkpoints were taken" % name)
+    # Back from stops by clock goes back in time (strictly earlier clocks, the
+    # states of --until there), from a stop by steps to --steps=K-1
+    b = re.search(r"seek: (\d+) presses of Back, (\d+) states wrong", r.stdout)
+    check(b and int(b.group(1)) > 0 and b.group(2) == "0",
+          "%s: Back never moves the clock forward (%s)" % (name, b.group(0) if b else r.stderr.strip()[-400:]))
 
 
 def state_modules(args, name, paradigm, trace, setup=None):
@@ -80,6 +87,13 @@ def main():
                            timeout=60)
             seek_test(args, "picl seed %d" % seed, "picl", p)
             seek_test(args, "picl seed %d --history=0" % seed, "picl", p, None, ["--history=0"])
+        # lines in time order and shuffled: a stop by clock is no prefix of the
+        # run order, and Back by steps from it moved the clock forward
+        for order in ("inorder", "shuffled"):
+            p = os.path.join(tmp, "p-%s.trc" % order)
+            subprocess.run([args.picl_gen, "--procs=6", "--messages=150", "--seed=7", "--collectives=3",
+                            "--delivery=" + order, "--output=" + p], check=True, timeout=60)
+            seek_test(args, "picl --delivery=%s" % order, "picl", p)
         mesh, view = os.path.join(src, "traces", "mesh3x3.trc"), os.path.join(src, "setup", "mesh3x3-topology.view")
         seek_test(args, "macrame mesh3x3", "macrame", mesh, view, ["--history=0"])
         seek_test(args, "macrame mesh3x3-malformed", "macrame", os.path.join(src, "traces", "mesh3x3-malformed.trc"),

@@ -10,7 +10,7 @@ the keys the shortcuts window lists).  Every key whose action means
 something in this session is on a visible item of that action, with the
 action's first key drawn beside it, and the shortcuts window lists every key
 of every action.  Then the menu is used as a user would: Step Back goes one
-state change back (= viper-replay --steps), Faster doubles the speed, Go to
+state change back (= viper-replay --until the clock it shows), Faster doubles the speed, Go to
 Clock... opens its dialog and lands on viper-replay --until's state, and the
 Space-time Navigation submenu shows its keys.
 
@@ -95,13 +95,14 @@ def scenario_menus(args, display, tmp, shots):
             check(it is not None and it["visible"] and it["sensitive"] and "box" in it,
                   "the menu shows %s, usable" % label)
 
-        # Step Back from the menu: one state change back
-        steps = d["steps"]
+        # Step Back from the menu at the breakpoint's stop: back in time, to
+        # the state change before the latest one
+        dumps, clock = app.state()["dumps"], d["state"]["clock"]
         click_item(display, item(m, "Step Back"))
-        d = app.wait_state(lambda s: s["steps"] == steps - 1 and s["why"] in ("seek", "step"),
-                       "Step Back from the menu")
-        want = replay(args, trace, setup, ["--steps=%d" % (steps - 1)])
-        check(X.same_modules(d["state"], want), "menu Step Back: state = viper-replay --steps=%d" % (steps - 1))
+        d = app.wait_state(lambda s: s["dumps"] > dumps and s["state"]["clock"] != clock, "Step Back from the menu")
+        want = replay(args, trace, setup, ["--until=%r" % d["state"]["clock"]])
+        check(d["state"]["clock"] < clock and X.same_modules(d["state"], want),
+              "menu Step Back: clock %r -> %r, state = viper-replay --until there" % (clock, d["state"]["clock"]))
 
         # Faster from the menu: the next speed up the 1-2-5 ladder
         speed = app.playback()["speed"]

@@ -11,7 +11,8 @@ Scenario goto-live: Ctrl+G while playing; the dialog's line follows the
 clock (playback.json carries it as "goto").
 
 Scenario seek: Go to clock (Ctrl+G, typed value, Return) forward and
-backward, Back (Left) and a click on the timeline land on exactly the state
+backward, Back (Left: back in time after a stop by clock, one state change
+fewer after a step) and a click on the timeline land on exactly the state
 viper-replay reports for --until=CLOCK or --steps=K, on screen (probed
 pixels) and in the app's state dump.  The same for a generated PICL trace
 and the bundled Macrame 3x3 testbed (module states compared through
@@ -170,12 +171,23 @@ def scenario_seek(args, display, tmp, shots):
         goto(app, "60")
         d = app.wait_dump("the seek to 60")
         for k in range(3):
-            steps = d["steps"]
+            # a stop by clock: Back goes back in time
+            prev = d["state"]["clock"]
             app.key("Left")
             d = app.wait_dump("Back")
-            want = replay(args, "monalisa", trace, setup, ["--steps=%d" % (steps - 1)])
-            check(d["steps"] == steps - 1, "Back: %d -> %d state changes" % (steps, d["steps"]))
-            check(X.same_modules(d["state"], want), "Back: state = viper-replay --steps=%d" % (steps - 1))
+            clock = d["state"]["clock"]
+            want = replay(args, "monalisa", trace, setup, ["--until=%r" % clock])
+            check(clock < prev, "Back: clock %r -> %r" % (prev, clock))
+            check(X.same_modules(d["state"], want) and d["state"]["counts"] == want["counts"],
+                  "Back: state = viper-replay --until=%r" % clock)
+        app.key("Right")
+        d = app.wait_dump("Step")
+        steps = d["steps"]
+        app.key("Left")
+        d = app.wait_dump("Back after Step")
+        want = replay(args, "monalisa", trace, setup, ["--steps=%d" % (steps - 1)])
+        check(d["steps"] == steps - 1, "Back after Step: %d -> %d state changes" % (steps, d["steps"]))
+        check(X.same_modules(d["state"], want), "Back after Step: state = viper-replay --steps=%d" % (steps - 1))
         X.probe(X.screenshot(display, os.path.join(shots, "nav-3-back.png")), app.layout(n_mod), d["state"], "back")
         # a click on the timeline at 30% of its width
         p = pb_state(app)
@@ -227,11 +239,13 @@ def scenario_seek_macrame(args, display, tmp, shots):
             want = replay(args, "macrame", trace, setup, ["--until=" + clock])
             check(X.same_modules(d["state"], want) and d["state"]["counts"] == want["counts"],
                   "Macrame: Go to clock %s = viper-replay --until" % clock)
-        steps = d["steps"]
+        prev = d["state"]["clock"]
         app.key("Left")
         d = app.wait_dump("Back")
-        want = replay(args, "macrame", trace, setup, ["--steps=%d" % (steps - 1)])
-        check(X.same_modules(d["state"], want), "Macrame: Back = viper-replay --steps=%d" % (steps - 1))
+        clock = d["state"]["clock"]
+        want = replay(args, "macrame", trace, setup, ["--until=%r" % clock])
+        check(clock < prev and X.same_modules(d["state"], want),
+              "Macrame: Back from clock %r to %r = viper-replay --until" % (prev, clock))
     finally:
         app.close()
 

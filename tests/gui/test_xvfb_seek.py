@@ -5,8 +5,9 @@ For the Mona Lisa Farm, a generated PICL trace and the Macrame 3x3 testbed,
 the app plays to the end with a checkpoint every 7 trams
 (--checkpoint-every=7), so that every seek below restores a checkpoint and
 replays the logged run order from it.  Then Go to clock goes backward and
-forward (across checkpoints), to the first tram and to the last, and Back
-steps back one state change at a time; after each, the app's whole state
+forward (across checkpoints), to the first tram and to the last; Back from
+there goes back in time (--until the clock of the change before the latest),
+and after Right (a step) one state change fewer; after each, the app's whole state
 dump - clock, counts, offsets, pending trams and their reasons, every
 module - must equal `viper-replay --state-out` with --until=CLOCK or
 --steps=K, a replay from the start.  playback.json must say the seek went
@@ -76,13 +77,25 @@ def scenario(args, display, tmp, name, paradigm, trace, setup, fractions):
                 check(p["trail"]["replaying"], "%s: a seek back replays the trail behind the engine" % name)
                 if args.keep:
                     X.screenshot(display, os.path.join(args.keep, "seek-%s.png" % name))
+        # after a stop by clock, Back goes back in time: the clock of the
+        # state change before the latest one, = viper-replay --until there
         for _ in range(3):
-            steps = d["steps"]
+            prev = d["state"]["clock"]
             app.key("Left")
             d = app.wait_dump("%s: Back" % name)
-            want = replay(args, paradigm, trace, setup, ["--steps=%d" % (steps - 1)])
-            check(d["steps"] == steps - 1 and same(d["state"], want), "%s: Back to %d steps = viper-replay --steps (%s)"
-                  % (name, steps - 1, first_diff(d["state"], want)))
+            clock = d["state"]["clock"]
+            want = replay(args, paradigm, trace, setup, ["--until=%r" % clock])
+            check(clock < prev and same(d["state"], want), "%s: Back from clock %r to %r = viper-replay --until (%s)"
+                  % (name, prev, clock, first_diff(d["state"], want)))
+        # after a stop by steps, Back goes to one state change fewer
+        for key in ("Right", "Right", "Left", "Left"):
+            steps = d["steps"]
+            app.key(key)
+            d = app.wait_dump("%s: %s" % (name, key))
+            k = steps + (1 if key == "Right" else -1)
+            want = replay(args, paradigm, trace, setup, ["--steps=%d" % k])
+            check(d["steps"] == k and same(d["state"], want), "%s: %s to %d steps = viper-replay --steps (%s)"
+                  % (name, key, k, first_diff(d["state"], want)))
     finally:
         app.close()
 
