@@ -77,11 +77,26 @@ viper_exp_sinkf (ViperExporter *e, const char *fmt, ...)
 
 /* ---- the merge ---------------------------------------------------------------- */
 
+static void push_limit (ViperExporter *e);
+
 static gboolean
 rec_less (gconstpointer x, gconstpointer y)
 {
   const Rec *a = x, *b = y;
-  return a->time < b->time || (a->time == b->time && a->serial < b->serial);
+  if (a->time != b->time)
+    return a->time < b->time;
+  if (a->lamport != b->lamport)
+    return a->lamport < b->lamport;
+  if (a->idx != b->idx)
+    return a->idx < b->idx;
+  int c = strcmp (a->text, b->text);
+  if (!c)
+    c = strcmp (a->text + a->head_len + 1, b->text + b->head_len + 1);
+  if (c)
+    return c < 0;
+  if (a->ts != b->ts)
+    return a->ts < b->ts;
+  return a->serial < b->serial;   /* the same bytes: either order writes the same */
 }
 
 static void
@@ -152,24 +167,110 @@ write_line (ViperExporter *e, const char *head, gsize head_len, const char *num,
   e->stats.records++;
 }
 
-/* Definitions waiting (viper_export_push_definition) go out just before
- * the record that follows them, with its time. */
-static void
-write_defs (ViperExporter *e, const char *num)
+static gint
+def_cmp (gconstpointer a, gconstpointer b)
 {
-  for (guint i = 0; e->defs && i < e->defs->len; i++)
+  const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+  int c = strcmp (x, y);
+  return c ? c : strcmp (x + strlen (x) + 1, y + strlen (y) + 1);
+}
+
+static void
+write_def_list (ViperExporter *e, GPtrArray *defs, const char *num)
+{
+  g_ptr_array_sort (defs, def_cmp);
+  for (guint i = 0; i < defs->len; i++)
     {
-      const char *d = e->defs->pdata[i];
+      const char *d = defs->pdata[i];
       const char *tail = d + strlen (d) + 1;
       write_line (e, d, strlen (d), num, tail);
     }
+}
+
+/* The definitions of key waiting for their first use go out just before
+ * it, with its time (in the order of their text: the same in any line order). */
+static void
+write_defs_of (ViperExporter *e, gint64 key, const char *num)
+{
+  GPtrArray *d = g_hash_table_lookup (e->def_texts, &key);
+  if (!d)
+    return;
+  write_def_list (e, d, num);
+  g_hash_table_steal (e->def_texts, &key);
+  gint64 *k = g_new (gint64, 1);
+  *k = key;
+  g_hash_table_insert (e->def_done, k, d);
+}
+
+/* At the end: definitions no record used (and those without a key), in
+ * the order of their keys and texts. */
+static void
+write_defs_left (ViperExporter *e, const char *num)
+{
+  GPtrArray *all = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->def_texts);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    for (guint i = 0; i < ((GPtrArray *) v)->len; i++)
+      g_ptr_array_add (all, ((GPtrArray *) v)->pdata[i]);
+  for (guint i = 0; e->defs && i < e->defs->len; i++)
+    g_ptr_array_add (all, e->defs->pdata[i]);
+  write_def_list (e, all, num);
+  g_ptr_array_unref (all);
+  g_hash_table_remove_all (e->def_texts);
   if (e->defs)
     g_ptr_array_set_size (e->defs, 0);
+}
+
+/* The number a message's link or flow is written with: given in the order
+ * written, so the same in any line order. */
+static guint64
+msg_number (ViperExporter *e, guint64 msg)
+{
+  gpointer v;
+  if (g_hash_table_steal_extended (e->msg_numbers, GSIZE_TO_POINTER (msg), NULL, &v))
+    return GPOINTER_TO_SIZE (v);    /* its second record */
+  guint64 n = ++e->msg_written;
+  g_hash_table_insert (e->msg_numbers, GSIZE_TO_POINTER (msg), GSIZE_TO_POINTER (n));
+  return n;
 }
 
 static void
 write_rec (ViperExporter *e, Rec *r)
 {
+  if (e->fmt == FMT_CHROME)
+    {
+      /* Chrome wants no order: the merge gives a canonical one, the
+       * spool keeps it until the shift is known */
+      if (r->hold)
+        viper_export_release (e, r->hold);
+      if (r->msg)
+        {
+          char *json = g_strdup (r->text);
+          char *mark = strchr (json, '\x02');
+          char *full = mark ? g_strdup_printf ("%.*s%" G_GUINT64_FORMAT "%s", (int) (mark - json), json,
+                                               msg_number (e, r->msg), mark + 1) : NULL;
+          if (full)
+            {
+              Rec *c = g_malloc (sizeof (Rec) + strlen (full) + 2);
+              *c = *r;
+              c->head_len = strlen (full);
+              memcpy (c->text, full, c->head_len + 1);
+              c->text[c->head_len + 1] = '\0';
+              viper_exp_chrome_spool (e, c);
+              g_free (c);
+            }
+          else
+            viper_exp_chrome_spool (e, r);
+          g_free (full);
+          g_free (json);
+        }
+      else
+        viper_exp_chrome_spool (e, r);
+      g_free (r);
+      return;
+    }
   double t = r->time;
   if (e->any_written && t < e->last_written)
     {
@@ -193,13 +294,23 @@ write_rec (ViperExporter *e, Rec *r)
       viper_exp_paje_create_known_containers (e, num);
     }
   e->any_written = TRUE;
-  write_defs (e, num);
   e->last_written = t;
-  if (r->uses_def && !g_hash_table_contains (e->defined, &r->def_key))
-    e->stats.undefined_use++;
+  if (r->uses_def)
+    {
+      if (!g_hash_table_contains (e->defined, &r->def_key))
+        e->stats.undefined_use++;
+      write_defs_of (e, r->def_key, num);
+    }
   if (r->hold)
     viper_export_release (e, r->hold);  /* written (at the limit, or the end): it holds nothing more */
-  write_line (e, r->text, r->head_len, num, r->text + r->head_len + 1);
+  if (r->msg)
+    {
+      char *tail = g_strdup_printf ("%s%" G_GUINT64_FORMAT, r->text + r->head_len + 1, msg_number (e, r->msg));
+      write_line (e, r->text, r->head_len, num, tail);
+      g_free (tail);
+    }
+  else
+    write_line (e, r->text, r->head_len, num, r->text + r->head_len + 1);
   g_free (r);
 }
 
@@ -209,7 +320,8 @@ write_rec (ViperExporter *e, Rec *r)
 static void
 write_next (ViperExporter *e)
 {
-  if (e->start_value && e->fmt == FMT_PAJE && ((Rec *) e->heap->pdata[0])->time > e->start_time)
+  /* at its time it goes first (its Lamport number is 0) */
+  if (e->start_value && e->fmt != FMT_PARAGRAPH && ((Rec *) e->heap->pdata[0])->time >= e->start_time)
     viper_exp_timeline_start_now (e);
   write_rec (e, heap_pop (e->heap));
 }
@@ -245,6 +357,18 @@ flush_upto (ViperExporter *e, double w, gboolean all)
   e->stats.buffered = e->heap->len;
 }
 
+void
+viper_exp_push_limit (ViperExporter *e)
+{
+  push_limit (e);
+}
+
+void
+viper_exp_flush_all (ViperExporter *e)
+{
+  flush_upto (e, INFINITY, TRUE);
+}
+
 /* Write what the watermark allows, keeping the newest `window` records: a
  * processor that shows up late (its first lines read after others' were
  * merged) still finds its place in the window. */
@@ -253,8 +377,10 @@ flush (ViperExporter *e)
 {
   if (e->heap->len <= e->window)
     return;
+  /* strictly older than W: a record still to come may have time W and come
+   * first among its equals */
   double w = watermark (e);
-  while (e->heap->len > e->window && ((Rec *) e->heap->pdata[0])->time <= w)
+  while (e->heap->len > e->window && ((Rec *) e->heap->pdata[0])->time < w)
     write_next (e);
   e->stats.buffered = e->heap->len;
 }
@@ -273,7 +399,16 @@ source_get (ViperExporter *e, gint64 id)
   return s;
 }
 
-static Rec *exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail);
+static Rec *exp_insert_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx,
+                              const char *head, const char *tail);
+
+/* A record of the tram being exported: ties go by its Lamport number, then
+ * by the order of the tram's own records. */
+static Rec *
+exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+{
+  return exp_insert_keyed (e, source, time, e->cur_lamport, e->cur_idx++, head, tail);
+}
 
 /* Into the merge, without writing anything (see viper_export_push). */
 void
@@ -282,8 +417,20 @@ viper_exp_insert (ViperExporter *e, gint64 source, double time, const char *head
   exp_insert (e, source, time, head, tail);
 }
 
+Rec *
+viper_exp_push_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx, guint64 msg,
+                      gboolean insert_only, const char *head, const char *tail)
+{
+  Rec *r = exp_insert_keyed (e, source, time, lamport, idx, head, tail);
+  r->msg = msg;
+  if (!insert_only)
+    push_limit (e);
+  return r;
+}
+
 static Rec *
-exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+exp_insert_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx, const char *head,
+                  const char *tail)
 {
   Source *s = source_get (e, source);
   s->done = FALSE;
@@ -294,9 +441,14 @@ exp_insert (ViperExporter *e, gint64 source, double time, const char *head, cons
   gsize hl = strlen (head), tl = tail ? strlen (tail) : 0;
   Rec *r = g_malloc (sizeof (Rec) + hl + tl + 2);
   r->time = time;
+  r->lamport = lamport;
+  r->idx = idx;
   r->serial = e->serial++;
   r->hold = 0;
   r->def_key = 0;
+  r->msg = 0;
+  r->ts = 0.0;
+  r->chrome_clamped = FALSE;
   r->uses_def = FALSE;
   r->head_len = hl;
   memcpy (r->text, head, hl + 1);
@@ -359,24 +511,63 @@ viper_export_pushf (ViperExporter *e, gint64 source, double time, const char *he
   g_free (tail);
 }
 
-void
-viper_export_push_definition (ViperExporter *e, const char *head, const char *tail)
+static char *
+def_text (const char *head, const char *tail)
 {
-  if (!e->defs)
-    e->defs = g_ptr_array_new_with_free_func (g_free);
   gsize hl = strlen (head), tl = tail ? strlen (tail) : 0;
   char *d = g_malloc (hl + tl + 2);
   memcpy (d, head, hl + 1);
   if (tl)
     memcpy (d + hl + 1, tail, tl);
   d[hl + 1 + tl] = '\0';
-  g_ptr_array_add (e->defs, d);
+  return d;
+}
+
+static gboolean
+def_in (GPtrArray *a, const char *d)
+{
+  for (guint i = 0; a && i < a->len; i++)
+    if (def_cmp (&a->pdata[i], &d) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+void
+viper_export_push_definition (ViperExporter *e, const char *head, const char *tail)
+{
+  if (!e->defs)
+    e->defs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (e->defs, def_text (head, tail));
 }
 
 void
 viper_export_push_definition_of (ViperExporter *e, gint64 key, const char *head, const char *tail)
 {
-  viper_export_push_definition (e, head, tail);
+  /* written just before its first use; a copy of one (each member's file
+   * has one) only once, however many arrive before or after that use */
+  char *d = def_text (head, tail);
+  GPtrArray *done = g_hash_table_lookup (e->def_done, &key);
+  GPtrArray *wait = g_hash_table_lookup (e->def_texts, &key);
+  if (def_in (done, d) || def_in (wait, d))
+    g_free (d);
+  else if (done)
+    {
+      /* another text for a subset already used: at the end */
+      if (!e->defs)
+        e->defs = g_ptr_array_new_with_free_func (g_free);
+      g_ptr_array_add (e->defs, d);
+    }
+  else
+    {
+      if (!wait)
+        {
+          gint64 *k = g_new (gint64, 1);
+          *k = key;
+          wait = g_ptr_array_new_with_free_func (g_free);
+          g_hash_table_insert (e->def_texts, k, wait);
+        }
+      g_ptr_array_add (wait, d);
+    }
   if (g_hash_table_contains (e->defined, &key))
     return;
   gint64 *k = g_new (gint64, 1);
@@ -555,6 +746,9 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
   e->hold_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
   e->defined = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   e->def_waits = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+  e->def_texts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  e->def_done = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  e->msg_numbers = g_hash_table_new (g_direct_hash, g_direct_equal);
   e->limit = VIPER_EXPORT_DEFAULT_LIMIT;
   e->window = VIPER_EXPORT_DEFAULT_WINDOW;
   e->tracks = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -636,6 +830,8 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
   if (e->fmt != FMT_PARAGRAPH && isfinite (t->adjusted) && t->adjusted > e->max_time)
     e->max_time = t->adjusted;
   e->cur_source = t->proc;
+  e->cur_lamport = t->lamport;
+  e->cur_idx = 0;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);
   /* the program manager / global records come one at a time, out of any stream */
@@ -713,11 +909,11 @@ viper_exporter_finish (ViperExporter *e, GError **error)
       if (e->fmt != FMT_PARAGRAPH)
         viper_exp_timeline_end (e);
       flush_upto (e, INFINITY, TRUE);
-      if (e->defs && e->defs->len)
+      if ((e->defs && e->defs->len) || g_hash_table_size (e->def_texts))
         {
-          /* definitions that no record followed */
+          /* definitions that no record used */
           char num[32];
-          write_defs (e, out_time (e, e->any_written ? e->last_written : 0.0, num));
+          write_defs_left (e, out_time (e, e->any_written ? e->last_written : 0.0, num));
         }
       e->stats.shift = e->shift / e->units_per_second;
       e->stats.max_clamp /= e->units_per_second;
@@ -753,6 +949,9 @@ viper_exporter_close (ViperExporter *e, GError **error)
   g_hash_table_unref (e->hold_ids);
   g_hash_table_unref (e->defined);
   g_hash_table_unref (e->def_waits);
+  g_hash_table_unref (e->def_texts);
+  g_hash_table_unref (e->def_done);
+  g_hash_table_unref (e->msg_numbers);
   GHashTableIter it;
   gpointer v;
   g_hash_table_iter_init (&it, e->tracks);
