@@ -9,14 +9,21 @@
  * soon as its predecessors have, and only each module's adjusted times (and
  * each dependency) are ordered.  Every sorted record therefore names a
  * *source* (a processor) whose own records come with non-decreasing times.
- * Records wait in one binary heap keyed by (time, order of production); the
- * watermark W is the smallest "last time" over the live sources and the
- * smallest open *hold* (a record promised for later, e.g. a message's start
- * that becomes a Pajé link only once the message is received).  Nothing that
- * will still be produced can be older than W, so every heap record with time
- * <= W is written.  Ties keep the order of production, which is the run
- * order: a receive whose adjusted time equals its send's stays after the send
- * (ties by processor could invert them, and ParaGraph needs causal order).
+ * Records wait in one binary heap keyed by (time, Lamport number, index in
+ * its tram, text); the watermark W is the smallest "last time" over the live
+ * sources and the smallest open *hold* (a record promised for later, e.g. a
+ * message's start that becomes a Pajé link only once the message is
+ * received).  Nothing that will still be produced can be older than W, so
+ * every heap record with time < W is written (one still to come may have
+ * time W and sort first).  Ties do not keep the order of production (the run
+ * order, which depends on the line order): the same trams in any line order
+ * give the same file.  A ParaGraph record has its tram's Lamport number
+ * (core/run.c: larger than every cause's), so a receive whose adjusted time
+ * equals its send's stays after the send (ParaGraph needs causal order); a
+ * timeline record has its track's own (export-timeline.c).  Pajé link keys
+ * and Chrome flow ids are numbered as they are written, subset definitions
+ * go just before their first use.  Under the window and limit fallbacks
+ * below, where a record lands can depend on the line order.
  * Sources are learnt as they appear, so a processor whose first lines are
  * read late could be older than what the watermark let out: the newest
  * VIPER_EXPORT_DEFAULT_WINDOW records therefore stay in the heap even when
