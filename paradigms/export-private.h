@@ -30,6 +30,14 @@ typedef struct {
   char text[];
 } Rec;
 
+/* A heap entry: the record's key beside its pointer, so that sifting
+ * reads no record but on a tie of (time, lamport, idx). */
+typedef struct {
+  double time;
+  guint64 key;              /* lamport << 32 | idx */
+  Rec *rec;
+} HeapEnt;
+
 typedef struct {
   gint64 id;
   double last;
@@ -80,7 +88,8 @@ struct _ViperExporter {
   GString *buf;             /* one record being formatted */
 
   /* the merge */
-  GPtrArray *heap;          /* of Rec*, min-heap on (time, serial) */
+  HeapEnt *heap;            /* min-heap on (time, lamport, idx, text) */
+  guint heap_len, heap_cap;
   guint64 serial;
   GHashTable *sources;      /* gint64* -> Source* */
   GTree *holds;             /* Hold* -> Hold* ordered by (time, id) */

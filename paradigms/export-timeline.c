@@ -668,7 +668,7 @@ viper_exp_timeline_end (ViperExporter *e)
       else if (tr->has_state)
         chrome_slice (e, tr, end, end, G_MAXUINT32 - 1, i);
     }
-  if (e->fmt == FMT_PAJE && (e->heap->len > 0 || e->any_written))
+  if (e->fmt == FMT_PAJE && (e->heap_len > 0 || e->any_written))
     viper_exp_push_keyed (e, e->cur_source, end, G_MAXUINT32, 0, 0, FALSE, "6", "CP p");
   if (e->fmt == FMT_CHROME)
     {

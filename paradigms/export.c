@@ -52,7 +52,6 @@
 #include "export-private.h"
 #include "core/outfile.h"
 #include "core/scheduler.h"
-#include "core/heap.h"
 #include "paradigms.h"
 
 G_DEFINE_QUARK (viper-export-error-quark, viper_export_error)
@@ -106,16 +105,63 @@ rec_less (gconstpointer x, gconstpointer y)
   return a->serial < b->serial;   /* the same bytes: either order writes the same */
 }
 
-static void
-heap_push (GPtrArray *h, Rec *r)
+static inline gboolean
+ent_less (const HeapEnt *a, const HeapEnt *b)
 {
-  viper_heap_push (h, r, rec_less);
+  if (a->time != b->time)
+    return a->time < b->time;
+  if (a->key != b->key)
+    return a->key < b->key;
+  return rec_less (a->rec, b->rec);
+}
+
+static void
+heap_push (ViperExporter *e, Rec *r)
+{
+  if (e->heap_len == e->heap_cap)
+    {
+      e->heap_cap = e->heap_cap ? 2 * e->heap_cap : 1024;
+      e->heap = g_renew (HeapEnt, e->heap, e->heap_cap);
+    }
+  HeapEnt x = { r->time, (guint64) r->lamport << 32 | r->idx, r };
+  HeapEnt *h = e->heap;
+  guint i = e->heap_len++;
+  while (i > 0)
+    {
+      guint p = (i - 1) / 2;
+      if (!ent_less (&x, &h[p]))
+        break;
+      h[i] = h[p];
+      i = p;
+    }
+  h[i] = x;
 }
 
 static Rec *
-heap_pop (GPtrArray *h)
+heap_pop (ViperExporter *e)
 {
-  return viper_heap_pop (h, rec_less);
+  if (!e->heap_len)
+    return NULL;
+  HeapEnt *h = e->heap;
+  Rec *top = h[0].rec;
+  guint n = --e->heap_len;
+  if (!n)
+    return top;
+  HeapEnt last = h[n];
+  guint i = 0;
+  for (;;)
+    {
+      guint l = 2 * i + 1, m;
+      if (l >= n)
+        break;
+      m = l + 1 < n && ent_less (&h[l + 1], &h[l]) ? l + 1 : l;
+      if (!ent_less (&h[m], &last))
+        break;
+      h[i] = h[m];
+      i = m;
+    }
+  h[i] = last;
+  return top;
 }
 
 
@@ -328,9 +374,9 @@ static void
 write_next (ViperExporter *e)
 {
   /* at its time it goes first (its Lamport number is 0) */
-  if (e->start_value && e->fmt != FMT_PARAGRAPH && ((Rec *) e->heap->pdata[0])->time >= e->start_time)
+  if (e->start_value && e->fmt != FMT_PARAGRAPH && e->heap[0].time >= e->start_time)
     viper_exp_timeline_start_now (e);
-  write_rec (e, heap_pop (e->heap));
+  write_rec (e, heap_pop (e));
 }
 
 static double
@@ -359,9 +405,9 @@ watermark (ViperExporter *e)
 static void
 flush_upto (ViperExporter *e, double w, gboolean all)
 {
-  while (e->heap->len > 0 && (all || ((Rec *) e->heap->pdata[0])->time <= w))
+  while (e->heap_len > 0 && (all || e->heap[0].time <= w))
     write_next (e);
-  e->stats.buffered = e->heap->len;
+  e->stats.buffered = e->heap_len;
 }
 
 void
@@ -382,14 +428,14 @@ viper_exp_flush_all (ViperExporter *e)
 static void
 flush (ViperExporter *e)
 {
-  if (e->heap->len <= e->window)
+  if (e->heap_len <= e->window)
     return;
   /* strictly older than W: a record still to come may have time W and come
    * first among its equals */
   double w = watermark (e);
-  while (e->heap->len > e->window && ((Rec *) e->heap->pdata[0])->time < w)
+  while (e->heap_len > e->window && e->heap[0].time < w)
     write_next (e);
-  e->stats.buffered = e->heap->len;
+  e->stats.buffered = e->heap_len;
 }
 
 static Source *
@@ -462,18 +508,18 @@ exp_insert_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport,
   if (tl)
     memcpy (r->text + hl + 1, tail, tl);
   r->text[hl + 1 + tl] = '\0';
-  heap_push (e->heap, r);
+  heap_push (e, r);
   return r;
 }
 
 static void
 push_limit (ViperExporter *e)
 {
-  while (e->heap->len > e->limit)
+  while (e->heap_len > e->limit)
     write_next (e);
-  if (e->heap->len > e->stats.peak_buffered)
-    e->stats.peak_buffered = e->heap->len;
-  e->stats.buffered = e->heap->len;
+  if (e->heap_len > e->stats.peak_buffered)
+    e->stats.peak_buffered = e->heap_len;
+  e->stats.buffered = e->heap_len;
 }
 
 void
@@ -747,7 +793,6 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
   e->table = p->export;
   e->model = model;
   e->buf = g_string_new (NULL);
-  e->heap = g_ptr_array_new ();
   e->sources = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
   e->holds = g_tree_new_full (hold_cmp, NULL, NULL, NULL);
   e->hold_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -948,9 +993,9 @@ viper_exporter_close (ViperExporter *e, GError **error)
   if (!e)
     return TRUE;
   gboolean ok = viper_exporter_finish (e, error);
-  while (e->heap->len)
-    g_free (heap_pop (e->heap));
-  g_ptr_array_unref (e->heap);
+  while (e->heap_len)
+    g_free (heap_pop (e));
+  g_free (e->heap);
   g_hash_table_unref (e->sources);
   g_tree_unref (e->holds);
   g_hash_table_unref (e->hold_ids);
