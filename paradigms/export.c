@@ -245,13 +245,10 @@ write_def_list (ViperExporter *e, GPtrArray *defs, const char *num)
 static void
 write_defs_of (ViperExporter *e, gint64 key, const char *num)
 {
-  GPtrArray *d = g_hash_table_lookup (e->def_texts, &key);
-  if (!d)
+  gpointer k, d;
+  if (!g_hash_table_steal_extended (e->def_texts, &key, &k, &d))
     return;
   write_def_list (e, d, num);
-  g_hash_table_steal (e->def_texts, &key);
-  gint64 *k = g_new (gint64, 1);
-  *k = key;
   g_hash_table_insert (e->def_done, k, d);
 }
 
