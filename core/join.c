@@ -45,6 +45,7 @@ typedef struct {
   gboolean transferred;
   gboolean in_set;          /* one of the instance's members (fix_set) */
   double adjusted;
+  guint32 lamport;          /* its BEGIN's Lamport number, once transferred */
   GPtrArray *waiters;       /* Waiter*, or NULL */
 } Member;
 
@@ -72,6 +73,7 @@ typedef struct {
   gboolean set_fixed;       /* members marked in_set */
   guint set_n, set_done;    /* members, and those whose BEGIN was transferred */
   double set_latest;        /* the latest of those BEGINs' adjusted times */
+  guint32 set_lamport;      /* and the largest of their Lamport numbers */
   GPtrArray *all_waiters;   /* Waiter*: ENDs waiting for every member's BEGIN, or NULL */
 } Inst;
 
@@ -88,7 +90,31 @@ struct _ViperJoin {
   gboolean wants_modules;   /* a collective over group -1 was claimed before modules_final */
   GHashTable *numbered;     /* gint64* kind -> gint64* instances of (kind, -1) numbered so far */
   guint n_late;             /* modules added after group -1 was final (their Counts have skip) */
+  GHashTable *lamports;     /* ViperTram* END -> the largest Lamport number of the BEGINs it waited
+                             * for, as a pointer: taken at its transfer (viper_join_take_lamport) */
 };
+
+/* END t depends on a BEGIN whose Lamport number is lamport (0: none). */
+static void
+bound_lamport (ViperJoin *j, const ViperTram *t, guint32 lamport)
+{
+  if (!lamport)
+    return;
+  guint32 had = GPOINTER_TO_UINT (g_hash_table_lookup (j->lamports, t));
+  if (lamport > had)
+    g_hash_table_insert (j->lamports, (gpointer) t, GUINT_TO_POINTER (lamport));
+}
+
+guint32
+viper_join_take_lamport (ViperJoin *j, const ViperTram *t)
+{
+  if (!g_hash_table_size (j->lamports))
+    return 0;
+  gpointer v;
+  if (!g_hash_table_steal_extended (j->lamports, t, NULL, &v))
+    return 0;
+  return GPOINTER_TO_UINT (v);
+}
 
 static guint
 key3_hash (gint64 a, gint64 b, gint64 c)
@@ -169,6 +195,7 @@ viper_join_new (const ViperJoinClass *cls)
   j->open = g_hash_table_new_full (triple_hash, triple_equal, NULL, open_free);
   j->modules = g_array_new (FALSE, FALSE, sizeof (gint64));
   j->numbered = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  j->lamports = g_hash_table_new (g_direct_hash, g_direct_equal);
   return j;
 }
 
@@ -185,6 +212,7 @@ viper_join_reset (ViperJoin *j)
   j->modules_final = FALSE;
   j->wants_modules = FALSE;
   g_hash_table_remove_all (j->numbered);
+  g_hash_table_remove_all (j->lamports);
   j->n_late = 0;
 }
 
@@ -198,6 +226,7 @@ viper_join_free (ViperJoin *j)
   g_hash_table_destroy (j->groups);
   g_hash_table_destroy (j->stalls);
   g_hash_table_destroy (j->waiting);
+  g_hash_table_destroy (j->lamports);
   g_hash_table_destroy (j->open);
   g_array_unref (j->modules);
   g_hash_table_destroy (j->numbered);
@@ -393,6 +422,7 @@ wait_for (ViperJoin *j, Inst *i, ViperTram *t, gint64 proc, Waiter **w)
     {
       if (t->adjusted < m->adjusted)
         t->adjusted = m->adjusted;
+      bound_lamport (j, t, m->lamport);
       return;
     }
   if (!*w)
@@ -429,6 +459,7 @@ fix_set (Inst *i, const gint64 *mem, guint n)
           i->set_done++;
           if (m->adjusted > i->set_latest)
             i->set_latest = m->adjusted;
+          i->set_lamport = MAX (i->set_lamport, m->lamport);
         }
     }
 }
@@ -513,8 +544,12 @@ claim_end (ViperJoin *j, ViperTram *t, gint64 kind, gint64 group, ViperJoinShape
             i->all_waiters = g_ptr_array_new ();
           g_ptr_array_add (i->all_waiters, w);
         }
-      else if (t->adjusted < i->set_latest)
-        t->adjusted = i->set_latest;
+      else
+        {
+          if (t->adjusted < i->set_latest)
+            t->adjusted = i->set_latest;
+          bound_lamport (j, t, i->set_lamport);
+        }
     }
   else
     for (guint k = 0; k < upto; k++)
@@ -637,7 +672,7 @@ viper_join_modules_final (ViperJoin *j, GPtrArray *resume)
 
 /* A dependency of each waiter was transferred at adjusted (-inf: no time bound). */
 static void
-wake (ViperJoin *j, GPtrArray *waiters, double adjusted, ViperJoinReadyFunc ready, gpointer data)
+wake (ViperJoin *j, GPtrArray *waiters, double adjusted, guint32 lamport, ViperJoinReadyFunc ready, gpointer data)
 {
   if (!waiters)
     return;
@@ -647,6 +682,7 @@ wake (ViperJoin *j, GPtrArray *waiters, double adjusted, ViperJoinReadyFunc read
       ViperTram *e = w->t;
       if (e->adjusted < adjusted)
         e->adjusted = adjusted;
+      bound_lamport (j, e, lamport);
       if (--w->missing)
         continue;
       g_hash_table_remove (j->waiting, e);
@@ -672,7 +708,7 @@ viper_join_transferred (ViperJoin *j, const ViperTram *t, ViperJoinReadyFunc rea
       if (g && !g->transferred)
         {
           g->transferred = TRUE;
-          wake (j, g->waiters, -INFINITY, ready, data);
+          wake (j, g->waiters, -INFINITY, 0, ready, data);
           g->waiters = NULL;
         }
       return;
@@ -691,20 +727,22 @@ viper_join_transferred (ViperJoin *j, const ViperTram *t, ViperJoinReadyFunc rea
   Member *m = member_get (i, t->proc);
   m->transferred = TRUE;
   m->adjusted = t->adjusted;
+  m->lamport = t->lamport;
   i->transferred++;
   GPtrArray *waiters = m->waiters;
   m->waiters = NULL;
-  wake (j, waiters, t->adjusted, ready, data);
+  wake (j, waiters, t->adjusted, t->lamport, ready, data);
   if (m->in_set)
     {
       i->set_done++;
       if (t->adjusted > i->set_latest)
         i->set_latest = t->adjusted;
+      i->set_lamport = MAX (i->set_lamport, t->lamport);
       if (i->set_done == i->set_n && i->all_waiters)
         {
           GPtrArray *all = i->all_waiters;
           i->all_waiters = NULL;
-          wake (j, all, i->set_latest, ready, data);
+          wake (j, all, i->set_latest, i->set_lamport, ready, data);
         }
     }
   inst_maybe_drop (j, i);

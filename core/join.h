@@ -81,6 +81,9 @@ gboolean viper_join_end_waits_for_modules (const ViperJoin *j);
 gboolean viper_join_claim (ViperJoin *j, ViperTram *t, ViperSeqList *l, GPtrArray *resume);
 /* t was transferred; wakes the ENDs that waited for it. */
 void viper_join_transferred (ViperJoin *j, const ViperTram *t, ViperJoinReadyFunc ready, gpointer data);
+/* The largest Lamport number of the BEGINs END t depended on (0: none),
+ * forgotten: call once, at t's transfer, before viper_join_transferred. */
+guint32 viper_join_take_lamport (ViperJoin *j, const ViperTram *t);
 /* Why END t waits, or NULL when it is not a waiting END. */
 char *viper_join_explain (const ViperJoin *j, const ViperTram *t);
 

@@ -281,6 +281,7 @@ open_primitive (ViperRun *run, ViperTram *start, const ViperTramType *tt)
         {
           p->entries[e].slot = (guint8) s;
           p->entries[e].adjusted = -INFINITY;
+          p->entries[e].lamport = 0;
           switch (sl->from)
             {
             case VIPER_FROM_CALLER: p->entries[e].list = start->proc; break;

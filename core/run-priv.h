@@ -52,7 +52,9 @@ typedef struct {
   guint8 slot;              /* profile slot */
   guint8 filled;
   guint8 transferred;
+  guint32 lamport;          /* its tram's Lamport number, once transferred (in the padding) */
 } PrimEntry;
+G_STATIC_ASSERT (sizeof (PrimEntry) == 40);
 
 typedef struct _Prim Prim;
 struct _Prim {

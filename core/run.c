@@ -644,16 +644,33 @@ viper_run_transfer_next (ViperRun *run)
     l->claimed_ahead--;
   t->next = NULL;
 
+  /* Its Lamport number: 1 + the largest of its sequence predecessor's and
+   * of its causes' (the slot it waited for, the BEGINs of a collective it
+   * ended), the same places that raised its adjusted time, so it depends
+   * only on the trams and never on their line order.  Saturates (a chain of
+   * 4 Gi trams). */
+  guint32 lamport = l->last_lamport;
+  gboolean joins = run->join && !(t->flags & VIPER_TRAM_F_UNINTERPRETED)
+                   && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]);
+  if (joins)
+    {
+      guint32 ends = viper_join_take_lamport (run->join, t);
+      if (ends > lamport)
+        lamport = ends;
+    }
   run->cause_valid = FALSE;
   ViperTram *waiters = NULL;
+  PrimEntry *pe = NULL;
   if (t->prim)
     {
       Prim *p = t->prim;
-      PrimEntry *pe = &p->entries[t->slot];
+      pe = &p->entries[t->slot];
       const ViperSlot *sl = &p->profile->slots[pe->slot];
       if (sl->after != VIPER_NO_SLOT)
         {
           const PrimEntry *dep = &p->entries[p->slot_entry[sl->after]];
+          if (dep->transferred && dep->lamport > lamport)
+            lamport = dep->lamport;
           if (dep->transferred && dep->list != t->proc)
             {
               run->cause_valid = TRUE;
@@ -662,8 +679,16 @@ viper_run_transfer_next (ViperRun *run)
               run->cause_time = dep->time;
             }
         }
+    }
+  if (lamport < G_MAXUINT32)
+    lamport++;
+  l->last_lamport = lamport;
+  if (t->prim)
+    {
+      Prim *p = t->prim;
       waiters = pe->waiters;  /* before time and seq take its place */
       pe->transferred = 1;
+      pe->lamport = lamport;
       pe->adjusted = t->adjusted;
       pe->time = t->time;
       pe->seq = t->seq;
@@ -674,8 +699,9 @@ viper_run_transfer_next (ViperRun *run)
   if (l->head)
     viper_run_maybe_ready (run, l, l->head);
   wake_waiters (run, waiters, t->adjusted);
-  if (run->join && !(t->flags & VIPER_TRAM_F_UNINTERPRETED)
-      && (!run->type_joins || t->type == VIPER_TYPE_UNKNOWN || run->type_joins[t->type]))
+  /* waiter_next is NULL once it left its entry's chain: its union holds the number from now on */
+  t->lamport = lamport;
+  if (joins)
     viper_join_transferred (run->join, t, join_ready, run);
   if (G_UNLIKELY (l->held || l->claim_limit) && l->claimed_ahead <= run->claim_window / 2)
     {

@@ -42,6 +42,7 @@ struct _ViperSeqList {
 
   double offset;            /* clock offset (thesis 5.2) */
   double last_adjusted;     /* t' of the last transferred tram (-inf before) */
+  guint32 last_lamport;     /* its Lamport number (0 before) */
   guint64 inserted;         /* trams accepted into this list */
   guint32 first_channel;    /* the channel of the first of them (implicit sequence numbers: run.c) */
   guint64 in_flight;        /* accepted, not yet transferred */

@@ -43,7 +43,13 @@ struct _ViperTram {
   /* engine bookkeeping (core/run.c); zero when fresh */
   ViperTram *next;          /* successor in a queue or list owned by the engine */
   gpointer prim;            /* the primitive list it belongs to, if any */
-  ViperTram *waiter_next;   /* next tram waiting for the same primitive entry as this one */
+  union {
+    ViperTram *waiter_next; /* in flight: next tram waiting for the same primitive entry as this one */
+    guint32 lamport;        /* once transferred: 1 + the largest Lamport number of its sequence
+                             * predecessor and of every tram it depended on (core/run.c): the same
+                             * for the same trams in any line order, and larger than every cause's
+                             * (the exports break ties of adjusted time with it) */
+  };
 
   /* REC, EV and PROCESS are 64-bit in the syntax but small in every paradigm;
    * a value outside 32 bits sets VIPER_TRAM_F_WIDE (the text keeps it, and

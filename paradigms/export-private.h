@@ -11,15 +11,32 @@ G_BEGIN_DECLS
 
 typedef enum { FMT_PARAGRAPH = 0, FMT_PAJE, FMT_CHROME, N_FMT } Fmt;
 /* A sorted record: "HEAD TIME TAIL"; text holds head\0tail\0. */
+/* Records are written in the order of (time, lamport, idx, text): a function
+ * of the trams and their adjusted times only, never of the line order (see
+ * export.c); serial (the order of production) only tells apart records
+ * whose bytes are the same. */
 typedef struct {
   double time;
+  guint32 lamport;          /* ParaGraph: its tram's Lamport number; timeline: its track's (export-timeline.c) */
+  guint32 idx;              /* ParaGraph: its index among its tram's records; timeline end: module order */
   guint64 serial;
   guint64 hold;             /* a use of a definition not pushed yet: its hold (0: none) */
   gint64 def_key;           /* with uses_def: the definition it uses */
+  guint64 msg;              /* a message's link or flow: its number is given when first written (0: none) */
+  double ts;                /* Chrome: the event's "ts" (µs) */
   gboolean uses_def;
+  gboolean chrome_clamped;  /* Chrome: a value was beyond a double's range */
   gsize head_len;
   char text[];
 } Rec;
+
+/* A heap entry: the record's key beside its pointer, so that sifting
+ * reads no record but on a tie of (time, lamport, idx). */
+typedef struct {
+  double time;
+  guint64 key;              /* lamport << 32 | idx */
+  Rec *rec;
+} HeapEnt;
 
 typedef struct {
   gint64 id;
@@ -42,6 +59,7 @@ typedef struct {
   guint state;
   double since;             /* start of the current state */
   double last;              /* latest time written about this track */
+  guint32 lamport;          /* Lamport number of its latest record (export-timeline.c) */
 } Track;
 
 typedef struct {
@@ -52,6 +70,7 @@ typedef struct {
   guint64 id;
   double time;
   guint64 hold;
+  guint32 lamport;          /* of its start (the sender's track) */
   char *name;
 } Msg;
 
@@ -69,7 +88,8 @@ struct _ViperExporter {
   GString *buf;             /* one record being formatted */
 
   /* the merge */
-  GPtrArray *heap;          /* of Rec*, min-heap on (time, serial) */
+  HeapEnt *heap;            /* min-heap on (time, lamport, idx, text) */
+  guint heap_len, heap_cap;
   guint64 serial;
   GHashTable *sources;      /* gint64* -> Source* */
   GTree *holds;             /* Hold* -> Hold* ordered by (time, id) */
@@ -81,7 +101,14 @@ struct _ViperExporter {
   gboolean any_written;
   double shift;             /* added to written times (runs that begin before 0), trace units */
   double units_per_second;  /* ParaGraph wants seconds: written time = (t + shift) / this */
-  GPtrArray *defs;          /* timeless definitions waiting for the next record (char*) */
+  GPtrArray *defs;          /* timeless definitions without a key, written at the end (char* head\0tail) */
+  GHashTable *def_texts;    /* gint64* key -> GPtrArray of char*: definitions waiting for their first use */
+  GHashTable *def_done;     /* gint64* key -> GPtrArray of char*: definitions written (a copy is not repeated) */
+  guint32 cur_lamport;      /* the Lamport number of the tram being exported */
+  guint32 cur_idx;          /* records it produced so far */
+  GHashTable *msg_numbers;  /* message id -> number written (first of its two records written) */
+  guint64 msg_written;      /* numbers given */
+  guint32 prog_lamport;     /* the program container's latest record */
   GHashTable *defined;      /* gint64* keys of the definitions pushed (viper_export_push_definition_of) */
   GHashTable *def_waits;    /* gint64* key -> GArray of guint64 holds: uses waiting for that definition */
   gint64 cur_source;        /* PROC of the tram being exported */
@@ -119,6 +146,17 @@ char *viper_exp_format_noisy (double v, double scale, char *buf);
 /* A record into the merge, nothing written yet (viper_export_push writes
  * what the buffer limit forces out). */
 void viper_exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail);
+/* A timeline record: its order among equal times is (lamport, idx, text);
+ * msg: a link's message (its key is numbered when first written), or 0;
+ * insert_only: write nothing yet (from inside the merge's own writing). */
+Rec *viper_exp_push_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx, guint64 msg,
+                           gboolean insert_only, const char *head, const char *tail);
+/* Write what the merge's hard limit forces out. */
+void viper_exp_push_limit (ViperExporter *e);
+/* Write every record the merge holds. */
+void viper_exp_flush_all (ViperExporter *e);
+/* export-timeline.c: Chrome, one event into the spool (at the merge's write). */
+void viper_exp_chrome_spool (ViperExporter *e, const Rec *r);
 void viper_exp_sinkf (ViperExporter *e, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 /* export-timeline.c: Pajé and Chrome */

@@ -139,8 +139,13 @@ chrome_range (ViperExporter *e, double v)
   return v < 0 ? -G_MAXDOUBLE : G_MAXDOUBLE;
 }
 
+/* A Chrome event into the merge, ordered by (time, lamport, idx, text) like
+ * a Pajé record (time: when it happened on its track, not its "ts": a
+ * slice is placed at its end); msg: a flow's message, its "id" the byte
+ * \x02 until it is numbered. */
 static void
-chrome_event (ViperExporter *e, const char *json)
+chrome_event (ViperExporter *e, double time, guint32 lamport, guint32 idx, guint64 msg, gboolean insert_only,
+              const char *json)
 {
   double ts = e->chrome_ts_pending;
   gboolean clamped = e->chrome_ts_clamped;
@@ -148,6 +153,20 @@ chrome_event (ViperExporter *e, const char *json)
   e->chrome_ts_clamped = FALSE;
   if (!isnan (ts) && ts < e->chrome_min_ts)
     e->chrome_min_ts = ts;
+  Rec *r = viper_exp_push_keyed (e, e->cur_source, time, lamport, idx, 0, TRUE, json, "");
+  r->ts = ts;
+  r->chrome_clamped = clamped;
+  r->msg = msg;
+  if (!insert_only)
+    viper_exp_push_limit (e);
+}
+
+void
+viper_exp_chrome_spool (ViperExporter *e, const Rec *r)
+{
+  const char *json = r->text;
+  double ts = r->ts;
+  gboolean clamped = r->chrome_clamped;
   if (!e->chrome_spool && !e->chrome_spool_errno && !(e->chrome_spool = tmpfile ()))
     e->chrome_spool_errno = errno ? errno : EIO;
   if (e->chrome_spool_errno)
@@ -175,10 +194,60 @@ chrome_ts (ViperExporter *e, double time, char *buf)
   return buf;
 }
 
-/* Write the spooled events with the shift applied. */
+static gint track_cmp (gconstpointer a, gconstpointer b);
+
+static void
+chrome_write_meta (ViperExporter *e, const char *json)
+{
+  viper_exp_sink (e, e->chrome_first ? "\n" : ",\n", e->chrome_first ? 1 : 2);
+  e->chrome_first = FALSE;
+  viper_exp_sink (e, json, strlen (json));
+  e->stats.records++;
+}
+
+/* The metadata: the process, then every track in module order (not in the
+ * order they were first seen, which is the line order's). */
+static void
+chrome_metadata (ViperExporter *e)
+{
+  char *name = chrome_quote (e->table->timeline_info->program);
+  char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":%s}}", name);
+  chrome_write_meta (e, ev);
+  g_free (ev);
+  g_free (name);
+  GPtrArray *list = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->tracks);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (((Track *) v)->created)
+      g_ptr_array_add (list, v);
+  g_ptr_array_sort (list, track_cmp);
+  for (guint i = 0; i < list->len; i++)
+    {
+      const Track *tr = list->pdata[i];
+      char *plain = tr->name ? g_strdup (tr->name)
+                             : g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
+      char *esc = chrome_quote (plain);
+      ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_name\","
+                            "\"args\":{\"name\":%s}}", tr->id, esc);
+      chrome_write_meta (e, ev);
+      g_free (ev);
+      ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_sort_index\","
+                            "\"args\":{\"sort_index\":%" G_GINT64_FORMAT "}}", tr->id, tr->id);
+      chrome_write_meta (e, ev);
+      g_free (ev);
+      g_free (esc);
+      g_free (plain);
+    }
+  g_ptr_array_unref (list);
+}
+
+/* Write the metadata, then the spooled events with the shift applied. */
 static void
 chrome_flush_spool (ViperExporter *e)
 {
+  chrome_metadata (e);
   double shift = isfinite (e->chrome_min_ts) && e->chrome_min_ts < 0 ? -e->chrome_min_ts : 0.0;
   double unit = e->table->timeline_info->us_per_unit;
   e->shift = shift / unit;
@@ -241,16 +310,13 @@ viper_exp_chrome_begin (ViperExporter *e)
 {
   static const char open[] = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
   viper_exp_sink (e, open, sizeof open - 1);
-  e->chrome_first = TRUE;
-  char *name = chrome_quote (e->table->timeline_info->program);
-  char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":%s}}", name);
-  chrome_event (e, ev);
-  g_free (ev);
-  g_free (name);
+  e->chrome_first = TRUE;    /* the metadata are written at the end, with the events (chrome_metadata) */
 }
 
+/* The slice of tr's current state, ending at end; placed in the merge at
+ * (time, lamport, idx). */
 static void
-chrome_slice (ViperExporter *e, const Track *tr, double end)
+chrome_slice (ViperExporter *e, const Track *tr, double end, double time, guint32 lamport, guint32 idx)
 {
   char ts[32], dur[32];
   chrome_ts (e, tr->since, ts);
@@ -264,7 +330,7 @@ chrome_slice (ViperExporter *e, const Track *tr, double end)
   char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
                               "\"name\":\"%s\",\"cat\":\"state\"}",
                               tr->id, ts, dur, e->table->timeline_info->states[tr->state]);
-  chrome_event (e, ev);
+  chrome_event (e, time, lamport, idx, 0, FALSE, ev);
   g_free (ev);
 }
 
@@ -298,6 +364,26 @@ viper_timeline_name (ViperExporter *e, gint64 module, const char *name)
     }
 }
 
+/* Lamport numbers of timeline records.  A record about a track may be
+ * produced while another processor's tram is exported (a state decided by
+ * a message), so the tram's number would depend on the line order; the
+ * track's own records, and the messages between tracks, do not: each
+ * record takes 1 + the larger of its track's last number and its cause's
+ * (a link's end: its start).  Equal times are then written in an order
+ * that is the same for any line order and keeps a link's start before its
+ * end.  The two largest numbers are the end's (below). */
+#define TIMELINE_LAMPORT_MAX (G_MAXUINT32 - 2)
+
+static guint32
+lamport_next (guint32 *last, guint32 cause)
+{
+  guint32 l = MAX (*last, cause);
+  if (l < TIMELINE_LAMPORT_MAX)
+    l++;
+  *last = l;
+  return l;
+}
+
 /* The track exists from time on; returns the time a record about it may carry. */
 static double
 track_touch (ViperExporter *e, Track *tr, double time)
@@ -307,30 +393,20 @@ track_touch (ViperExporter *e, Track *tr, double time)
   if (!tr->created)
     {
       tr->created = TRUE;
-      char *name = tr->name ? g_strdup (tr->name)
-                            : g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
       if (e->fmt == FMT_PAJE && e->any_written)
         {
           /* appears after the file began: created at its first time */
+          char *name = tr->name ? g_strdup (tr->name)
+                                : g_strdup_printf ("%s %" G_GINT64_FORMAT, e->table->timeline_info->module_kind, tr->id);
           char *q = paje_quote (name);
-          viper_export_pushf (e, e->cur_source, time, "5", "%s CM p %s", tr->alias, q);
+          char *tail = g_strdup_printf ("%s CM p %s", tr->alias, q);
+          viper_exp_push_keyed (e, e->cur_source, time, lamport_next (&tr->lamport, 0), 0, 0, FALSE, "5", tail);
+          g_free (tail);
           g_free (q);
+          g_free (name);
           tr->announced = TRUE;
         }
-      else
-        {
-          char *esc = chrome_quote (name);
-          char *ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_name\","
-                                      "\"args\":{\"name\":%s}}", tr->id, esc);
-          chrome_event (e, ev);
-          g_free (ev);
-          ev = g_strdup_printf ("{\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"name\":\"thread_sort_index\","
-                                "\"args\":{\"sort_index\":%" G_GINT64_FORMAT "}}", tr->id, tr->id);
-          chrome_event (e, ev);
-          g_free (ev);
-          g_free (esc);
-        }
-      g_free (name);
+      /* Chrome: its metadata are written at the end, in module order */
     }
   tr->last = time;
   if (time > e->max_time)
@@ -347,10 +423,15 @@ viper_timeline_state (ViperExporter *e, gint64 module, double time, guint state)
   if (tr->has_state && tr->state == state)
     return;
   time = track_touch (e, tr, time);
+  guint32 lamport = lamport_next (&tr->lamport, 0);
   if (e->fmt == FMT_PAJE)
-    viper_export_pushf (e, e->cur_source, time, "7", "SM %s s%u", tr->alias, state);
+    {
+      char tail[96];
+      g_snprintf (tail, sizeof tail, "SM %s s%u", tr->alias, state);
+      viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, 0, FALSE, "7", tail);
+    }
   else if (tr->has_state)
-    chrome_slice (e, tr, time);
+    chrome_slice (e, tr, time, time, lamport, 0);
   tr->has_state = TRUE;
   tr->state = state;
   tr->since = time;
@@ -403,6 +484,7 @@ viper_timeline_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
   Msg *m = g_new0 (Msg, 1);
   m->id = ++e->next_msg;
   m->time = time;
+  m->lamport = lamport_next (&tr->lamport, 0);
   m->name = g_strdup (name ? name : "message");
   if (e->fmt == FMT_PAJE)
     m->hold = viper_export_hold (e, time);
@@ -423,12 +505,18 @@ viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
   if (time < m->time)
     time = m->time;
   time = track_touch (e, tr, time);
+  guint32 lamport = lamport_next (&tr->lamport, m->lamport);
+  /* the key ("k") or "id" is numbered when the link is first written: in
+   * the written order, which is the same in any line order */
   if (e->fmt == FMT_PAJE)
     {
       char *name = paje_quote (m->name);
-      viper_export_pushf (e, e->cur_source, m->time, "9", "LM p m%" G_GINT64_FORMAT " %s k%" G_GUINT64_FORMAT,
-                          from, name, m->id);
-      viper_export_pushf (e, e->cur_source, time, "10", "LM p %s %s k%" G_GUINT64_FORMAT, tr->alias, name, m->id);
+      char *tail = g_strdup_printf ("LM p m%" G_GINT64_FORMAT " %s k", from, name);
+      viper_exp_push_keyed (e, e->cur_source, m->time, m->lamport, 0, m->id, FALSE, "9", tail);
+      g_free (tail);
+      tail = g_strdup_printf ("LM p %s %s k", tr->alias, name);
+      viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, m->id, FALSE, "10", tail);
+      g_free (tail);
       g_free (name);
       viper_export_release (e, m->hold);
     }
@@ -436,13 +524,14 @@ viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
     {
       char t0[32], t1[32];
       char *name = chrome_quote (m->name);
-      char *ev = g_strdup_printf ("{\"ph\":\"s\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%" G_GUINT64_FORMAT
-                                  ",\"name\":%s,\"cat\":\"message\"}", from, chrome_ts (e, m->time, t0), m->id, name);
-      chrome_event (e, ev);
+      /* both at the receive's time in the merge (Chrome needs no order): the start needs no hold */
+      char *ev = g_strdup_printf ("{\"ph\":\"s\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":\x02"
+                                  ",\"name\":%s,\"cat\":\"message\"}", from, chrome_ts (e, m->time, t0), name);
+      chrome_event (e, time, m->lamport, 0, m->id, FALSE, ev);
       g_free (ev);
-      ev = g_strdup_printf ("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":%"
-                            G_GUINT64_FORMAT ",\"name\":%s,\"cat\":\"message\"}", to, chrome_ts (e, time, t1), m->id, name);
-      chrome_event (e, ev);
+      ev = g_strdup_printf ("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":\x02"
+                            ",\"name\":%s,\"cat\":\"message\"}", to, chrome_ts (e, time, t1), name);
+      chrome_event (e, time, lamport, 0, m->id, FALSE, ev);
       g_free (ev);
       g_free (name);
     }
@@ -461,14 +550,13 @@ program_event (ViperExporter *e, double time, const char *value, gboolean insert
   e->last_event = g_strdup (value);
   if (time > e->max_time)
     e->max_time = time;
+  /* the start event first among its equals (0), then the program's own sequence */
+  guint32 lamport = insert_only ? 0 : lamport_next (&e->prog_lamport, 0);
   if (e->fmt == FMT_PAJE)
     {
       char *q = paje_quote (value);
       char *tail = g_strdup_printf ("EP p %s", q);
-      if (insert_only)
-        viper_exp_insert (e, e->cur_source, time, "8", tail);
-      else
-        viper_export_push (e, e->cur_source, time, "8", tail);
+      viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, 0, insert_only, "8", tail);
       g_free (tail);
       g_free (q);
     }
@@ -478,7 +566,7 @@ program_event (ViperExporter *e, double time, const char *value, gboolean insert
       char *esc = chrome_quote (value);
       char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%s,\"name\":%s,"
                                   "\"cat\":\"program\"}", chrome_ts (e, time, ts), esc);
-      chrome_event (e, ev);
+      chrome_event (e, time, lamport, 0, 0, insert_only, ev);
       g_free (ev);
       g_free (esc);
     }
@@ -524,10 +612,13 @@ viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char
     return;
   Track *tr = track_get (e, module);
   time = track_touch (e, tr, time);
+  guint32 lamport = lamport_next (&tr->lamport, 0);
   if (e->fmt == FMT_PAJE)
     {
       char *q = paje_quote (value);
-      viper_export_pushf (e, e->cur_source, time, "8", "EM %s %s", tr->alias, q);
+      char *tail = g_strdup_printf ("EM %s %s", tr->alias, q);
+      viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, 0, FALSE, "8", tail);
+      g_free (tail);
       g_free (q);
     }
   else
@@ -536,7 +627,7 @@ viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char
       char *esc = chrome_quote (value);
       char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,"
                                   "\"name\":%s,\"cat\":\"event\"}", tr->id, chrome_ts (e, time, ts), esc);
-      chrome_event (e, ev);
+      chrome_event (e, time, lamport, 0, 0, FALSE, ev);
       g_free (ev);
       g_free (esc);
     }
@@ -562,20 +653,26 @@ viper_exp_timeline_end (ViperExporter *e)
     g_ptr_array_add (list, v);
   g_ptr_array_sort (list, track_cmp);
   double end = isfinite (e->max_time) ? e->max_time : 0.0;
+  /* after everything at their time, in module order, the program last */
   for (guint i = 0; i < list->len; i++)
     {
       Track *tr = list->pdata[i];
       if (!tr->created)
         continue;
       if (e->fmt == FMT_PAJE)
-        viper_export_pushf (e, e->cur_source, end, "6", "CM %s", tr->alias);
+        {
+          char *tail = g_strdup_printf ("CM %s", tr->alias);
+          viper_exp_push_keyed (e, e->cur_source, end, G_MAXUINT32 - 1, i, 0, FALSE, "6", tail);
+          g_free (tail);
+        }
       else if (tr->has_state)
-        chrome_slice (e, tr, end);
+        chrome_slice (e, tr, end, end, G_MAXUINT32 - 1, i);
     }
-  if (e->fmt == FMT_PAJE && (e->heap->len > 0 || e->any_written))
-    viper_export_push (e, e->cur_source, end, "6", "CP p");
+  if (e->fmt == FMT_PAJE && (e->heap_len > 0 || e->any_written))
+    viper_exp_push_keyed (e, e->cur_source, end, G_MAXUINT32, 0, 0, FALSE, "6", "CP p");
   if (e->fmt == FMT_CHROME)
     {
+      viper_exp_flush_all (e);
       chrome_flush_spool (e);
       viper_exp_sink (e, "\n]}\n", 4);
     }

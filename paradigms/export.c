@@ -9,14 +9,21 @@
  * soon as its predecessors have, and only each module's adjusted times (and
  * each dependency) are ordered.  Every sorted record therefore names a
  * *source* (a processor) whose own records come with non-decreasing times.
- * Records wait in one binary heap keyed by (time, order of production); the
- * watermark W is the smallest "last time" over the live sources and the
- * smallest open *hold* (a record promised for later, e.g. a message's start
- * that becomes a Pajé link only once the message is received).  Nothing that
- * will still be produced can be older than W, so every heap record with time
- * <= W is written.  Ties keep the order of production, which is the run
- * order: a receive whose adjusted time equals its send's stays after the send
- * (ties by processor could invert them, and ParaGraph needs causal order).
+ * Records wait in one binary heap keyed by (time, Lamport number, index in
+ * its tram, text); the watermark W is the smallest "last time" over the live
+ * sources and the smallest open *hold* (a record promised for later, e.g. a
+ * message's start that becomes a Pajé link only once the message is
+ * received).  Nothing that will still be produced can be older than W, so
+ * every heap record with time < W is written (one still to come may have
+ * time W and sort first).  Ties do not keep the order of production (the run
+ * order, which depends on the line order): the same trams in any line order
+ * give the same file.  A ParaGraph record has its tram's Lamport number
+ * (core/run.c: larger than every cause's), so a receive whose adjusted time
+ * equals its send's stays after the send (ParaGraph needs causal order); a
+ * timeline record has its track's own (export-timeline.c).  Pajé link keys
+ * and Chrome flow ids are numbered as they are written, subset definitions
+ * go just before their first use.  Under the window and limit fallbacks
+ * below, where a record lands can depend on the line order.
  * Sources are learnt as they appear, so a processor whose first lines are
  * read late could be older than what the watermark let out: the newest
  * VIPER_EXPORT_DEFAULT_WINDOW records therefore stay in the heap even when
@@ -45,7 +52,6 @@
 #include "export-private.h"
 #include "core/outfile.h"
 #include "core/scheduler.h"
-#include "core/heap.h"
 #include "paradigms.h"
 
 G_DEFINE_QUARK (viper-export-error-quark, viper_export_error)
@@ -77,23 +83,85 @@ viper_exp_sinkf (ViperExporter *e, const char *fmt, ...)
 
 /* ---- the merge ---------------------------------------------------------------- */
 
+static void push_limit (ViperExporter *e);
+
 static gboolean
 rec_less (gconstpointer x, gconstpointer y)
 {
   const Rec *a = x, *b = y;
-  return a->time < b->time || (a->time == b->time && a->serial < b->serial);
+  if (a->time != b->time)
+    return a->time < b->time;
+  if (a->lamport != b->lamport)
+    return a->lamport < b->lamport;
+  if (a->idx != b->idx)
+    return a->idx < b->idx;
+  int c = strcmp (a->text, b->text);
+  if (!c)
+    c = strcmp (a->text + a->head_len + 1, b->text + b->head_len + 1);
+  if (c)
+    return c < 0;
+  if (a->ts != b->ts)
+    return a->ts < b->ts;
+  return a->serial < b->serial;   /* the same bytes: either order writes the same */
+}
+
+static inline gboolean
+ent_less (const HeapEnt *a, const HeapEnt *b)
+{
+  if (a->time != b->time)
+    return a->time < b->time;
+  if (a->key != b->key)
+    return a->key < b->key;
+  return rec_less (a->rec, b->rec);
 }
 
 static void
-heap_push (GPtrArray *h, Rec *r)
+heap_push (ViperExporter *e, Rec *r)
 {
-  viper_heap_push (h, r, rec_less);
+  if (e->heap_len == e->heap_cap)
+    {
+      e->heap_cap = e->heap_cap ? 2 * e->heap_cap : 1024;
+      e->heap = g_renew (HeapEnt, e->heap, e->heap_cap);
+    }
+  HeapEnt x = { r->time, (guint64) r->lamport << 32 | r->idx, r };
+  HeapEnt *h = e->heap;
+  guint i = e->heap_len++;
+  while (i > 0)
+    {
+      guint p = (i - 1) / 2;
+      if (!ent_less (&x, &h[p]))
+        break;
+      h[i] = h[p];
+      i = p;
+    }
+  h[i] = x;
 }
 
 static Rec *
-heap_pop (GPtrArray *h)
+heap_pop (ViperExporter *e)
 {
-  return viper_heap_pop (h, rec_less);
+  if (!e->heap_len)
+    return NULL;
+  HeapEnt *h = e->heap;
+  Rec *top = h[0].rec;
+  guint n = --e->heap_len;
+  if (!n)
+    return top;
+  HeapEnt last = h[n];
+  guint i = 0;
+  for (;;)
+    {
+      guint l = 2 * i + 1, m;
+      if (l >= n)
+        break;
+      m = l + 1 < n && ent_less (&h[l + 1], &h[l]) ? l + 1 : l;
+      if (!ent_less (&h[m], &last))
+        break;
+      h[i] = h[m];
+      i = m;
+    }
+  h[i] = last;
+  return top;
 }
 
 
@@ -152,24 +220,107 @@ write_line (ViperExporter *e, const char *head, gsize head_len, const char *num,
   e->stats.records++;
 }
 
-/* Definitions waiting (viper_export_push_definition) go out just before
- * the record that follows them, with its time. */
-static void
-write_defs (ViperExporter *e, const char *num)
+static gint
+def_cmp (gconstpointer a, gconstpointer b)
 {
-  for (guint i = 0; e->defs && i < e->defs->len; i++)
+  const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+  int c = strcmp (x, y);
+  return c ? c : strcmp (x + strlen (x) + 1, y + strlen (y) + 1);
+}
+
+static void
+write_def_list (ViperExporter *e, GPtrArray *defs, const char *num)
+{
+  g_ptr_array_sort (defs, def_cmp);
+  for (guint i = 0; i < defs->len; i++)
     {
-      const char *d = e->defs->pdata[i];
+      const char *d = defs->pdata[i];
       const char *tail = d + strlen (d) + 1;
       write_line (e, d, strlen (d), num, tail);
     }
+}
+
+/* The definitions of key waiting for their first use go out just before
+ * it, with its time (in the order of their text: the same in any line order). */
+static void
+write_defs_of (ViperExporter *e, gint64 key, const char *num)
+{
+  gpointer k, d;
+  if (!g_hash_table_steal_extended (e->def_texts, &key, &k, &d))
+    return;
+  write_def_list (e, d, num);
+  g_hash_table_insert (e->def_done, k, d);
+}
+
+/* At the end: definitions no record used (and those without a key), in
+ * the order of their keys and texts. */
+static void
+write_defs_left (ViperExporter *e, const char *num)
+{
+  GPtrArray *all = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init (&it, e->def_texts);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    for (guint i = 0; i < ((GPtrArray *) v)->len; i++)
+      g_ptr_array_add (all, ((GPtrArray *) v)->pdata[i]);
+  for (guint i = 0; e->defs && i < e->defs->len; i++)
+    g_ptr_array_add (all, e->defs->pdata[i]);
+  write_def_list (e, all, num);
+  g_ptr_array_unref (all);
+  g_hash_table_remove_all (e->def_texts);
   if (e->defs)
     g_ptr_array_set_size (e->defs, 0);
+}
+
+/* The number a message's link or flow is written with: given in the order
+ * written, so the same in any line order. */
+static guint64
+msg_number (ViperExporter *e, guint64 msg)
+{
+  gpointer v;
+  if (g_hash_table_steal_extended (e->msg_numbers, GSIZE_TO_POINTER (msg), NULL, &v))
+    return GPOINTER_TO_SIZE (v);    /* its second record */
+  guint64 n = ++e->msg_written;
+  g_hash_table_insert (e->msg_numbers, GSIZE_TO_POINTER (msg), GSIZE_TO_POINTER (n));
+  return n;
 }
 
 static void
 write_rec (ViperExporter *e, Rec *r)
 {
+  if (e->fmt == FMT_CHROME)
+    {
+      /* Chrome wants no order: the merge gives a canonical one, the
+       * spool keeps it until the shift is known */
+      if (r->hold)
+        viper_export_release (e, r->hold);
+      if (r->msg)
+        {
+          char *json = g_strdup (r->text);
+          char *mark = strchr (json, '\x02');
+          char *full = mark ? g_strdup_printf ("%.*s%" G_GUINT64_FORMAT "%s", (int) (mark - json), json,
+                                               msg_number (e, r->msg), mark + 1) : NULL;
+          if (full)
+            {
+              Rec *c = g_malloc (sizeof (Rec) + strlen (full) + 2);
+              *c = *r;
+              c->head_len = strlen (full);
+              memcpy (c->text, full, c->head_len + 1);
+              c->text[c->head_len + 1] = '\0';
+              viper_exp_chrome_spool (e, c);
+              g_free (c);
+            }
+          else
+            viper_exp_chrome_spool (e, r);
+          g_free (full);
+          g_free (json);
+        }
+      else
+        viper_exp_chrome_spool (e, r);
+      g_free (r);
+      return;
+    }
   double t = r->time;
   if (e->any_written && t < e->last_written)
     {
@@ -193,13 +344,23 @@ write_rec (ViperExporter *e, Rec *r)
       viper_exp_paje_create_known_containers (e, num);
     }
   e->any_written = TRUE;
-  write_defs (e, num);
   e->last_written = t;
-  if (r->uses_def && !g_hash_table_contains (e->defined, &r->def_key))
-    e->stats.undefined_use++;
+  if (r->uses_def)
+    {
+      if (!g_hash_table_contains (e->defined, &r->def_key))
+        e->stats.undefined_use++;
+      write_defs_of (e, r->def_key, num);
+    }
   if (r->hold)
     viper_export_release (e, r->hold);  /* written (at the limit, or the end): it holds nothing more */
-  write_line (e, r->text, r->head_len, num, r->text + r->head_len + 1);
+  if (r->msg)
+    {
+      char *tail = g_strdup_printf ("%s%" G_GUINT64_FORMAT, r->text + r->head_len + 1, msg_number (e, r->msg));
+      write_line (e, r->text, r->head_len, num, tail);
+      g_free (tail);
+    }
+  else
+    write_line (e, r->text, r->head_len, num, r->text + r->head_len + 1);
   g_free (r);
 }
 
@@ -209,9 +370,10 @@ write_rec (ViperExporter *e, Rec *r)
 static void
 write_next (ViperExporter *e)
 {
-  if (e->start_value && e->fmt == FMT_PAJE && ((Rec *) e->heap->pdata[0])->time > e->start_time)
+  /* at its time it goes first (its Lamport number is 0) */
+  if (e->start_value && e->fmt != FMT_PARAGRAPH && e->heap[0].time >= e->start_time)
     viper_exp_timeline_start_now (e);
-  write_rec (e, heap_pop (e->heap));
+  write_rec (e, heap_pop (e));
 }
 
 static double
@@ -240,9 +402,21 @@ watermark (ViperExporter *e)
 static void
 flush_upto (ViperExporter *e, double w, gboolean all)
 {
-  while (e->heap->len > 0 && (all || ((Rec *) e->heap->pdata[0])->time <= w))
+  while (e->heap_len > 0 && (all || e->heap[0].time <= w))
     write_next (e);
-  e->stats.buffered = e->heap->len;
+  e->stats.buffered = e->heap_len;
+}
+
+void
+viper_exp_push_limit (ViperExporter *e)
+{
+  push_limit (e);
+}
+
+void
+viper_exp_flush_all (ViperExporter *e)
+{
+  flush_upto (e, INFINITY, TRUE);
 }
 
 /* Write what the watermark allows, keeping the newest `window` records: a
@@ -251,12 +425,14 @@ flush_upto (ViperExporter *e, double w, gboolean all)
 static void
 flush (ViperExporter *e)
 {
-  if (e->heap->len <= e->window)
+  if (e->heap_len <= e->window)
     return;
+  /* strictly older than W: a record still to come may have time W and come
+   * first among its equals */
   double w = watermark (e);
-  while (e->heap->len > e->window && ((Rec *) e->heap->pdata[0])->time <= w)
+  while (e->heap_len > e->window && e->heap[0].time < w)
     write_next (e);
-  e->stats.buffered = e->heap->len;
+  e->stats.buffered = e->heap_len;
 }
 
 static Source *
@@ -273,7 +449,16 @@ source_get (ViperExporter *e, gint64 id)
   return s;
 }
 
-static Rec *exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail);
+static Rec *exp_insert_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx,
+                              const char *head, const char *tail);
+
+/* A record of the tram being exported: ties go by its Lamport number, then
+ * by the order of the tram's own records. */
+static Rec *
+exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+{
+  return exp_insert_keyed (e, source, time, e->cur_lamport, e->cur_idx++, head, tail);
+}
 
 /* Into the merge, without writing anything (see viper_export_push). */
 void
@@ -282,8 +467,20 @@ viper_exp_insert (ViperExporter *e, gint64 source, double time, const char *head
   exp_insert (e, source, time, head, tail);
 }
 
+Rec *
+viper_exp_push_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx, guint64 msg,
+                      gboolean insert_only, const char *head, const char *tail)
+{
+  Rec *r = exp_insert_keyed (e, source, time, lamport, idx, head, tail);
+  r->msg = msg;
+  if (!insert_only)
+    push_limit (e);
+  return r;
+}
+
 static Rec *
-exp_insert (ViperExporter *e, gint64 source, double time, const char *head, const char *tail)
+exp_insert_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx, const char *head,
+                  const char *tail)
 {
   Source *s = source_get (e, source);
   s->done = FALSE;
@@ -294,27 +491,32 @@ exp_insert (ViperExporter *e, gint64 source, double time, const char *head, cons
   gsize hl = strlen (head), tl = tail ? strlen (tail) : 0;
   Rec *r = g_malloc (sizeof (Rec) + hl + tl + 2);
   r->time = time;
+  r->lamport = lamport;
+  r->idx = idx;
   r->serial = e->serial++;
   r->hold = 0;
   r->def_key = 0;
+  r->msg = 0;
+  r->ts = 0.0;
+  r->chrome_clamped = FALSE;
   r->uses_def = FALSE;
   r->head_len = hl;
   memcpy (r->text, head, hl + 1);
   if (tl)
     memcpy (r->text + hl + 1, tail, tl);
   r->text[hl + 1 + tl] = '\0';
-  heap_push (e->heap, r);
+  heap_push (e, r);
   return r;
 }
 
 static void
 push_limit (ViperExporter *e)
 {
-  while (e->heap->len > e->limit)
+  while (e->heap_len > e->limit)
     write_next (e);
-  if (e->heap->len > e->stats.peak_buffered)
-    e->stats.peak_buffered = e->heap->len;
-  e->stats.buffered = e->heap->len;
+  if (e->heap_len > e->stats.peak_buffered)
+    e->stats.peak_buffered = e->heap_len;
+  e->stats.buffered = e->heap_len;
 }
 
 void
@@ -359,24 +561,63 @@ viper_export_pushf (ViperExporter *e, gint64 source, double time, const char *he
   g_free (tail);
 }
 
-void
-viper_export_push_definition (ViperExporter *e, const char *head, const char *tail)
+static char *
+def_text (const char *head, const char *tail)
 {
-  if (!e->defs)
-    e->defs = g_ptr_array_new_with_free_func (g_free);
   gsize hl = strlen (head), tl = tail ? strlen (tail) : 0;
   char *d = g_malloc (hl + tl + 2);
   memcpy (d, head, hl + 1);
   if (tl)
     memcpy (d + hl + 1, tail, tl);
   d[hl + 1 + tl] = '\0';
-  g_ptr_array_add (e->defs, d);
+  return d;
+}
+
+static gboolean
+def_in (GPtrArray *a, const char *d)
+{
+  for (guint i = 0; a && i < a->len; i++)
+    if (def_cmp (&a->pdata[i], &d) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+void
+viper_export_push_definition (ViperExporter *e, const char *head, const char *tail)
+{
+  if (!e->defs)
+    e->defs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (e->defs, def_text (head, tail));
 }
 
 void
 viper_export_push_definition_of (ViperExporter *e, gint64 key, const char *head, const char *tail)
 {
-  viper_export_push_definition (e, head, tail);
+  /* written just before its first use; a copy of one (each member's file
+   * has one) only once, however many arrive before or after that use */
+  char *d = def_text (head, tail);
+  GPtrArray *done = g_hash_table_lookup (e->def_done, &key);
+  GPtrArray *wait = g_hash_table_lookup (e->def_texts, &key);
+  if (def_in (done, d) || def_in (wait, d))
+    g_free (d);
+  else if (done)
+    {
+      /* another text for a subset already used: at the end */
+      if (!e->defs)
+        e->defs = g_ptr_array_new_with_free_func (g_free);
+      g_ptr_array_add (e->defs, d);
+    }
+  else
+    {
+      if (!wait)
+        {
+          gint64 *k = g_new (gint64, 1);
+          *k = key;
+          wait = g_ptr_array_new_with_free_func (g_free);
+          g_hash_table_insert (e->def_texts, k, wait);
+        }
+      g_ptr_array_add (wait, d);
+    }
   if (g_hash_table_contains (e->defined, &key))
     return;
   gint64 *k = g_new (gint64, 1);
@@ -549,12 +790,14 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
   e->table = p->export;
   e->model = model;
   e->buf = g_string_new (NULL);
-  e->heap = g_ptr_array_new ();
   e->sources = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
   e->holds = g_tree_new_full (hold_cmp, NULL, NULL, NULL);
   e->hold_ids = g_hash_table_new (g_int64_hash, g_int64_equal);
   e->defined = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   e->def_waits = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
+  e->def_texts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  e->def_done = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  e->msg_numbers = g_hash_table_new (g_direct_hash, g_direct_equal);
   e->limit = VIPER_EXPORT_DEFAULT_LIMIT;
   e->window = VIPER_EXPORT_DEFAULT_WINDOW;
   e->tracks = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -637,6 +880,8 @@ viper_exporter_tram (ViperExporter *e, const ViperTram *t)
       && !viper_paradigm_timeless (e->paradigm, t))
     e->max_time = t->adjusted;
   e->cur_source = t->proc;
+  e->cur_lamport = t->lamport;
+  e->cur_idx = 0;
   ViperExportTramFunc f = e->fmt == FMT_PARAGRAPH ? e->table->paragraph : e->table->timeline;
   f (e, t, e->model);
   /* the program manager / global records come one at a time, out of any stream */
@@ -714,11 +959,11 @@ viper_exporter_finish (ViperExporter *e, GError **error)
       if (e->fmt != FMT_PARAGRAPH)
         viper_exp_timeline_end (e);
       flush_upto (e, INFINITY, TRUE);
-      if (e->defs && e->defs->len)
+      if ((e->defs && e->defs->len) || g_hash_table_size (e->def_texts))
         {
-          /* definitions that no record followed */
+          /* definitions that no record used */
           char num[32];
-          write_defs (e, out_time (e, e->any_written ? e->last_written : 0.0, num));
+          write_defs_left (e, out_time (e, e->any_written ? e->last_written : 0.0, num));
         }
       e->stats.shift = e->shift / e->units_per_second;
       e->stats.max_clamp /= e->units_per_second;
@@ -746,14 +991,17 @@ viper_exporter_close (ViperExporter *e, GError **error)
   if (!e)
     return TRUE;
   gboolean ok = viper_exporter_finish (e, error);
-  while (e->heap->len)
-    g_free (heap_pop (e->heap));
-  g_ptr_array_unref (e->heap);
+  while (e->heap_len)
+    g_free (heap_pop (e));
+  g_free (e->heap);
   g_hash_table_unref (e->sources);
   g_tree_unref (e->holds);
   g_hash_table_unref (e->hold_ids);
   g_hash_table_unref (e->defined);
   g_hash_table_unref (e->def_waits);
+  g_hash_table_unref (e->def_texts);
+  g_hash_table_unref (e->def_done);
+  g_hash_table_unref (e->msg_numbers);
   GHashTableIter it;
   gpointer v;
   g_hash_table_iter_init (&it, e->tracks);

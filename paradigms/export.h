@@ -18,7 +18,7 @@
  * that says why (VIPER_EXPORT_ERROR_UNSUPPORTED).
  *
  * Records that must be sorted by time (ParaGraph, Pajé) go through a bounded
- * merge keyed by (time, order of production): see export.c and
+ * merge keyed by (time, Lamport number, ...): see export.c and
  * docs/exports.md for the memory bound.
  */
 #pragma once
