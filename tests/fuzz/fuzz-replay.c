@@ -97,6 +97,23 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   ViperChannels *channels = viper_channels_new ();
   ViperDiag diag;
   viper_diag_init (&diag, NULL, NULL);
+  /* a file that starts with a compressor's magic number is refused at open,
+   * and nothing else is (tests/cli/cases/files.json checks the message) */
+  GError *open_error = NULL;
+  ViperTramSource *probe = viper_file_source_new (trace_path, pool, &diag, channels, &open_error);
+  if (!probe)
+    {
+      if (!g_error_matches (open_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA))
+        g_error ("the trace cannot be opened: %s", open_error->message);
+      g_error_free (open_error);
+      viper_channels_free (channels);
+      viper_diag_clear (&diag);
+      viper_tram_pool_free (pool);
+      return 0;
+    }
+  viper_tram_source_free (probe);
+  viper_channels_free (channels);
+  channels = viper_channels_new ();
   ViperModel *model = p->model_new (p, setup);
   model->diag = &diag;
   viper_model_set_history (model, 0.0);
