@@ -1,9 +1,7 @@
-/* heap.h - a binary min-heap of pointers in a GPtrArray.
- *
- * Shared by the run merge (ready trams by adjusted time) and the exporters'
- * time merge.  The functions are static inline and take the ordering as a
- * function pointer: a caller passing a known static function gets it
- * inlined, so the hot path pays no indirect call.
+/* heap.h - binary min-heaps of value entries: the run's ready trams by
+ * adjusted time (core/run.c) and the exporters' time merge
+ * (paradigms/export.c).  The sifts are macros over the caller's entry type,
+ * so each heap compares its entries inline with no indirect call.
  */
 #pragma once
 
@@ -11,50 +9,46 @@
 
 G_BEGIN_DECLS
 
-typedef gboolean (*ViperHeapLess) (gconstpointer a, gconstpointer b);
+/* Binary min-heaps of value entries (the keys beside the pointer, so that a
+ * comparison touches no other memory), for the run's ready trams and the
+ * exporters' merge: the caller owns the array and its length; LESS takes
+ * two const pointers to entries.  Both move the hole, not swapped pairs. */
 
-static inline void
-viper_heap_push (GPtrArray *h, gpointer item, ViperHeapLess less)
-{
-  g_ptr_array_add (h, item);
-  guint i = h->len - 1;
-  while (i > 0)
-    {
-      guint p = (i - 1) / 2;
-      if (!less (h->pdata[i], h->pdata[p]))
-        break;
-      gpointer tmp = h->pdata[i];
-      h->pdata[i] = h->pdata[p];
-      h->pdata[p] = tmp;
-      i = p;
-    }
-}
+/* Put entry X into h, whose slot I is free at the end of the heap. */
+#define VIPER_HEAP_SIFT_UP(h, i, x, LESS)                                       \
+  do                                                                           \
+    {                                                                          \
+      guint i_ = (i);                                                          \
+      while (i_ > 0)                                                           \
+        {                                                                      \
+          guint p_ = (i_ - 1) / 2;                                             \
+          if (!LESS (&(x), &(h)[p_]))                                          \
+            break;                                                             \
+          (h)[i_] = (h)[p_];                                                   \
+          i_ = p_;                                                             \
+        }                                                                      \
+      (h)[i_] = (x);                                                           \
+    }                                                                          \
+  while (0)
 
-/* The smallest item, removed; NULL when empty. */
-static inline gpointer
-viper_heap_pop (GPtrArray *h, ViperHeapLess less)
-{
-  if (h->len == 0)
-    return NULL;
-  gpointer top = h->pdata[0];
-  h->pdata[0] = h->pdata[h->len - 1];
-  g_ptr_array_set_size (h, h->len - 1);
-  guint i = 0, n = h->len;
-  for (;;)
-    {
-      guint l = 2 * i + 1, r = l + 1, m = i;
-      if (l < n && less (h->pdata[l], h->pdata[m]))
-        m = l;
-      if (r < n && less (h->pdata[r], h->pdata[m]))
-        m = r;
-      if (m == i)
-        break;
-      gpointer tmp = h->pdata[i];
-      h->pdata[i] = h->pdata[m];
-      h->pdata[m] = tmp;
-      i = m;
-    }
-  return top;
-}
+/* Put entry X (the last one, taken off) into h[0..n), whose root is free. */
+#define VIPER_HEAP_SIFT_DOWN(h, n, x, LESS)                                     \
+  do                                                                           \
+    {                                                                          \
+      guint i_ = 0, n_ = (n);                                                  \
+      for (;;)                                                                 \
+        {                                                                      \
+          guint l_ = 2 * i_ + 1, m_;                                           \
+          if (l_ >= n_)                                                        \
+            break;                                                             \
+          m_ = l_ + 1 < n_ && LESS (&(h)[l_ + 1], &(h)[l_]) ? l_ + 1 : l_;     \
+          if (!LESS (&(h)[m_], &(x)))                                          \
+            break;                                                             \
+          (h)[i_] = (h)[m_];                                                   \
+          i_ = m_;                                                             \
+        }                                                                      \
+      (h)[i_] = (x);                                                           \
+    }                                                                          \
+  while (0)
 
 G_END_DECLS

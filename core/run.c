@@ -22,6 +22,7 @@
 #include "run-priv.h"
 #include "model.h"
 #include "join.h"
+#include "heap.h"
 
 static void
 rejected_lines_free (gpointer p)
@@ -89,16 +90,10 @@ heap_push (ViperRun *run, ViperSeqList *l, ViperTram *t)
   HeapEnt e = { t->adjusted, t->proc, t->seq, t, l };
   HeapEnt *h = run->heap;
   guint i = run->heap_len++;
-  if (!run->any_order)        /* any order: a stack */
-    while (i > 0)
-      {
-        guint p = (i - 1) / 2;
-        if (!heap_less (&e, &h[p]))
-          break;
-        h[i] = h[p];
-        i = p;
-      }
-  h[i] = e;
+  if (run->any_order)         /* any order: a stack */
+    h[i] = e;
+  else
+    VIPER_HEAP_SIFT_UP (h, i, e, heap_less);
 }
 
 static ViperTram *
@@ -118,19 +113,7 @@ heap_pop (ViperRun *run, ViperSeqList **list)
   if (!n)
     return top;
   HeapEnt last = h[n];
-  guint i = 0;
-  for (;;)
-    {
-      guint l = 2 * i + 1, m;
-      if (l >= n)
-        break;
-      m = l + 1 < n && heap_less (&h[l + 1], &h[l]) ? l + 1 : l;
-      if (!heap_less (&h[m], &last))
-        break;
-      h[i] = h[m];
-      i = m;
-    }
-  h[i] = last;
+  VIPER_HEAP_SIFT_DOWN (h, n, last, heap_less);
   return top;
 }
 

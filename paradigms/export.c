@@ -52,6 +52,7 @@
 #include "export-private.h"
 #include "core/outfile.h"
 #include "core/scheduler.h"
+#include "core/heap.h"
 #include "paradigms.h"
 
 G_DEFINE_QUARK (viper-export-error-quark, viper_export_error)
@@ -126,15 +127,7 @@ heap_push (ViperExporter *e, Rec *r)
   HeapEnt x = { r->time, (guint64) r->lamport << 32 | r->idx, r };
   HeapEnt *h = e->heap;
   guint i = e->heap_len++;
-  while (i > 0)
-    {
-      guint p = (i - 1) / 2;
-      if (!ent_less (&x, &h[p]))
-        break;
-      h[i] = h[p];
-      i = p;
-    }
-  h[i] = x;
+  VIPER_HEAP_SIFT_UP (h, i, x, ent_less);
 }
 
 static Rec *
@@ -148,19 +141,7 @@ heap_pop (ViperExporter *e)
   if (!n)
     return top;
   HeapEnt last = h[n];
-  guint i = 0;
-  for (;;)
-    {
-      guint l = 2 * i + 1, m;
-      if (l >= n)
-        break;
-      m = l + 1 < n && ent_less (&h[l + 1], &h[l]) ? l + 1 : l;
-      if (!ent_less (&h[m], &last))
-        break;
-      h[i] = h[m];
-      i = m;
-    }
-  h[i] = last;
+  VIPER_HEAP_SIFT_DOWN (h, n, last, ent_less);
   return top;
 }
 
