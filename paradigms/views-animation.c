@@ -6,8 +6,8 @@
 #include <string.h>
 #include "views-private.h"
 
-/* A module shown as the generic disc (with its label and activity line
- * under it) rather than as a box its paradigm draws from a view setup file. */
+/* A module shown as the generic disc (with its label and activity line by
+ * it) rather than as a box its paradigm draws from a view setup file. */
 static gboolean
 an_is_disc (const ViperViewGeometry *g, const ModBox *b)
 {
@@ -17,44 +17,102 @@ an_is_disc (const ViperViewGeometry *g, const ModBox *b)
   return !(g->r->draw_module && mod && !g_str_equal (mod->repr, "circle"));
 }
 
-/* Where a disc's two text lines may lie, in pixels below an_text_top (the
- * disc's bottom plus the decoration margin): the label (bold, 12 down to 8
- * pt, baseline at fs) and the activity line (10 down to 8 pt, baseline at
- * fs + 2 + fa) keep their glyphs inside these bands at every size. */
-static const double an_band[2][2] = { { 0, 16 }, { 10, 28 } };
+/* Where a disc's two text lines may lie (rows text_y + [0, 16) for the
+ * label; the activity line's under it, or above it on a ring's top): the
+ * label (bold, 12 down to 8 pt) has its baseline at text_y + fs, the
+ * activity line (10 down to 8 pt) at text_y + fs + 2 + fa under it or at
+ * text_y - 3 above it (an_baseline), and their glyphs stay inside these
+ * bands at every size. */
+void
+vv_an_text_band (const ModBox *b, guint k, double *y0, double *y1)
+{
+  if (k == 0)
+    *y0 = b->text_y, *y1 = b->text_y + 16;
+  else if (b->act_above)
+    *y0 = b->text_y - 16, *y1 = b->text_y;
+  else
+    *y0 = b->text_y + 10, *y1 = b->text_y + 28;
+}
 
-/* A text line under a disc is at most this wide (some 55 characters at
+/* The baseline of b's label (fa < 0) or of its activity line at fa pt
+ * under a label at fs pt. */
+static double
+an_baseline (const ModBox *b, double fs, double fa)
+{
+  if (fa < 0)
+    return b->text_y + fs;
+  return b->act_above ? b->text_y - 3 : b->text_y + fs + 2 + fa;
+}
+
+/* A text line by a disc is at most this wide (some 55 characters at
  * 10 pt): a longer one is on the tooltip only, and a module's damage stays
  * narrower than a wide view. */
 #define AN_TEXT_MAX_W 320.0
 
-static double
-an_text_top (const ModBox *b)
+/* The clock line's ink ends above this row: no text room reaches it. */
+#define AN_CLOCK_BOTTOM 24.0
+
+/* The texts centred under the disc (a view setup's discs, those placed by a
+ * layout, a ring's bottom). */
+static void
+an_text_under (ModBox *b)
 {
-  return b->y + b->r + VIPER_VIEW_DECORATION_MARGIN;
+  b->text_x = b->x;
+  b->text_align = 0.5;
+  b->text_y = b->y + b->r + VIPER_VIEW_DECORATION_MARGIN;
+  b->act_above = FALSE;
 }
 
-/* Narrow the half-width *w of a span centred on x so that it keeps clear of
- * [a0, a1] (none left when that covers x). */
+/* On a ring the texts go outside it, away from its centre, so that
+ * neighbours' texts lie side by side or one above the other rather than
+ * into the next disc: a disc on either side has them beside it, vertically
+ * centred on it (left of the ring right-aligned to the left of the disc,
+ * right of it left-aligned to its right); one at the top has them centred
+ * above it (the label next to the disc, the activity line above that)
+ * where the label clears the clock line, else under it; one at the bottom
+ * under it.  (c, s): the direction from the ring's centre. */
 static void
-an_keep_clear (double x, double a0, double a1, double *w)
+an_text_outward (ModBox *b, double c, double s)
+{
+  double gap = b->r + VIPER_VIEW_DECORATION_MARGIN;
+  an_text_under (b);
+  if (fabs (c) > 0.6)
+    {
+      b->text_align = c > 0 ? 0 : 1;
+      b->text_x = b->x + (c > 0 ? gap : -gap);
+      b->text_y = b->y - 14;
+    }
+  else if (s < 0 && b->y - gap - 16 >= AN_CLOCK_BOTTOM)
+    {
+      b->text_y = b->y - gap - 16;
+      b->act_above = TRUE;
+    }
+}
+
+/* Narrow the extents *el left and *er right of x of a span so that it keeps
+ * clear of [a0, a1] (none left when that covers x). */
+static void
+an_keep_clear (double x, double a0, double a1, double *el, double *er)
 {
   if (a1 < x)
-    *w = MIN (*w, x - a1);
+    *el = MIN (*el, x - a1);
   else if (a0 > x)
-    *w = MIN (*w, a0 - x);
+    *er = MIN (*er, a0 - x);
   else
-    *w = 0;
+    *el = *er = 0;
 }
 
 /* The room of each disc's label and activity line (circle and view setup
- * layouts): the width centred under the disc they may take without
- * reaching another module's text room, a box a paradigm draws or the
- * view's edge, AN_TEXT_MAX_W at most; two rooms side by side share the gap
- * between their modules.  The room depends on the layout only, never on
- * the text shown, so a module's text changing never moves another's; and
- * the module's box grows to cover its rooms: what a damage repaints.  The
- * text drawn also keeps clear of other modules' discs (an_ink_clear). */
+ * layouts): the width at text_x (centred on it, or from it on the side
+ * away from the disc) they may take without reaching another module's text
+ * room, a box a paradigm draws, the clock line or the view's edge,
+ * AN_TEXT_MAX_W at most; two rooms that grow towards each other share the
+ * gap between them, one that grows towards another that does not gets all
+ * of it, so no two rooms overlap.  The room depends on the layout only,
+ * never on the text shown, so a module's text changing never moves
+ * another's; and the module's box grows to cover its rooms: what a damage
+ * repaints.  The text drawn also keeps clear of other modules' discs and
+ * of the legend (an_ink_clear). */
 static void
 an_text_room (ViperViewGeometry *g)
 {
@@ -68,11 +126,18 @@ an_text_room (ViperViewGeometry *g)
       b->text_w[0] = b->text_w[1] = 0;
       if (!disc[i])
         continue;
+      double a = b->text_x;
+      gboolean gl = b->text_align > 0, gr = b->text_align < 1, centred = gl && gr;
       for (guint k = 0; k < 2; k++)
         {
-          double y0 = an_text_top (b) + an_band[k][0], y1 = an_text_top (b) + an_band[k][1];
-          double w = MIN (MIN (b->x, g->width - b->x), AN_TEXT_MAX_W / 2);
-          for (guint j = 0; j < n && w > 0; j++)
+          double y0, y1;
+          vv_an_text_band (b, k, &y0, &y1);
+          if (y0 < AN_CLOCK_BOTTOM)
+            continue;
+          double el = gl ? MIN (a, AN_TEXT_MAX_W) : 0, er = gr ? MIN (g->width - a, AN_TEXT_MAX_W) : 0;
+          if (centred)
+            el = er = MIN (MIN (el, er), AN_TEXT_MAX_W / 2);
+          for (guint j = 0; j < n && (el > 0 || er > 0); j++)
             {
               const ModBox *o = &g_array_index (g->mods, ModBox, j);
               if (j == i)
@@ -80,17 +145,43 @@ an_text_room (ViperViewGeometry *g)
               if (!disc[j])
                 {
                   if (o->by < y1 && o->by + o->bh > y0)
-                    an_keep_clear (b->x, o->bx - 2, o->bx + o->bw + 2, &w);
+                    an_keep_clear (a, o->bx - 2, o->bx + o->bw + 2, &el, &er);
                   continue;
                 }
+              double ao = o->text_x;
+              gboolean ogl = o->text_align > 0, ogr = o->text_align < 1;
               for (guint kk = 0; kk < 2; kk++)
-                if (an_text_top (o) + an_band[kk][0] < y1 && an_text_top (o) + an_band[kk][1] > y0)
-                  w = MIN (w, fabs (o->x - b->x) / 2 - 1);
+                {
+                  double oy0, oy1;
+                  vv_an_text_band (o, kk, &oy0, &oy1);
+                  if (oy0 >= y1 || oy1 <= y0)
+                    continue;
+                  if (ao > a)
+                    er = MIN (er, ogl ? (ao - a) / 2 - 1 : ao - a - 2);
+                  else if (ao < a)
+                    el = MIN (el, ogr ? (a - ao) / 2 - 1 : a - ao - 2);
+                  else if ((gl && ogl) || (gr && ogr))
+                    el = er = 0;
+                }
             }
-          if (w <= 0)
-            continue;
-          b->text_w[k] = 2 * w;
-          b->box = vv_rect_union (b->box, vv_rect_around (b->x - w, y0, b->x + w, y1, g->width, g->height));
+          double x0, x1;
+          if (centred)
+            {
+              double w = MIN (el, er);
+              if (w <= 0)
+                continue;
+              b->text_w[k] = 2 * w;
+              x0 = a - w, x1 = a + w;
+            }
+          else
+            {
+              double w = gl ? el : er;
+              if (w <= 0)
+                continue;
+              b->text_w[k] = w;
+              x0 = gl ? a - w : a, x1 = gl ? a : a + w;
+            }
+          b->box = vv_rect_union (b->box, vv_rect_around (x0, y0, x1, y1, g->width, g->height));
         }
     }
   g_free (disc);
@@ -109,6 +200,7 @@ place_animation_setup (ViperViewGeometry *g)
       b->x = floor (b->bx + b->bw / 2) + 0.5;
       b->y = floor (b->by + b->bh / 2) + 0.5;
       b->r = MAX (MIN (b->bw, b->bh) / 2, 1.0);
+      an_text_under (b);
       const ViperViewModule *mod = viper_view_setup_module (g->setup, b->id);
       if (g->r->draw_module && mod && !g_str_equal (mod->repr, "circle"))
         b->box = vv_rect_around (b->bx, b->by, b->bx + b->bw, b->by + b->bh, w, h);
@@ -175,6 +267,10 @@ vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
           b->r = r;
           b->box = vv_rect_around (cx - g->cell_w / 2, cy, cx + g->cell_w / 2, cy + g->cell_h, w, h);
           b->text_w[0] = b->text_w[1] = g->cell_w - 4;
+          b->text_x = b->x;
+          b->text_align = 0.5;
+          b->text_y = b->y + b->r + 2;
+          b->act_above = FALSE;
         }
       g->clock_box = vv_rect_around (0, 0, w, AN_TOP, w, h);
       return;
@@ -185,7 +281,8 @@ vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
   for (guint i = 0; i < n; i++)
     {
       ModBox *b = &g_array_index (g->mods, ModBox, i);
-      double fx, fy;
+      double fx, fy, c = 0, s = 0;
+      gboolean ring = FALSE;
       if (viper_layout_get (layout, b->id, &fx, &fy))
         {
           b->x = fx * w;
@@ -200,13 +297,19 @@ vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout)
         {
           /* the first module (the master, by setup order) on top, the rest clockwise */
           double a = -G_PI / 2 + 2 * G_PI * i / n;
-          b->x = w / 2.0 + R * cos (a);
-          b->y = AN_TOP + ah / 2.0 + R * sin (a);
+          c = cos (a), s = sin (a);
+          b->x = w / 2.0 + R * c;
+          b->y = AN_TOP + ah / 2.0 + R * s;
+          ring = TRUE;
         }
       /* whole pixels keep the disc centre one exact colour */
       b->x = floor (b->x) + 0.5;
       b->y = floor (b->y) + 0.5;
       b->r = r;
+      if (ring)
+        an_text_outward (b, c, s);
+      else
+        an_text_under (b);
       double rr = r + VIPER_VIEW_DECORATION_MARGIN;
       double half = MAX (rr, 60.0);
       b->box = vv_rect_around (b->x - half, b->y - rr, b->x + half, b->y + rr + 32, w, h);
@@ -409,16 +512,16 @@ an_grid_discs (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, Spr
   g_free (state);
 }
 
-/* Whether the ink of s (set at the current font) centred on x with its
- * baseline at y stays 1 pixel clear of every other module's disc (and its
- * marks) and box. */
+/* Whether the ink of s (set at the current font) at x (aligned as self's
+ * texts) with its baseline at y stays 1 pixel clear of every other
+ * module's disc (and its marks) and box, and of the legend. */
 static gboolean
 an_ink_clear (cairo_t *cr, const ViperViewGeometry *g, const ModBox *self, const char *s, double x, double y,
               const double *legend)
 {
   cairo_text_extents_t e;
   cairo_text_extents (cr, s, &e);
-  double x0 = x - e.x_advance / 2 + e.x_bearing - 1, x1 = x0 + e.width + 2;
+  double x0 = x - e.x_advance * self->text_align + e.x_bearing - 1, x1 = x0 + e.width + 2;
   double y0 = y + e.y_bearing - 1, y1 = y0 + e.height + 2;
   if (legend[0] < x1 && legend[2] > x0 && legend[1] < y1 && legend[3] > y0)
     return FALSE;
@@ -444,12 +547,12 @@ an_ink_clear (cairo_t *cr, const ViperViewGeometry *g, const ModBox *self, const
 
 /* The font size (down to 8) at which s fits in width x height, selected on
  * cr; 0 when it does not fit at all.  Off a grid (whose cells keep texts
- * and discs apart) the text must also keep clear of other modules: b's,
- * with its baseline at top + size + below_size (the activity line's is
- * under the label), and clear of the legend. */
+ * and discs apart) the text must also keep clear of other modules and of
+ * the legend: b's label (label_fs < 0) or its activity line under a label
+ * at label_fs, where an_baseline sets it. */
 static double
-fit_font (cairo_t *cr, const ViperViewGeometry *g, const ModBox *b, double top, double below_size, const char *s,
-          double width, double height, double size, gboolean bold, const double *legend)
+fit_font (cairo_t *cr, const ViperViewGeometry *g, const ModBox *b, double label_fs, const char *s, double width,
+          double height, double size, gboolean bold, const double *legend)
 {
   for (double fs = size; fs >= 8; fs -= 2)
     {
@@ -458,7 +561,8 @@ fit_font (cairo_t *cr, const ViperViewGeometry *g, const ModBox *b, double top, 
       vv_font (cr, fs, bold);
       cairo_text_extents_t e;
       cairo_text_extents (cr, s, &e);
-      if (e.x_advance <= width && (g->grid || an_ink_clear (cr, g, b, s, b->x, top + below_size + fs, legend)))
+      double y = label_fs < 0 ? an_baseline (b, fs, -1) : an_baseline (b, label_fs, fs);
+      if (e.x_advance <= width && (g->grid || an_ink_clear (cr, g, b, s, b->text_x, y, legend)))
         return fs;
     }
   return 0;
@@ -588,11 +692,11 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
       /* the label and the activity line only where they fit their room
        * (text_w): text dropped is on the tooltip, text overlapping is
        * nowhere readable */
-      double below = g->grid ? b->y + b->r + 2 : an_text_top (b);
+      double below = b->text_y;
       double room_h = g->grid ? b->box.y + b->box.height - below : 1e9;
       char *label = mod && mod->label ? g_strdup (mod->label) : r->module_label (m, b->id);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-      double fs = fit_font (cr, g, b, below, 0, label, b->text_w[0], room_h, 12, TRUE, legend);
+      double fs = fit_font (cr, g, b, -1, label, b->text_w[0], room_h, 12, TRUE, legend);
       if (fs > 0 && g->grid)
         {
           /* arrows cross a crowded grid: a light plate keeps the label readable */
@@ -604,17 +708,16 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
           cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
         }
       if (fs > 0)
-        vv_text (cr, b->x, below + fs, 0.5, label);
+        vv_text (cr, b->text_x, an_baseline (b, fs, -1), b->text_align, label);
       g_free (label);
       if (fs > 0 && r->module_activity)
         {
           char *act = r->module_activity (m, b->id);
-          double fa = act ? fit_font (cr, g, b, below, fs + 2, act, b->text_w[1], room_h - fs - 2, 10, FALSE, legend)
-                        : 0;
+          double fa = act ? fit_font (cr, g, b, fs, act, b->text_w[1], room_h - fs - 2, 10, FALSE, legend) : 0;
           if (fa > 0)
             {
               cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-              vv_text (cr, b->x, below + fs + 2 + fa, 0.5, act);
+              vv_text (cr, b->text_x, an_baseline (b, fs, fa), b->text_align, act);
             }
           g_free (act);
         }

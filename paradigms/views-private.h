@@ -20,8 +20,13 @@ typedef struct {
   guint first_var, n_vars;  /* variables view: rows in vars */
   double bx, by, bw, bh;    /* animation laid out by a view setup file: the module's box */
   double text_w[2];         /* animation, a disc's label [0] and activity line [1]: the width
-                               centred under it they may take without touching another module's
-                               disc, box or text room (0: none) */
+                               at text_x they may take without touching another module's box or
+                               text room (0: none) */
+  double text_x, text_align;  /* animation: where a disc's texts are set (align: 0 left-aligned
+                               from text_x, 0.5 centred on it, 1 right-aligned to it) */
+  double text_y;            /* animation: the top of the label's band */
+  gboolean act_above;       /* animation: the activity line above the label (a disc at the top
+                               of the ring, its texts above it), else under it */
 } ModBox;
 
 typedef struct {
@@ -102,6 +107,8 @@ G_GNUC_INTERNAL double vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, 
 
 /* each view's placing and drawing (views-<view>.c) */
 G_GNUC_INTERNAL void vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout);
+/* The rows a disc's label (k 0) or activity line (k 1) may lie in. */
+G_GNUC_INTERNAL void vv_an_text_band (const ModBox *b, guint k, double *y0, double *y1);
 G_GNUC_INTERNAL void vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run);
 G_GNUC_INTERNAL void vv_place_spacetime (ViperViewGeometry *g, const ViperModel *m, const ViperTimeWindow *window);
 G_GNUC_INTERNAL void vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run,

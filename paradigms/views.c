@@ -433,6 +433,20 @@ viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, double *x
 }
 
 gboolean
+viper_view_geometry_module_text_room (const ViperViewGeometry *g, gint64 id, guint line, double *x, double *y,
+                                      double *w, double *h)
+{
+  const ModBox *b = g->kind == VIPER_VIEW_ANIMATION && line < 2 ? vv_find_mod (g, id) : NULL;
+  if (!b || b->text_w[line] <= 0)
+    return FALSE;
+  *w = b->text_w[line];
+  *x = b->text_x - b->text_align * *w;
+  vv_an_text_band (b, line, y, h);
+  *h -= *y;
+  return TRUE;
+}
+
+gboolean
 viper_view_geometry_transform (const ViperViewGeometry *g, ViperViewTransform *out)
 {
   if (g->kind != VIPER_VIEW_ANIMATION || !g->setup)

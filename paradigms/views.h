@@ -217,6 +217,11 @@ gboolean viper_view_geometry_module_point (const ViperViewGeometry *g, gint64 id
 /* Animation view laid out by a view setup file: the module's box; FALSE otherwise. */
 gboolean viper_view_geometry_module_box (const ViperViewGeometry *g, gint64 id, double *x, double *y, double *w,
                                          double *h);
+/* Animation view, a disc: the room of its label (line 0) or activity line
+ * (line 1), where that text is drawn when it is; FALSE when it has none
+ * (the text is then on the tooltip only) or in other views. */
+gboolean viper_view_geometry_module_text_room (const ViperViewGeometry *g, gint64 id, guint line, double *x,
+                                               double *y, double *w, double *h);
 /* Space-time view: the x where adjusted time t is drawn (it may lie outside
  * the plot), for tests and tools that probe images; FALSE in other views,
  * and while there is no run (nothing transferred: no time axis is drawn). */
