@@ -153,15 +153,20 @@ viper_exp_format_noisy (double v, double scale, char *buf)
   if (v == 0.0 || !isfinite (v) || !isfinite (m) || m < 1e-14)
     return viper_format_double (v == 0.0 ? 0.0 : v, buf);
   int decimals = 14 - (int) floor (log10 (m));
-  if (decimals <= 0)
+  /* 15 digits would drop whole units from 1e15 on: an epoch time in
+   * microseconds (1.7e15, Chrome's "ts") is written to the microsecond,
+   * which is all its double resolves (a quarter of one), not to tens */
+  if (decimals <= 0 && m < 1e16)
+    decimals = 0;
+  else if (decimals <= 0)
     return g_ascii_formatd (buf, 32, "%.15g", v);
   char fmt[16];
   g_snprintf (fmt, sizeof fmt, "%%.%df", MIN (decimals, 28));
   g_ascii_formatd (buf, 32, fmt, v);
   char *end = buf + strlen (buf);
-  while (end > buf && end[-1] == '0')
+  while (decimals > 0 && end > buf && end[-1] == '0')
     *--end = '\0';
-  if (end > buf && end[-1] == '.')
+  if (decimals > 0 && end > buf && end[-1] == '.')
     *--end = '\0';
   if (strcmp (buf, "-0") == 0 || buf[0] == '\0')
     strcpy (buf, "0");

@@ -1115,6 +1115,11 @@ test_format_noisy (void)
     { 1e-20, 1.0, "0" },
     { 0.0, 5.0, "0" },
     { 123456789012345678.0, 1.0, "1.23456789012346e+17" },
+    /* epoch times in microseconds (Chrome): to the microsecond, not to tens */
+    { 1700000000.000001 * 1e6, 1700000000.000001 * 1e6, "1700000000000001" },
+    { 1700000000.000003 * 1e6 - 1700000000.000001 * 1e6, 1700000000.000003 * 1e6, "2" },
+    { 100000000000000.0, 100000000000000.0, "100000000000000" },
+    { 9999999999999990.0, 1.0, "9999999999999990" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     g_assert_cmpstr (viper_exp_format_noisy (cases[i].v, cases[i].scale, buf), ==, cases[i].want);
