@@ -144,6 +144,9 @@ viper_app_update_controls (App *a)
         }
       if (!running && last == VIPER_STOP_USER)
         what = "stopped";
+      const char *said = running ? NULL : viper_playback_seek_said (a->pb);
+      if (said)
+        what = said;
       char trambuf[96] = "";
       if (!running && last == VIPER_STOP_TRAM && viper_scheduler_tram_stop (a->s->sched))
         {

@@ -78,6 +78,11 @@ struct _ViperPlayback {
   char *last_dump;
   gint64 ckpt_every;        /* --checkpoint-every (0: the trail's default) */
   GtkWidget *goto_label;    /* the Go to clock dialog's run and clock, while it is open */
+  /* the stop the last seek made, so the status line names the seek rather
+   * than the breakpoint or step limit it armed (viper_playback_seek_said) */
+  const char *seek_said;
+  ViperStopReason seek_reason;
+  guint64 seek_steps;
   GPtrArray *run_labels;    /* labels showing viper_playback_run_text, kept current */
 };
 
@@ -293,7 +298,7 @@ can_seek (ViperPlayback *pb)
  * is put back afterwards.  back: the target may lie behind (Back, a seek to
  * an earlier clock), so without a trail the pipeline must start over. */
 static void
-replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
+replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back, const char *said)
 {
   ViperScheduler *sc = pb->s->sched;
   double user_bp = viper_scheduler_breakpoint (sc);
@@ -301,6 +306,7 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
   gboolean user_tram = viper_scheduler_tram_stop_armed (sc);
   viper_scheduler_arm_tram_stop (sc, FALSE);
   pb->seeking = TRUE;
+  pb->seek_said = said;     /* the stop shown while it runs is already the seek's */
   if (viper_scheduler_state (sc) != VIPER_SCHED_IDLE)
     viper_scheduler_stop (sc);
   guint64 was = pb->s->model->applied;
@@ -321,11 +327,28 @@ replay_to (ViperPlayback *pb, double clock, guint64 steps, gboolean back)
       viper_scheduler_run (sc);
       viper_scheduler_set_step_limit (sc, 0);
     }
+  pb->seek_reason = viper_scheduler_last_stop (sc);
+  pb->seek_steps = viper_scheduler_steps_done (sc);
   viper_scheduler_set_breakpoint (sc, user_bp);
   viper_scheduler_arm_tram_stop (sc, user_tram);
   pb->seeking = FALSE;
   gtk_widget_queue_draw (pb->timeline);
   write_dump (pb);
+}
+
+const char *
+viper_playback_seek_said (ViperPlayback *pb)
+{
+  if (!pb->seek_said || !pb->s)
+    return NULL;
+  ViperScheduler *sc = pb->s->sched;
+  ViperStopReason r = viper_scheduler_last_stop (sc);
+  /* only while the seek's own stop is shown: any run since moved the
+   * steps or replaced the stop */
+  if (viper_scheduler_state (sc) != VIPER_SCHED_IDLE || (r != VIPER_STOP_BREAKPOINT && r != VIPER_STOP_STEP)
+      || (!pb->seeking && (r != pb->seek_reason || viper_scheduler_steps_done (sc) != pb->seek_steps)))
+    return NULL;
+  return pb->seek_said;
 }
 
 /* The tram stop's tram is behind the state shown (core/scheduler.h,
@@ -393,7 +416,7 @@ seek_clock (ViperPlayback *pb, double t)
    * seeking to the clock it shows is a no-op */
   if (isfinite (clock) && t == clock)
     return;
-  replay_to (pb, t, 0, back);
+  replay_to (pb, t, 0, back, "went to clock");
 }
 
 /* Back: to a checkpoint (or the start), then forward to as many state
@@ -420,7 +443,7 @@ viper_playback_flush_back (ViperPlayback *pb)
   if (!viper_scheduler_back_target (pb->s->sched, n, &clock, &steps))
     return;
   pb->back_seeks++;
-  replay_to (pb, clock, steps, TRUE);
+  replay_to (pb, clock, steps, TRUE, "back");
 }
 
 static gboolean

@@ -41,4 +41,8 @@ void viper_playback_tick (ViperPlayback *pb);
  * passed (from the start, by the logged run order); FALSE without a trail,
  * when nothing is done. */
 gboolean viper_playback_back_to_tram (ViperPlayback *pb);
+/* "back" or "went to clock" while the state shown is where the last seek
+ * (Back, Go to clock, the timeline) stopped, NULL otherwise: the status
+ * line says so instead of the breakpoint or step limit the seek armed. */
+const char *viper_playback_seek_said (ViperPlayback *pb);
 G_END_DECLS

@@ -12,7 +12,8 @@ then Left, Left, Left and BackSpace (app.back's keys): every
 dumped clock is strictly less than the one before and at most B, and every
 state is viper-replay --until=CLOCK's (Back went back in time).  Right then
 steps forward (the clock moves on), and Space (Go) stops at the breakpoint
-again: Back left it ahead.
+again: Back left it ahead.  The status line names each stop: "breakpoint",
+"back" after Back (not the breakpoint the seek armed), "went to clock".
 
 Scenario goto: Go to clock G (Ctrl+G), then Left three times: the same.
 
@@ -57,6 +58,9 @@ def backs(args, app, trace, label, d, limit, keys, shots=None):
         want = N.replay(args, "picl", trace, None, ["--until=%r" % clock])
         check(S.same(d["state"], want), "%s: Back %d: state = viper-replay --until=%r (%s)"
               % (label, i + 1, clock, S.first_diff(d["state"], want)))
+        sub = d["ui"]["subtitle"] or ""
+        check("\u00b7 back \u00b7" in sub and "breakpoint" not in sub,
+              "%s: Back %d: the status line says back, not breakpoint (%r)" % (label, i + 1, sub))
         if shots and i == 0:
             X.screenshot(app.display, os.path.join(shots, "back-%s-1.png" % label))
         prev = clock
@@ -71,6 +75,8 @@ def scenario_breakpoint(args, display, tmp, trace, t0, t1, shots):
         d = wait_why(app, "breakpoint", "the breakpoint stop")
         check(S.same(d["state"], at_bp), "breakpoint %s: state = viper-replay --until (%s)"
               % (bp, S.first_diff(d["state"], at_bp)))
+        check("\u00b7 breakpoint \u00b7" in (d["ui"]["subtitle"] or ""),
+              "the status line says breakpoint (%r)" % d["ui"]["subtitle"])
         if shots:
             X.screenshot(display, os.path.join(shots, "back-bp-0.png"))
         d = backs(args, app, trace, "bp", d, float(bp), ["Left", "Left", "Left", "BackSpace"], shots)
@@ -81,10 +87,14 @@ def scenario_breakpoint(args, display, tmp, trace, t0, t1, shots):
         check(d["state"]["clock"] > back_clock and d["state"]["clock"] <= float(bp),
               "bp: Right after Back steps forward, not past the breakpoint ahead (%r -> %r)"
               % (back_clock, d["state"]["clock"]))
+        check("\u00b7 step \u00b7" in (d["ui"]["subtitle"] or ""),
+              "bp: the status line says step, no longer back (%r)" % d["ui"]["subtitle"])
         app.key("space")
         d = wait_why(app, "breakpoint", "Go to the breakpoint again")
         check(S.same(d["state"], at_bp), "bp: Go after Back stops at the breakpoint again (%s)"
               % S.first_diff(d["state"], at_bp))
+        check("\u00b7 breakpoint \u00b7" in (d["ui"]["subtitle"] or ""),
+              "bp: and the status line says breakpoint again, not back (%r)" % d["ui"]["subtitle"])
     finally:
         app.close()
 
@@ -100,6 +110,8 @@ def scenario_goto(args, display, tmp, trace, t0, t1, shots):
             want = N.replay(args, "picl", trace, None, ["--until=" + g])
             check(S.same(d["state"], want), "Go to clock %s = viper-replay --until (%s)"
                   % (g, S.first_diff(d["state"], want)))
+            sub = d["ui"]["subtitle"] or ""
+            check("\u00b7 went to clock \u00b7" in sub, "Go to clock %s: the status line says so (%r)" % (g, sub))
             backs(args, app, trace, "goto%s" % f, d, float(g), ["Left", "Left", "Left"], shots)
     finally:
         app.close()
