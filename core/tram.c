@@ -538,6 +538,66 @@ viper_tram_copy_image (ViperTramPool *pool, const ViperTram *image)
 
 /* ---- printing ------------------------------------------------------------ */
 
+static const double pow10_exact[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+                                      1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+
+char *
+viper_write_fixed (guint64 n, guint decimals, gboolean negative, char *buf)
+{
+  char digits[24];
+  guint len = 0;
+  do
+    {
+      digits[len++] = (char) ('0' + n % 10);
+      n /= 10;
+    }
+  while (n);
+  while (len <= decimals)
+    digits[len++] = '0';    /* 0.0015: the leading zeros */
+  char *p = buf;
+  if (negative)
+    *p++ = '-';
+  while (len > decimals)
+    *p++ = digits[--len];
+  if (decimals)
+    {
+      *p++ = '.';
+      while (len)
+        *p++ = digits[--len];
+    }
+  *p = '\0';
+  return buf;
+}
+
+/* Exports and --run-out print a time per record: printf's conversion and
+ * the read-back check were a sixth of an export.  Most times are decimals
+ * of a few digits (they were read as such), so try those with integer
+ * arithmetic first: a decimal n / 10^k with n < 10^15 reads back as v
+ * exactly when the division, correctly rounded like strtod, gives v (n and
+ * 10^k are exact doubles); with at most 15 significant digits and v in
+ * [1e-4, 1e15), %.15g writes the same text (v rounds to that decimal on the
+ * 15-digit grid, and %g uses no exponent there).  The smallest such k is
+ * the text without trailing zeros. */
+static gboolean
+format_decimal (double v, char *buf)
+{
+  double a = fabs (v);
+  if (!(a >= 1e-4 && a < 1e15))
+    return FALSE;
+  for (guint k = 0; k <= 9; k++)
+    {
+      double n = nearbyint (a * pow10_exact[k]);
+      if (n >= 1e15)
+        return FALSE;
+      if (n / pow10_exact[k] == a)
+        {
+          viper_write_fixed ((guint64) n, k, v < 0, buf);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 char *
 viper_format_double (double v, char *buf)
 {
@@ -548,6 +608,8 @@ viper_format_double (double v, char *buf)
       g_critical ("viper_format_double: non-finite value");
       v = isnan (v) ? 0.0 : copysign (DBL_MAX, v);
     }
+  if (format_decimal (v, buf))
+    return buf;
   static const char *const formats[] = { "%.15g", "%.16g" };
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
     {

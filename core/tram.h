@@ -171,5 +171,8 @@ void viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out);
 /* Format a double with the fewest significant digits (<= 17) that read back
  * exactly; buf must hold 32 bytes.  Returns buf. */
 char *viper_format_double (double v, char *buf);
+/* n / 10^decimals written in fixed notation (digits after the point kept,
+ * even zeros), with a '-' when negative; buf holds at least 32 bytes. */
+char *viper_write_fixed (guint64 n, guint decimals, gboolean negative, char *buf);
 
 G_END_DECLS

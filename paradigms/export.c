@@ -160,9 +160,29 @@ viper_exp_format_noisy (double v, double scale, char *buf)
     decimals = 0;
   else if (decimals <= 0)
     return g_ascii_formatd (buf, 32, "%.15g", v);
-  char fmt[16];
-  g_snprintf (fmt, sizeof fmt, "%%.%df", MIN (decimals, 28));
-  g_ascii_formatd (buf, 32, fmt, v);
+  /* %.Nf rounds v's exact value to N decimals; so does this, without
+   * printf (Chrome writes two of these a record): |v| * 10^N is x + err
+   * exactly (fma gives a product's rounding error), and n, the integer
+   * nearest x, is the rounded value unless that sum lies within a hair of
+   * a half (left to printf).  x < 10^15 < 2^53: integers are exact. */
+  static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+  gboolean fast = FALSE;
+  if (decimals < (int) G_N_ELEMENTS (p10))
+    {
+      double p = p10[MAX (decimals, 0)], x = fabs (v) * p;
+      double err = fma (fabs (v), p, -x), n = nearbyint (x);
+      if (x < 9007199254740992.0 && fabs ((x - n) + err) < 0.5 - 1e-6)
+        {
+          viper_write_fixed ((guint64) n, (guint) MAX (decimals, 0), v < 0 && n > 0, buf);
+          fast = TRUE;
+        }
+    }
+  if (!fast)
+    {
+      char fmt[16];
+      g_snprintf (fmt, sizeof fmt, "%%.%df", MIN (decimals, 28));
+      g_ascii_formatd (buf, 32, fmt, v);
+    }
   char *end = buf + strlen (buf);
   while (decimals > 0 && end > buf && end[-1] == '0')
     *--end = '\0';

@@ -1123,6 +1123,49 @@ test_format_noisy (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     g_assert_cmpstr (viper_exp_format_noisy (cases[i].v, cases[i].scale, buf), ==, cases[i].want);
+  /* the printf-free path writes what %.Nf wrote: decimals, ulp neighbours,
+   * halves, at every scale */
+  GRand *q = g_rand_new_with_seed (1128);
+  for (guint i = 0; i < 300000; i++)
+    {
+      double scale = pow (10, g_rand_int_range (q, -8, 17)) * g_rand_double_range (q, 1, 10);
+      double v;
+      if (i % 3 == 0)
+        v = g_rand_double_range (q, -scale, scale);
+      else
+        {
+          int d = 14 - (int) floor (log10 (scale));
+          double unit = pow (10, -MIN (MAX (d, 0), 15));
+          v = (floor (g_rand_double_range (q, -scale, scale) / unit) + (i % 3 == 1 ? 0.5 : 0.0)) * unit;
+          if (i % 6 == 2)
+            v = nextafter (v, g_rand_boolean (q) ? INFINITY : -INFINITY);
+        }
+      char got[32], want[32];
+      viper_exp_format_noisy (v, scale, got);
+      /* the reference: the same rule through printf */
+      double m = MAX (fabs (v), fabs (scale));
+      int decimals = 14 - (int) floor (log10 (m));
+      if (v == 0.0 || m < 1e-14)
+        continue;
+      if (decimals <= 0 && m >= 1e16)
+        g_ascii_formatd (want, 32, "%.15g", v);
+      else
+        {
+          char fmt[16];
+          g_snprintf (fmt, sizeof fmt, "%%.%df", MIN (MAX (decimals, 0), 28));
+          g_ascii_formatd (want, 32, fmt, v);
+          char *end = want + strlen (want);
+          while (decimals > 0 && end > want && end[-1] == '0')
+            *--end = '\0';
+          if (decimals > 0 && end > want && end[-1] == '.')
+            *--end = '\0';
+          if (strcmp (want, "-0") == 0 || want[0] == '\0')
+            strcpy (want, "0");
+        }
+      if (strcmp (got, want) != 0)
+        g_error ("%.17g at scale %.17g: wrote %s, printf %s", v, scale, got, want);
+    }
+  g_rand_free (q);
   /* never reorders: times at one scale, shifted, stay in order once printed */
   GRand *r = g_rand_new_with_seed (77);
   for (guint i = 0; i < 100000; i++)

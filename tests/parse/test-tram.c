@@ -4,6 +4,7 @@
 #include "core/tramparse.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 static gsize
@@ -211,6 +212,73 @@ test_format_double (void)
     }
 }
 
+/* What viper_format_double wrote before its integer fast path: the first of
+ * %.15g, %.16g, %.17g that reads back. */
+static const char *
+format_reference (double v, char *buf)
+{
+  static const char *const formats[] = { "%.15g", "%.16g", "%.17g" };
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_ascii_formatd (buf, 32, formats[i], v);
+      if (g_ascii_strtod (buf, NULL) == v)
+        break;
+    }
+  return buf;
+}
+
+/* The fast path writes exactly what printf did: decimals of every length and
+ * magnitude (the common case), their neighbours one ulp away, the edges of
+ * its range, and arbitrary bit patterns. */
+static void
+test_format_double_same (void)
+{
+  GRand *r = g_rand_new_with_seed (2026);
+  char got[32], want[32];
+  static const double edges[] = { 1e-4, 9.9999999999999991e-05, 1e15, 999999999999999.0, 999999999999999.9,
+                                  0.5, 2.5, 1e-9, 123456789012345.6, 0.000123456789, 1e14 + 0.5 };
+  for (guint i = 0; i < G_N_ELEMENTS (edges); i++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      {
+        double v = sign * edges[i];
+        g_assert_cmpstr (viper_format_double (v, got), ==, format_reference (v, want));
+      }
+  for (guint i = 0; i < 400000; i++)
+    {
+      double v;
+      switch (i % 4)
+        {
+        case 0:
+        case 1:
+          {
+            /* a decimal of up to 17 digits, up to 12 after the point */
+            guint digits = (guint) g_rand_int_range (r, 1, 18);
+            double n = floor (g_rand_double (r) * pow (10, digits));
+            v = n / pow (10, g_rand_int_range (r, 0, 13));
+            break;
+          }
+        case 2:
+          {
+            guint64 bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
+            memcpy (&v, &bits, sizeof v);
+            if (!isfinite (v))
+              v = 1.0;
+            break;
+          }
+        default:
+          v = nextafter (floor (g_rand_double (r) * 1e6) / 1000, g_rand_boolean (r) ? INFINITY : -INFINITY);
+          break;
+        }
+      if (g_rand_boolean (r))
+        v = -v;
+      viper_format_double (v, got);
+      format_reference (v, want);
+      if (strcmp (got, want) != 0)
+        g_error ("%.17g: wrote %s, printf %s", v, got, want);
+    }
+  g_rand_free (r);
+}
+
 static char *
 print (const ViperTram *t, gboolean adjusted)
 {
@@ -402,6 +470,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tram/copy", test_copy);
   g_test_add_func ("/tram/pool-use-after-release", test_use_after_release);
   g_test_add_func ("/tram/format-double", test_format_double);
+  g_test_add_func ("/tram/format-double-same", test_format_double_same);
   g_test_add_func ("/tram/canonical", test_canonical);
   g_test_add_func ("/tram/print", test_print);
   g_test_add_func ("/diag/bad-and-events", test_diag);
