@@ -739,6 +739,24 @@ main (int argc, char **argv)
    * (the step limit's 0 means "no limit") */
   viper_scheduler_set_breakpoint (app.sched, app.opt.steps == 0 ? -INFINITY : until);
   viper_scheduler_set_step_limit (app.sched, app.opt.steps > 0 ? (guint64) app.opt.steps : 0);
+  if (has_until_tram && until_tram.file && !app.opt.listen)
+    {
+      /* a FILE that names none of the traces would run to the end and
+       * then blame the input: said now */
+      gboolean named = FALSE;
+      for (char **t = app.opt.traces; t && *t && !named; t++)
+        named = viper_tram_ref_names_trace (&until_tram, strcmp (*t, "-") == 0 ? "<stdin>" : *t);
+      if (!named)
+        {
+          char *list = app.opt.traces ? g_strjoinv (", ", app.opt.traces) : g_strdup ("none");
+          char *msg = g_strdup_printf ("--until-tram=%s: %s names none of the traces (%s); FILE is a trace as "
+                                       "named, another path to it, or its base name", until_tram_s, until_tram.file, list);
+          rc = usage_error (ctx, msg);
+          g_free (msg);
+          g_free (list);
+          goto out;
+        }
+    }
   if (has_until_tram)
     viper_scheduler_set_tram_stop (app.sched, &until_tram);
 

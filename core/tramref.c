@@ -1,6 +1,7 @@
 /* tramref.c - a tram the user names to stop at (core/tramref.h). */
 #include <string.h>
 #include "core/tramref.h"
+#include <glib/gstdio.h>
 
 /* ---- naming a tram (--until-tram, the Breakpoint dialog) ----------------- */
 
@@ -93,11 +94,30 @@ viper_tram_ref_matches (const ViperTramRef *r, const ViperTram *t, const char *c
     return t->proc == r->proc && t->seq == r->seq;
   if (t->line != r->line || !channel)
     return FALSE;
-  if (strcmp (channel, r->file) == 0)
+  return viper_tram_ref_names_trace (r, channel);
+}
+
+gboolean
+viper_tram_ref_names_trace (const ViperTramRef *r, const char *name)
+{
+  if (!r->file || !name)
+    return FALSE;
+  if (strcmp (name, r->file) == 0)
+    return TRUE;
+  /* the same path written another way (./3 for 3, a/../b, absolute) */
+  char *a = g_canonicalize_filename (r->file, NULL), *b = g_canonicalize_filename (name, NULL);
+  gboolean same = strcmp (a, b) == 0;
+  g_free (a);
+  g_free (b);
+  if (same)
+    return TRUE;
+  /* or the same file by another path (a link) */
+  GStatBuf sa, sb;
+  if (g_stat (r->file, &sa) == 0 && g_stat (name, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)
     return TRUE;
   /* a base name names the trace of that name */
   if (strchr (r->file, '/'))
     return FALSE;
-  const char *base = strrchr (channel, '/');
+  const char *base = strrchr (name, '/');
   return base && strcmp (base + 1, r->file) == 0;
 }

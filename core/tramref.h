@@ -12,7 +12,7 @@ G_BEGIN_DECLS
  * the line it was read from, as bad-line reports and pending reasons name
  * lines.  Both parts integers: PROC:SEQ (so a file named by digits only is
  * given as ./3:LINE); otherwise FILE:LINE, split at the last colon.  FILE
- * is a trace as named to Viper, or its base name. */
+ * is a trace as named to Viper, another path to it, or its base name. */
 typedef struct {
   char *file;               /* FILE:LINE when not NULL */
   guint64 line;             /* 1 .. 2^32-1 */
@@ -29,5 +29,8 @@ char *viper_tram_ref_format (const ViperTramRef *r);
 char *viper_tram_ref_describe (const ViperTramRef *r);
 /* t (read from channel name `channel`) is the tram r names. */
 gboolean viper_tram_ref_matches (const ViperTramRef *r, const ViperTram *t, const char *channel);
+/* r's FILE names the trace `name`: the same text, the same path written
+ * another way (./3 and 3), the same file (a link), or its base name. */
+gboolean viper_tram_ref_names_trace (const ViperTramRef *r, const char *name);
 
 G_END_DECLS

@@ -148,13 +148,42 @@ def main():
 
         # never comes: not in the input
         r_end, s_end, _ = replay(args, fbase, [], tmp)
-        for v in ("99:1", "2:100000", "farm.trc:100000", "other.trc:3"):
+        for v in ("99:1", "2:100000", "farm.trc:100000"):
             r, s, _ = replay(args, fbase, ["--until-tram=" + v], tmp)
             # the end with nothing pending is status 0 (spec/picl.md 5); the message says the tram never came
             check(r.returncode == 0 and re.search(r"^viper-replay: --until-tram=%s: the replay ended before .* was "
                                                   r"transferred \(nothing is pending" % re.escape(v), r.stderr, re.M),
                   "--until-tram=%s: never comes, said, status 0 (%d, %r)" % (v, r.returncode, r.stderr))
             check(s == s_end, "--until-tram=%s: the state is the end's" % v)
+        # a FILE that names none of the traces: said at once, a usage error
+        for v in ("other.trc:3", "./other/farm.trc:3"):
+            r = subprocess.run([args.viper_replay, "--until-tram=" + v] + fbase, capture_output=True, text=True,
+                               timeout=60)
+            check(r.returncode == 2 and r.stderr.startswith("viper-replay: --until-tram=%s: %s names none of the "
+                                                            "traces (%s)" % (v, v.rsplit(":", 1)[0], farm)),
+                  "--until-tram=%s: names no trace, a usage error (%d, %r)" % (v, r.returncode, r.stderr[:200]))
+        # the same trace named another way: ./3 for 3 (the man page's advice for
+        # a file named by digits), an absolute path for a relative one, a/../,
+        # a symbolic link; each stops where FILE:LINE with the name as given does
+        digits = os.path.join(tmp, "3")
+        with open(farm) as f, open(digits, "w") as out:
+            out.write(f.read())
+        os.symlink("3", os.path.join(tmp, "link.trc"))
+        os.makedirs(os.path.join(tmp, "sub"), exist_ok=True)
+        dbase = fbase[:2] + ["3"]
+        def run_in_tmp(extra):
+            so = os.path.join(tmp, "dstate.json")
+            r = subprocess.run([os.path.abspath(args.viper_replay), "--quiet", "--state-out=" + so] + dbase + extra, cwd=tmp,
+                               capture_output=True, text=True, timeout=60)
+            return r, json.load(open(so)) if os.path.exists(so) and os.path.getsize(so) else None
+        r, state_line = run_in_tmp(["--until-tram=./3:20"])
+        check(r.returncode == 0 and "ended before" not in r.stderr and state_line is not None,
+              "--until-tram=./3:20 on a trace named 3 stops (%d, %r)" % (r.returncode, r.stderr[-200:]))
+        for v in (os.path.join(tmp, "3") + ":20", "sub/../3:20", "link.trc:20"):
+            r, s = run_in_tmp(["--until-tram=" + v])
+            check(r.returncode == 0 and "ended before" not in r.stderr and s == state_line and s is not None
+                  and s["counts"]["transferred"] < s_end["counts"]["transferred"],
+                  "--until-tram=%s stops where ./3:20 does, before the end (%d, %r)" % (v, r.returncode, r.stderr[-200:]))
         # never comes: pending at the end (its module's seq 3 is missing), listed as such
         gap = os.path.join(tmp, "gap.trc")
         with open(farm) as f, open(gap, "w") as out:
