@@ -286,10 +286,14 @@ age_nodes (LightsModel *m, guint si, const ViperTram *t)
           next = MIN (next, due);
           continue;
         }
+      /* it went silent when the sample after its last tram did not come:
+       * the space-time row says so from there, not from 3 intervals on,
+       * when the silence is only certain (its last entry is no later) */
+      double silent_from = nd->n.last_heard + nd->n.interval;
       nd->n.state = LIGHTS_NODE_STALE;
       silence (m, i, t);
       nd = node_at (m, i);
-      node_history (m, nd, due);
+      node_history (m, nd, silent_from);
       viper_damage_add (m->base.damage, VIPER_AREA_MODULE, nd->n.id, 0);
       viper_damage_add (m->base.damage, VIPER_AREA_PROGRAM, 0, 0);
     }

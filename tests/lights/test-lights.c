@@ -298,12 +298,13 @@ test_silent_node (void)
   char *json = viper_state_to_json (fx.run, fx.model, FALSE);
   g_assert_nonnull (strstr (json, "\"stale\":1"));
   g_free (json);
-  /* the history says when: the node's state entry at 2.5, no sample */
+  /* the history says when: from 1.5, when the sample after its last (1.0)
+   * did not come, not from 2.5, when it turned stale */
   gboolean seen = FALSE;
   for (guint i = 0; i < fx.model->history->len; i++)
     {
       const ViperHistoryEntry *e = &g_array_index (fx.model->history, ViperHistoryEntry, i);
-      if (e->module == 3 && e->other == -1 && e->t0 == 2.5 && e->state == LIGHTS_STATE_NO_SAMPLE)
+      if (e->module == 3 && e->other == -1 && e->t0 == 1.5 && e->state == LIGHTS_STATE_NO_SAMPLE)
         seen = TRUE;
     }
   g_assert_true (seen);
