@@ -386,10 +386,17 @@ main (int argc, char **argv)
       printf ("viper-lights-sim %s\n", VIPER_VERSION);
       return 0;
     }
-  if (s.nodes < 1 || s.nodes > 100000 || s.samples < 0 || s.interval_ms < 1 || s.bytes < 0 || s.load > 1000)
+  /* the option that is wrong, by name, as the other tools say it */
+  char *bad = s.nodes < 1 || s.nodes > 100000 ? g_strdup_printf ("--nodes=%d: expected an integer 1..100000", s.nodes)
+              : s.samples < 0 ? g_strdup_printf ("--samples=%d: expected an integer >= 0", s.samples)
+              : s.interval_ms < 1 ? g_strdup_printf ("--interval=%d: expected milliseconds >= 1", s.interval_ms)
+              : s.bytes < 0 ? g_strdup_printf ("--bytes=%" G_GINT64_FORMAT ": expected an integer >= 0", s.bytes)
+              : s.load > 1000 ? g_strdup_printf ("--load=%d: expected at most 1000", s.load)
+                              : NULL;
+  if (bad)
     {
-      fprintf (stderr, "viper-lights-sim: --nodes 1..100000, --samples >= 0, --interval >= 1, --bytes >= 0, "
-                       "--load <= 1000\n");
+      fprintf (stderr, "viper-lights-sim: %s\nTry 'viper-lights-sim --help' for more information.\n", bad);
+      g_free (bad);
       return 2;
     }
   s.rows = rows > 0 ? rows : (int) floor (sqrt ((double) s.nodes));

@@ -113,6 +113,16 @@ def main():
         r = run(["-n", "9", "--silence=9@2", "-o", out + "2"])
         check(r.returncode == 2 and r.stderr.strip() == "viper-lights-sim: --silence=K@S with 0 <= K < N",
               "--silence=9@2 of 9 nodes: exit 2 (%d, %r)" % (r.returncode, r.stderr))
+        # an option out of range is named, with its value (not every range listed)
+        for opt, want in (("--nodes=0", "--nodes=0: expected an integer 1..100000"),
+                          ("--samples=-1", "--samples=-1: expected an integer >= 0"),
+                          ("--interval=0", "--interval=0: expected milliseconds >= 1"),
+                          ("--bytes=-5", "--bytes=-5: expected an integer >= 0"),
+                          ("--load=1001", "--load=1001: expected at most 1000")):
+            r = run([opt, "-o", out + "3"])
+            first = r.stderr.splitlines()[0] if r.stderr else ""
+            check(r.returncode == 2 and first == "viper-lights-sim: " + want,
+                  "%s: exit 2 naming it (%d, %r)" % (opt, r.returncode, first))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("# %d checks failed" % len(failures) if failures else "# all checks passed")
