@@ -171,6 +171,18 @@ main (int argc, char **argv)
       swn_net_free (n);
       return rc;
     }
+  /* the output first (core/outfile.h: '-' is standard output, a device or
+   * FIFO is written in place, a link is followed, a regular file is
+   * replaced whole at the end): one that cannot be written is said before
+   * the inputs' bad lines are */
+  ViperOutFile *out = viper_outfile_open (opt_out ? opt_out : "-", "viper-switchnet-import", &error);
+  if (!out)
+    {
+      fprintf (stderr, "viper-switchnet-import: %s\n", error->message);
+      g_clear_error (&error);
+      swn_net_free (n);
+      return 1;
+    }
   SwnSeriesFile *params = NULL, *jobs = NULL;
   int rc = 0;
   if (opt_params && !(params = swn_series_load (n, opt_params, FALSE, &error)))
@@ -186,22 +198,17 @@ main (int argc, char **argv)
   if (!rc && params && jobs && params->n_steps && jobs->n_steps && params->n_steps != jobs->n_steps)
     fprintf (stderr, "viper-switchnet-import: warning: %s has %u time steps, %s has %u\n", opt_params,
              params->n_steps, opt_jobs, jobs->n_steps);
-  if (!rc)
+  if (rc)
+    viper_outfile_abort (out);   /* the target stays as it was */
+  else
     {
-      /* core/outfile.h: '-' is standard output, a device or FIFO is written
-       * in place, a link is followed, a regular file is replaced whole */
-      ViperOutFile *out = viper_outfile_open (opt_out ? opt_out : "-", "viper-switchnet-import", &error);
-      gint64 written = -1;
-      if (out)
+      gint64 written = swn_write_trams (n, params, jobs, write_out, out);
+      if (!viper_outfile_close (out, &error))
+        written = -1;
+      else if (!opt_out || strcmp (opt_out, "-") == 0)
         {
-          written = swn_write_trams (n, params, jobs, write_out, out);
-          if (!viper_outfile_close (out, &error))
+          if (!viper_stdout_flush (&error))
             written = -1;
-          else if (!opt_out || strcmp (opt_out, "-") == 0)
-            {
-              if (!viper_stdout_flush (&error))
-                written = -1;
-            }
         }
       if (written < 0)
         {

@@ -206,7 +206,7 @@ swn_init_load (SwnInit *init, const char *path, GError **error)
 {
   char *text;
   gsize len;
-  if (!g_file_get_contents (path, &text, &len, error))
+  if (!swn_read_file (path, &text, &len, error))
     return FALSE;
   gboolean ok = swn_init_parse (init, text, len, path, error);
   g_free (text);

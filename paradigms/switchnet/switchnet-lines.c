@@ -5,6 +5,7 @@
 #include <string.h>
 #include "switchnet.h"
 #include "switchnet-lines.h"
+#include <stdio.h>
 
 
 
@@ -132,5 +133,33 @@ swn_want (Ctx *c, Field *f, guint n, guint need, const char *what)
     return swn_fail (c, f[n - 1].col + f[n - 1].len, "%.*s needs %s", (int) f[0].len, f[0].s, what);
   if (n - 1 > need)
     return swn_fail (c, f[need + 1].col, "%.*s takes %s, not more", (int) f[0].len, f[0].s, what);
+  return TRUE;
+}
+
+gboolean
+swn_read_file (const char *path, char **text, gsize *len, GError **error)
+{
+  FILE *f = fopen (path, "rb");
+  if (!f)
+    {
+      int e = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", path, g_strerror (e));
+      return FALSE;
+    }
+  GString *s = g_string_new (NULL);
+  char buf[65536];
+  size_t n;
+  while ((n = fread (buf, 1, sizeof buf, f)) > 0)
+    g_string_append_len (s, buf, (gssize) n);
+  int e = ferror (f) ? errno : 0;
+  fclose (f);
+  if (e)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (e), "%s: %s", path, g_strerror (e));
+      g_string_free (s, TRUE);
+      return FALSE;
+    }
+  *len = s->len;
+  *text = g_string_free (s, FALSE);
   return TRUE;
 }

@@ -34,3 +34,6 @@ gboolean swn_fail (Ctx *c, guint col, const char *fmt, ...) G_GNUC_PRINTF (3, 4)
 gboolean swn_each_line (const char *text, gsize len, const char *name, GError **error, LineFn fn, gpointer data);
 /* "KEY needs WHAT" / "KEY takes WHAT, not more" unless the line has exactly need values. */
 gboolean swn_want (Ctx *c, Field *f, guint n, guint need, const char *what);
+/* The whole file at path, or FALSE with "PATH: reason" (the form every
+ * tool's messages take, not GLib's "Failed to open file ..."). */
+gboolean swn_read_file (const char *path, char **text, gsize *len, GError **error);

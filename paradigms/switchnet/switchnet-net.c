@@ -431,11 +431,11 @@ swn_net_parse (const char *text, gsize len, const char *name, const char *base_d
       GError *ierr = NULL;
       char *text;
       gsize len2;
-      if (!g_file_get_contents (n->init_path, &text, &len2, &ierr))
+      if (!swn_read_file (n->init_path, &text, &len2, &ierr))
         {
           /* the init file cannot be read: say where the model names it */
-          g_set_error (error, SWN_ERROR, 0, "%s:%u:%u: init file %s: %s", name, mp.init_line, mp.init_col,
-                       n->init_path, ierr->message);
+          g_set_error (error, SWN_ERROR, 0, "%s:%u:%u: init file %s", name, mp.init_line, mp.init_col,
+                       ierr->message);
           g_error_free (ierr);
           ok = FALSE;
         }
@@ -458,7 +458,7 @@ swn_net_load (const char *path, GError **error)
 {
   char *text;
   gsize len;
-  if (!g_file_get_contents (path, &text, &len, error))
+  if (!swn_read_file (path, &text, &len, error))
     return NULL;
   char *dir = g_path_get_dirname (path);
   SwnNet *n = swn_net_parse (text, len, path, dir, error);
@@ -609,7 +609,7 @@ swn_route (SwnNet *n, gint64 src, gint64 dst, GArray *hops, GError **error)
   g_free (file);
   char *text;
   gsize len;
-  if (!g_file_get_contents (path, &text, &len, error))
+  if (!swn_read_file (path, &text, &len, error))
     {
       g_free (path);
       return FALSE;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "switchnet.h"
+#include "switchnet-lines.h"
 
 static void
 series_clear (gpointer p)
@@ -175,7 +176,7 @@ swn_series_load (const SwnNet *n, const char *path, gboolean jobs, GError **erro
 {
   char *text;
   gsize len;
-  if (!g_file_get_contents (path, &text, &len, error))
+  if (!swn_read_file (path, &text, &len, error))
     return NULL;
   SwnSeriesFile *f = swn_series_parse (n, text, len, path, jobs, error);
   g_free (text);

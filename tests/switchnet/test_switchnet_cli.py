@@ -136,7 +136,17 @@ try:
     r = run([IMPORT, "-m", os.path.join(d, "cplant.swm"), "-p", bad, "-o", "/dev/full"])
     check(r.returncode == 1 and "/dev/full" in r.stderr, "output error: %d %s" % (r.returncode, r.stderr))
     r = run([IMPORT, "-m", os.path.join(tmp, "missing.swm"), "-p", bad])
-    check(r.returncode == 1 and "missing.swm" in r.stderr, "missing model: %s" % r.stderr)
+    check(r.returncode == 1 and r.stderr == "viper-switchnet-import: %s: No such file or directory\n"
+          % os.path.join(tmp, "missing.swm"), "missing model, as PROG: PATH: reason: %r" % r.stderr)
+    r = run([IMPORT, "-m", os.path.join(d, "cplant.swm"), "-p", os.path.join(tmp, "nope.par"),
+             "-o", os.path.join(tmp, "n.trc")])
+    check(r.returncode == 1 and r.stderr == "viper-switchnet-import: %s: No such file or directory\n"
+          % os.path.join(tmp, "nope.par") and not os.path.exists(os.path.join(tmp, "n.trc")),
+          "missing params, as PROG: PATH: reason, no output: %r" % r.stderr)
+    # an output that cannot be written is said first, before the inputs' bad lines
+    r = run([IMPORT, "-m", os.path.join(d, "cplant.swm"), "-p", bad, "-o", os.path.join(tmp, "no", "x.trc")])
+    check(r.returncode == 1 and r.stderr == "viper-switchnet-import: %s: No such file or directory\n"
+          % os.path.join(tmp, "no", "x.trc"), "unwritable output said before any bad line: %r" % r.stderr)
     r = run([IMPORT, "-m", os.path.join(d, "cplant.swm"), "--route=n0,n623"])
     check(r.returncode == 0 and r.stdout.startswith("n0 r0c0.13 r12c3.14 n623"[:9]), "route printed: %s" % r.stdout)
     # without a model file nothing can replay: one usage error naming what
