@@ -69,6 +69,7 @@ typedef struct {
 typedef struct {
   double adjusted;
   guint64 arrow;            /* history position of its arrow */
+  gint64 bytes;             /* its BYTES (-1: the line gave none) */
   gint32 next;
 } Pending;
 

@@ -174,7 +174,7 @@ message_available (const PiclModel *m, gint64 src, gint64 dest, gint64 tag)
 }
 
 static void
-channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted)
+channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted, gint64 bytes)
 {
   gint32 idx;
   if (m->free_pending >= 0)
@@ -189,6 +189,7 @@ channel_push (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double adjusted
     }
   Pending *node = &g_array_index (m->pending, Pending, idx);
   node->adjusted = adjusted;
+  node->bytes = bytes;
   node->next = -1;
   /* the arrow is written at the send, in the sender's order, and completed
    * at the receive (views pick arrows in this order: it must not depend on
@@ -222,7 +223,7 @@ channel_head_time (const PiclModel *m, gint64 src, gint64 dest, gint64 tag)
 /* Pop the oldest unreceived send on the channel; FALSE when there is none.
  * A drained channel leaves the table. */
 static gboolean
-channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted, guint64 *arrow)
+channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted, guint64 *arrow, gint64 *bytes)
 {
   MapSlot *c = map_lookup (&m->channels, src, dest, tag);
   if (!c)
@@ -231,6 +232,7 @@ channel_pop (PiclModel *m, gint64 src, gint64 dest, gint64 tag, double *adjusted
   Pending *node = &g_array_index (m->pending, Pending, idx);
   *adjusted = node->adjusted;
   *arrow = node->arrow;
+  *bytes = node->bytes;
   if (node->next < 0)
     map_remove (&m->channels, c);
   else
@@ -594,7 +596,7 @@ apply_send (PiclModel *m, Proc *p, const ViperTram *t)
   Call c = { .ev = t->ev, .kind = CALL_PLAIN, .want_src = -1, .want_tag = -1 };
   picl_begin_call (m, p, t, &c);
   p->sent++;
-  channel_push (m, src, dest, tag, t->adjusted);
+  channel_push (m, src, dest, tag, t->adjusted, viper_tram_datum (t, VIPER_PICL_SEND_BYTES, -1));
   viper_damage_add (m->base.damage, VIPER_AREA_LINK, src, dest);
   viper_damage_add (m->base.damage, VIPER_AREA_MODULE, src, 0);
   Proc *q = picl_proc_find (m, dest);
@@ -615,11 +617,19 @@ apply_receive_end (PiclModel *m, Proc *p, const ViperTram *t)
   gint64 src = viper_tram_datum (t, VIPER_PICL_RECV_SRC, -1);
   double sent_at = NAN;
   guint64 arrow = 0;
-  if (channel_pop (m, src, p->id, tag, &sent_at, &arrow))
+  gint64 sent_bytes = -1;
+  if (channel_pop (m, src, p->id, tag, &sent_at, &arrow, &sent_bytes))
     {
       viper_model_history_arrow_arrived (&m->base, arrow, t->adjusted);
       m->messages++;
       p->received++;
+      /* the contract pairs it with this send (spec section 3): a receive of
+       * more bytes than were sent says the pairing, or a trace, is wrong */
+      gint64 bytes = viper_tram_datum (t, VIPER_PICL_RECV_BYTES, 0);
+      if (sent_bytes >= 0 && bytes > sent_bytes)
+        viper_model_inconsistent (&m->base, t, "message from %" G_GINT64_FORMAT " tag %" G_GINT64_FORMAT
+                                  " received as %" G_GINT64_FORMAT " bytes, its send had %" G_GINT64_FORMAT,
+                                  src, tag, bytes, sent_bytes);
     }
   else
     viper_model_inconsistent (&m->base, t, "message from %" G_GINT64_FORMAT " tag %" G_GINT64_FORMAT

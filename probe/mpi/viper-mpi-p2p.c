@@ -18,6 +18,11 @@
  * through the request's communicator.  A cancelled request completes as
  * `-3 -954 REQ` / `-4 -954 REQ` instead (no message).  Requests the library
  * did not make (collectives, I/O, generalized) are passed over silently.
+ * The receive ends of one channel are written in the order the receives
+ * were posted, which is the order MPI matched them in, even when the
+ * program completes them in another order ("Post order" below): a
+ * receive's completion first writes, inside its own wait, those posted
+ * before it that took earlier messages of its channel.
  *
  * Sendrecv is what the standard says it is: an isend and an irecv posted
  * together and two overlapping waits.  Persistent requests record nothing at
@@ -37,14 +42,61 @@ typedef struct {
   int kind;
   int active;             /* persistent: started and not yet completed */
   int peer;               /* send: world rank of the destination */
-  int tag;
+  int tag;                /* receive: the tag asked for (may be MPI_ANY_TAG) */
+  int src;                /* receive: the source asked for, in comm (may be MPI_ANY_SOURCE) */
   int64_t id;
   int64_t bytes;
   VmComm *comm;           /* receive: translates the status's source */
+  MPI_Comm mcomm;         /* receive: the communicator it was posted on */
+  /* receives completed out of post order (see "Post order" below) */
+  int pending;            /* posted, its end not written: listed in pend[] */
+  int written;            /* its wait is already in the trace: its completion writes nothing */
+  int known, kcancel, ksrc, ktag;   /* complete: what its status said (cached, MPI not asked again) */
+  int64_t kbytes;
+  int waiters;            /* threads: completion calls in flight that name it */
+  int ours;               /* named by the completion call being collected */
+  const MPI_Status *now;  /* completed by the call being collected: its status */
 } VmReq;
 
 static VmReq *table;
 static size_t tcap, tcount;
+
+/* Post order.  MPI matches the messages of one channel to the receives in
+ * the order the receives were posted (the standard's non-overtaking rule,
+ * MPI 3.1 section 3.5): when a receive R takes a message with envelope
+ * (src, tag), every receive E posted before R on the same communicator
+ * whose source and tag would also take it was no longer free to: E had
+ * been matched already (to an earlier message of that channel, or to
+ * another one).  The trace contract pairs the k-th send of a channel with
+ * the k-th receive END on it, so the ends of one channel must be written in
+ * post order, whatever order the program completes its requests in.
+ *
+ * So the receives posted and not yet written are listed here in post order
+ * (request ids grow with posting); a completed receive first looks at the
+ * ones posted before it that fit its envelope, asks MPI for their status
+ * (MPI_Request_get_status: complete, or completing without anything else
+ * the program does, since they are matched; the handle stays the
+ * program's), and writes those that took a message of the same channel
+ * before its own end, inside its own wait, marking them written: the
+ * program's own later completion of such a request writes nothing. */
+typedef struct {
+  int64_t id;
+  uintptr_t key;
+} Pend;
+
+static Pend *pend;
+static size_t pstart, pcount, pcap, plive;
+
+static void
+unpend (VmReq *e)
+{
+  if (e->pending)
+    {
+      e->pending = 0;
+      plive--;
+    }
+}
+
 static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void rlock (void) { if (vm.mt) pthread_mutex_lock (&req_lock); }
@@ -106,6 +158,7 @@ static void
 erase (VmReq *e)
 {
   size_t i = (size_t) (e - table);
+  unpend (e);
   vm_comm_unref (table[i].comm);
   table[i].key = 0;
   tcount--;
@@ -122,6 +175,60 @@ erase (VmReq *e)
     }
 }
 
+/* list the receive E (just posted or started, with its new id) */
+static void
+pend_add (VmReq *e)
+{
+  if (pcount == pcap)
+    {
+      if (pstart > 0)
+        {
+          memmove (pend, pend + pstart, (pcount - pstart) * sizeof *pend);
+          pcount -= pstart;
+          pstart = 0;
+        }
+      if (pcount == pcap)
+        {
+          size_t ncap = pcap ? pcap * 2 : 64;
+          Pend *np = realloc (pend, ncap * sizeof *np);
+          if (!np)
+            return;   /* not listed: its end is written when the program completes it, as before */
+          pend = np;
+          pcap = ncap;
+        }
+    }
+  pend[pcount++] = (Pend) { .id = e->id, .key = e->key };
+  e->pending = 1;
+  plive++;
+}
+
+static VmReq *
+pend_entry (const Pend *p)
+{
+  VmReq *e = find (p->key);
+  return e && e->id == p->id && e->pending ? e : NULL;
+}
+
+/* drop the listed receives that are no longer pending: from the front, and
+ * all of them when they outnumber the live ones */
+static void
+pend_tidy (void)
+{
+  while (pstart < pcount && !pend_entry (&pend[pstart]))
+    pstart++;
+  if (pstart == pcount)
+    pstart = pcount = 0;
+  else if (pcount - pstart > 2 * plive + 64)
+    {
+      size_t k = 0;
+      for (size_t i = pstart; i < pcount; i++)
+        if (pend_entry (&pend[i]))
+          pend[k++] = pend[i];
+      pstart = 0;
+      pcount = k;
+    }
+}
+
 static int64_t
 new_id (void)
 {
@@ -130,7 +237,8 @@ new_id (void)
 
 /* remember a request; returns its id (0 when it could not be kept) */
 static int64_t
-track (MPI_Request r, int kind, int peer, int tag, int64_t bytes, VmComm *comm, int active)
+track (MPI_Request r, int kind, int peer, int src, int tag, int64_t bytes, VmComm *comm, MPI_Comm mcomm,
+       int active)
 {
   uintptr_t k = rkey (r);
   if (!k || r == MPI_REQUEST_NULL)
@@ -148,9 +256,11 @@ track (MPI_Request r, int kind, int peer, int tag, int64_t bytes, VmComm *comm, 
   while (table[i].key)
     i = (i + 1) & (tcap - 1);
   vm_comm_ref (comm);
-  table[i] = (VmReq) { .key = k, .kind = kind, .active = active, .peer = peer, .tag = tag,
-                       .id = active ? new_id () : 0, .bytes = bytes, .comm = comm };
+  table[i] = (VmReq) { .key = k, .kind = kind, .active = active, .peer = peer, .src = src, .tag = tag,
+                       .id = active ? new_id () : 0, .bytes = bytes, .comm = comm, .mcomm = mcomm };
   tcount++;
+  if (active && (kind & K_RECV))
+    pend_add (&table[i]);
   int64_t id = table[i].id;
   runlock ();
   return id;
@@ -165,6 +275,9 @@ vm_req_fini (void)
   free (table);
   table = NULL;
   tcap = tcount = 0;
+  free (pend);
+  pend = NULL;
+  pstart = pcount = pcap = plive = 0;
 }
 
 int64_t
@@ -191,6 +304,138 @@ typedef struct {
   int tag, src;
 } Done;
 
+/* the waits one call writes: its own completions and the receives posted
+ * before them that it writes first (on the stack for a few) */
+#define SMALL 16
+typedef struct {
+  Done *v;
+  int n, cap;
+  Done inl[SMALL];
+} DoneBuf;
+
+static void
+done_init (DoneBuf *b)
+{
+  b->v = b->inl;
+  b->n = 0;
+  b->cap = SMALL;
+}
+
+static int
+done_push (DoneBuf *b, Done d)
+{
+  if (b->n == b->cap)
+    {
+      int ncap = b->cap * 2;
+      Done *nv = malloc (sizeof *nv * (size_t) ncap);
+      if (!nv)
+        return 0;
+      memcpy (nv, b->v, sizeof *nv * (size_t) b->n);
+      if (b->v != b->inl)
+        free (b->v);
+      b->v = nv;
+      b->cap = ncap;
+    }
+  b->v[b->n++] = d;
+  return 1;
+}
+
+static void
+done_free (DoneBuf *b)
+{
+  if (b->v != b->inl)
+    free (b->v);
+}
+
+/* a receive E was posted on the communicator (C, MC): the table of a
+ * communicator is unique to it while E holds it, except the world's, which
+ * also stands in for communicators whose table could not be made */
+static inline int
+same_comm (const VmReq *e, const VmComm *c, MPI_Comm mc)
+{
+  return e->comm == c && (c != &vm.world || e->mcomm == mc);
+}
+
+static inline int
+world_src (const VmComm *c, int src)
+{
+  return vm_comm_world_rank (c ? c : &vm.world, src);
+}
+
+/* E is complete: what its status says, once (1), or 0 when it must not be
+ * asked (another thread is completing it) or MPI would not say. */
+static int
+status_of (VmReq *e)
+{
+  if (e->known)
+    return 1;
+  MPI_Status st;
+  if (e->now)
+    st = *e->now;
+  else
+    {
+      if (e->waiters && !e->ours)
+        return 0;
+      MPI_Request h;
+      memcpy (&h, &e->key, sizeof h);
+      int flag = 0;
+      /* E is matched (see "Post order"): looping only waits for its data */
+      do
+        if (PMPI_Request_get_status (h, &flag, &st) != MPI_SUCCESS)
+          return 0;
+      while (!flag);
+    }
+  int cancelled = 0;
+  e->kcancel = PMPI_Test_cancelled (&st, &cancelled) == MPI_SUCCESS && cancelled;
+  e->ksrc = st.MPI_SOURCE;
+  e->ktag = st.MPI_TAG;
+  e->kbytes = e->kcancel ? 0 : vm_status_bytes (&st);
+  e->known = 1;
+  return 1;
+}
+
+/* A receive posted on C as request BEFORE took a message (src, tag), src a
+ * rank of C: add the pending receives posted before it that took one of the
+ * same channel, in post order, and mark them written.  Under the lock. */
+static void
+earlier_first (VmComm *c, MPI_Comm mc, int src, int tag, int64_t before, DoneBuf *out)
+{
+  if (!plive)
+    return;
+  for (size_t i = pstart; i < pcount && pend[i].id < before; i++)
+    {
+      VmReq *e = pend_entry (&pend[i]);
+      if (!e || !same_comm (e, c, mc) || !(e->src == MPI_ANY_SOURCE || e->src == src)
+          || !(e->tag == MPI_ANY_TAG || e->tag == tag) || !status_of (e))
+        continue;
+      if (e->kcancel || e->ksrc != src || e->ktag != tag)
+        continue;   /* cancelled, or took another channel's message: written with that channel */
+      Done d = { .id = e->id, .kind = K_RECV, .bytes = e->kbytes, .tag = e->ktag, .src = world_src (c, e->ksrc) };
+      if (!done_push (out, d))
+        break;
+      e->written = 1;
+      unpend (e);
+    }
+}
+
+/* is a receive posted on C and not yet written one that a message matching
+ * (source, tag) could complete (a blocking receive then writes itself as a
+ * post and a wait, so that the earlier ones can end inside it) */
+static int
+pending_overlap (VmComm *c, MPI_Comm mc, int source, int tag)
+{
+  int found = 0;
+  rlock ();
+  for (size_t i = pstart; plive && i < pcount && !found; i++)
+    {
+      VmReq *e = pend_entry (&pend[i]);
+      found = e && same_comm (e, c, mc) && (e->src == MPI_ANY_SOURCE || source == MPI_ANY_SOURCE || e->src == source)
+              && (e->tag == MPI_ANY_TAG || tag == MPI_ANY_TAG || e->tag == tag);
+    }
+  runlock ();
+  return found;
+}
+
 /* Under MPI_THREAD_MULTIPLE, MPI may hand a completed request's handle to
  * another thread's new request between our completion call and collect():
  * that thread's track() then replaces our entry, and collect() would take
@@ -207,6 +452,7 @@ snapshot (int n, const MPI_Request *reqs, VmReq *snap)
       VmReq *e = find (rkey (reqs[i]));
       if (e && e->active)
         {
+          e->waiters++;
           snap[i] = *e;
           vm_comm_ref (e->comm);
         }
@@ -222,24 +468,78 @@ snapshot_release (int n, VmReq *snap)
   rlock ();
   for (int i = 0; i < n; i++)
     if (snap[i].key)
-      vm_comm_unref (snap[i].comm);
+      {
+        VmReq *e = find (snap[i].key);
+        if (e && e->id == snap[i].id && e->waiters > 0)
+          e->waiters--;
+        vm_comm_unref (snap[i].comm);
+      }
   runlock ();
 }
 
-/* Take the completed requests out of the table (persistent ones go
- * inactive) and describe them; returns how many were ours.  snap: the
- * entries copied before the call (threads), or NULL. */
-static int
-collect (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *out, VmReq *snap)
+/* The live entry of request i of a completion call: in the table; with
+ * threads, the one copied before the call if it is still there (MPI may have
+ * handed the handle to another thread's request since). */
+static VmReq *
+live_of (const MPI_Request *saved, int i, VmReq *snap)
 {
-  int k = 0;
+  if (!snap)
+    return find (rkey (saved[i]));
+  if (!snap[i].key)
+    return NULL;
+  VmReq *t = find (snap[i].key);
+  return t && t->id == snap[i].id ? t : NULL;
+}
+
+/* a request's completion is written (or was, early): it leaves the table,
+ * a persistent one goes inactive */
+static void
+retire (VmReq *e)
+{
+  e->now = NULL;
+  e->written = e->known = 0;
+  unpend (e);
+  if (e->kind & K_PERSISTENT)
+    e->active = 0;
+  else
+    erase (e);
+}
+
+/* Take the N completed requests of a call over COUNT (index[j] names them,
+ * or the first N) out of the table and describe them, each receive after
+ * the pending ones posted before it that took an earlier message of its
+ * channel (see "Post order"); requests already written early give nothing.
+ * snap: the entries copied before the call (threads), or NULL. */
+static void
+collect (int count, const MPI_Request *saved, int n, const int *index, MPI_Status *st, DoneBuf *out, VmReq *snap)
+{
   rlock ();
+  /* statuses of this call's completions: their handles are freed already */
+  for (int j = 0; j < n; j++)
+    {
+      VmReq *e = live_of (saved, index ? index[j] : j, snap);
+      if (e && e->active)
+        e->now = &st[j];
+    }
+  if (snap)
+    for (int i = 0; i < count; i++)
+      {
+        VmReq *e = live_of (saved, i, snap);
+        if (e)
+          e->ours = 1;
+      }
   for (int j = 0; j < n; j++)
     {
       int i = index ? index[j] : j;
       VmReq *e = snap ? (snap[i].key ? &snap[i] : NULL) : find (rkey (saved[i]));
       if (!e || !e->active)
         continue;
+      VmReq *live = snap ? live_of (saved, i, snap) : e;
+      if (live && live->written)
+        {
+          retire (live);
+          continue;
+        }
       Done d = { .id = e->id, .kind = e->kind & (K_SEND | K_RECV) };
       int cancelled = 0;
       if (PMPI_Test_cancelled (&st[j], &cancelled) == MPI_SUCCESS && cancelled)
@@ -248,23 +548,24 @@ collect (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done
         {
           d.bytes = vm_status_bytes (&st[j]);
           d.tag = st[j].MPI_TAG;
-          d.src = vm_comm_world_rank (e->comm ? e->comm : &vm.world, st[j].MPI_SOURCE);
+          d.src = world_src (e->comm, st[j].MPI_SOURCE);
+          if (live)
+            unpend (live);
+          earlier_first (e->comm, e->mcomm, st[j].MPI_SOURCE, st[j].MPI_TAG, e->id, out);
         }
-      out[k++] = d;
-      if (snap)
-        {
-          VmReq *t = find (e->key);
-          e = t && t->id == e->id ? t : NULL;
-          if (!e)
-            continue;
-        }
-      if (e->kind & K_PERSISTENT)
-        e->active = 0;
-      else
-        erase (e);
+      done_push (out, d);
+      if (live)
+        retire (live);
     }
+  if (snap)
+    for (int i = 0; i < count; i++)
+      {
+        VmReq *e = live_of (saved, i, snap);
+        if (e)
+          e->ours = 0;
+      }
+  pend_tidy ();
   runlock ();
-  return k;
 }
 
 static void
@@ -290,15 +591,12 @@ emit_done (const Done *d, int n, int64_t t0, int64_t t1)
 }
 
 /* scratch arrays: on the stack for a few requests, else on the heap */
-#define SMALL 16
 typedef struct {
   MPI_Request req[SMALL];
   MPI_Status st[SMALL];
-  Done done[SMALL];
   VmReq snap[SMALL];
   MPI_Request *reqp;
   MPI_Status *stp;
-  Done *donep;
   VmReq *snapp;           /* NULL without threads */
 } Scratch;
 
@@ -309,19 +607,16 @@ scratch_get (Scratch *s, int n)
     {
       s->reqp = s->req;
       s->stp = s->st;
-      s->donep = s->done;
       s->snapp = vm.mt ? s->snap : NULL;
       return 0;
     }
   s->reqp = malloc (sizeof (MPI_Request) * (size_t) n);
   s->stp = malloc (sizeof (MPI_Status) * (size_t) n);
-  s->donep = malloc (sizeof (Done) * (size_t) n);
   s->snapp = vm.mt ? malloc (sizeof (VmReq) * (size_t) n) : NULL;
-  if (!s->reqp || !s->stp || !s->donep || (vm.mt && !s->snapp))
+  if (!s->reqp || !s->stp || (vm.mt && !s->snapp))
     {
       free (s->reqp);
       free (s->stp);
-      free (s->donep);
       free (s->snapp);
       return -1;
     }
@@ -335,17 +630,34 @@ scratch_put (Scratch *s)
     {
       free (s->reqp);
       free (s->stp);
-      free (s->donep);
       free (s->snapp);
     }
 }
 
 static void
-finish (int n, const MPI_Request *saved, const int *index, MPI_Status *st, Done *done, int64_t t0, VmReq *snap)
+finish (int count, const MPI_Request *saved, int n, const int *index, MPI_Status *st, int64_t t0, VmReq *snap)
 {
   int64_t t1 = vm_now ();
-  int k = collect (n, saved, index, st, done, snap);
-  emit_done (done, k, t0, t1);
+  DoneBuf b;
+  done_init (&b);
+  collect (count, saved, n, index, st, &b, snap);
+  emit_done (b.v, b.n, t0, t1);
+  done_free (&b);
+}
+
+/* Without scratch memory a call is passed through unrecorded: its requests
+ * stop being listed as pending (their handles may be freed by it). */
+static void
+unlist (int count, const MPI_Request *reqs)
+{
+  rlock ();
+  for (int i = 0; i < count; i++)
+    {
+      VmReq *e = find (rkey (reqs[i]));
+      if (e)
+        unpend (e);
+    }
+  runlock ();
 }
 
 int
@@ -356,14 +668,13 @@ MPI_Wait (MPI_Request *request, MPI_Status *status)
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   MPI_Request saved = *request;
-  Done d;
   VmReq one, *snap = vm.mt ? &one : NULL;
   if (snap)
     snapshot (1, &saved, snap);
   int64_t t0 = vm_now ();
   int rc = PMPI_Wait (request, st);
   if (rc == MPI_SUCCESS)
-    finish (1, &saved, NULL, st, &d, t0, snap);
+    finish (1, &saved, 1, NULL, st, t0, snap);
   if (snap)
     snapshot_release (1, snap);
   return rc;
@@ -377,14 +688,13 @@ MPI_Test (MPI_Request *request, int *flag, MPI_Status *status)
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   MPI_Request saved = *request;
-  Done d;
   VmReq one, *snap = vm.mt ? &one : NULL;
   if (snap)
     snapshot (1, &saved, snap);
   int64_t t0 = vm_now ();
   int rc = PMPI_Test (request, flag, st);
   if (rc == MPI_SUCCESS && *flag)
-    finish (1, &saved, NULL, st, &d, t0, snap);
+    finish (1, &saved, 1, NULL, st, t0, snap);
   else
     vm.polls++;
   if (snap)
@@ -396,8 +706,13 @@ int
 MPI_Waitall (int count, MPI_Request requests[], MPI_Status statuses[])
 {
   Scratch s;
-  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+  if (!vm.on || count <= 0)
     return PMPI_Waitall (count, requests, statuses);
+  if (scratch_get (&s, count) != 0)
+    {
+      unlist (count, requests);
+      return PMPI_Waitall (count, requests, statuses);
+    }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
   if (s.snapp)
@@ -405,7 +720,7 @@ MPI_Waitall (int count, MPI_Request requests[], MPI_Status statuses[])
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitall (count, requests, st);
   if (rc == MPI_SUCCESS)
-    finish (count, s.reqp, NULL, st, s.donep, t0, s.snapp);
+    finish (count, s.reqp, count, NULL, st, t0, s.snapp);
   if (s.snapp)
     snapshot_release (count, s.snapp);
   scratch_put (&s);
@@ -416,8 +731,13 @@ int
 MPI_Testall (int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
   Scratch s;
-  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+  if (!vm.on || count <= 0)
     return PMPI_Testall (count, requests, flag, statuses);
+  if (scratch_get (&s, count) != 0)
+    {
+      unlist (count, requests);
+      return PMPI_Testall (count, requests, flag, statuses);
+    }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
   if (s.snapp)
@@ -425,7 +745,7 @@ MPI_Testall (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]
   int64_t t0 = vm_now ();
   int rc = PMPI_Testall (count, requests, flag, st);
   if (rc == MPI_SUCCESS && *flag)
-    finish (count, s.reqp, NULL, st, s.donep, t0, s.snapp);
+    finish (count, s.reqp, count, NULL, st, t0, s.snapp);
   else
     vm.polls++;
   if (s.snapp)
@@ -438,8 +758,13 @@ int
 MPI_Waitany (int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
   Scratch s;
-  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+  if (!vm.on || count <= 0)
     return PMPI_Waitany (count, requests, index, status);
+  if (scratch_get (&s, count) != 0)
+    {
+      unlist (count, requests);
+      return PMPI_Waitany (count, requests, index, status);
+    }
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
@@ -448,7 +773,7 @@ MPI_Waitany (int count, MPI_Request requests[], int *index, MPI_Status *status)
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitany (count, requests, index, st);
   if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
-    finish (1, s.reqp, index, st, s.donep, t0, s.snapp);
+    finish (count, s.reqp, 1, index, st, t0, s.snapp);
   if (s.snapp)
     snapshot_release (count, s.snapp);
   scratch_put (&s);
@@ -459,8 +784,13 @@ int
 MPI_Testany (int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
 {
   Scratch s;
-  if (!vm.on || count <= 0 || scratch_get (&s, count) != 0)
+  if (!vm.on || count <= 0)
     return PMPI_Testany (count, requests, index, flag, status);
+  if (scratch_get (&s, count) != 0)
+    {
+      unlist (count, requests);
+      return PMPI_Testany (count, requests, index, flag, status);
+    }
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
@@ -469,7 +799,7 @@ MPI_Testany (int count, MPI_Request requests[], int *index, int *flag, MPI_Statu
   int64_t t0 = vm_now ();
   int rc = PMPI_Testany (count, requests, index, flag, st);
   if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
-    finish (1, s.reqp, index, st, s.donep, t0, s.snapp);
+    finish (count, s.reqp, 1, index, st, t0, s.snapp);
   else
     vm.polls++;
   if (s.snapp)
@@ -482,8 +812,13 @@ int
 MPI_Waitsome (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
 {
   Scratch s;
-  if (!vm.on || incount <= 0 || scratch_get (&s, incount) != 0)
+  if (!vm.on || incount <= 0)
     return PMPI_Waitsome (incount, requests, outcount, indices, statuses);
+  if (scratch_get (&s, incount) != 0)
+    {
+      unlist (incount, requests);
+      return PMPI_Waitsome (incount, requests, outcount, indices, statuses);
+    }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
   if (s.snapp)
@@ -491,7 +826,7 @@ MPI_Waitsome (int incount, MPI_Request requests[], int *outcount, int indices[],
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitsome (incount, requests, outcount, indices, st);
   if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
-    finish (*outcount, s.reqp, indices, st, s.donep, t0, s.snapp);
+    finish (incount, s.reqp, *outcount, indices, st, t0, s.snapp);
   if (s.snapp)
     snapshot_release (incount, s.snapp);
   scratch_put (&s);
@@ -502,8 +837,13 @@ int
 MPI_Testsome (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[])
 {
   Scratch s;
-  if (!vm.on || incount <= 0 || scratch_get (&s, incount) != 0)
+  if (!vm.on || incount <= 0)
     return PMPI_Testsome (incount, requests, outcount, indices, statuses);
+  if (scratch_get (&s, incount) != 0)
+    {
+      unlist (incount, requests);
+      return PMPI_Testsome (incount, requests, outcount, indices, statuses);
+    }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
   memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
   if (s.snapp)
@@ -511,7 +851,7 @@ MPI_Testsome (int incount, MPI_Request requests[], int *outcount, int indices[],
   int64_t t0 = vm_now ();
   int rc = PMPI_Testsome (incount, requests, outcount, indices, st);
   if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
-    finish (*outcount, s.reqp, indices, st, s.donep, t0, s.snapp);
+    finish (incount, s.reqp, *outcount, indices, st, t0, s.snapp);
   else
     vm.polls++;
   if (s.snapp)
@@ -593,7 +933,7 @@ MPI_Rsend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
       if (rc_ != MPI_SUCCESS)                                                        \
         return rc_;                                                                  \
       int w_ = vm_comm_world_rank (c_, dest);                                        \
-      int64_t id_ = track (*request, K_SEND, w_, tag, 0, NULL, 1);                    \
+      int64_t id_ = track (*request, K_SEND, w_, 0, tag, 0, NULL, comm, 1);              \
       if (id_ == 0)                                                                  \
         return rc_;                                                                  \
       VM_E (VM_BEGIN, VM_EV_ISEND, t0_, 4, vm_bytes (count, datatype), tag, w_, 0);  \
@@ -631,6 +971,52 @@ MPI_Irsend (const void *buf, int count, MPI_Datatype datatype, int dest, int tag
   NONBLOCKING_SEND (PMPI_Irsend (buf, count, datatype, dest, tag, comm, request));
 }
 
+/* A blocking receive while receives posted before it on C that it might
+ * overtake in the trace are pending (see "Post order"): it is written as
+ * what the standard says it is, a post and a wait, so that the earlier ones
+ * it finds matched can end inside its wait, before its own end.  Returns
+ * the request id (0: none pending, a plain -52 receive). */
+static int64_t
+recv_begin (VmComm *c, MPI_Comm mc, int source, int tag, int64_t t0)
+{
+  int64_t rid = pending_overlap (c, mc, source, tag) ? new_id () : 0;
+  if (!rid)
+    {
+      VM_E (VM_BEGIN, VM_EV_RECV, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+      return 0;
+    }
+  VM_E (VM_BEGIN, VM_EV_IRECV, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+  VM_E (VM_END, VM_EV_IRECV, t0, 1, rid);
+  VM_E (VM_BEGIN, VM_EV_RECV_WAIT, t0, 1, rid);
+  return rid;
+}
+
+/* after the earlier ones of its channel: the end of receive RID (0: -52) */
+static void
+recv_end (VmComm *c, MPI_Comm mc, int64_t rid, const MPI_Status *st, int64_t t0, int64_t t1)
+{
+  if (rid)
+    {
+      DoneBuf b;
+      done_init (&b);
+      rlock ();
+      earlier_first (c, mc, st->MPI_SOURCE, st->MPI_TAG, rid, &b);
+      pend_tidy ();
+      runlock ();
+      for (int i = 0; i < b.n; i++)
+        VM_E (VM_BEGIN, VM_EV_RECV_WAIT, t0, 1, b.v[i].id);
+      for (int i = 0; i < b.n; i++)
+        {
+          VM_E (VM_END, VM_EV_RECV_WAIT, t1, 4, b.v[i].bytes, b.v[i].tag, b.v[i].src, 0);
+          __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
+        }
+      done_free (&b);
+    }
+  VM_E (VM_END, rid ? VM_EV_RECV_WAIT : VM_EV_RECV, t1, 4, vm_status_bytes (st), st->MPI_TAG,
+        world_src (c, st->MPI_SOURCE), 0);
+  __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
+}
+
 int
 MPI_Recv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -641,24 +1027,22 @@ MPI_Recv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_
     return PMPI_Recv (buf, count, datatype, source, tag, comm, status);
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  VM_E (VM_BEGIN, VM_EV_RECV, vm_now (), 3, wtag (tag), vm_comm_world_rank (c, source), 0);
+  int64_t t0 = vm_now ();
+  int64_t rid = recv_begin (c, comm, source, tag, t0);
   int rc = PMPI_Recv (buf, count, datatype, source, tag, comm, st);
   int64_t t1 = vm_now ();
   if (rc == MPI_SUCCESS)
-    {
-      VM_E (VM_END, VM_EV_RECV, t1, 4, vm_status_bytes (st), st->MPI_TAG, vm_comm_world_rank (c, st->MPI_SOURCE), 0);
-      __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
-    }
+    recv_end (c, comm, rid, st, t0, t1);
   return rc;
 }
 
 static int
-irecv_post (int rc, MPI_Request *request, int source, int tag, VmComm *c, int64_t t0)
+irecv_post (int rc, MPI_Request *request, int source, int tag, VmComm *c, MPI_Comm comm, int64_t t0)
 {
   int64_t t1 = vm_now ();
   if (rc != MPI_SUCCESS)
     return rc;
-  int64_t id = track (*request, K_RECV, -1, tag, 0, c, 1);
+  int64_t id = track (*request, K_RECV, -1, source, tag, 0, c, comm, 1);
   if (id)
     {
       VM_E (VM_BEGIN, VM_EV_IRECV, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
@@ -678,7 +1062,7 @@ MPI_Irecv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI
     return PMPI_Irecv (buf, count, datatype, source, tag, comm, request);
   int64_t t0 = vm_now ();
   int rc = PMPI_Irecv (buf, count, datatype, source, tag, comm, request);
-  return irecv_post (rc, request, source, tag, c, t0);
+  return irecv_post (rc, request, source, tag, c, comm, t0);
 }
 
 /* ---- matched probe / receive (mpi4py's pickled receives use these) ---- */
@@ -686,6 +1070,7 @@ MPI_Irecv (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI
 /* A matched message's status names its source in the probed communicator,
  * which MPI_Mrecv is not told: the last M(i)probe that found one keeps it. */
 static VmComm *vm_probe_comm;
+static MPI_Comm vm_probe_mcomm = MPI_COMM_NULL;
 
 int
 MPI_Mrecv (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
@@ -695,15 +1080,14 @@ MPI_Mrecv (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MP
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
   /* the message was chosen by the probe: the begin names any source and tag */
-  VM_E (VM_BEGIN, VM_EV_RECV, vm_now (), 3, -1, -1, 0);
+  VmComm *c = vm_probe_comm ? vm_probe_comm : &vm.world;
+  int64_t t0 = vm_now ();
+  MPI_Comm mc = vm_probe_mcomm;
+  int64_t rid = recv_begin (c, mc, MPI_ANY_SOURCE, MPI_ANY_TAG, t0);
   int rc = PMPI_Mrecv (buf, count, datatype, message, st);
   int64_t t1 = vm_now ();
   if (rc == MPI_SUCCESS)
-    {
-      VM_E (VM_END, VM_EV_RECV, t1, 4, vm_status_bytes (st), st->MPI_TAG,
-            vm_comm_world_rank (vm_probe_comm ? vm_probe_comm : &vm.world, st->MPI_SOURCE), 0);
-      __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
-    }
+    recv_end (c, mc, rid, st, t0, t1);
   return rc;
 }
 
@@ -714,14 +1098,16 @@ MPI_Imrecv (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, M
     return PMPI_Imrecv (buf, count, datatype, message, request);
   int64_t t0 = vm_now ();
   int rc = PMPI_Imrecv (buf, count, datatype, message, request);
-  return irecv_post (rc, request, MPI_ANY_SOURCE, MPI_ANY_TAG, vm_probe_comm ? vm_probe_comm : &vm.world, t0);
+  return irecv_post (rc, request, MPI_ANY_SOURCE, MPI_ANY_TAG, vm_probe_comm ? vm_probe_comm : &vm.world,
+                     vm_probe_mcomm, t0);
 }
 
 static void
-probe_set_comm (VmComm *c)
+probe_set_comm (VmComm *c, MPI_Comm comm)
 {
   /* remember the communicator of the last probe for a following M(i)recv;
    * the world table needs no reference */
+  vm_probe_mcomm = comm;
   if (vm_probe_comm == c)
     return;
   vm_comm_ref (c);
@@ -789,7 +1175,7 @@ MPI_Mprobe (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status
   int64_t t0 = vm_now ();
   VM_E (VM_BEGIN, VM_EV_PROBE, t0, 3, wtag (tag), vm_comm_world_rank (c, source), 0);
   int rc = PMPI_Mprobe (source, tag, comm, message, st);
-  probe_set_comm (c);
+  probe_set_comm (c, comm);
   return probe_common (rc, 1, VM_EV_PROBE, source, tag, c, st, t0);
 }
 
@@ -804,7 +1190,7 @@ MPI_Improbe (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message
   int64_t t0 = vm_now ();
   int rc = PMPI_Improbe (source, tag, comm, flag, message, st);
   if (rc == MPI_SUCCESS && *flag)
-    probe_set_comm (c);
+    probe_set_comm (c, comm);
   return probe_common (rc, *flag, VM_EV_IPROBE, source, tag, c, st, t0);
 }
 
@@ -831,15 +1217,33 @@ sendrecv_post (int64_t t0, int sendcount, MPI_Datatype sendtype, int dest, int s
 }
 
 static void
-sendrecv_done (int64_t t0, int64_t sid, int64_t rid, VmComm *c, const MPI_Status *st)
+sendrecv_done (int64_t t0, int64_t sid, int64_t rid, VmComm *c, MPI_Comm mc, const MPI_Status *st)
 {
   int64_t t1 = vm_now ();
+  DoneBuf b;
+  done_init (&b);
+  if (rid)
+    {
+      /* receives posted before it that took earlier messages of its channel (see "Post order") */
+      rlock ();
+      earlier_first (c, mc, st->MPI_SOURCE, st->MPI_TAG, rid, &b);
+      pend_tidy ();
+      runlock ();
+    }
   if (sid)
     VM_E (VM_BEGIN, VM_EV_SEND_WAIT, t0, 1, sid);
+  for (int i = 0; i < b.n; i++)
+    VM_E (VM_BEGIN, VM_EV_RECV_WAIT, t0, 1, b.v[i].id);
   if (rid)
     VM_E (VM_BEGIN, VM_EV_RECV_WAIT, t0, 1, rid);
   if (sid)
     VM_E0 (VM_END, VM_EV_SEND_WAIT, t1);
+  for (int i = 0; i < b.n; i++)
+    {
+      VM_E (VM_END, VM_EV_RECV_WAIT, t1, 4, b.v[i].bytes, b.v[i].tag, b.v[i].src, 0);
+      __atomic_add_fetch (&vm.received, 1, __ATOMIC_RELAXED);
+    }
+  done_free (&b);
   if (rid)
     {
       VM_E (VM_END, VM_EV_RECV_WAIT, t1, 4, vm_status_bytes (st), st->MPI_TAG,
@@ -864,7 +1268,7 @@ MPI_Sendrecv (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int des
   int rc = PMPI_Sendrecv (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                           recvtag, comm, st);
   if (rc == MPI_SUCCESS)
-    sendrecv_done (t0, sid, rid, c, st);
+    sendrecv_done (t0, sid, rid, c, comm, st);
   return rc;
 }
 
@@ -882,7 +1286,7 @@ MPI_Sendrecv_replace (void *buf, int count, MPI_Datatype datatype, int dest, int
   sendrecv_post (t0, count, datatype, dest, sendtag, source, recvtag, c, &sid, &rid);
   int rc = PMPI_Sendrecv_replace (buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
   if (rc == MPI_SUCCESS)
-    sendrecv_done (t0, sid, rid, c, st);
+    sendrecv_done (t0, sid, rid, c, comm, st);
   return rc;
 }
 
@@ -894,8 +1298,8 @@ MPI_Sendrecv_replace (void *buf, int count, MPI_Datatype datatype, int dest, int
       int rc_ = call;                                                                \
       if (rc_ == MPI_SUCCESS && vm.on && dest != MPI_PROC_NULL                       \
           && !vm_comm_outside (vm_comm_get (comm), dest))                            \
-        track (*request, K_SEND | K_PERSISTENT, vm_comm_world_rank (vm_comm_get (comm), dest), tag, \
-               vm_bytes (count, datatype), NULL, 0);                                 \
+        track (*request, K_SEND | K_PERSISTENT, vm_comm_world_rank (vm_comm_get (comm), dest), 0, tag, \
+               vm_bytes (count, datatype), NULL, comm, 0);                              \
       return rc_;                                                                    \
     }                                                                                \
   while (0)
@@ -938,7 +1342,7 @@ MPI_Recv_init (void *buf, int count, MPI_Datatype datatype, int source, int tag,
       VmComm *c = vm_comm_get (comm);
       /* the source is kept (as a world rank) in peer for the post lines */
       if (!vm_comm_outside (c, source))
-        track (*request, K_RECV | K_PERSISTENT, vm_comm_world_rank (c, source), tag, 0, c, 0);
+        track (*request, K_RECV | K_PERSISTENT, vm_comm_world_rank (c, source), source, tag, 0, c, comm, 0);
     }
   return rc;
 }
@@ -956,8 +1360,13 @@ started (const MPI_Request *reqs, int n, int64_t t0, int64_t t1)
       VmReq copy = { 0 };
       if (e && (e->kind & K_PERSISTENT))
         {
+          unpend (e);
           e->active = 1;
           e->id = new_id ();
+          e->written = e->known = 0;
+          e->now = NULL;
+          if (e->kind & K_RECV)
+            pend_add (e);
           copy = *e;
         }
       runlock ();

@@ -13,7 +13,8 @@ Each case runs an unmodified MPI program twice, without and with the library
     and as many messages as the library counted;
   - what the case expects of its own trace (any-source resolved, Waitany,
     Testsome, cancelled requests, subsets of split communicators, ...).
-Cases: p2p, coll (own C programs), robust (unreachable directory or viewer,
+Cases: p2p, order (receives of one channel completed out of post order:
+every receive end pairs with the send of its size), coll (own C programs), robust (unreachable directory or viewer,
 MPI_Abort, a fatal signal), hpcc, mpi4py, live (the same programs streamed
 to viper-replay --listen give the same counts as the files), teardown (a
 rank hung in MPI_Recv keeps its lines when the job is killed as Open MPI
@@ -382,6 +383,51 @@ def expect_coll(label, t):
                 pass
 
 
+def check_pairing(label, t):
+    """The contract's pairing (spec picl.md section 3): the k-th send on channel
+    (SRC, DEST, TAG) is received by the k-th receive end on DEST whose data say
+    (SRC, TAG).  Paired so, every receive end must carry its send's size."""
+    sends = collections.defaultdict(list)
+    for rank, rs in t.items():
+        for r in rs:
+            if r[0] == -3 and r[1] in (-21, -27):
+                d = data(r)
+                sends[(rank, d[2], d[1])].append(d[0])
+    bad = []
+    for rank, rs in t.items():
+        k = collections.Counter()
+        for r in rs:
+            if r[0] == -4 and r[1] in (-52, -61):
+                d = data(r)
+                ch = (d[2], rank, d[1])
+                sent = sends[ch][k[ch]] if k[ch] < len(sends[ch]) else None
+                if sent != d[0]:
+                    bad.append(f"receive {k[ch] + 1} on {ch} ends with {d[0]} bytes, its send has {sent}")
+                k[ch] += 1
+    if bad:
+        fail(f"{label}: receive ends paired with the wrong sends: {bad}")
+
+
+def expect_order(label, t):
+    """mpi-order: receives of one channel completed in reverse post order"""
+    check_pairing(label, t)
+    for rank in t:
+        # every wait begun once and ended once, for a request that was posted once
+        for ev in (-31, -61, -954):
+            if len(recs(t, rank, -3, ev)) != len(recs(t, rank, -4, ev)):
+                fail(f"{label}: rank {rank}: {len(recs(t, rank, -3, ev))} begins, "
+                     f"{len(recs(t, rank, -4, ev))} ends of {ev}")
+        posted = [data(r)[0] for r in recs(t, rank, -4, -27) + recs(t, rank, -4, -57)]
+        waited = [data(r)[0] for r in recs(t, rank, -3, -31) + recs(t, rank, -3, -61) + recs(t, rank, -3, -954)]
+        if len(posted) != len(set(posted)) or sorted(waited) != sorted(posted):
+            fail(f"{label}: rank {rank}: requests posted {posted}, waited for {waited} (each once)")
+    # rank 0: 13 phases, 28 messages from rank 1 (the persistent phase twice), one receive cancelled
+    ends = recs(t, 0, -4, -61) + recs(t, 0, -4, -52)
+    if len(ends) != 28 or len(recs(t, 0, -4, -954)) != 1:
+        fail(f"{label}: rank 0: {len(ends)} receive ends (want 28), "
+             f"{len(recs(t, 0, -4, -954))} cancelled (want 1)")
+
+
 # ---- the cases ----
 
 def case_p2p(args):
@@ -429,6 +475,10 @@ def threads_case(args):
         print(f"threads: {nranks} ranks x 3 threads x {n}: every wait recorded; the replay matched "
               f"{state.get('messages')} of {nranks * want} messages, {state['counts']['pending']} pending "
               f"(exit {rr.returncode})")
+
+
+def case_order(args):
+    traced_case(args, "mpi-order", [os.path.join(args.prog_dir, "mpi-order")], 2, expect_order)
 
 
 def case_coll(args):
@@ -924,7 +974,7 @@ def main():
             args.python = py
             break
     {"p2p": case_p2p, "coll": case_coll, "robust": case_robust, "hpcc": case_hpcc,
-     "mpi4py": case_mpi4py, "live": case_live, "teardown": case_teardown}[args.case](args)
+     "mpi4py": case_mpi4py, "order": case_order, "live": case_live, "teardown": case_teardown}[args.case](args)
     if problems:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         sys.exit(1)
