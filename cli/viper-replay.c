@@ -918,6 +918,16 @@ main (int argc, char **argv)
       viper_stuck_array_free (stuck);
       rc = EXIT_PENDING;
     }
+  if (!app.io_error && why == VIPER_STOP_END && c.pending == 0 && !app.interrupted && !app.opt.quiet)
+    {
+      /* nothing pending, yet the program did not end: a hung program cut
+       * short shows here, not only as "running" (trial 2, finding 6) */
+      char *blocked = viper_model_all_blocked (app.model);
+      if (blocked)
+        fprintf (stderr, "viper-replay: warning: the input ended with every processor still tracing blocked: %s\n",
+                 blocked);
+      g_free (blocked);
+    }
   if (app.interrupted && !app.io_error && why != VIPER_STOP_STRICT)
     rc = 128 + app.signal;
 out:

@@ -291,6 +291,12 @@ viper_model_program_state (const ViperModel *m)
   return m->klass->program_state ? m->klass->program_state (m) : "running";
 }
 
+char *
+viper_model_all_blocked (const ViperModel *m)
+{
+  return m && m->klass->all_blocked ? m->klass->all_blocked (m) : NULL;
+}
+
 void
 viper_model_set_collection_end (ViperModel *m, ViperCollectionEnd e)
 {

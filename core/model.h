@@ -46,6 +46,11 @@ typedef struct {
    * run (the input ended); a paradigm whose states depend on them (a
    * collective over all processors) looks again at what waits. */
   void (*modules_known) (ViperModel *m);
+  /* Optional: at the end of the input, with nothing pending, why the
+   * program is not over when every module still running waits for
+   * something that never came (a hung program cut short: "P0 in receive
+   * from P2 tag 2 since 0.0012; ..."); NULL when not so.  To free. */
+  char *(*all_blocked) (const ViperModel *m);
 } ViperModelClass;
 
 /* A state change or an arrow kept for the space-time view. */
@@ -109,6 +114,8 @@ void viper_model_reset (ViperModel *m);
  * restore from (the furthest history, see viper_model_restore). */
 void viper_model_rewind_start (ViperModel *m);
 const char *viper_model_program_state (const ViperModel *m);
+/* The class's all_blocked, or NULL. */
+char *viper_model_all_blocked (const ViperModel *m);
 /* The live session's collectors all closed (or one connected again): marks
  * the program and every module damaged when it changes. */
 void viper_model_set_collection_end (ViperModel *m, ViperCollectionEnd e);

@@ -851,6 +851,61 @@ picl_program_state (const ViperModel *base)
   return "running";
 }
 
+/* Every processor still tracing idle in a call that waits for what never
+ * came (a receive whose message was not sent, a collective missing begins):
+ * said at the end of the input, since "running" alone does not tell a hung
+ * program cut short from one that was still working. */
+static char *
+picl_all_blocked (const ViperModel *base)
+{
+  const PiclModel *m = picl (base);
+  GString *s = NULL;
+  guint n = 0;
+  for (guint i = 0; i < m->procs->len; i++)
+    {
+      const Proc *p = &g_array_index (m->procs, Proc, i);
+      if (!p->tracing)
+        continue;
+      const Call *w = NULL;
+      for (guint k = 0; k < p->calls.len && !w; k++)
+        if (p->calls.v[k].kind != CALL_PLAIN && isnan (p->calls.v[k].ready))
+          w = &p->calls.v[k];
+      if (p->state != VIPER_PICL_IDLE || !w)
+        {
+          if (s)
+            g_string_free (s, TRUE);
+          return NULL;        /* one still works, or is not waiting */
+        }
+      if (!s)
+        s = g_string_new (NULL);
+      if (++n > 8)
+        continue;
+      char t[32];
+      g_string_append_printf (s, "%sP%" G_GINT64_FORMAT " in %s", n > 1 ? "; " : "", p->id, picl_ev_name (w->ev));
+      if (w->kind == CALL_RECV)
+        {
+          if (w->want_src >= 0)
+            g_string_append_printf (s, " from P%" G_GINT64_FORMAT, w->want_src);
+          else
+            g_string_append (s, " from any source");
+          if (w->want_tag >= 0)
+            g_string_append_printf (s, " tag %" G_GINT64_FORMAT, w->want_tag);
+        }
+      else
+        {
+          g_string_append_printf (s, " #%" G_GINT64_FORMAT, w->k + 1);
+          if (w->subset == -1)
+            g_string_append (s, " over every processor");
+          else
+            g_string_append_printf (s, " over subset %" G_GINT64_FORMAT, w->subset);
+        }
+      g_string_append_printf (s, " since %s", viper_format_double (w->begin, t));
+    }
+  if (s && n > 8)
+    g_string_append_printf (s, "; and %u more", n - 8);
+  return s ? g_string_free (s, FALSE) : NULL;
+}
+
 static void
 picl_write_top (const ViperModel *base, ViperJson *j)
 {
@@ -903,6 +958,7 @@ static const ViperModelClass picl_class = {
   .reset = picl_reset,
   .destroy = picl_destroy,
   .program_state = picl_program_state,
+  .all_blocked = picl_all_blocked,
   .write_top = picl_write_top,
   .write_modules = picl_write_modules,
   .group_members = NULL,
