@@ -397,6 +397,7 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "viper-lights-sim: %s\nTry 'viper-lights-sim --help' for more information.\n", bad);
       g_free (bad);
+      g_free (pattern), g_free (topology), g_free (out), g_free (lose), g_free (silence), g_free (connect_addr);
       return 2;
     }
   s.rows = rows > 0 ? rows : (int) floor (sqrt ((double) s.nodes));
