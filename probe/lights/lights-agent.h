@@ -54,8 +54,14 @@ typedef struct {
   size_t len, cap;
   long long *nodes;         /* the subtree: PROCs of the lines it sent */
   size_t n_nodes, cap_nodes;
+  int ending;               /* it said it ends (AGENT_BYE): its close is no loss */
   char name[64];
 } Child;
+
+/* The last line an agent sends before it closes on purpose (--count done,
+ * SIGTERM, SIGINT): a comment, which readers skip; its parent takes it and
+ * reports the child ended, not lost. */
+#define AGENT_BYE "# viper-lights-agent: ends\n"
 
 typedef struct {
   char *iface;

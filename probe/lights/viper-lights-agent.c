@@ -371,6 +371,17 @@ child_read (int i)
         die ("out of memory");
     }
   ssize_t k = read (c->fd, c->buf + c->len, c->cap - c->len);
+  if (k == 0 && c->ending)
+    {
+      /* it said goodbye: its nodes stop reporting (a viewer shows them
+       * stale), none is lost */
+      message ("child %s ended, %zu node%s", c->name, c->n_nodes, c->n_nodes == 1 ? "" : "s");
+      close (c->fd);
+      free (c->buf);
+      free (c->nodes);
+      A.children[i] = A.children[--A.n_children];
+      return;
+    }
   if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
     {
       child_lost (i, k == 0 ? "connection closed" : strerror (errno));
@@ -390,6 +401,13 @@ child_read (int i)
       size_t n = p - start < sizeof tmp - 1 ? p - start : sizeof tmp - 1;
       memcpy (tmp, c->buf + start, n);
       tmp[n] = 0;
+      if (p + 1 - start == sizeof AGENT_BYE - 1 && memcmp (c->buf + start, AGENT_BYE, sizeof AGENT_BYE - 1) == 0)
+        {
+          c->ending = 1;      /* its own, not forwarded: the parent has not ended */
+          start = p + 1;
+          continue;
+        }
+      c->ending = 0;          /* lines after it: not the end after all */
       if (sscanf (tmp, "%lld %lld %lf %lld", &rec, &ev, &t, &proc) == 4 && proc >= 0)
         child_note_node (c, proc);
       up_append (c->buf + start, p + 1 - start);
@@ -694,6 +712,10 @@ main (int argc, char **argv)
         }
       up_flush ();
     }
+  /* an end on purpose, said upstream: a parent agent takes it, a viewer
+   * skips it as the comment it is (not written to a file) */
+  if (!A.to_file)
+    up_append (AGENT_BYE, sizeof AGENT_BYE - 1);
   /* flush what waits, bounded: a second at most, the upstream retried */
   double until = now_mono () + 1.0;
   while (A.up_len && now_mono () < until)

@@ -14,6 +14,7 @@ that waited reach an upstream that comes late.  Loopback only; bounded in time.
 import os
 import re
 import socket
+import select
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,7 @@ def run(args, **kw):
 
 
 def trams(text):
-    return [l.split() for l in text.splitlines() if l.strip()]
+    return [l.split() for l in text.splitlines() if l.strip() and not l.startswith("#")]
 
 
 def free_port():
@@ -208,7 +209,8 @@ def main():
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
     check(r.returncode == 0, "viper-replay --strict accepts the agent's trams (%s)" % r.stderr.strip())
 
-    # a parent and a child on loopback: the child's lines go through, its end is a Lost tram
+    # a parent and a child on loopback: the child's lines go through; its end
+    # by --count is said as an end (no Lost tram), a killed child's as a loss
     port = free_port()
     pout = os.path.join(tmp, "parent.trc")
     parent = subprocess.Popen([AGENT, "-n", "0", "-o", pout, "-l", "127.0.0.1:%d" % port, "-i", "100", "-v"],
@@ -226,6 +228,21 @@ def main():
     child.wait(timeout=20)
     for line in parent.stderr:
         seen.append(line)
+        if " ended" in line or " lost " in line:
+            break
+    check(any("child " in l and " ended, 1 node" in l for l in seen) and not any(" lost " in l for l in seen),
+          "a child ending by --count is said to end, not lost: %r" % seen[-2:])
+    killed = subprocess.Popen([AGENT, "-n", "8", "-p", "0", "-t", "tcp:127.0.0.1:%d" % port, "-i", "100", "-v"],
+                              stderr=subprocess.PIPE, text=True)
+    # its sample 1 written to the parent (it says so after writing), then
+    # killed: no goodbye; what it sent still reaches the parent before the close
+    for line in killed.stderr:
+        if ": sample 1" in line:
+            break
+    killed.kill()
+    killed.wait(timeout=10)
+    for line in parent.stderr:
+        seen.append(line)
         if " lost " in line:
             break
     parent.terminate()
@@ -237,7 +254,9 @@ def main():
           "the child's Joined and 3 Loads forwarded (%d lines)" % len(child_lines))
     check([int(w[7]) for w in child_lines] == list(range(1, len(child_lines) + 1)), "whole, in order")
     lost = [w for w in t if w[1] == "43"]
-    check(len(lost) == 1 and lost[0][3] == "0" and lost[0][8:] == ["7"], "the parent reports node 7 lost: %s" % lost)
+    check(len(lost) == 1 and lost[0][3] == "0" and lost[0][8:] == ["8"],
+          "the parent reports the killed node 8 lost, not node 7, which ended: %s" % lost)
+    check("viper-lights-agent: ends" not in open(pout).read(), "the child's goodbye is not forwarded")
     unreachable_upstream(tmp)
     killed_root(tmp)
     print("# %d checks failed" % len(failures) if failures else "# all checks passed")
