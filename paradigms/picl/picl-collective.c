@@ -24,6 +24,8 @@ picl_inst_free (gpointer p)
 {
   Inst *i = p;
   g_array_unref (i->begins);
+  g_free (i->pre_seen);
+  g_free (i->pre_w);
   g_free (i);
 }
 
@@ -76,6 +78,7 @@ picl_recheck_collectives (PiclModel *m, gint64 subset)
 void
 picl_modules_known (ViperModel *base)
 {
+  ((PiclModel *) base)->modules_gen++;   /* the positions over -1 are made again */
   picl_recheck_collectives ((PiclModel *) base, -1);
 }
 
@@ -117,6 +120,87 @@ picl_apply_subset (PiclModel *m, const ViperTram *t)
 
 static guint sorted_upto (const GArray *members, gint64 me);
 
+/* The position + 1 of each member of subset (the first where it is listed
+ * twice); for -1 of each module, in increasing order.  NULL while the
+ * members are not known. */
+static GHashTable *
+member_pos (PiclModel *m, gint64 subset)
+{
+  if (subset != -1)
+    return g_hash_table_lookup (m->subset_pos, &subset);
+  const GArray *all = viper_model_modules (&m->base);
+  if (!all)
+    return NULL;
+  if (!m->all_pos_made || m->all_pos_gen != m->modules_gen)
+    {
+      g_clear_pointer (&m->all_pos, g_hash_table_unref);
+      m->all_pos_made = TRUE;
+      m->all_pos_gen = m->modules_gen;
+      for (guint i = 1; i < all->len; i++)
+        if (g_array_index (all, gint64, i) <= g_array_index (all, gint64, i - 1))
+          return NULL;          /* the ranks are sorted_upto's: only for increasing modules */
+      m->all_pos = g_hash_table_new (g_int64_hash, g_int64_equal);
+      for (guint i = 0; i < all->len; i++)
+        g_hash_table_insert (m->all_pos, &g_array_index (all, gint64, i), GUINT_TO_POINTER (i + 1));
+    }
+  return m->all_pos;
+}
+
+/* Place the begins of a prefix instance that arrived since, by position,
+ * and extend pre_len over the positions that all have theirs.  *from: the
+ * pre_len before (0 when the cache was made now).  FALSE when the cache
+ * cannot answer: the members are not known, or over -1 a begin came from
+ * a processor that is no module (picl_collective_wait looks at every begin
+ * then, as it did for every wait before). */
+static gboolean
+prefix_fold (PiclModel *m, Inst *inst, guint *from)
+{
+  gint64 subset = inst->key.subset;
+  const GArray *members = picl_subset_members (m, subset);
+  GHashTable *pos = members ? member_pos (m, subset) : NULL;
+  *from = 0;
+  if (!pos)
+    return FALSE;
+  if (inst->pre_made && (inst->pre_n != members->len || (subset == -1 && inst->pre_gen != m->modules_gen)))
+    {
+      /* over -1, the modules changed (live input, or the run learnt them again) */
+      g_clear_pointer (&inst->pre_seen, g_free);
+      g_clear_pointer (&inst->pre_w, g_free);
+      inst->pre_made = FALSE;
+    }
+  if (!inst->pre_made)
+    {
+      inst->pre_made = TRUE;
+      inst->pre_irregular = FALSE;
+      inst->pre_done = inst->pre_len = 0;
+      inst->pre_n = members->len;
+      inst->pre_gen = m->modules_gen;
+      inst->pre_seen = g_new0 (guint8, inst->pre_n);
+      inst->pre_w = g_new (double, inst->pre_n);
+    }
+  *from = inst->pre_len;
+  for (; inst->pre_done < inst->begins->len; inst->pre_done++)
+    {
+      const InstBegin *b = &g_array_index (inst->begins, InstBegin, inst->pre_done);
+      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (pos, &b->proc));
+      if (!at)
+        {
+          /* outside a subset it counts for nobody; over -1 for the ends above it */
+          if (subset == -1)
+            inst->pre_irregular = TRUE;
+          continue;
+        }
+      if (inst->pre_seen[at - 1])
+        continue;               /* (one begin per member and instance) */
+      inst->pre_seen[at - 1] = 1;
+      inst->pre_w[at - 1] = b->adjusted;
+    }
+  for (; inst->pre_len < inst->pre_n && inst->pre_seen[inst->pre_len]; inst->pre_len++)
+    if (inst->pre_len && inst->pre_w[inst->pre_len - 1] > inst->pre_w[inst->pre_len])
+      inst->pre_w[inst->pre_len] = inst->pre_w[inst->pre_len - 1];
+  return !inst->pre_irregular;
+}
+
 /* A processor that is no member of -1 though every processor is known:
  * live input made them known at a pause, and its lines came after
  * (core/join.c does the same).  Its collectives over -1 join no instance:
@@ -155,7 +239,7 @@ picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
       /* every waiter (the root of an all-to-one) waits for every member */
       Call all = c;
       guint missing = 1;
-      picl_collective_wait (m, i, &all, shape == VIPER_PICL_SHAPE_ALL_TO_ONE ? c.root : p->id, &missing);
+      picl_collective_wait (m, i, &all, shape == VIPER_PICL_SHAPE_ALL_TO_ONE ? c.root : p->id, &missing, TRUE);
       wake = missing == 0;
       if (wake && shape == VIPER_PICL_SHAPE_ALL_TO_ONE)
         {
@@ -164,6 +248,28 @@ picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t)
             picl_set_provisional (m, r);
           wake = FALSE;
         }
+    }
+  else if (shape == VIPER_PICL_SHAPE_PREFIX)
+    {
+      /* member q waits for the begins at positions 0..q: those whose
+       * positions this begin completed may stop waiting, and the processors
+       * outside the subset (they wait for every member) when it completed
+       * them all.  Looking at every member at every begin made a scan of P
+       * members cost P^2. */
+      guint from;
+      if (prefix_fold (m, i, &from))
+        {
+          const GArray *members = picl_subset_members (m, c.subset);
+          for (guint q = from; q < i->pre_len; q++)
+            {
+              Proc *r = picl_proc_find (m, g_array_index (members, gint64, q));
+              if (r && r != p && r->state == VIPER_PICL_IDLE)
+                picl_set_provisional (m, r);
+            }
+          wake = from < i->pre_n && i->pre_len == i->pre_n;
+        }
+      else if (!picl_subset_members (m, c.subset))
+        wake = FALSE;           /* no wait ends before the members are known */
     }
   for (guint k = 0; wake && k < i->begins->len; k++)
     {
@@ -195,9 +301,11 @@ sorted_upto (const GArray *members, gint64 me)
  * *missing counts the begins it depends on that were not applied, at least
  * 1 while the members are not known (an undefined subset, or -1 before the
  * input ended): then it still waits, whatever line order brought which
- * begins first (spec section 3). */
+ * begins first (spec section 3).  exact FALSE: only whether *missing is 0
+ * counts (a waiting member looked at again), and a prefix wait that lacks
+ * a begin answers 1 at once. */
 double
-picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing)
+picl_collective_wait (PiclModel *m, Inst *inst, const Call *c, gint64 me, guint *missing, gboolean exact)
 {
   ViperPiclShape shape = viper_picl_collective_shape (c->ev);
   const GArray *members = picl_subset_members (m, c->subset);
@@ -217,29 +325,27 @@ picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint6
   gint64 limit = G_MAXINT64;        /* prefix over -1: the processors up to me */
   guint upto = members ? members->len : 0;
   GHashTable *pos = members && !all ? g_hash_table_lookup (m->subset_pos, &c->subset) : NULL;
+  guint at = 0;                     /* prefix: my position + 1 among the members (0: not one) */
   if (shape == VIPER_PICL_SHAPE_PREFIX)
     {
       if (pos)
-        {
-          guint at = GPOINTER_TO_UINT (g_hash_table_lookup (pos, &me));
-          if (at)
-            upto = at;
-        }
+        at = GPOINTER_TO_UINT (g_hash_table_lookup (pos, &me));
       else
         {
           limit = me;
           if (members)
             {
-              guint at = sorted_upto (members, me);
-              if (at)
-                upto = at;
+              GHashTable *ranks = member_pos (m, -1);
+              at = ranks ? GPOINTER_TO_UINT (g_hash_table_lookup (ranks, &me)) : sorted_upto (members, me);
             }
         }
+      if (at)
+        upto = at;
     }
   if (shape != VIPER_PICL_SHAPE_PREFIX)
     {
       /* every member counts: fold the begins that arrived since the last wait */
-      Inst *agg = (Inst *) inst;  /* the aggregate is a cache of the append-only begins */
+      Inst *agg = inst;           /* the aggregate is a cache of the append-only begins */
       for (; agg->agg_done < agg->begins->len; agg->agg_done++)
         {
           const InstBegin *b = &g_array_index (agg->begins, InstBegin, agg->agg_done);
@@ -251,6 +357,28 @@ picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint6
         }
       *missing = !members ? 1 : upto > agg->agg_seen ? upto - agg->agg_seen : 0;
       return agg->agg_w;
+    }
+  /* prefix: when the positions up to mine all have their begin, the
+   * latest of them is kept (prefix_fold); for a member of -1, mine is its
+   * rank among the modules, and the begins up to me are the modules' up to
+   * me.  Else (a begin missing, or a processor that is no member of -1)
+   * look at every begin: a waiting end that asks only whether any is
+   * missing (exact FALSE) is told so without. */
+  guint from;
+  if (prefix_fold (m, inst, &from) && (!all || at))
+    {
+      if (upto <= inst->pre_len)
+        return upto ? inst->pre_w[upto - 1] : -INFINITY;
+      if (!exact)
+        {
+          *missing = 1;
+          return w;
+        }
+    }
+  else if (!exact && !members)
+    {
+      *missing = 1;
+      return w;
     }
   guint seen = 0;
   for (guint i = 0; i < inst->begins->len; i++)
@@ -284,7 +412,7 @@ picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t)
   if (inst)
     {
       guint missing = 0;
-      w = picl_collective_wait (m, inst, c, p->id, &missing);
+      w = picl_collective_wait (m, inst, c, p->id, &missing, TRUE);
       /* members not known (the run claims no end before they are): say nothing */
       if (missing && picl_subset_members (m, c->subset))
         viper_model_inconsistent (&m->base, t, "end of %s %" G_GINT64_FORMAT " over subset %" G_GINT64_FORMAT

@@ -88,6 +88,20 @@ typedef struct {
   guint agg_done;           /* begins folded in */
   guint agg_seen;           /* of them, members of the subset */
   double agg_w;             /* their latest adjusted time (-inf: none) */
+  /* prefix (scan): member q's end depends on the begins at positions 0..q
+   * (picl_collective_wait).  The begins are placed by position as they
+   * arrive, and pre_len follows the positions that all have theirs, with
+   * the latest time up to each, so a wait whose prefix is complete costs
+   * O(1) and an instance of P members O(P).  Made when the members are
+   * known, not copied by a snapshot (made again). */
+  gboolean pre_made;
+  gboolean pre_irregular;   /* over -1: a begin from no module (the cache cannot say) */
+  guint pre_done;           /* begins placed */
+  guint pre_n;              /* positions (the members it was made for) */
+  guint pre_len;            /* positions 0..pre_len-1 all have their begin */
+  guint pre_gen;            /* over -1: the modules it was made for (PiclModel.modules_gen) */
+  guint8 *pre_seen;         /* [q]: the begin at position q was applied */
+  double *pre_w;            /* [q < pre_len]: the latest adjusted time of positions 0..q; [q >= pre_len]: q's */
 } Inst;
 
 typedef struct {
@@ -121,6 +135,11 @@ typedef struct {
   GHashTable *subsets;      /* gint64* subset -> GArray* of gint64 members */
   GHashTable *subset_pos;   /* gint64* subset -> GHashTable (gint64* member -> position + 1), for O(1) lookups */
   GHashTable *insts;        /* InstKey* -> Inst* (open collectives) */
+  guint modules_gen;        /* counts the model's modules changing (picl_modules_known) */
+  gboolean all_pos_made;    /* all_pos is for the modules of all_pos_gen */
+  GHashTable *all_pos;      /* gint64* module -> position + 1 in the modules (for SUBSET -1); NULL
+                             * when they are not in increasing order (never from the run) */
+  guint all_pos_gen;        /* the modules_gen it was made for */
   ChangeVec decided;        /* states decided by the last apply */
   double now;               /* adjusted time of the tram being applied */
 } PiclModel;
@@ -161,8 +180,9 @@ void picl_modules_known (ViperModel *base);
 gboolean picl_collective_begin (PiclModel *m, Proc *p, const ViperTram *t);
 gboolean picl_collective_end (PiclModel *m, Proc *p, const ViperTram *t);
 /* Latest adjusted time among the begins the end of member `me` depends on;
- * *missing counts those not applied. */
-double picl_collective_wait (const PiclModel *m, const Inst *inst, const Call *c, gint64 me, guint *missing);
+ * *missing counts those not applied.  exact FALSE: the caller only asks
+ * whether *missing is 0, and gets 1 (and no time) for any other count. */
+double picl_collective_wait (PiclModel *m, Inst *inst, const Call *c, gint64 me, guint *missing, gboolean exact);
 
 /* picl-snapshot.c: checkpoints (core/model.h) */
 gpointer picl_snapshot (const ViperModel *base, gsize *bytes);

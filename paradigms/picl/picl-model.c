@@ -565,7 +565,7 @@ provisional (PiclModel *m, Proc *p, gboolean *changed)
         {
           Inst *inst = picl_inst_get (m, c->ev, c->subset, c->k, FALSE);
           guint missing = 1;
-          double w = inst ? picl_collective_wait (m, inst, c, p->id, &missing) : NAN;
+          double w = inst ? picl_collective_wait (m, inst, c, p->id, &missing, FALSE) : NAN;
           if (missing == 0)
             ready = w;
         }
@@ -814,6 +814,8 @@ picl_reset (ViperModel *base)
   g_hash_table_remove_all (m->subset_pos);
   g_hash_table_remove_all (m->subsets);
   g_hash_table_remove_all (m->insts);
+  g_clear_pointer (&m->all_pos, g_hash_table_unref);
+  m->all_pos_made = FALSE;
   m->decided.len = 0;
   m->free_pending = -1;
   picl_proc_cache_clear (m);

@@ -75,6 +75,12 @@ inst_copy (const Inst *i)
 {
   Inst *n = g_memdup2 (i, sizeof *i);
   n->begins = g_array_copy (i->begins);
+  /* the prefix cache is made again from the begins when it is needed */
+  n->pre_made = FALSE;
+  n->pre_irregular = FALSE;
+  n->pre_done = n->pre_n = n->pre_len = 0;
+  n->pre_seen = NULL;
+  n->pre_w = NULL;
   return n;
 }
 
