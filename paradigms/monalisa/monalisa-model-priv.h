@@ -24,6 +24,13 @@ typedef struct {
   guint received, received_hidden;
   gboolean replied;
   gboolean current;         /* the caller's primitive right now */
+  /* the block's dating (spec section 4): from the latest receipt to the reply */
+  double recv_max;          /* latest adjusted time of a receipt so far */
+  guint32 recv_lamport;     /* that receipt's Lamport number (ties: the larger) */
+  double reply_time;        /* the reply's, once replied */
+  guint32 reply_lamport;
+  gboolean blocked;         /* the caller was set blocked for it (current state) */
+  guint64 block_hist;       /* absolute history index of that change (G_MAXUINT64: none) */
 } Call;
 
 typedef struct {
@@ -68,6 +75,8 @@ typedef struct {
   gboolean dirty;           /* the program state must be re-derived */
   gboolean changed;         /* this apply changed something visible */
   const ViperTram *tram;    /* being applied */
+  GArray *changes;          /* of ViperMonalisaChange: this apply's (viper_monalisa_changes) */
+  guint32 change_idx;       /* index of the next change decided by the tram applied */
 } MlModel;
 
 #define ML(m) ((MlModel *) (m))

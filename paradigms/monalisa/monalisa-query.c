@@ -168,3 +168,10 @@ viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n)
   *n = CML (m)->cycle->len;
   return (const gint64 *) (void *) CML (m)->cycle->data;
 }
+
+const ViperMonalisaChange *
+viper_monalisa_changes (const ViperModel *m, guint *n)
+{
+  *n = CML (m)->changes->len;
+  return (const ViperMonalisaChange *) (void *) CML (m)->changes->data;
+}
