@@ -111,6 +111,19 @@ var_exposed (const Module *mod, gint64 var)
 void ml_var_clear (gpointer p);
 void ml_module_free (gpointer p);
 
+/* monalisa-arrows.c: a message from -> to leaves with the tram applied; the
+ * oldest of a kind arrives (FALSE when none was sent; call: an inrglb
+ * request's call) */
+void ml_arrow_send (MlModel *m, Module *from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
+                    gint64 var, Call *call);
+gboolean ml_arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
+                           Call **call);
+
+/* monalisa-query.c: the class's --state-out fields and groups (core/model.h) */
+void ml_write_top (const ViperModel *base, ViperJson *j);
+void ml_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j);
+guint ml_group_members (const ViperModel *base, gint64 group, gint64 *out, guint max);
+
 /* monalisa-snapshot.c: checkpoints (core/model.h) */
 gpointer ml_snapshot (const ViperModel *base, gsize *bytes);
 void ml_restore (ViperModel *base, gconstpointer snap);

@@ -305,62 +305,6 @@ set_var (MlModel *m, Module *mod, gint64 var_id, gboolean exposed, const ViperMo
     }
 }
 
-/* ---- messages underway ----------------------------------------------------- */
-
-static void
-arrow_send (MlModel *m, Module *from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
-            gint64 var, Call *call)
-{
-  Arrow a = { { from->id, to, kind, prim, var, m->tram->adjusted }, 0, call };
-  a.hist = m->base.history_dropped + (guint64) m->base.history->len;
-  ViperHistoryEntry e = { m->tram->adjusted, NAN, (gint32) from->id, (gint32) to,
-                          VIPER_ML_HISTORY_ARROW + (gint32) kind, (gint32) prim };
-  viper_model_history_add (&m->base, &e);
-  ArrowVec *v = &from->arrows;
-  if (G_UNLIKELY (v->len == v->cap))
-    {
-      v->cap = MAX (8, 2 * v->cap);
-      v->v = g_renew (Arrow, v->v, v->cap);
-    }
-  v->v[v->len++] = a;
-  viper_damage_add (m->base.damage, VIPER_AREA_LINK, from->id, to);
-  m->changed = TRUE;
-}
-
-/* The oldest message from -> to of this kind arrives; FALSE when none was sent. */
-static gboolean
-arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
-               Call **call)
-{
-  Module *src = module_get (m, from);
-  if (call)
-    *call = NULL;
-  if (!src)
-    return FALSE;
-  ArrowVec *v = &src->arrows;
-  for (guint i = 0; i < v->len; i++)
-    {
-      Arrow *a = &v->v[i];
-      if (a->a.to != to || a->a.kind != kind || a->a.prim != prim)
-        continue;
-      if (call)
-        *call = a->call;
-      if (a->hist >= m->base.history_dropped)
-        {
-          guint64 idx = a->hist - m->base.history_dropped;
-          if (idx < m->base.history->len)
-            g_array_index (m->base.history, ViperHistoryEntry, idx).t1 = m->tram->adjusted;
-        }
-      v->len--;
-      if (i < v->len)
-        memmove (a, a + 1, (v->len - i) * sizeof (Arrow));
-      viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
-      m->changed = TRUE;
-      return TRUE;
-    }
-  return FALSE;
-}
-
 /* ---- applying trams ------------------------------------------------------------ */
 
 static ViperMonalisaPrim
@@ -522,10 +466,10 @@ apply_start (MlModel *m, Module *c, const ViperMonalisaTram *d)
       call->block_hist = G_MAXUINT64;
       g_ptr_array_add (c->calls, call);
       for (guint i = 0; i < n; i++)
-        arrow_send (m, c, members[i], VIPER_ML_ARROW_REQUEST, prim, d->var, call);
+        ml_arrow_send (m, c, members[i], VIPER_ML_ARROW_REQUEST, prim, d->var, call);
     }
   else
-    arrow_send (m, c, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
+    ml_arrow_send (m, c, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
                 prim, d->var, NULL);
   if (!own (m, c))
     return;
@@ -543,7 +487,7 @@ apply_request_received (MlModel *m, Module *p, const ViperMonalisaTram *d)
 {
   ViperMonalisaPrim prim = prim_of (d->type);
   supervisor (m, p);
-  if (!arrow_receive (m, d->partner, p->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
+  if (!ml_arrow_receive (m, d->partner, p->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
                       prim, NULL))
     viper_model_inconsistent (&m->base, m->tram, "%s received a %s request module %" G_GINT64_FORMAT " did not send",
                               p->name, viper_monalisa_prim_name (prim), d->partner);
@@ -567,7 +511,7 @@ apply_reply_sent (MlModel *m, Module *p, const ViperMonalisaTram *d)
                               p->name, d->var);
   if (prim != VIPER_ML_PRIM_RDGLB)
     set_var (m, p, d->var, FALSE, NULL);
-  arrow_send (m, p, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
+  ml_arrow_send (m, p, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
               prim, d->var, NULL);
   Module *c = module_get (m, d->partner);
   if (prim == VIPER_ML_PRIM_INRGLB && c)
@@ -613,7 +557,7 @@ apply_inr_received (MlModel *m, Module *inst, const ViperMonalisaTram *d)
   supervisor (m, inst);
   Call *call = NULL;
   var_ensure (m, inst, d->var);
-  if (!arrow_receive (m, d->partner, inst->id, VIPER_ML_ARROW_REQUEST, VIPER_ML_PRIM_INRGLB, &call) || !call)
+  if (!ml_arrow_receive (m, d->partner, inst->id, VIPER_ML_ARROW_REQUEST, VIPER_ML_PRIM_INRGLB, &call) || !call)
     {
       viper_model_inconsistent (&m->base, m->tram, "%s received an inrglb request module %" G_GINT64_FORMAT
                                 " did not send", inst->name, d->partner);
@@ -640,7 +584,7 @@ static void
 apply_reply_received (MlModel *m, Module *c, const ViperMonalisaTram *d)
 {
   ViperMonalisaPrim prim = prim_of (d->type);
-  if (!arrow_receive (m, d->partner, c->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
+  if (!ml_arrow_receive (m, d->partner, c->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
                       prim, NULL))
     viper_model_inconsistent (&m->base, m->tram, "%s received a %s reply module %" G_GINT64_FORMAT " did not send",
                               c->name, viper_monalisa_prim_name (prim), d->partner);
@@ -995,75 +939,6 @@ static const char *
 ml_program_state (const ViperModel *base)
 {
   return viper_monalisa_program_state_name (viper_monalisa_program_state (base));
-}
-
-static void
-ml_write_top (const ViperModel *base, ViperJson *j)
-{
-  const MlModel *m = CML (base);
-  viper_json_key (j, "reported");
-  viper_json_string (j, m->reported == VIPER_ML_PROGRAM_INACTIVE ? NULL
-                        : viper_monalisa_program_state_name (m->reported));
-  viper_json_key (j, "deadlock_cycle");
-  viper_json_begin_array (j);
-  for (guint i = 0; i < m->cycle->len; i++)
-    viper_json_int (j, g_array_index (m->cycle, gint64, i));
-  viper_json_end_array (j);
-}
-
-static void
-ml_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
-{
-  const MlModel *m = CML (base);
-  for (guint i = 0; i < m->modules->len; i++)
-    {
-      const Module *mod = m->modules->pdata[i];
-      if (!mod)
-        continue;
-      viper_json_begin_object (j);
-      viper_json_key (j, "id"); viper_json_int (j, mod->id);
-      viper_json_key (j, "name"); viper_json_string (j, mod->name);
-      viper_json_key (j, "state"); viper_json_string (j, viper_monalisa_module_state_name (mod->state));
-      viper_json_key (j, "started"); viper_json_bool (j, mod->started);
-      viper_json_key (j, "finished"); viper_json_bool (j, mod->finished);
-      viper_json_key (j, "primitive");
-      if (mod->prim.prim == VIPER_ML_PRIM_NONE)
-        viper_json_null (j);
-      else
-        {
-          viper_json_begin_object (j);
-          viper_json_key (j, "name"); viper_json_string (j, viper_monalisa_prim_name (mod->prim.prim));
-          viper_json_key (j, "partner");
-          if (mod->prim.partner < 0)
-            viper_json_null (j);
-          else
-            viper_json_int (j, mod->prim.partner);
-          viper_json_key (j, "var"); viper_json_int (j, mod->prim.var);
-          viper_json_end_object (j);
-        }
-      viper_json_key (j, "variables");
-      viper_json_begin_array (j);
-      for (guint v = 0; v < mod->vars->len; v++)
-        {
-          const Var *var = &g_array_index (mod->vars, Var, v);
-          viper_json_begin_object (j);
-          viper_json_key (j, "id"); viper_json_int (j, v);
-          viper_json_key (j, "name"); viper_json_string (j, var->name);
-          viper_json_key (j, "state"); viper_json_string (j, var->exposed ? "exposed" : "hidden");
-          viper_json_end_object (j);
-        }
-      viper_json_end_array (j);
-      viper_json_key (j, "offset"); viper_json_double (j, run ? viper_run_offset (run, mod->id) : 0.0);
-      viper_clock_sync_write_module (run, mod->id, j);
-      viper_json_end_object (j);
-    }
-}
-
-static guint
-ml_group_members (const ViperModel *base, gint64 group, gint64 *out, guint max)
-{
-  const MlModel *m = CML (base);
-  return m->setup ? viper_monalisa_setup_group_members (m->setup, group, out, max) : 0;
 }
 
 static const ViperModelClass ml_class = {
