@@ -34,7 +34,11 @@ RESULTS = []
 FORMATS = ("paragraph", "paje", "chrome")
 ML_FORMATS = FORMATS
 ML_CASES = [(prog, seed, []) for prog in ("farm", "deadlock", "abnormal", "trackfit") for seed in (1, 2, 3)] \
-    + [("farm", 1, ["--count=3000"]), ("farm", 4, ["--count=3000", "--latency-ms=3"])]
+    + [("farm", 1, ["--count=3000"]), ("farm", 4, ["--count=3000", "--latency-ms=3"]),
+       # slow instances: replies applied before the last receipt though dated
+       # after it (a block in the past), and after it though dated before
+       # (a block undone): both in the shuffled order
+       ("farm", 4, ["--count=20000", "--latency-ms=3"])]
 
 
 def report(name, problems):
