@@ -499,6 +499,9 @@ ml_begin (ViperExporter *e, const ViperModel *m)
   for (guint i = 0; i < n; i++)
     if (viper_monalisa_module_exists (m, i))
       {
+        const char *name = viper_monalisa_module_name (m, i);
+        if (name)
+          viper_timeline_name (e, i, name);
         mirror_get (x, i)->exists = TRUE;
         viper_export_expect_source (e, i);
       }
