@@ -25,10 +25,16 @@ typedef struct {
   guint64 msg;              /* a message's link or flow: its number is given when first written (0: none) */
   double ts;                /* Chrome: the event's "ts" (µs) */
   gboolean uses_def;
-  gboolean chrome_clamped;  /* Chrome: a value was beyond a double's range */
+  gboolean chrome_clamped;
+  guint8 kind;              /* REC_TEXT, or a write-time state change, retraction or note (no text written) */
+  guint state;              /* REC_STATE / REC_RETRACT: the state */
+  gint64 track;             /* REC_STATE / REC_RETRACT: the module; REC_NOTE: the note's key */
+  guint64 aux;              /* REC_STATE / REC_NOTE: the paradigm's */  /* Chrome: a value was beyond a double's range */
   gsize head_len;
   char text[];
 } Rec;
+
+enum { REC_TEXT = 0, REC_STATE, REC_RETRACT, REC_NOTE };
 
 /* A heap entry: the record's key beside its pointer, so that sifting
  * reads no record but on a tie of (time, lamport, idx). */
@@ -60,6 +66,12 @@ typedef struct {
   double since;             /* start of the current state */
   double last;              /* latest time written about this track */
   guint32 lamport;          /* Lamport number of its latest record (export-timeline.c) */
+  /* write-time states (states_at): the batch of one time (export-timeline.c) */
+  guint64 aux;              /* the paradigm's, as last applied */
+  gboolean in_batch;        /* changed in the open batch */
+  guint pend_state, pend_prev_state;   /* its state after the batch's changes so far; before the last one */
+  guint64 pend_aux, pend_prev_aux;
+  gboolean pend_has, pend_prev_has;
 } Track;
 
 typedef struct {
@@ -70,7 +82,8 @@ typedef struct {
   guint64 id;
   double time;
   guint64 hold;
-  guint32 lamport;          /* of its start (the sender's track) */
+  guint32 lamport;          /* of its start (the sender's track; write-time states: the sending tram's) */
+  guint32 idx;              /* write-time states: its index among the sending tram's records */
   char *name;
 } Msg;
 
@@ -129,6 +142,12 @@ struct _ViperExporter {
   gboolean chrome_ts_clamped; /* the event being formatted had a "ts" or "dur" beyond a double's range */
   int chrome_spool_errno;
 
+  /* write-time states (states_at): the changes of one time, applied together */
+  gboolean batch_open;
+  double batch_time;
+  GPtrArray *batch_tracks;  /* Track* changed in the batch */
+  GArray *batch_notes;      /* of Rec copies' (track, aux) as gint64 pairs */
+
   ViperExportStats stats;
   gpointer priv;
 };
@@ -158,6 +177,21 @@ void viper_exp_flush_all (ViperExporter *e);
 /* export-timeline.c: Chrome, one event into the spool (at the merge's write). */
 void viper_exp_chrome_spool (ViperExporter *e, const Rec *r);
 void viper_exp_sinkf (ViperExporter *e, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+/* export-timeline.c: write-time states.  A REC_STATE / REC_RETRACT /
+ * REC_NOTE record leaves the merge (it is freed by the caller); the open
+ * batch ends first when the record's time is another. */
+void viper_exp_batch_rec (ViperExporter *e, const Rec *r);
+/* A text record of time t is about to be written: the batch of an earlier
+ * time (or of t, for the end records) is applied first. */
+void viper_exp_batch_before (ViperExporter *e, double t, guint32 lamport);
+/* Apply the open batch (nothing when none). */
+void viper_exp_batch_end (ViperExporter *e);
+/* A record written now, bypassing the merge (the batch's output). */
+void viper_exp_write_now (ViperExporter *e, Rec *r);
+/* export.c: an empty record (kind REC_TEXT) into the merge, keyed. */
+Rec *viper_exp_rec_new (double time, guint32 lamport, guint32 idx, const char *head, const char *tail);
+void viper_exp_heap_insert (ViperExporter *e, gint64 source, Rec *r);
 
 /* export-timeline.c: Pajé and Chrome */
 void viper_exp_paje_begin (ViperExporter *e);

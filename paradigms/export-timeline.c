@@ -384,11 +384,28 @@ lamport_next (guint32 *last, guint32 cause)
   return l;
 }
 
+/* The key of a record about tr: with write-time states the tram's Lamport
+ * number and its index among the tram's records (a function of the tram,
+ * whatever the line order); otherwise the track's own count. */
+static guint32
+rec_key (ViperExporter *e, Track *tr, guint32 cause, guint32 *idx)
+{
+  if (e->table->timeline_info->states_at)
+    {
+      *idx = e->cur_idx++;
+      return e->cur_lamport;
+    }
+  *idx = 0;
+  return lamport_next (&tr->lamport, cause);
+}
+
 /* The track exists from time on; returns the time a record about it may carry. */
 static double
 track_touch (ViperExporter *e, Track *tr, double time)
 {
-  if (time < tr->last)
+  /* write-time states: records about a track come out of time order (the
+   * merge sorts them); raising them would depend on that order */
+  if (time < tr->last && !e->table->timeline_info->states_at)
     time = tr->last;
   if (!tr->created)
     {
@@ -408,7 +425,8 @@ track_touch (ViperExporter *e, Track *tr, double time)
         }
       /* Chrome: its metadata are written at the end, in module order */
     }
-  tr->last = time;
+  if (time > tr->last)
+    tr->last = time;
   if (time > e->max_time)
     e->max_time = time;
   return time;
@@ -484,7 +502,7 @@ viper_timeline_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
   Msg *m = g_new0 (Msg, 1);
   m->id = ++e->next_msg;
   m->time = time;
-  m->lamport = lamport_next (&tr->lamport, 0);
+  m->lamport = rec_key (e, tr, 0, &m->idx);
   m->name = g_strdup (name ? name : "message");
   if (e->fmt == FMT_PAJE)
     m->hold = viper_export_hold (e, time);
@@ -505,17 +523,18 @@ viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
   if (time < m->time)
     time = m->time;
   time = track_touch (e, tr, time);
-  guint32 lamport = lamport_next (&tr->lamport, m->lamport);
+  guint32 idx;
+  guint32 lamport = rec_key (e, tr, m->lamport, &idx);
   /* the key ("k") or "id" is numbered when the link is first written: in
    * the written order, which is the same in any line order */
   if (e->fmt == FMT_PAJE)
     {
       char *name = paje_quote (m->name);
       char *tail = g_strdup_printf ("LM p m%" G_GINT64_FORMAT " %s k", from, name);
-      viper_exp_push_keyed (e, e->cur_source, m->time, m->lamport, 0, m->id, FALSE, "9", tail);
+      viper_exp_push_keyed (e, e->cur_source, m->time, m->lamport, m->idx, m->id, FALSE, "9", tail);
       g_free (tail);
       tail = g_strdup_printf ("LM p %s %s k", tr->alias, name);
-      viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, m->id, FALSE, "10", tail);
+      viper_exp_push_keyed (e, e->cur_source, time, lamport, idx, m->id, FALSE, "10", tail);
       g_free (tail);
       g_free (name);
       viper_export_release (e, m->hold);
@@ -527,11 +546,11 @@ viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
       /* both at the receive's time in the merge (Chrome needs no order): the start needs no hold */
       char *ev = g_strdup_printf ("{\"ph\":\"s\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":\x02"
                                   ",\"name\":%s,\"cat\":\"message\"}", from, chrome_ts (e, m->time, t0), name);
-      chrome_event (e, time, m->lamport, 0, m->id, FALSE, ev);
+      chrome_event (e, time, m->lamport, m->idx, m->id, FALSE, ev);
       g_free (ev);
       ev = g_strdup_printf ("{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"id\":\x02"
                             ",\"name\":%s,\"cat\":\"message\"}", to, chrome_ts (e, time, t1), name);
-      chrome_event (e, time, lamport, 0, m->id, FALSE, ev);
+      chrome_event (e, time, lamport, idx, m->id, FALSE, ev);
       g_free (ev);
       g_free (name);
     }
@@ -539,10 +558,13 @@ viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, doubl
   return TRUE;
 }
 
+static void chrome_now (ViperExporter *e, double time, const char *json);
+
 /* A program event; insert_only: into the merge without writing anything
- * (from inside the merge's own writing). */
+ * (from inside the merge's own writing); now: written at once (a
+ * write-time batch's program state, at the time being written). */
 static void
-program_event (ViperExporter *e, double time, const char *value, gboolean insert_only)
+program_event_full (ViperExporter *e, double time, const char *value, gboolean insert_only, gboolean now)
 {
   if (e->fmt == FMT_PARAGRAPH || !value || g_strcmp0 (value, e->last_event) == 0)
     return;
@@ -556,7 +578,10 @@ program_event (ViperExporter *e, double time, const char *value, gboolean insert
     {
       char *q = paje_quote (value);
       char *tail = g_strdup_printf ("EP p %s", q);
-      viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, 0, insert_only, "8", tail);
+      if (now)
+        viper_exp_write_now (e, viper_exp_rec_new (time, lamport, 0, "8", tail));
+      else
+        viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, 0, insert_only, "8", tail);
       g_free (tail);
       g_free (q);
     }
@@ -566,10 +591,19 @@ program_event (ViperExporter *e, double time, const char *value, gboolean insert
       char *esc = chrome_quote (value);
       char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%s,\"name\":%s,"
                                   "\"cat\":\"program\"}", chrome_ts (e, time, ts), esc);
-      chrome_event (e, time, lamport, 0, 0, insert_only, ev);
+      if (now)
+        chrome_now (e, time, ev);
+      else
+        chrome_event (e, time, lamport, 0, 0, insert_only, ev);
       g_free (ev);
       g_free (esc);
     }
+}
+
+static void
+program_event (ViperExporter *e, double time, const char *value, gboolean insert_only)
+{
+  program_event_full (e, time, value, insert_only, FALSE);
 }
 
 void
@@ -612,12 +646,13 @@ viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char
     return;
   Track *tr = track_get (e, module);
   time = track_touch (e, tr, time);
-  guint32 lamport = lamport_next (&tr->lamport, 0);
+  guint32 idx;
+  guint32 lamport = rec_key (e, tr, 0, &idx);
   if (e->fmt == FMT_PAJE)
     {
       char *q = paje_quote (value);
       char *tail = g_strdup_printf ("EM %s %s", tr->alias, q);
-      viper_exp_push_keyed (e, e->cur_source, time, lamport, 0, 0, FALSE, "8", tail);
+      viper_exp_push_keyed (e, e->cur_source, time, lamport, idx, 0, FALSE, "8", tail);
       g_free (tail);
       g_free (q);
     }
@@ -627,7 +662,7 @@ viper_timeline_instant (ViperExporter *e, gint64 module, double time, const char
       char *esc = chrome_quote (value);
       char *ev = g_strdup_printf ("{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,"
                                   "\"name\":%s,\"cat\":\"event\"}", tr->id, chrome_ts (e, time, ts), esc);
-      chrome_event (e, time, lamport, 0, 0, FALSE, ev);
+      chrome_event (e, time, lamport, idx, 0, FALSE, ev);
       g_free (ev);
       g_free (esc);
     }
@@ -645,6 +680,12 @@ void
 viper_exp_timeline_end (ViperExporter *e)
 {
   viper_exp_timeline_start_now (e);
+  if (e->table->timeline_info->states_at)
+    {
+      /* the tracks' last states are known once every change is applied */
+      viper_exp_flush_all (e);
+      viper_exp_batch_end (e);
+    }
   GPtrArray *list = g_ptr_array_new ();
   GHashTableIter it;
   gpointer v;
@@ -679,3 +720,189 @@ viper_exp_timeline_end (ViperExporter *e)
   g_ptr_array_unref (list);
 }
 
+
+/* ---- write-time states (ViperTimelineInfo.states_at) --------------------------
+ *
+ * A paradigm whose state changes are decided by several trams (Mona Lisa: an
+ * inrglb caller blocks when the last of its instances received the request)
+ * produces them in run order, which is not time order and depends on the
+ * line order.  So they go into the merge as records of their own time and
+ * causal key, and are applied only when the merge writes that time: all the
+ * changes of one time together (a batch), in (time, lamport, idx, state)
+ * order, the last of a track's counting.  A track's state line (Pajé) or
+ * finished slice (Chrome) is written at the batch's end when its state
+ * differs from the one written, then the paradigm hears what changed and
+ * says the program state at that time.  Everything here is a function of
+ * the set of changes, not of the order they were produced in. */
+
+static Rec *
+state_rec (ViperExporter *e, guint8 kind, gint64 module, double time, guint32 lamport, guint32 idx, guint state,
+           guint64 aux)
+{
+  char text[64];
+  /* the text only breaks ties of (time, lamport, idx): canonical */
+  g_snprintf (text, sizeof text, "%u %" G_GINT64_FORMAT " %u", kind, module, state);
+  Rec *r = viper_exp_rec_new (time, lamport, idx, text, "");
+  r->kind = kind;
+  r->track = module;
+  r->state = state;
+  r->aux = aux;
+  viper_exp_heap_insert (e, e->cur_source, r);
+  viper_exp_push_limit (e);
+  return r;
+}
+
+void
+viper_timeline_state_at (ViperExporter *e, gint64 module, double time, guint32 lamport, guint32 idx, guint state,
+                         guint64 aux)
+{
+  if (e->fmt == FMT_PARAGRAPH || state >= e->table->timeline_info->n_states)
+    return;
+  time = track_touch (e, track_get (e, module), time);
+  state_rec (e, REC_STATE, module, time, lamport, idx, state, aux);
+}
+
+void
+viper_timeline_retract_at (ViperExporter *e, gint64 module, double time, guint32 lamport, guint32 idx, guint state)
+{
+  if (e->fmt == FMT_PARAGRAPH || state >= e->table->timeline_info->n_states)
+    return;
+  /* right after the change it undoes */
+  state_rec (e, REC_RETRACT, module, time, lamport, idx, state, 0);
+}
+
+void
+viper_timeline_note_at (ViperExporter *e, gint64 key, double time, guint32 lamport, guint64 aux)
+{
+  if (e->fmt == FMT_PARAGRAPH)
+    return;
+  if (time > e->max_time)
+    e->max_time = time;
+  state_rec (e, REC_NOTE, key, time, lamport, 0, 0, aux);
+}
+
+/* A Chrome event written (spooled) at once, "ts" from chrome_ts. */
+static void
+chrome_now (ViperExporter *e, double time, const char *json)
+{
+  double ts = e->chrome_ts_pending;
+  gboolean clamped = e->chrome_ts_clamped;
+  e->chrome_ts_pending = NAN;
+  e->chrome_ts_clamped = FALSE;
+  if (!isnan (ts) && ts < e->chrome_min_ts)
+    e->chrome_min_ts = ts;
+  Rec *r = viper_exp_rec_new (time, 0, 0, json, "");
+  r->ts = ts;
+  r->chrome_clamped = clamped;
+  viper_exp_write_now (e, r);
+}
+
+void
+viper_exp_batch_rec (ViperExporter *e, const Rec *r)
+{
+  if (e->batch_open && r->time != e->batch_time)
+    viper_exp_batch_end (e);
+  if (!e->batch_open)
+    {
+      e->batch_open = TRUE;
+      e->batch_time = r->time;
+    }
+  if (r->kind == REC_NOTE)
+    {
+      gint64 pair[2] = { r->track, (gint64) r->aux };
+      g_array_append_vals (e->batch_notes, pair, 2);
+      return;
+    }
+  Track *tr = track_get (e, r->track);
+  if (!tr->in_batch)
+    {
+      tr->in_batch = TRUE;
+      tr->pend_has = tr->has_state;
+      tr->pend_state = tr->state;
+      tr->pend_aux = tr->aux;
+      g_ptr_array_add (e->batch_tracks, tr);
+    }
+  if (r->kind == REC_STATE)
+    {
+      tr->pend_prev_has = tr->pend_has;
+      tr->pend_prev_state = tr->pend_state;
+      tr->pend_prev_aux = tr->pend_aux;
+      tr->pend_has = TRUE;
+      tr->pend_state = r->state;
+      tr->pend_aux = r->aux;
+    }
+  else if (tr->pend_has && tr->pend_state == r->state)
+    {
+      /* the change it undoes was the last of the track's */
+      tr->pend_has = tr->pend_prev_has;
+      tr->pend_state = tr->pend_prev_state;
+      tr->pend_aux = tr->pend_prev_aux;
+    }
+}
+
+void
+viper_exp_batch_before (ViperExporter *e, double t, guint32 lamport)
+{
+  if (e->batch_open && (t != e->batch_time || lamport >= TIMELINE_LAMPORT_MAX))
+    viper_exp_batch_end (e);
+}
+
+void
+viper_exp_batch_end (ViperExporter *e)
+{
+  if (!e->batch_open)
+    return;
+  e->batch_open = FALSE;
+  double t = e->batch_time;
+  GPtrArray *list = e->batch_tracks;
+  g_ptr_array_sort (list, track_cmp);
+  for (guint i = 0; i < list->len; i++)
+    {
+      Track *tr = list->pdata[i];
+      tr->in_batch = FALSE;
+      gboolean changed = tr->pend_has && (!tr->has_state || tr->state != tr->pend_state);
+      if (changed)
+        {
+          if (e->fmt == FMT_PAJE)
+            {
+              char tail[96];
+              g_snprintf (tail, sizeof tail, "SM %s s%u", tr->alias, tr->pend_state);
+              viper_exp_write_now (e, viper_exp_rec_new (t, 0, 0, "7", tail));
+            }
+          else if (tr->has_state)
+            {
+              char ts[32], dur[32];
+              chrome_ts (e, tr->since, ts);
+              double unit = e->table->timeline_info->us_per_unit;
+              double d = chrome_range (e, (t - tr->since) * unit);
+              if (fabs (d) == G_MAXDOUBLE)
+                viper_format_double (d, dur);
+              else
+                viper_exp_format_noisy (d, MAX (fabs (t), fabs (tr->since)) * unit, dur);
+              char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
+                                          "\"name\":\"%s\",\"cat\":\"state\"}",
+                                          tr->id, ts, dur, e->table->timeline_info->states[tr->state]);
+              chrome_now (e, t, ev);
+              g_free (ev);
+            }
+          tr->has_state = TRUE;
+          tr->state = tr->pend_state;
+          tr->since = t;
+        }
+      if ((changed || tr->aux != tr->pend_aux) && tr->pend_has)
+        {
+          tr->aux = tr->pend_aux;
+          if (e->table->applied)
+            e->table->applied (e, tr->id, tr->state, tr->aux, FALSE);
+        }
+    }
+  g_ptr_array_set_size (list, 0);
+  for (guint i = 0; i + 1 < e->batch_notes->len; i += 2)
+    if (e->table->applied)
+      e->table->applied (e, g_array_index (e->batch_notes, gint64, i), 0,
+                         (guint64) g_array_index (e->batch_notes, gint64, i + 1), TRUE);
+  g_array_set_size (e->batch_notes, 0);
+  const char *word = e->table->program_at ? e->table->program_at (e, t) : NULL;
+  if (word)
+    program_event_full (e, t, word, FALSE, TRUE);
+}

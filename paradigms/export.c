@@ -295,6 +295,20 @@ msg_number (ViperExporter *e, guint64 msg)
 static void
 write_rec (ViperExporter *e, Rec *r)
 {
+  if (r->kind != REC_TEXT)
+    {
+      /* a write-time state change: applied with the others of its time */
+      viper_exp_batch_rec (e, r);
+      g_free (r);
+      return;
+    }
+  viper_exp_batch_before (e, r->time, r->lamport);
+  viper_exp_write_now (e, r);
+}
+
+void
+viper_exp_write_now (ViperExporter *e, Rec *r)
+{
   if (e->fmt == FMT_CHROME)
     {
       /* Chrome wants no order: the merge gives a canonical one, the
@@ -484,34 +498,52 @@ viper_exp_push_keyed (ViperExporter *e, gint64 source, double time, guint32 lamp
   return r;
 }
 
-static Rec *
-exp_insert_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx, const char *head,
-                  const char *tail)
+Rec *
+viper_exp_rec_new (double time, guint32 lamport, guint32 idx, const char *head, const char *tail)
 {
-  Source *s = source_get (e, source);
-  s->done = FALSE;
-  if (time > s->last)
-    s->last = time;
-  if (time > e->max_time)
-    e->max_time = time;
   gsize hl = strlen (head), tl = tail ? strlen (tail) : 0;
   Rec *r = g_malloc (sizeof (Rec) + hl + tl + 2);
   r->time = time;
   r->lamport = lamport;
   r->idx = idx;
-  r->serial = e->serial++;
+  r->serial = 0;
   r->hold = 0;
   r->def_key = 0;
   r->msg = 0;
   r->ts = 0.0;
   r->chrome_clamped = FALSE;
   r->uses_def = FALSE;
+  r->kind = REC_TEXT;
+  r->state = 0;
+  r->track = 0;
+  r->aux = 0;
   r->head_len = hl;
   memcpy (r->text, head, hl + 1);
   if (tl)
     memcpy (r->text + hl + 1, tail, tl);
   r->text[hl + 1 + tl] = '\0';
+  return r;
+}
+
+void
+viper_exp_heap_insert (ViperExporter *e, gint64 source, Rec *r)
+{
+  Source *s = source_get (e, source);
+  s->done = FALSE;
+  if (r->time > s->last)
+    s->last = r->time;
+  if (r->time > e->max_time)
+    e->max_time = r->time;
+  r->serial = e->serial++;
   heap_push (e, r);
+}
+
+static Rec *
+exp_insert_keyed (ViperExporter *e, gint64 source, double time, guint32 lamport, guint32 idx, const char *head,
+                  const char *tail)
+{
+  Rec *r = viper_exp_rec_new (time, lamport, idx, head, tail);
+  viper_exp_heap_insert (e, source, r);
   return r;
 }
 
@@ -807,6 +839,8 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
   e->limit = VIPER_EXPORT_DEFAULT_LIMIT;
   e->window = VIPER_EXPORT_DEFAULT_WINDOW;
   e->tracks = g_hash_table_new (g_int64_hash, g_int64_equal);
+  e->batch_tracks = g_ptr_array_new ();
+  e->batch_notes = g_array_new (FALSE, FALSE, sizeof (gint64));
   e->chans = g_hash_table_new_full (viper_exp_chan_hash, viper_exp_chan_equal, g_free, viper_exp_queue_free);
   e->max_time = -INFINITY;
   e->cur_source = -1;
@@ -1019,6 +1053,8 @@ viper_exporter_close (ViperExporter *e, GError **error)
       g_free (tr);
     }
   g_hash_table_unref (e->tracks);
+  g_ptr_array_unref (e->batch_tracks);
+  g_array_unref (e->batch_notes);
   g_hash_table_unref (e->chans);
   if (e->priv && e->table->priv_clear)
     e->table->priv_clear (e->priv);

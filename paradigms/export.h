@@ -49,6 +49,13 @@ typedef struct {
   const char *const *colors;        /* Pajé colours "r g b" in [0,1], one per state */
   guint n_states;
   double us_per_unit;               /* Chrome wants microseconds: 1e6 for seconds, 1e3 for ms */
+  /* States come through viper_timeline_state_at() (a state decided by
+   * several trams, produced out of time order): records carry the tram's
+   * Lamport number instead of their track's count, are not raised to their
+   * track's latest time, and states (and the program state, from
+   * ViperExportTable.program_at) are applied in time order as the merge
+   * writes (export-timeline.c, "write-time states"). */
+  gboolean states_at;
 } ViperTimelineInfo;
 
 typedef void (*ViperExportTramFunc) (ViperExporter *e, const ViperTram *t, const ViperModel *m);
@@ -65,6 +72,14 @@ typedef struct {
   void (*priv_clear) (gpointer priv);
   /* Why a format is missing, for the error ("ParaGraph knows message passing only"). */
   const char *no_paragraph_reason;
+  /* With timeline_info->states_at: the merge writes the changes and notes of
+   * one time together, in their canonical order; then it calls applied once
+   * per track whose state or aux changed (module, state, aux as they stand
+   * after that time) and per note, then program_at for the program state
+   * word at that time (written as a program event when it changed; NULL:
+   * none).  Both may be NULL. */
+  void (*applied) (ViperExporter *e, gint64 module, guint state, guint64 aux, gboolean note);
+  const char *(*program_at) (ViperExporter *e, double time);
 } ViperExportTable;
 
 typedef struct {
@@ -187,6 +202,22 @@ void viper_timeline_state (ViperExporter *e, gint64 module, double time, guint s
 void viper_timeline_send (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time, const char *name);
 /* FALSE when no message was underway on that channel. */
 gboolean viper_timeline_recv (ViperExporter *e, gint64 from, gint64 to, gint64 tag, double time);
+/* Write-time states (ViperTimelineInfo.states_at): module is in state from
+ * time on, decided by the tram of Lamport number lamport (idx orders the
+ * changes of one number).  Applied when the merge writes that time, in the
+ * order (time, lamport, idx, state): a change may be produced after later
+ * ones, as long as the merge has not passed its time.  Of the changes of one
+ * time, the last counts; aux is the paradigm's, handed back to applied(). */
+void viper_timeline_state_at (ViperExporter *e, gint64 module, double time, guint32 lamport, guint32 idx, guint state,
+                              guint64 aux);
+/* Undo, among the changes of its time, the state_at(module, time, lamport,
+ * idx, state, ...) made before: the track keeps what it had without it (a
+ * state that turned out never to hold). */
+void viper_timeline_retract_at (ViperExporter *e, gint64 module, double time, guint32 lamport, guint32 idx,
+                                guint state);
+/* A paradigm's note at time (a verdict): handed to applied() with note TRUE
+ * when the merge writes that time; writes nothing itself. */
+void viper_timeline_note_at (ViperExporter *e, gint64 key, double time, guint32 lamport, guint64 aux);
 /* A program-level event (program state change) at time. */
 void viper_timeline_event (ViperExporter *e, double time, const char *value);
 /* The program event `value` (e.g. "running") at the earliest of the times

@@ -49,10 +49,23 @@
 #define CTL_BYTES 8           /* a request or reply without data */
 #define ELEM_BYTES 8          /* per element of a slice that travels */
 
+/* A module as the timeline has it at the time being written (write-time
+ * states): what the program state depends on. */
+typedef struct {
+  guint state;
+  ViperMonalisaPrim prim;
+  gint64 waits_on;
+  gboolean exists, started, finished;
+} Mirror;
+
 typedef struct {
   GHashTable *seen;           /* modules whose processors started tracing */
   GHashTable *replier;        /* module -> the instance that answered its inrglb */
   gint64 members[MAX_MEMBERS];
+  const ViperModel *model;
+  GArray *mirror;             /* of Mirror, index = module (timeline) */
+  GArray *in;                 /* of gboolean: program_at's scratch */
+  ViperMonalisaProgramState reported;   /* the verdict written so far (INACTIVE: none) */
 } MlExport;
 
 static void
@@ -63,6 +76,10 @@ ml_export_clear (gpointer priv)
     g_hash_table_unref (x->seen);
   if (x->replier)
     g_hash_table_unref (x->replier);
+  if (x->mirror)
+    g_array_unref (x->mirror);
+  if (x->in)
+    g_array_unref (x->in);
 }
 
 static MlExport *
@@ -73,6 +90,8 @@ ml_priv (ViperExporter *e)
     {
       x->seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
       x->replier = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      x->mirror = g_array_new (FALSE, TRUE, sizeof (Mirror));
+      x->in = g_array_new (FALSE, TRUE, sizeof (gboolean));
     }
   return x;
 }
@@ -307,12 +326,146 @@ ml_timeline (ViperExporter *e, const ViperTram *t, const ViperModel *m)
       default:
         break;
       }
-  /* a tram can change its partner's state too (blocked, released, finished) */
-  guint n = viper_monalisa_model_n_modules (m);
+  /* The states it decided, dated by the spec (an inrglb caller blocks at the
+   * latest receipt, which this tram may not be): applied in time order as
+   * the merge writes, with the program state (ml_program_at). */
+  guint n;
+  const ViperMonalisaChange *c = viper_monalisa_changes (m, &n);
   for (guint i = 0; i < n; i++)
-    if (viper_monalisa_module_exists (m, i) && g_hash_table_contains (x->seen, &(gint64) { i }))
-      viper_timeline_state (e, i, T, viper_monalisa_module_state (m, i));
-  viper_timeline_event (e, T, viper_monalisa_program_state_name (viper_monalisa_program_state (m)));
+    if (c[i].retract)
+      viper_timeline_retract_at (e, c[i].module, c[i].time, c[i].lamport, c[i].idx, c[i].state);
+    else
+      {
+        guint64 aux = (guint64) c[i].prim | (guint64) (c[i].started ? 8 : 0) | (guint64) (c[i].finished ? 16 : 0)
+                      | (guint64) (guint32) (c[i].waits_on + 1) << 32;
+        viper_timeline_state_at (e, c[i].module, c[i].time, c[i].lamport, c[i].idx, c[i].state, aux);
+      }
+  if (known && (d.type == VIPER_ML_T_PM_DLOCK || d.type == VIPER_ML_T_PM_ABORT || d.type == VIPER_ML_T_PM_EXIT))
+    viper_timeline_note_at (e, -1, T, t->lamport, d.type == VIPER_ML_T_PM_DLOCK ? VIPER_ML_PROGRAM_DEADLOCK
+                                                  : d.type == VIPER_ML_T_PM_ABORT ? VIPER_ML_PROGRAM_ABNORMAL
+                                                  : VIPER_ML_PROGRAM_TERMINATED);
+}
+
+static Mirror *
+mirror_get (MlExport *x, gint64 module)
+{
+  if (module < 0 || module > G_MAXINT32)
+    return NULL;
+  if ((gint64) x->mirror->len <= module)
+    g_array_set_size (x->mirror, (guint) module + 1);
+  return &g_array_index (x->mirror, Mirror, module);
+}
+
+/* A module's state as it stands at the time being written, or a verdict. */
+static void
+ml_applied (ViperExporter *e, gint64 module, guint state, guint64 aux, gboolean note)
+{
+  MlExport *x = ml_priv (e);
+  if (note)
+    {
+      x->reported = (ViperMonalisaProgramState) aux;    /* sticky from its time on */
+      return;
+    }
+  Mirror *mm = mirror_get (x, module);
+  if (!mm)
+    return;
+  mm->exists = TRUE;
+  mm->state = state;
+  mm->prim = (ViperMonalisaPrim) (aux & 7);
+  mm->started = (aux & 8) != 0;
+  mm->finished = (aux & 16) != 0;
+  mm->waits_on = (gint64) (guint32) (aux >> 32) - 1;
+}
+
+static gboolean
+mirror_remote_blocked (const Mirror *mm)
+{
+  return mm->exists && !mm->finished && mm->state == VIPER_ML_BLOCKED && mm->prim >= VIPER_ML_PRIM_INGLB
+         && mm->prim <= VIPER_ML_PRIM_INRGLB;
+}
+
+/* The program state at the time being written, from the modules' states at
+ * that time (spec section 4, as the model's evaluate() derives it from its
+ * current states): a function of the time, not of the run order. */
+static const char *
+ml_program_at (ViperExporter *e, double time)
+{
+  (void) time;
+  MlExport *x = ml_priv (e);
+  if (x->reported != VIPER_ML_PROGRAM_INACTIVE)
+    return viper_monalisa_program_state_name (x->reported);
+  guint n = x->mirror->len, n_exist = 0, n_started = 0, n_finished = 0, n_blocked = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const Mirror *mm = &g_array_index (x->mirror, Mirror, i);
+      if (!mm->exists)
+        continue;
+      n_exist++;
+      n_started += mm->started;
+      n_finished += mm->finished;
+      n_blocked += mm->state == VIPER_ML_BLOCKED;
+    }
+  if (n_started == 0)
+    return viper_monalisa_program_state_name (VIPER_ML_PROGRAM_INACTIVE);
+  if (n_finished == n_exist)
+    return viper_monalisa_program_state_name (VIPER_ML_PROGRAM_TERMINATED);
+  if (n_blocked == 0)
+    return viper_monalisa_program_state_name (VIPER_ML_PROGRAM_RUNNING);
+  /* the largest deadlocked set: drop every member whose partner is not in it */
+  g_array_set_size (x->in, n);
+  gboolean *in = (gboolean *) (void *) x->in->data;
+  for (guint i = 0; i < n; i++)
+    in[i] = mirror_remote_blocked (&g_array_index (x->mirror, Mirror, i));
+  for (gboolean again = TRUE; again;)
+    {
+      again = FALSE;
+      for (guint i = 0; i < n; i++)
+        {
+          if (!in[i])
+            continue;
+          const Mirror *mm = &g_array_index (x->mirror, Mirror, i);
+          gboolean keep = TRUE;
+          guint k = mm->prim == VIPER_ML_PRIM_INRGLB ? members (x, x->model, mm->waits_on) : 1;
+          if (mm->prim != VIPER_ML_PRIM_INRGLB)
+            x->members[0] = mm->waits_on;
+          for (guint j = 0; j < k && keep; j++)
+            keep = x->members[j] >= 0 && x->members[j] < (gint64) n && in[x->members[j]];
+          if (!keep)
+            {
+              in[i] = FALSE;
+              again = TRUE;
+            }
+        }
+    }
+  gboolean cycle = FALSE, on_finished = FALSE, all_expose = TRUE;
+  for (guint i = 0; i < n; i++)
+    {
+      const Mirror *mm = &g_array_index (x->mirror, Mirror, i);
+      cycle = cycle || in[i];
+      if (!mm->exists || mm->finished)
+        continue;
+      if (mirror_remote_blocked (mm))
+        {
+          /* blocked on a finished module (an inrglb: every instance finished) */
+          guint k = mm->prim == VIPER_ML_PRIM_INRGLB ? members (x, x->model, mm->waits_on) : 1;
+          if (mm->prim != VIPER_ML_PRIM_INRGLB)
+            x->members[0] = mm->waits_on;
+          gboolean all = k > 0;
+          for (guint j = 0; j < k && all; j++)
+            {
+              const Mirror *p = x->members[j] >= 0 && x->members[j] < (gint64) n
+                                  ? &g_array_index (x->mirror, Mirror, x->members[j]) : NULL;
+              all = p && p->exists && p->finished;
+            }
+          on_finished = on_finished || (n_finished > 0 && all);
+        }
+      all_expose = all_expose && mm->state == VIPER_ML_BLOCKED && mm->prim == VIPER_ML_PRIM_EXPOSEGLB;
+    }
+  if (cycle)
+    return viper_monalisa_program_state_name (VIPER_ML_PROGRAM_DEADLOCK);
+  if (on_finished || all_expose)
+    return viper_monalisa_program_state_name (VIPER_ML_PROGRAM_ABNORMAL);
+  return viper_monalisa_program_state_name (VIPER_ML_PROGRAM_RUNNING);
 }
 
 static const char *const ml_states[] = { "inactive", "executing", "interacting", "blocked" };
@@ -325,13 +478,33 @@ static const ViperTimelineInfo ml_timeline_info = {
   .colors = ml_colors,
   .n_states = G_N_ELEMENTS (ml_states),
   .us_per_unit = 1e3,
+  .states_at = TRUE,
 };
 
 static void
 ml_begin (ViperExporter *e, const ViperModel *m)
 {
   if (g_str_equal (viper_exporter_format (e), "paragraph"))
-    ml_paragraph_begin (e, m);
+    {
+      ml_paragraph_begin (e, m);
+      return;
+    }
+  /* the timeline: the setup's modules exist from the start (the program
+   * terminates when all have finished), are named, and hold the merge
+   * until each has begun (their changes may be dated before the tram
+   * that reveals them, never before the merge's watermark) */
+  MlExport *x = ml_priv (e);
+  x->model = m;
+  guint n = viper_monalisa_model_n_modules (m);
+  for (guint i = 0; i < n; i++)
+    if (viper_monalisa_module_exists (m, i))
+      {
+        const char *name = viper_monalisa_module_name (m, i);
+        if (name)
+          viper_timeline_name (e, i, name);
+        mirror_get (x, i)->exists = TRUE;
+        viper_export_expect_source (e, i);
+      }
 }
 
 const ViperExportTable viper_monalisa_exports = {
@@ -339,6 +512,8 @@ const ViperExportTable viper_monalisa_exports = {
   .timeline = ml_timeline,
   .timeline_info = &ml_timeline_info,
   .begin = ml_begin,
+  .applied = ml_applied,
+  .program_at = ml_program_at,
   .priv_size = sizeof (MlExport),
   .priv_clear = ml_export_clear,
 };

@@ -24,6 +24,13 @@ typedef struct {
   guint received, received_hidden;
   gboolean replied;
   gboolean current;         /* the caller's primitive right now */
+  /* the block's dating (spec section 4): from the latest receipt to the reply */
+  double recv_max;          /* latest adjusted time of a receipt so far */
+  guint32 recv_lamport;     /* that receipt's Lamport number (ties: the larger) */
+  double reply_time;        /* the reply's, once replied */
+  guint32 reply_lamport;
+  gboolean blocked;         /* the caller was set blocked for it (current state) */
+  guint64 block_hist;       /* absolute history index of that change (G_MAXUINT64: none) */
 } Call;
 
 typedef struct {
@@ -68,6 +75,8 @@ typedef struct {
   gboolean dirty;           /* the program state must be re-derived */
   gboolean changed;         /* this apply changed something visible */
   const ViperTram *tram;    /* being applied */
+  GArray *changes;          /* of ViperMonalisaChange: this apply's (viper_monalisa_changes) */
+  guint32 change_idx;       /* index of the next change decided by the tram applied */
 } MlModel;
 
 #define ML(m) ((MlModel *) (m))
@@ -101,6 +110,19 @@ var_exposed (const Module *mod, gint64 var)
 /* monalisa-model.c: free functions of the modules array and of a module's variables */
 void ml_var_clear (gpointer p);
 void ml_module_free (gpointer p);
+
+/* monalisa-arrows.c: a message from -> to leaves with the tram applied; the
+ * oldest of a kind arrives (FALSE when none was sent; call: an inrglb
+ * request's call) */
+void ml_arrow_send (MlModel *m, Module *from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
+                    gint64 var, Call *call);
+gboolean ml_arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
+                           Call **call);
+
+/* monalisa-query.c: the class's --state-out fields and groups (core/model.h) */
+void ml_write_top (const ViperModel *base, ViperJson *j);
+void ml_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j);
+guint ml_group_members (const ViperModel *base, gint64 group, gint64 *out, guint max);
 
 /* monalisa-snapshot.c: checkpoints (core/model.h) */
 gpointer ml_snapshot (const ViperModel *base, gsize *bytes);

@@ -160,8 +160,38 @@ touch_module (MlModel *m, Module *mod)
   m->changed = TRUE;
 }
 
+/* The group an inrglb waits on (the call's, since (4,19) renames the partner). */
+static gint64
+waits_on (const Module *mod)
+{
+  return mod->prim.prim == VIPER_ML_PRIM_INRGLB && mod->call ? mod->call->group : mod->prim.partner;
+}
+
+/* Index of the changes a tram makes about a call it did not decide: after
+ * the tram's own (a receipt's block, its retraction). */
+#define CHANGE_IDX_BLOCK (1u << 20)
+
+/* Record a change of mod (its state, primitive, started, finished as they
+ * are now) for viper_monalisa_changes, dated time, decided by lamport. */
 static void
-set_state (MlModel *m, Module *mod, ViperMonalisaModuleState s)
+note_change_as (MlModel *m, const Module *mod, ViperMonalisaModuleState s, double time, guint32 lamport, guint32 idx,
+                gboolean retract)
+{
+  ViperMonalisaChange c = { mod->id, time, lamport, idx, retract, s, mod->prim.prim,
+                            mod->prim.prim == VIPER_ML_PRIM_NONE ? -1 : waits_on (mod), mod->started, mod->finished };
+  g_array_append_val (m->changes, c);
+}
+
+static void
+note_change (MlModel *m, const Module *mod)
+{
+  note_change_as (m, mod, mod->state, m->tram->adjusted, m->tram->lamport, m->change_idx++, FALSE);
+}
+
+/* mod's state from time on (decided by the tram of Lamport number lamport):
+ * the state changes now; the history and the changes are dated time. */
+static void
+set_state_at (MlModel *m, Module *mod, ViperMonalisaModuleState s, double time, guint32 lamport, guint32 idx)
 {
   if (mod->state == s)
     return;
@@ -173,9 +203,16 @@ set_state (MlModel *m, Module *mod, ViperMonalisaModuleState s)
     m->dirty = TRUE;
   mod->state = s;
   touch_module (m, mod);
-  ViperHistoryEntry e = { m->tram->adjusted, m->tram->adjusted, (gint32) mod->id, -1, (gint32) s,
-                          (gint32) mod->prim.prim };
+  ViperHistoryEntry e = { time, time, (gint32) mod->id, -1, (gint32) s, (gint32) mod->prim.prim };
   viper_model_history_add (&m->base, &e);
+  note_change_as (m, mod, s, time, lamport, idx, FALSE);
+}
+
+static void
+set_state (MlModel *m, Module *mod, ViperMonalisaModuleState s)
+{
+  if (mod->state != s)
+    set_state_at (m, mod, s, m->tram->adjusted, m->tram->lamport, m->change_idx++);
 }
 
 static void
@@ -219,6 +256,7 @@ set_finished (MlModel *m, Module *mod, gboolean killed)
   m->n_finished++;
   m->dirty = TRUE;
   touch_module (m, mod);
+  note_change (m, mod);
 }
 
 static void
@@ -230,6 +268,7 @@ set_started (MlModel *m, Module *mod)
   m->n_started++;
   m->dirty = TRUE;
   touch_module (m, mod);
+  note_change (m, mod);
 }
 
 static void
@@ -264,62 +303,6 @@ set_var (MlModel *m, Module *mod, gint64 var_id, gboolean exposed, const ViperMo
       viper_damage_add (m->base.damage, VIPER_AREA_VARIABLE, mod->id, var_id);
       touch_module (m, mod);    /* the second circle */
     }
-}
-
-/* ---- messages underway ----------------------------------------------------- */
-
-static void
-arrow_send (MlModel *m, Module *from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
-            gint64 var, Call *call)
-{
-  Arrow a = { { from->id, to, kind, prim, var, m->tram->adjusted }, 0, call };
-  a.hist = m->base.history_dropped + (guint64) m->base.history->len;
-  ViperHistoryEntry e = { m->tram->adjusted, NAN, (gint32) from->id, (gint32) to,
-                          VIPER_ML_HISTORY_ARROW + (gint32) kind, (gint32) prim };
-  viper_model_history_add (&m->base, &e);
-  ArrowVec *v = &from->arrows;
-  if (G_UNLIKELY (v->len == v->cap))
-    {
-      v->cap = MAX (8, 2 * v->cap);
-      v->v = g_renew (Arrow, v->v, v->cap);
-    }
-  v->v[v->len++] = a;
-  viper_damage_add (m->base.damage, VIPER_AREA_LINK, from->id, to);
-  m->changed = TRUE;
-}
-
-/* The oldest message from -> to of this kind arrives; FALSE when none was sent. */
-static gboolean
-arrow_receive (MlModel *m, gint64 from, gint64 to, ViperMonalisaArrowKind kind, ViperMonalisaPrim prim,
-               Call **call)
-{
-  Module *src = module_get (m, from);
-  if (call)
-    *call = NULL;
-  if (!src)
-    return FALSE;
-  ArrowVec *v = &src->arrows;
-  for (guint i = 0; i < v->len; i++)
-    {
-      Arrow *a = &v->v[i];
-      if (a->a.to != to || a->a.kind != kind || a->a.prim != prim)
-        continue;
-      if (call)
-        *call = a->call;
-      if (a->hist >= m->base.history_dropped)
-        {
-          guint64 idx = a->hist - m->base.history_dropped;
-          if (idx < m->base.history->len)
-            g_array_index (m->base.history, ViperHistoryEntry, idx).t1 = m->tram->adjusted;
-        }
-      v->len--;
-      if (i < v->len)
-        memmove (a, a + 1, (v->len - i) * sizeof (Arrow));
-      viper_damage_add (m->base.damage, VIPER_AREA_LINK, from, to);
-      m->changed = TRUE;
-      return TRUE;
-    }
-  return FALSE;
 }
 
 /* ---- applying trams ------------------------------------------------------------ */
@@ -411,6 +394,60 @@ valid_partner (MlModel *m, gint64 partner)
   return TRUE;
 }
 
+/* Every instance of c's inrglb call received the request with its variable
+ * hidden: c is blocked from the latest receipt (recv_max, whatever order the
+ * run applied them in) until the first reply, spec section 4. */
+static void
+inr_block (MlModel *m, Module *c, Call *call)
+{
+  if (!call->replied)
+    {
+      if (!call->current || c->finished || c->state != VIPER_ML_INTERACTING)
+        return;
+      guint64 pos = m->base.history_dropped + (guint64) m->base.history->len;
+      set_state_at (m, c, VIPER_ML_BLOCKED, call->recv_max, call->recv_lamport, CHANGE_IDX_BLOCK);
+      call->blocked = TRUE;
+      call->block_hist = m->base.history_dropped + (guint64) m->base.history->len > pos ? pos : G_MAXUINT64;
+      return;
+    }
+  if (call->reply_time <= call->recv_max)
+    return;                   /* replied before the last receipt: never blocked */
+  /* The reply was applied first, though it came later: the block is in the
+   * past.  The current state is not the block's; the changes (and the
+   * history, while the call is still c's latest state) get it. */
+  ViperMonalisaChange b = { c->id, call->recv_max, call->recv_lamport, CHANGE_IDX_BLOCK, FALSE, VIPER_ML_BLOCKED,
+                            VIPER_ML_PRIM_INRGLB, call->group, TRUE, FALSE };
+  ViperMonalisaChange r = b;
+  r.time = call->reply_time;
+  r.lamport = call->reply_lamport;
+  r.state = VIPER_ML_INTERACTING;
+  g_array_append_val (m->changes, b);
+  g_array_append_val (m->changes, r);
+  if (call->current && !c->finished && c->state == VIPER_ML_INTERACTING)
+    {
+      ViperHistoryEntry e = { b.time, b.time, (gint32) c->id, -1, VIPER_ML_BLOCKED, VIPER_ML_PRIM_INRGLB };
+      viper_model_history_add (&m->base, &e);
+      e.t0 = e.t1 = r.time;
+      e.state = VIPER_ML_INTERACTING;
+      viper_model_history_add (&m->base, &e);
+      touch_module (m, c);
+    }
+}
+
+/* The block set at (since, since_lamport) never held: c is interacting again,
+ * its history entry says so, and the change is retracted. */
+static void
+unblock_retract (MlModel *m, Module *c, double since, guint32 since_lamport, guint64 hist)
+{
+  m->n_blocked--;
+  m->dirty = TRUE;
+  c->state = VIPER_ML_INTERACTING;
+  touch_module (m, c);
+  if (hist != G_MAXUINT64)
+    viper_model_history_set_state (&m->base, hist, VIPER_ML_INTERACTING);
+  note_change_as (m, c, VIPER_ML_BLOCKED, since, since_lamport, CHANGE_IDX_BLOCK + 1, TRUE);
+}
+
 static void
 apply_start (MlModel *m, Module *c, const ViperMonalisaTram *d)
 {
@@ -426,12 +463,13 @@ apply_start (MlModel *m, Module *c, const ViperMonalisaTram *d)
       call->caller = c->id;
       call->group = d->partner;
       call->n_members = n;
+      call->block_hist = G_MAXUINT64;
       g_ptr_array_add (c->calls, call);
       for (guint i = 0; i < n; i++)
-        arrow_send (m, c, members[i], VIPER_ML_ARROW_REQUEST, prim, d->var, call);
+        ml_arrow_send (m, c, members[i], VIPER_ML_ARROW_REQUEST, prim, d->var, call);
     }
   else
-    arrow_send (m, c, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
+    ml_arrow_send (m, c, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
                 prim, d->var, NULL);
   if (!own (m, c))
     return;
@@ -449,7 +487,7 @@ apply_request_received (MlModel *m, Module *p, const ViperMonalisaTram *d)
 {
   ViperMonalisaPrim prim = prim_of (d->type);
   supervisor (m, p);
-  if (!arrow_receive (m, d->partner, p->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
+  if (!ml_arrow_receive (m, d->partner, p->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_DATA : VIPER_ML_ARROW_REQUEST,
                       prim, NULL))
     viper_model_inconsistent (&m->base, m->tram, "%s received a %s request module %" G_GINT64_FORMAT " did not send",
                               p->name, viper_monalisa_prim_name (prim), d->partner);
@@ -473,7 +511,7 @@ apply_reply_sent (MlModel *m, Module *p, const ViperMonalisaTram *d)
                               p->name, d->var);
   if (prim != VIPER_ML_PRIM_RDGLB)
     set_var (m, p, d->var, FALSE, NULL);
-  arrow_send (m, p, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
+  ml_arrow_send (m, p, d->partner, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
               prim, d->var, NULL);
   Module *c = module_get (m, d->partner);
   if (prim == VIPER_ML_PRIM_INRGLB && c)
@@ -489,10 +527,24 @@ apply_reply_sent (MlModel *m, Module *p, const ViperMonalisaTram *d)
           return;
         }
       call->replied = TRUE;
-      gboolean current = call->current;
+      call->reply_time = m->tram->adjusted;
+      call->reply_lamport = m->tram->lamport;
+      gboolean current = call->current, blocked = call->blocked;
+      double since = call->recv_max;
+      guint32 since_lamport = call->recv_lamport;
+      guint64 hist = call->block_hist;
+      call->blocked = FALSE;
       settle_call (c, call);
       if (!current)
         return;
+      if (blocked && m->tram->adjusted <= since && !c->finished && c->state == VIPER_ML_BLOCKED)
+        {
+          /* replied before the last instance received the request (a reply
+           * applied after that receipt, dated before it): the block never
+           * held, spec section 4.  Undone where it was recorded. */
+          unblock_retract (m, c, since, since_lamport, hist);
+          return;
+        }
     }
   if (c && !c->finished && c->state == VIPER_ML_BLOCKED && c->prim.prim == prim)
     set_state (m, c, VIPER_ML_INTERACTING);
@@ -505,17 +557,25 @@ apply_inr_received (MlModel *m, Module *inst, const ViperMonalisaTram *d)
   supervisor (m, inst);
   Call *call = NULL;
   var_ensure (m, inst, d->var);
-  if (!arrow_receive (m, d->partner, inst->id, VIPER_ML_ARROW_REQUEST, VIPER_ML_PRIM_INRGLB, &call) || !call)
+  if (!ml_arrow_receive (m, d->partner, inst->id, VIPER_ML_ARROW_REQUEST, VIPER_ML_PRIM_INRGLB, &call) || !call)
     {
       viper_model_inconsistent (&m->base, m->tram, "%s received an inrglb request module %" G_GINT64_FORMAT
                                 " did not send", inst->name, d->partner);
       return;
     }
   call->received++;
+  double t = m->tram->adjusted;
+  guint32 lamport = m->tram->lamport;
+  if (call->received == 1 || t > call->recv_max || (t == call->recv_max && lamport > call->recv_lamport))
+    {
+      call->recv_max = t;
+      call->recv_lamport = lamport;
+    }
+  if (!var_exposed (inst, d->var))
+    call->received_hidden++;
   Module *c = module_get (m, call->caller);
-  if (!call->replied && !var_exposed (inst, d->var) && ++call->received_hidden == call->n_members && call->current
-      && c && !c->finished && c->state == VIPER_ML_INTERACTING)
-    set_state (m, c, VIPER_ML_BLOCKED);
+  if (c && call->received == call->n_members && call->received_hidden == call->n_members)
+    inr_block (m, c, call);
   if (c)
     settle_call (c, call);
 }
@@ -524,7 +584,7 @@ static void
 apply_reply_received (MlModel *m, Module *c, const ViperMonalisaTram *d)
 {
   ViperMonalisaPrim prim = prim_of (d->type);
-  if (!arrow_receive (m, d->partner, c->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
+  if (!ml_arrow_receive (m, d->partner, c->id, prim == VIPER_ML_PRIM_WRGLB ? VIPER_ML_ARROW_REPLY : VIPER_ML_ARROW_DATA,
                       prim, NULL))
     viper_model_inconsistent (&m->base, m->tram, "%s received a %s reply module %" G_GINT64_FORMAT " did not send",
                               c->name, viper_monalisa_prim_name (prim), d->partner);
@@ -682,13 +742,6 @@ remote_blocked (const Module *mod)
          && mod->prim.prim <= VIPER_ML_PRIM_INRGLB;
 }
 
-/* The group an inrglb waits on (the call's, since (4,19) renames the partner). */
-static gint64
-waits_on (const Module *mod)
-{
-  return mod->prim.prim == VIPER_ML_PRIM_INRGLB && mod->call ? mod->call->group : mod->prim.partner;
-}
-
 static gboolean
 blocked_on_finished (const MlModel *m, const Module *mod)
 {
@@ -820,6 +873,8 @@ ml_apply (ViperModel *base, const ViperTram *t)
   MlModel *m = ML (base);
   ViperMonalisaTram d;
   m->changed = FALSE;
+  g_array_set_size (m->changes, 0);
+  m->change_idx = 0;
   if (!viper_monalisa_tram_decode (t, &d))
     return FALSE;
   m->tram = t;
@@ -862,6 +917,7 @@ ml_reset (ViperModel *base)
   m->n_exist = m->n_started = m->n_finished = m->n_blocked = 0;
   g_array_set_size (m->cycle, 0);
   g_array_set_size (m->reported_list, 0);
+  g_array_set_size (m->changes, 0);
   populate (m);
 }
 
@@ -874,6 +930,7 @@ ml_destroy (ViperModel *base)
   g_array_unref (m->next_cycle);
   g_free (m->in);
   g_array_unref (m->reported_list);
+  g_array_unref (m->changes);
   viper_model_finish (base);
   g_free (m);
 }
@@ -882,75 +939,6 @@ static const char *
 ml_program_state (const ViperModel *base)
 {
   return viper_monalisa_program_state_name (viper_monalisa_program_state (base));
-}
-
-static void
-ml_write_top (const ViperModel *base, ViperJson *j)
-{
-  const MlModel *m = CML (base);
-  viper_json_key (j, "reported");
-  viper_json_string (j, m->reported == VIPER_ML_PROGRAM_INACTIVE ? NULL
-                        : viper_monalisa_program_state_name (m->reported));
-  viper_json_key (j, "deadlock_cycle");
-  viper_json_begin_array (j);
-  for (guint i = 0; i < m->cycle->len; i++)
-    viper_json_int (j, g_array_index (m->cycle, gint64, i));
-  viper_json_end_array (j);
-}
-
-static void
-ml_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
-{
-  const MlModel *m = CML (base);
-  for (guint i = 0; i < m->modules->len; i++)
-    {
-      const Module *mod = m->modules->pdata[i];
-      if (!mod)
-        continue;
-      viper_json_begin_object (j);
-      viper_json_key (j, "id"); viper_json_int (j, mod->id);
-      viper_json_key (j, "name"); viper_json_string (j, mod->name);
-      viper_json_key (j, "state"); viper_json_string (j, viper_monalisa_module_state_name (mod->state));
-      viper_json_key (j, "started"); viper_json_bool (j, mod->started);
-      viper_json_key (j, "finished"); viper_json_bool (j, mod->finished);
-      viper_json_key (j, "primitive");
-      if (mod->prim.prim == VIPER_ML_PRIM_NONE)
-        viper_json_null (j);
-      else
-        {
-          viper_json_begin_object (j);
-          viper_json_key (j, "name"); viper_json_string (j, viper_monalisa_prim_name (mod->prim.prim));
-          viper_json_key (j, "partner");
-          if (mod->prim.partner < 0)
-            viper_json_null (j);
-          else
-            viper_json_int (j, mod->prim.partner);
-          viper_json_key (j, "var"); viper_json_int (j, mod->prim.var);
-          viper_json_end_object (j);
-        }
-      viper_json_key (j, "variables");
-      viper_json_begin_array (j);
-      for (guint v = 0; v < mod->vars->len; v++)
-        {
-          const Var *var = &g_array_index (mod->vars, Var, v);
-          viper_json_begin_object (j);
-          viper_json_key (j, "id"); viper_json_int (j, v);
-          viper_json_key (j, "name"); viper_json_string (j, var->name);
-          viper_json_key (j, "state"); viper_json_string (j, var->exposed ? "exposed" : "hidden");
-          viper_json_end_object (j);
-        }
-      viper_json_end_array (j);
-      viper_json_key (j, "offset"); viper_json_double (j, run ? viper_run_offset (run, mod->id) : 0.0);
-      viper_clock_sync_write_module (run, mod->id, j);
-      viper_json_end_object (j);
-    }
-}
-
-static guint
-ml_group_members (const ViperModel *base, gint64 group, gint64 *out, guint max)
-{
-  const MlModel *m = CML (base);
-  return m->setup ? viper_monalisa_setup_group_members (m->setup, group, out, max) : 0;
 }
 
 static const ViperModelClass ml_class = {
@@ -976,6 +964,7 @@ viper_monalisa_model_new (const ViperParadigm *p, ViperSetup *setup)
   m->cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
   m->next_cycle = g_array_new (FALSE, FALSE, sizeof (gint64));
   m->reported_list = g_array_new (FALSE, FALSE, sizeof (gint64));
+  m->changes = g_array_new (FALSE, FALSE, sizeof (ViperMonalisaChange));
   populate (m);
   viper_damage_clear (m->base.damage);
   return &m->base;

@@ -1,5 +1,5 @@
-/* monalisa-query.c - the Mona Lisa model's read-only accessors (monalisa.h),
- * split from monalisa-model.c. */
+/* monalisa-query.c - the Mona Lisa model's read-only accessors (monalisa.h)
+ * and its --state-out fields, split from monalisa-model.c. */
 #include "monalisa-model-priv.h"
 
 /* ---- accessors ------------------------------------------------------------------------ */
@@ -167,4 +167,82 @@ viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n)
 {
   *n = CML (m)->cycle->len;
   return (const gint64 *) (void *) CML (m)->cycle->data;
+}
+
+const ViperMonalisaChange *
+viper_monalisa_changes (const ViperModel *m, guint *n)
+{
+  *n = CML (m)->changes->len;
+  return (const ViperMonalisaChange *) (void *) CML (m)->changes->data;
+}
+
+/* ---- --state-out and groups (the model class's read-only hooks) ---------------------- */
+
+void
+ml_write_top (const ViperModel *base, ViperJson *j)
+{
+  const MlModel *m = CML (base);
+  viper_json_key (j, "reported");
+  viper_json_string (j, m->reported == VIPER_ML_PROGRAM_INACTIVE ? NULL
+                        : viper_monalisa_program_state_name (m->reported));
+  viper_json_key (j, "deadlock_cycle");
+  viper_json_begin_array (j);
+  for (guint i = 0; i < m->cycle->len; i++)
+    viper_json_int (j, g_array_index (m->cycle, gint64, i));
+  viper_json_end_array (j);
+}
+
+void
+ml_write_modules (const ViperModel *base, const ViperRun *run, ViperJson *j)
+{
+  const MlModel *m = CML (base);
+  for (guint i = 0; i < m->modules->len; i++)
+    {
+      const Module *mod = m->modules->pdata[i];
+      if (!mod)
+        continue;
+      viper_json_begin_object (j);
+      viper_json_key (j, "id"); viper_json_int (j, mod->id);
+      viper_json_key (j, "name"); viper_json_string (j, mod->name);
+      viper_json_key (j, "state"); viper_json_string (j, viper_monalisa_module_state_name (mod->state));
+      viper_json_key (j, "started"); viper_json_bool (j, mod->started);
+      viper_json_key (j, "finished"); viper_json_bool (j, mod->finished);
+      viper_json_key (j, "primitive");
+      if (mod->prim.prim == VIPER_ML_PRIM_NONE)
+        viper_json_null (j);
+      else
+        {
+          viper_json_begin_object (j);
+          viper_json_key (j, "name"); viper_json_string (j, viper_monalisa_prim_name (mod->prim.prim));
+          viper_json_key (j, "partner");
+          if (mod->prim.partner < 0)
+            viper_json_null (j);
+          else
+            viper_json_int (j, mod->prim.partner);
+          viper_json_key (j, "var"); viper_json_int (j, mod->prim.var);
+          viper_json_end_object (j);
+        }
+      viper_json_key (j, "variables");
+      viper_json_begin_array (j);
+      for (guint v = 0; v < mod->vars->len; v++)
+        {
+          const Var *var = &g_array_index (mod->vars, Var, v);
+          viper_json_begin_object (j);
+          viper_json_key (j, "id"); viper_json_int (j, v);
+          viper_json_key (j, "name"); viper_json_string (j, var->name);
+          viper_json_key (j, "state"); viper_json_string (j, var->exposed ? "exposed" : "hidden");
+          viper_json_end_object (j);
+        }
+      viper_json_end_array (j);
+      viper_json_key (j, "offset"); viper_json_double (j, run ? viper_run_offset (run, mod->id) : 0.0);
+      viper_clock_sync_write_module (run, mod->id, j);
+      viper_json_end_object (j);
+    }
+}
+
+guint
+ml_group_members (const ViperModel *base, gint64 group, gint64 *out, guint max)
+{
+  const MlModel *m = CML (base);
+  return m->setup ? viper_monalisa_setup_group_members (m->setup, group, out, max) : 0;
 }

@@ -204,6 +204,26 @@ ViperMonalisaProgramState viper_monalisa_program_state (const ViperModel *m);   
 ViperMonalisaProgramState viper_monalisa_program_state_derived (const ViperModel *m);  /* from the states only */
 /* The program manager's sticky verdict: DEADLOCK, ABNORMAL, TERMINATED, or INACTIVE for none. */
 ViperMonalisaProgramState viper_monalisa_reported (const ViperModel *m);
+/* The module state changes the last apply made, each dated by the spec
+ * (monalisa.md section 4), not by the tram applied: an inrglb caller blocks
+ * at the latest of its instances' request receipts, which may be applied
+ * before or after the reply, so a change may be dated before the tram that
+ * revealed it, or undo (retract) a block that turned out never to hold.
+ * lamport / idx: the deciding tram's Lamport number and the change's index
+ * among that tram's (a function of the trams, not of the line order).
+ * Valid until the next apply. */
+typedef struct {
+  gint64 module;
+  double time;
+  guint32 lamport, idx;
+  gboolean retract;           /* undo the change (module, time, lamport, idx - 1, state) */
+  ViperMonalisaModuleState state;
+  ViperMonalisaPrim prim;     /* the module's primitive then */
+  gint64 waits_on;            /* the partner it waits on (an inrglb: the group), -1: none */
+  gboolean started, finished;
+} ViperMonalisaChange;
+const ViperMonalisaChange *viper_monalisa_changes (const ViperModel *m, guint *n);
+
 /* The deadlocked set D (sorted ids); valid until the next apply. */
 const gint64 *viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n);
 

@@ -840,7 +840,7 @@ static void
 test_unsupported (void)
 {
   static const char *const states[] = { "on" };
-  static const ViperTimelineInfo info = { "x run", "device", states, NULL, 1, 1e3 };
+  static const ViperTimelineInfo info = { "x run", "device", states, NULL, 1, 1e3, FALSE };
   static const ViperExportTable table = {
     .timeline = timeline_nothing, .timeline_info = &info,
     .no_paragraph_reason = "ParaGraph knows message passing only",

@@ -14,8 +14,11 @@ Usage: test_export_order.py --viper-replay PATH --picl-gen PATH
     order but processors interleaved at random; all of one processor, then
     the next.  All three formats, compared byte for byte.
   - Mona Lisa: the simulator's delivery orders (inorder, shuffled,
-    interleaved) of one Farm run, with its setup file: ParaGraph only (its
-    timeline is not canonical yet, docs/exports.md).
+    interleaved) of farm, deadlock, abnormal and trackfit runs for a few
+    seeds (and a longer Farm), with their setup files: all three formats.
+    In the Pajé file every inrglb caller's blocked state begins at the latest
+    of its instances' request receipts (spec monalisa.md section 4), not at
+    the receipt the run happened to apply last.
   - Macrame: a mesh in the same three orders (Pajé, Chrome).
 Prints "ok N - name" / "not ok N - name"; exit status 1 when any failed.
 """
@@ -29,10 +32,13 @@ import tempfile
 ARGS = None
 RESULTS = []
 FORMATS = ("paragraph", "paje", "chrome")
-# The Mona Lisa timeline reads the model's state after each tram in run
-# order (monalisa-export.c), which the line order changes: not yet canonical
-# (docs/exports.md).  Its ParaGraph form is.
-ML_FORMATS = ("paragraph",)
+ML_FORMATS = FORMATS
+ML_CASES = [(prog, seed, []) for prog in ("farm", "deadlock", "abnormal", "trackfit") for seed in (1, 2, 3)] \
+    + [("farm", 1, ["--count=3000"]), ("farm", 4, ["--count=3000", "--latency-ms=3"]),
+       # slow instances: replies applied before the last receipt though dated
+       # after it (a block in the past), and after it though dated before
+       # (a block undone): both in the shuffled order
+       ("farm", 4, ["--count=20000", "--latency-ms=3"])]
 
 
 def report(name, problems):
@@ -159,26 +165,67 @@ def test_picl():
             report(f"picl {name}", problems)
 
 
+def inrglb_block_starts(paje):
+    """Check every inrglb caller's blocked state (Pajé s3) that follows its
+    requests: it begins at the latest of the instances' receipts (the
+    request links' ends).  Returns (checked, problems)."""
+    pending = {}        # caller alias -> [sent, received end times]
+    links = {}          # key -> caller alias of an inrglb request
+    checked, problems = 0, []
+    for line in paje.decode().splitlines():
+        w = line.split()
+        if not w or w[0].startswith("%"):
+            continue
+        if w[0] == "9" and '"inrglb request"' in line:
+            caller = w[4]
+            links[w[-1]] = caller
+            if caller not in pending or pending[caller][1]:
+                pending[caller] = [0, []]       # a new call (its requests leave together)
+            pending[caller][0] += 1
+        elif w[0] == "10" and w[-1] in links:
+            caller = links.pop(w[-1])
+            if caller in pending:
+                pending[caller][1].append(float(w[1]))
+        elif w[0] == "7" and w[3] in pending:
+            sent, got = pending[w[3]]
+            if w[4] == "s3" and got and len(got) == sent:
+                checked += 1
+                if float(w[1]) != max(got):
+                    problems.append(f"{w[3]} blocked at {w[1]}, its instances received the inrglb request "
+                                    f"at {sorted(got)}: expected {max(got)}")
+            if w[4] != "s2":            # blocked (checked) or out of the primitive
+                pending.pop(w[3])
+    return checked, problems
+
+
 def test_monalisa():
     if not ARGS.monalisa_sim:
         return
     with tempfile.TemporaryDirectory(prefix="viper-xo-") as tmp:
-        for seed in (1, 2):
+        for prog, seed, extra in ML_CASES:
+            name = f"{prog} seed {seed}" + (" " + " ".join(extra) if extra else "")
             problems = []
             try:
-                setup = os.path.join(tmp, "farm.setup")
+                setup = os.path.join(tmp, f"{prog}.setup")
                 variants = []
+                sized = extra or (["--tasks=12"] if prog in ("farm", "abnormal") else [])
                 for delivery in ("inorder", "shuffled", "interleaved"):
-                    trace = os.path.join(tmp, f"farm-{delivery}.trc")
-                    subprocess.run([ARGS.monalisa_sim, f"--seed={seed}", "--tasks=12", f"--delivery={delivery}",
-                                    f"--out={trace}", f"--setup-out={setup}"], check=True, timeout=60,
+                    trace = os.path.join(tmp, f"{prog}-{delivery}.trc")
+                    subprocess.run([ARGS.monalisa_sim, f"--program={prog}", f"--seed={seed}", f"--delivery={delivery}",
+                                    f"--out={trace}", f"--setup-out={setup}"] + sized, check=True, timeout=60,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                     variants.append((delivery, export_all(tmp, delivery, ["--paradigm=monalisa", f"--setup={setup}",
                                                                           trace], ML_FORMATS)))
-                compare(f"farm seed {seed}", variants, ML_FORMATS, problems)
+                compare(name, variants, ML_FORMATS, problems)
+                if prog == "farm":
+                    for delivery, out in variants:
+                        checked, bad = inrglb_block_starts(out["paje"])
+                        problems += [f"{delivery}: {b}" for b in bad[:5]]
+                        if not checked:
+                            problems.append(f"{delivery}: no inrglb block to check")
             except Exception as e:
                 problems.append(f"exception: {e!r}")
-            report(f"monalisa farm seed {seed}", problems)
+            report(f"monalisa {name}", problems)
 
 
 def test_macrame():
