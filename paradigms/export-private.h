@@ -205,4 +205,13 @@ guint viper_exp_chan_hash (gconstpointer k);
 gboolean viper_exp_chan_equal (gconstpointer a, gconstpointer b);
 void viper_exp_queue_free (gpointer q);
 
+/* export.c's merge, for export-open.c */
+void viper_exp_flush (ViperExporter *e);
+void viper_exp_flush_upto (ViperExporter *e, double w, gboolean all);
+Rec *viper_exp_heap_pop (ViperExporter *e);
+char *viper_exp_out_time (ViperExporter *e, double t, char *num);
+void viper_exp_write_defs_left (ViperExporter *e, const char *num);
+/* the holds' order (a GTree's): by time, then by id */
+gint viper_exp_hold_cmp (gconstpointer a, gconstpointer b, gpointer data);
+
 G_END_DECLS
