@@ -37,7 +37,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "viper-playback.h"
+#include "viper-playback-priv.h"
 #include "core/jsonout.h"
 #include "core/tramparse.h"
 #include "core/trail.h"
@@ -47,44 +47,7 @@
 #define INDEX_SLICE_US 4000
 #define AUTO_RUN_SECONDS 30.0
 
-struct _ViperPlayback {
-  GtkApplication *gapp;
-  GtkWindow *window;
-  char *debug_dir;
-  ViperSession *s;
-
-  /* speed: index into the ladder, or -1 = max; auto until the user picks */
-  int speed_i;
-  int last_finite_i;
-  gboolean speed_user;
-  char *speed_opt;
-  GtkWidget *speed_box, *speed_label;
-
-  /* the index pass */
-  ViperSession *index;
-  guint index_idle;
-  gboolean index_done;
-  guint64 index_trams;      /* M */
-  double run_t0, run_t1;    /* first and last adjusted time (of trams with a clock: viper_paradigm_timeless) */
-  GArray *samples;          /* double: clock of every `stride`-th state change */
-  guint64 stride, since;
-
-  GtkWidget *timeline;
-  double drag_t;            /* NAN: not dragging */
-  gboolean seeking;
-  guint back_pending;       /* Back presses not acted on yet (one seek serves them all) */
-  guint back_idle;
-  guint64 back_seeks;       /* seeks Back made (playback.json: fewer than the presses when held) */
-  char *last_dump;
-  gint64 ckpt_every;        /* --checkpoint-every (0: the trail's default) */
-  GtkWidget *goto_label;    /* the Go to clock dialog's run and clock, while it is open */
-  /* the stop the last seek made, so the status line names the seek rather
-   * than the breakpoint or step limit it armed (viper_playback_seek_said) */
-  const char *seek_said;
-  ViperStopReason seek_reason;
-  guint64 seek_steps;
-  GPtrArray *run_labels;    /* labels showing viper_playback_run_text, kept current */
-};
+/* struct _ViperPlayback: viper-playback-priv.h */
 
 /* ---- speed ---------------------------------------------------------------------- */
 
@@ -109,8 +72,8 @@ ladder_nearest (double v)
   return best;
 }
 
-static gboolean
-is_live (ViperPlayback *pb)
+gboolean
+pb_is_live (ViperPlayback *pb)
 {
   return pb->s && viper_session_has_listener (pb->s);
 }
@@ -123,7 +86,7 @@ apply_speed (ViperPlayback *pb)
   char buf[64], nb[32];
   if (!pb->s)
     g_strlcpy (buf, "speed -", sizeof buf);
-  else if (is_live (pb))
+  else if (pb_is_live (pb))
     g_strlcpy (buf, "live", sizeof buf);
   else if (pb->speed_i < 0)
     g_strlcpy (buf, "speed max", sizeof buf);
@@ -132,7 +95,7 @@ apply_speed (ViperPlayback *pb)
   if (pb->speed_label)
     gtk_label_set_text (GTK_LABEL (pb->speed_label), buf);
   if (pb->s)
-    viper_scheduler_set_speed (pb->s->sched, is_live (pb) || pb->speed_i < 0 ? 0 : ladder (pb->speed_i));
+    viper_scheduler_set_speed (pb->s->sched, pb_is_live (pb) || pb->speed_i < 0 ? 0 : ladder (pb->speed_i));
   write_dump (pb);
 }
 
@@ -270,7 +233,7 @@ index_start (ViperPlayback *pb)
   g_array_set_size (pb->samples, 0);
   pb->stride = 1;
   pb->since = 0;
-  if (!pb->s || is_live (pb) || !pb->s->traces[0])
+  if (!pb->s || pb_is_live (pb) || !pb->s->traces[0])
     return;
   GError *error = NULL;
   /* no history (-1) and no diagnostics: the session on screen reports those */
@@ -288,10 +251,10 @@ index_start (ViperPlayback *pb)
 
 /* ---- seeking -------------------------------------------------------------------- */
 
-static gboolean
-can_seek (ViperPlayback *pb)
+gboolean
+pb_can_seek (ViperPlayback *pb)
 {
-  return pb->s && !is_live (pb) && !pb->seeking;
+  return pb->s && !pb_is_live (pb) && !pb->seeking;
 }
 
 /* Replay synchronously until the stop the caller armed; the user's breakpoint
@@ -405,10 +368,10 @@ stuck_at (gpointer data, guint64 transferred, gboolean peek, double breakpoint)
   return a;
 }
 
-static void
-seek_clock (ViperPlayback *pb, double t)
+void
+pb_seek_clock (ViperPlayback *pb, double t)
 {
-  if (!can_seek (pb) || !isfinite (t))
+  if (!pb_can_seek (pb) || !isfinite (t))
     return;
   double clock = viper_run_clock (pb->s->run);
   gboolean back = isfinite (clock) && t < clock;
@@ -436,7 +399,7 @@ viper_playback_flush_back (ViperPlayback *pb)
   pb->back_idle = 0;
   guint n = pb->back_pending;
   pb->back_pending = 0;
-  if (!n || !can_seek (pb))
+  if (!n || !pb_can_seek (pb))
     return;
   double clock;
   guint64 steps;
@@ -460,7 +423,7 @@ act_back (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   ViperPlayback *pb = data;
-  if (!can_seek (pb))
+  if (!pb_can_seek (pb))
     return;
   pb->back_pending++;
   if (!pb->back_idle)
@@ -472,7 +435,7 @@ act_seek (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action;
   viper_playback_flush_back (data);
-  seek_clock (data, g_variant_get_double (param));
+  pb_seek_clock (data, g_variant_get_double (param));
 }
 
 /* The run and the clock now, as the Go to clock and Breakpoint dialogs say
@@ -499,7 +462,7 @@ viper_playback_run_text (ViperPlayback *pb, char *text, gsize len)
                   viper_view_format_clock (pb->run_t0, 0, a, sizeof a), viper_view_format_clock (pb->run_t1, 0, b, sizeof b),
                   n, pb->index_done ? "" : " so far, still reading", now);
     }
-  else if (is_live (pb))
+  else if (pb_is_live (pb))
     g_snprintf (text, len, "Live: %" G_GUINT64_FORMAT " trams so far; %s.", pb->s->model->applied, now);
   else if (pb->index_done)
     g_strlcpy (text, "The run has no trams.", len);
@@ -550,7 +513,7 @@ act_goto (GSimpleAction *action, GVariant *param, gpointer data)
 {
   (void) action, (void) param;
   ViperPlayback *pb = data;
-  if (!can_seek (pb) || pb->goto_label)
+  if (!pb_can_seek (pb) || pb->goto_label)
     return;
   GtkWidget *d = gtk_dialog_new_with_buttons ("Go to clock", pb->window, GTK_DIALOG_MODAL, "_Cancel",
                                               GTK_RESPONSE_CANCEL, "_Go", GTK_RESPONSE_OK, NULL);
@@ -584,210 +547,7 @@ act_goto (GSimpleAction *action, GVariant *param, gpointer data)
   pb->goto_label = NULL;
   gtk_widget_destroy (d);
   write_dump (pb);
-  seek_clock (pb, t);
-}
-
-/* ---- the timeline ----------------------------------------------------------------- */
-
-#define TL_PAD 8.0
-
-/* Where the run begins: from the file's index, or live (no index) from
- * the earliest adjusted time applied so far; NAN while none is known. */
-static double
-run_start (ViperPlayback *pb)
-{
-  if (isfinite (pb->run_t0))
-    return pb->run_t0;
-  if (is_live (pb) && pb->s->model->applied && isfinite (pb->s->model->start))
-    return pb->s->model->start;
-  return NAN;
-}
-
-static void
-timeline_range (ViperPlayback *pb, double *t0, double *t1)
-{
-  double clock = pb->s ? viper_run_clock (pb->s->run) : NAN;
-  double start = run_start (pb);
-  *t0 = isfinite (start) ? start : 0;
-  *t1 = isfinite (pb->run_t1) ? pb->run_t1 : *t0;
-  if (isfinite (clock))
-    *t1 = MAX (*t1, clock);
-  if (!(*t1 > *t0))
-    *t1 = *t0 + 1;
-}
-
-static double
-timeline_x (ViperPlayback *pb, double t, int width)
-{
-  double t0, t1;
-  timeline_range (pb, &t0, &t1);
-  return TL_PAD + (t - t0) / (t1 - t0) * (width - 2 * TL_PAD);
-}
-
-static double
-timeline_t (ViperPlayback *pb, double x, int width)
-{
-  double t0, t1;
-  timeline_range (pb, &t0, &t1);
-  return t0 + CLAMP ((x - TL_PAD) / (width - 2 * TL_PAD), 0, 1) * (t1 - t0);
-}
-
-/* The line under the timeline: trams, clock and the run (none before a
- * tram was read: a file with no trams has no run, not the range 0 - 1 the
- * timeline is drawn over). */
-static void
-status_line (ViperPlayback *pb, char *line, gsize len)
-{
-  char cb[32], ab[32], bb[32], m[48], run[96];
-  if (!pb->s)
-    {
-      line[0] = 0;
-      return;
-    }
-  if (is_live (pb))
-    g_strlcpy (m, "live", sizeof m);
-  else if (pb->index_done)
-    g_snprintf (m, sizeof m, "%" G_GUINT64_FORMAT, pb->index_trams);
-  else
-    g_strlcpy (m, "? (reading)", sizeof m);
-  if (isfinite (run_start (pb)))
-    {
-      double t0, t1;
-      timeline_range (pb, &t0, &t1);
-      g_snprintf (run, sizeof run, "run %s \u2013 %s", viper_view_format_clock (t0, 0, ab, sizeof ab),
-                  viper_view_format_clock (t1, 0, bb, sizeof bb));
-    }
-  else
-    g_strlcpy (run, pb->index_done && !is_live (pb) ? "no run (no trams)" : "run not known yet", sizeof run);
-  g_snprintf (line, len, "tram %" G_GUINT64_FORMAT " of %s \u00b7 clock %s \u00b7 %s", pb->s->model->applied, m,
-              viper_view_format_clock (viper_run_clock (pb->s->run), 0, cb, sizeof cb), run);
-}
-
-static gboolean
-timeline_draw (GtkWidget *w, cairo_t *cr, gpointer data)
-{
-  ViperPlayback *pb = data;
-  int width = gtk_widget_get_allocated_width (w), height = gtk_widget_get_allocated_height (w);
-  cairo_set_source_rgb (cr, 0.97, 0.97, 0.98);
-  cairo_paint (cr);
-  double bar_top = 4, bar_h = height - 22;
-  /* activity: state changes per 3-pixel bin, scaled to the busiest (square
-   * root, so quiet stretches still show) */
-  const int bin = 3;
-  int cols = MAX ((width - 2 * (int) TL_PAD) / bin, 1);
-  guint *hist = g_new0 (guint, cols);
-  guint peak = 1;
-  for (guint i = 0; i < pb->samples->len; i++)
-    {
-      int c = (int) floor ((timeline_x (pb, g_array_index (pb->samples, double, i), width) - TL_PAD) / bin);
-      if (c >= 0 && c < cols)
-        peak = MAX (peak, ++hist[c]);
-    }
-  cairo_set_source_rgb (cr, 0.55, 0.65, 0.85);
-  for (int c = 0; c < cols; c++)
-    if (hist[c])
-      {
-        double h = MAX (bar_h * sqrt ((double) hist[c] / peak), 1.0);
-        cairo_rectangle (cr, TL_PAD + c * bin, bar_top + bar_h - h, bin - 1, h);
-      }
-  cairo_fill (cr);
-  g_free (hist);
-  cairo_set_source_rgb (cr, 0.6, 0.6, 0.6);
-  cairo_set_line_width (cr, 1);
-  cairo_rectangle (cr, TL_PAD - 0.5, bar_top - 0.5, width - 2 * TL_PAD + 1, bar_h + 1);
-  cairo_stroke (cr);
-  if (pb->s)
-    {
-      /* the breakpoint, the clock (and where a drag would seek) */
-      double bp = viper_scheduler_breakpoint (pb->s->sched);
-      if (isfinite (bp))
-        {
-          double x = floor (timeline_x (pb, bp, width)) + 0.5;
-          cairo_set_source_rgb (cr, 0.1, 0.3, 0.9);
-          double d[] = { 3, 2 };
-          cairo_set_dash (cr, d, 2, 0);
-          cairo_move_to (cr, x, bar_top);
-          cairo_line_to (cr, x, bar_top + bar_h);
-          cairo_stroke (cr);
-          cairo_set_dash (cr, NULL, 0, 0);
-        }
-      double clock = viper_run_clock (pb->s->run);
-      double pos = isfinite (pb->drag_t) ? pb->drag_t : clock;
-      if (isfinite (pos))
-        {
-          double x = floor (timeline_x (pb, pos, width)) + 0.5;
-          cairo_set_source_rgb (cr, 0.85, 0.1, 0.1);
-          cairo_set_line_width (cr, 2);
-          cairo_move_to (cr, x, bar_top - 2);
-          cairo_line_to (cr, x, bar_top + bar_h + 2);
-          cairo_stroke (cr);
-        }
-      char line[256];
-      status_line (pb, line, sizeof line);
-      cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-      cairo_set_font_size (cr, 11);
-      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-      cairo_move_to (cr, TL_PAD, height - 5);
-      cairo_show_text (cr, line);
-    }
-  return TRUE;
-}
-
-static gboolean
-timeline_press (GtkWidget *w, GdkEventButton *ev, gpointer data)
-{
-  ViperPlayback *pb = data;
-  if (ev->button != 1 || ev->type != GDK_BUTTON_PRESS || !can_seek (pb))
-    return FALSE;
-  pb->drag_t = timeline_t (pb, ev->x, gtk_widget_get_allocated_width (w));
-  gtk_widget_queue_draw (w);
-  return TRUE;
-}
-
-static gboolean
-timeline_motion (GtkWidget *w, GdkEventMotion *ev, gpointer data)
-{
-  ViperPlayback *pb = data;
-  if (isnan (pb->drag_t))
-    return FALSE;
-  pb->drag_t = timeline_t (pb, ev->x, gtk_widget_get_allocated_width (w));
-  gtk_widget_queue_draw (w);
-  return TRUE;
-}
-
-static gboolean
-timeline_release (GtkWidget *w, GdkEventButton *ev, gpointer data)
-{
-  ViperPlayback *pb = data;
-  if (ev->button != 1 || isnan (pb->drag_t))
-    return FALSE;
-  double t = timeline_t (pb, ev->x, gtk_widget_get_allocated_width (w));
-  pb->drag_t = NAN;
-  seek_clock (pb, t);
-  gtk_widget_queue_draw (w);
-  return TRUE;
-}
-
-static gboolean
-timeline_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *tip, gpointer data)
-{
-  (void) y;
-  ViperPlayback *pb = data;
-  if (keyboard || !pb->s)
-    return FALSE;
-  char tb[32], buf[256];
-  int n = g_snprintf (buf, sizeof buf, "click or drag to go to clock %s",
-                      viper_view_format_clock (timeline_t (pb, x, gtk_widget_get_allocated_width (w)), 0, tb,
-                                               sizeof tb));
-  /* what seeking holds, against its bound */
-  ViperTrail *tr = viper_scheduler_get_trail (pb->s->sched);
-  if (tr && n > 0 && (gsize) n < sizeof buf)
-    g_snprintf (buf + n, sizeof buf - (gsize) n, "\nseek log: %" G_GUINT64_FORMAT " trams, %.1f of %" G_GSIZE_FORMAT
-                " MiB, %u checkpoints %" G_GUINT64_FORMAT " trams apart", viper_trail_length (tr),
-                viper_trail_bytes (tr) / 1048576.0, viper_trail_max_bytes (tr) >> 20, viper_trail_n_ckpts (tr),
-                viper_trail_every (tr));
-  gtk_tooltip_set_text (tip, buf);
-  return TRUE;
+  pb_seek_clock (pb, t);
 }
 
 /* ---- debug dump (tests) --------------------------------------------------------- */
@@ -836,10 +596,10 @@ write_dump (ViperPlayback *pb)
         }
     }
   double t0, t1;
-  timeline_range (pb, &t0, &t1);
+  pb_timeline_range (pb, &t0, &t1);
   char *trail = trail_json (pb);
   char line[256];
-  status_line (pb, line, sizeof line);
+  pb_status_line (pb, line, sizeof line);
   char *status = json_text (line);
   char *go = json_text (pb->goto_label ? gtk_label_get_text (GTK_LABEL (pb->goto_label)) : NULL);
   int tw = pb->timeline ? gtk_widget_get_allocated_width (pb->timeline) : 0;
@@ -847,7 +607,7 @@ write_dump (ViperPlayback *pb)
     "{\"speed\": %s, \"live\": %s, \"index_done\": %s, \"trams\": %" G_GUINT64_FORMAT ", \"run\": [%s, %s], "
     "\"clock\": %s, \"timeline\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, \"x0\": %d, \"x1\": %d}, "
     "\"trail\": %s, \"status\": %s, \"goto\": %s, \"back_seeks\": %" G_GUINT64_FORMAT "}\n",
-    pb->speed_i < 0 ? "null" : viper_format_double (ladder (pb->speed_i), sp), is_live (pb) ? "true" : "false",
+    pb->speed_i < 0 ? "null" : viper_format_double (ladder (pb->speed_i), sp), pb_is_live (pb) ? "true" : "false",
     pb->index_done ? "true" : "false", pb->index_trams, viper_format_double (t0, a), viper_format_double (t1, b),
     pb->s && isfinite (viper_run_clock (pb->s->run)) ? viper_format_double (viper_run_clock (pb->s->run), c) : "null",
     ox, oy, tw, pb->timeline ? gtk_widget_get_allocated_height (pb->timeline) : 0, ox + (int) TL_PAD,
@@ -1013,23 +773,6 @@ viper_playback_speed_widget (ViperPlayback *pb)
   return pb->speed_box;
 }
 
-GtkWidget *
-viper_playback_timeline (ViperPlayback *pb)
-{
-  if (pb->timeline)
-    return pb->timeline;
-  pb->timeline = gtk_drawing_area_new ();
-  gtk_widget_set_size_request (pb->timeline, 200, 44);
-  gtk_widget_add_events (pb->timeline, GDK_BUTTON_PRESS_MASK | GDK_BUTTON_RELEASE_MASK | GDK_BUTTON1_MOTION_MASK);
-  gtk_widget_set_has_tooltip (pb->timeline, TRUE);
-  g_signal_connect (pb->timeline, "destroy", G_CALLBACK (gtk_widget_destroyed), &pb->timeline);
-  g_signal_connect (pb->timeline, "draw", G_CALLBACK (timeline_draw), pb);
-  g_signal_connect (pb->timeline, "button-press-event", G_CALLBACK (timeline_press), pb);
-  g_signal_connect (pb->timeline, "motion-notify-event", G_CALLBACK (timeline_motion), pb);
-  g_signal_connect (pb->timeline, "button-release-event", G_CALLBACK (timeline_release), pb);
-  g_signal_connect (pb->timeline, "query-tooltip", G_CALLBACK (timeline_tooltip), pb);
-  return pb->timeline;
-}
 
 void
 viper_playback_set_session (ViperPlayback *pb, ViperSession *s)
@@ -1043,7 +786,7 @@ viper_playback_set_session (ViperPlayback *pb, ViperSession *s)
   index_start (pb);
   if (!s)
     return;
-  if (!is_live (pb) && s->traces && s->traces[0])
+  if (!pb_is_live (pb) && s->traces && s->traces[0])
     {
       viper_scheduler_enable_trail (s->sched, 0);
       if (pb->ckpt_every > 0)
