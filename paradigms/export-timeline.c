@@ -315,8 +315,9 @@ viper_exp_chrome_begin (ViperExporter *e)
 
 /* The slice of tr's current state, ending at end; placed in the merge at
  * (time, lamport, idx). */
-static void
-chrome_slice (ViperExporter *e, const Track *tr, double end, double time, guint32 lamport, guint32 idx)
+/* The "X" event of tr's state from tr->since to end (to free). */
+static char *
+chrome_slice_text (ViperExporter *e, const Track *tr, double end)
 {
   char ts[32], dur[32];
   chrome_ts (e, tr->since, ts);
@@ -327,9 +328,15 @@ chrome_slice (ViperExporter *e, const Track *tr, double end, double time, guint3
     viper_format_double (d, dur);
   else
     viper_exp_format_noisy (d, MAX (fabs (end), fabs (tr->since)) * unit, dur);
-  char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
-                              "\"name\":\"%s\",\"cat\":\"state\"}",
-                              tr->id, ts, dur, e->table->timeline_info->states[tr->state]);
+  return g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
+                          "\"name\":\"%s\",\"cat\":\"state\"}",
+                          tr->id, ts, dur, e->table->timeline_info->states[tr->state]);
+}
+
+static void
+chrome_slice (ViperExporter *e, const Track *tr, double end, double time, guint32 lamport, guint32 idx)
+{
+  char *ev = chrome_slice_text (e, tr, end);
   chrome_event (e, time, lamport, idx, 0, FALSE, ev);
   g_free (ev);
 }
@@ -871,17 +878,7 @@ viper_exp_batch_end (ViperExporter *e)
             }
           else if (tr->has_state)
             {
-              char ts[32], dur[32];
-              chrome_ts (e, tr->since, ts);
-              double unit = e->table->timeline_info->us_per_unit;
-              double d = chrome_range (e, (t - tr->since) * unit);
-              if (fabs (d) == G_MAXDOUBLE)
-                viper_format_double (d, dur);
-              else
-                viper_exp_format_noisy (d, MAX (fabs (t), fabs (tr->since)) * unit, dur);
-              char *ev = g_strdup_printf ("{\"ph\":\"X\",\"pid\":1,\"tid\":%" G_GINT64_FORMAT ",\"ts\":%s,\"dur\":%s,"
-                                          "\"name\":\"%s\",\"cat\":\"state\"}",
-                                          tr->id, ts, dur, e->table->timeline_info->states[tr->state]);
+              char *ev = chrome_slice_text (e, tr, t);
               chrome_now (e, t, ev);
               g_free (ev);
             }
