@@ -140,6 +140,8 @@ exporter_new (const ViperParadigm *p, const ViperModel *model, const char *forma
                           ? 1e6 / e->table->timeline_info->us_per_unit : 1.0;
   if (e->table->priv_size)
     e->priv = g_malloc0 (e->table->priv_size);
+  if (e->table->attach)
+    e->table->attach (e, model);
   return e;
 }
 

@@ -66,6 +66,10 @@ typedef struct {
   const ViperTimelineInfo *timeline_info;
   /* Called once when an exporter opens, before any tram (may be NULL). */
   void (*begin) (ViperExporter *e, const ViperModel *m);
+  /* Called when the exporter is made, before the model applies anything:
+   * begin waits for the first tram, after the model applied it (may be
+   * NULL; writes nothing). */
+  void (*attach) (ViperExporter *e, const ViperModel *m);
   /* Called once at close, before the last records are flushed (may be NULL). */
   void (*end) (ViperExporter *e, const ViperModel *m);
   gsize priv_size;                  /* zeroed private state per exporter */

@@ -481,6 +481,15 @@ static const ViperTimelineInfo ml_timeline_info = {
   .states_at = TRUE,
 };
 
+/* The timeline reads the model's changes with their own times: the model
+ * keeps them from the first tram on (none for ParaGraph or a replay alone). */
+static void
+ml_attach (ViperExporter *e, const ViperModel *m)
+{
+  if (m && !g_str_equal (viper_exporter_format (e), "paragraph"))
+    viper_monalisa_record_changes (m);
+}
+
 static void
 ml_begin (ViperExporter *e, const ViperModel *m)
 {
@@ -512,6 +521,7 @@ const ViperExportTable viper_monalisa_exports = {
   .timeline = ml_timeline,
   .timeline_info = &ml_timeline_info,
   .begin = ml_begin,
+  .attach = ml_attach,
   .applied = ml_applied,
   .program_at = ml_program_at,
   .priv_size = sizeof (MlExport),

@@ -76,6 +76,7 @@ typedef struct {
   gboolean changed;         /* this apply changed something visible */
   const ViperTram *tram;    /* being applied */
   GArray *changes;          /* of ViperMonalisaChange: this apply's (viper_monalisa_changes) */
+  gboolean want_changes;    /* an exporter reads them (viper_monalisa_record_changes): else none kept */
   guint32 change_idx;       /* index of the next change decided by the tram applied */
 } MlModel;
 

@@ -177,6 +177,8 @@ static void
 note_change_as (MlModel *m, const Module *mod, ViperMonalisaModuleState s, double time, guint32 lamport, guint32 idx,
                 gboolean retract)
 {
+  if (!m->want_changes)
+    return;                   /* nobody reads them: a replay without a timeline export */
   ViperMonalisaChange c = { mod->id, time, lamport, idx, retract, s, mod->prim.prim,
                             mod->prim.prim == VIPER_ML_PRIM_NONE ? -1 : waits_on (mod), mod->started, mod->finished };
   g_array_append_val (m->changes, c);
@@ -421,8 +423,11 @@ inr_block (MlModel *m, Module *c, Call *call)
   r.time = call->reply_time;
   r.lamport = call->reply_lamport;
   r.state = VIPER_ML_INTERACTING;
-  g_array_append_val (m->changes, b);
-  g_array_append_val (m->changes, r);
+  if (m->want_changes)
+    {
+      g_array_append_val (m->changes, b);
+      g_array_append_val (m->changes, r);
+    }
   if (call->current && !c->finished && c->state == VIPER_ML_INTERACTING)
     {
       ViperHistoryEntry e = { b.time, b.time, (gint32) c->id, -1, VIPER_ML_BLOCKED, VIPER_ML_PRIM_INRGLB };

@@ -169,6 +169,14 @@ viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n)
   return (const gint64 *) (void *) CML (m)->cycle->data;
 }
 
+void
+viper_monalisa_record_changes (const ViperModel *m)
+{
+  /* a switch of the model's bookkeeping, not of its state: the exporter
+   * that reads them holds the model const */
+  ((MlModel *) (gpointer) CML (m))->want_changes = TRUE;
+}
+
 const ViperMonalisaChange *
 viper_monalisa_changes (const ViperModel *m, guint *n)
 {

@@ -223,6 +223,9 @@ typedef struct {
   gboolean started, finished;
 } ViperMonalisaChange;
 const ViperMonalisaChange *viper_monalisa_changes (const ViperModel *m, guint *n);
+/* Keep the changes from now on (none are kept otherwise: a replay without a
+ * Pajé or Chrome export does not pay for them); call before the first tram. */
+void viper_monalisa_record_changes (const ViperModel *m);
 
 /* The deadlocked set D (sorted ids); valid until the next apply. */
 const gint64 *viper_monalisa_deadlock_cycle (const ViperModel *m, guint *n);
