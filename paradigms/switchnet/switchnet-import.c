@@ -163,6 +163,7 @@ main (int argc, char **argv)
   if (!n)
     {
       fprintf (stderr, "viper-switchnet-import: %s\n", error->message);
+      g_clear_error (&error);
       return 1;
     }
   if (opt_route)
@@ -190,7 +191,10 @@ main (int argc, char **argv)
   if (!rc && opt_jobs && !(jobs = swn_series_load (n, opt_jobs, TRUE, &error)))
     rc = 1;
   if (rc)
-    fprintf (stderr, "viper-switchnet-import: %s\n", error->message);
+    {
+      fprintf (stderr, "viper-switchnet-import: %s\n", error->message);
+      g_clear_error (&error);
+    }
   if (!rc && params)
     rc = report (params);
   if (!rc && jobs)
