@@ -139,6 +139,20 @@ chrome_range (ViperExporter *e, double v)
   return v < 0 ? -G_MAXDOUBLE : G_MAXDOUBLE;
 }
 
+/* r takes the "ts" chrome_ts left pending (and whether it was clamped); the
+ * earliest one sets the shift. */
+static void
+chrome_take_ts (ViperExporter *e, Rec *r)
+{
+  double ts = e->chrome_ts_pending;
+  r->ts = ts;
+  r->chrome_clamped = e->chrome_ts_clamped;
+  e->chrome_ts_pending = NAN;
+  e->chrome_ts_clamped = FALSE;
+  if (!isnan (ts) && ts < e->chrome_min_ts)
+    e->chrome_min_ts = ts;
+}
+
 /* A Chrome event into the merge, ordered by (time, lamport, idx, text) like
  * a Pajé record (time: when it happened on its track, not its "ts": a
  * slice is placed at its end); msg: a flow's message, its "id" the byte
@@ -147,15 +161,8 @@ static void
 chrome_event (ViperExporter *e, double time, guint32 lamport, guint32 idx, guint64 msg, gboolean insert_only,
               const char *json)
 {
-  double ts = e->chrome_ts_pending;
-  gboolean clamped = e->chrome_ts_clamped;
-  e->chrome_ts_pending = NAN;
-  e->chrome_ts_clamped = FALSE;
-  if (!isnan (ts) && ts < e->chrome_min_ts)
-    e->chrome_min_ts = ts;
   Rec *r = viper_exp_push_keyed (e, e->cur_source, time, lamport, idx, 0, TRUE, json, "");
-  r->ts = ts;
-  r->chrome_clamped = clamped;
+  chrome_take_ts (e, r);
   r->msg = msg;
   if (!insert_only)
     viper_exp_push_limit (e);
@@ -792,15 +799,8 @@ viper_timeline_note_at (ViperExporter *e, gint64 key, double time, guint32 lampo
 static void
 chrome_now (ViperExporter *e, double time, const char *json)
 {
-  double ts = e->chrome_ts_pending;
-  gboolean clamped = e->chrome_ts_clamped;
-  e->chrome_ts_pending = NAN;
-  e->chrome_ts_clamped = FALSE;
-  if (!isnan (ts) && ts < e->chrome_min_ts)
-    e->chrome_min_ts = ts;
   Rec *r = viper_exp_rec_new (time, 0, 0, json, "");
-  r->ts = ts;
-  r->chrome_clamped = clamped;
+  chrome_take_ts (e, r);
   viper_exp_write_now (e, r);
 }
 
