@@ -24,7 +24,7 @@ Usage: test_scan.py --viper-replay PATH
   one more member's prefix), replays with nothing pending and nothing
   inconsistent.  Its speed (O(P) per scan) is measured by the benchmark
   bench/bench-collectives.py, not here: the time limit on this replay is
-  only a guard against a hang (600 s, times VIPER_TIMEOUT_SCALE).
+  only a guard against a hang (250 s, times VIPER_TIMEOUT_SCALE).
 Prints "ok - ..." / "not ok - ..."; exit status 1 when any failed.
 """
 import argparse
@@ -231,7 +231,7 @@ def size():
         trace = os.path.join(tmp, "big.trf")
         with open(trace, "w") as f:
             f.write("".join(l + "\n" for l in lines))
-        limit = 600 * SCALE          # a hang guard, not a speed goal
+        limit = 250 * SCALE          # a hang guard, not a speed goal
         try:
             p = subprocess.run([args.viper_replay, "--stats", trace], capture_output=True, text=True, timeout=limit)
             st = stats(p.stdout)
