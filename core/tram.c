@@ -598,6 +598,84 @@ format_decimal (double v, char *buf)
   return FALSE;
 }
 
+/* %.Pg of v for P = 15, 16, 17, the first that reads back, for |v| in
+ * [1e-4, 1e15), with exact integer arithmetic (times adjusted by the clock
+ * corrections need 16 or 17 digits: printf and the read-back check were
+ * most of a Chrome or ParaGraph export's time).  |v| = m / 2^s exactly (m
+ * the 53-bit significand); the P-digit decimal of |v| is n / 10^k with
+ * n = m * 10^k / 2^s rounded half to even, as printf rounds the exact
+ * value.  It reads back as v when it lies within half a unit of the last
+ * place of v (a tie goes to the even significand, as strtod rounds), i.e.
+ * when 2 |n * 2^s - m * 10^k| < 10^k (4 |..| below a power of two, whose
+ * lower neighbour is nearer).  Every product stays below 2^127: m < 2^53,
+ * 10^k <= 10^20 < 2^67, n < 10^17 < 2^57, s <= 67.  FALSE outside that
+ * range (printf then). */
+static gboolean
+format_shortest (double v, char *buf)
+{
+  double a = fabs (v);
+  if (!(a >= 1e-4 && a < 1e15))
+    return FALSE;
+  int e;
+  double f = frexp (a, &e);           /* a = f * 2^e, f in [0.5, 1) */
+  guint64 m = (guint64) ldexp (f, 53);
+  int s = 53 - e;                     /* a = m / 2^s, 4 <= s <= 67 here */
+  if (s < 1 || s > 67)
+    return FALSE;
+  typedef unsigned __int128 U128;
+  static const U128 p10[] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+    10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+    1000000000000000ull, 10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+    10000000000000000000ull, (U128) 10000000000000000000ull * 10,
+  };
+  /* log10 (a) is in [(e - 1) log10 2, e log10 2): a guess at most one low */
+  int lg = (int) floor ((e - 1) * 0.30102999566398120);
+  for (int p = 15; p <= 17; p++)
+    {
+      int x = lg;
+      U128 n = 0, scale = 0;
+      int k = 0;
+      for (int tries = 0; tries < 3; tries++)
+        {
+          k = p - 1 - x;
+          if (k < 0 || k > 20)
+            return FALSE;
+          scale = p10[k];
+          U128 num = (U128) m * scale;
+          n = num >> s;
+          U128 rem = num & (((U128) 1 << s) - 1), half = (U128) 1 << (s - 1);
+          if (rem > half || (rem == half && (n & 1)))
+            n++;
+          if (n >= p10[p])
+            x++;                      /* one digit more before the point */
+          else if (n < p10[p - 1])
+            x--;
+          else
+            break;
+          n = 0;
+        }
+      if (!n)
+        return FALSE;
+      U128 back = n << s, exact = (U128) m * scale;
+      U128 diff = back > exact ? back - exact : exact - back;
+      gboolean below = back < exact;
+      U128 twice = diff * (m == ((guint64) 1 << 52) && below ? 4 : 2);
+      if (p == 17 || twice < scale || (twice == scale && !(m & 1)))
+        {
+          /* fixed notation (the exponent is within %g's), zeros dropped */
+          while (k > 0 && n % 10 == 0)
+            {
+              n /= 10;
+              k--;
+            }
+          viper_write_fixed ((guint64) n, (guint) k, v < 0, buf);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 char *
 viper_format_double (double v, char *buf)
 {
@@ -608,7 +686,7 @@ viper_format_double (double v, char *buf)
       g_critical ("viper_format_double: non-finite value");
       v = isnan (v) ? 0.0 : copysign (DBL_MAX, v);
     }
-  if (format_decimal (v, buf))
+  if (format_decimal (v, buf) || format_shortest (v, buf))
     return buf;
   static const char *const formats[] = { "%.15g", "%.16g" };
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
@@ -620,29 +698,60 @@ viper_format_double (double v, char *buf)
   return g_ascii_formatd (buf, 32, "%.17g", v);
 }
 
+/* Append v in decimal: printf's cost was most of a ParaGraph export's. */
 static void
-print_from_fields (const ViperTram *t, gboolean use_adjusted, GString *out)
+append_int (GString *out, gint64 v)
 {
-  char num[32];
-  g_string_append_printf (out, "%d %d %s %" G_GINT64_FORMAT " %d %u",
-                          t->rec, t->ev, viper_format_double (use_adjusted ? t->adjusted : t->time, num), t->proc,
-                          t->process, t->ndata);
+  char buf[24], *p = buf + sizeof buf;
+  guint64 u = v < 0 ? 0 - (guint64) v : (guint64) v;
+  do
+    *--p = (char) ('0' + u % 10);
+  while (u /= 10);
+  if (v < 0)
+    *--p = '-';
+  g_string_append_len (out, p, buf + sizeof buf - p);
+}
+
+static void
+print_from_fields (const ViperTram *t, const char *time_text, GString *out)
+{
+  append_int (out, t->rec);
+  g_string_append_c (out, ' ');
+  append_int (out, t->ev);
+  g_string_append_c (out, ' ');
+  g_string_append (out, time_text);
+  g_string_append_c (out, ' ');
+  append_int (out, t->proc);
+  g_string_append_c (out, ' ');
+  append_int (out, t->process);
+  g_string_append_c (out, ' ');
+  append_int (out, t->ndata);
   const gint64 *data = viper_tram_data (t);
   if (t->ndata && data)
     {
       g_string_append (out, " 2");
       for (guint32 i = 0; i < t->ndata; i++)
-        g_string_append_printf (out, " %" G_GINT64_FORMAT, data[i]);
+        {
+          g_string_append_c (out, ' ');
+          append_int (out, data[i]);
+        }
     }
 }
 
 void
 viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out)
 {
+  char num[32];
+  viper_tram_print_time_as (t, viper_format_double (use_adjusted ? t->adjusted : t->time, num), out);
+}
+
+void
+viper_tram_print_time_as (const ViperTram *t, const char *time_text, GString *out)
+{
   if (t->raw_len == 0 || (t->flags & VIPER_TRAM_F_CANON))
     {
       /* built by code, or read in exactly the form printing gives: regenerate */
-      print_from_fields (t, use_adjusted, out);
+      print_from_fields (t, time_text, out);
       return;
     }
 
@@ -667,12 +776,9 @@ viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out)
       if (field)
         g_string_append_c (out, ' ');
       if (field == 2)
-        {
-          /* TIME always in its shortest exact form, so that printing is the
-           * same whether the text was kept or regenerated */
-          char num[32];
-          g_string_append (out, viper_format_double (use_adjusted ? t->adjusted : t->time, num));
-        }
+        /* TIME always in its shortest exact form, so that printing is the
+         * same whether the text was kept or regenerated */
+        g_string_append (out, time_text);
       else
         g_string_append_len (out, w, p - w);
       field++;

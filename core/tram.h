@@ -168,6 +168,9 @@ ViperTram *viper_tram_copy_image (ViperTramPool *pool, const ViperTram *image);
  * gives the same), but for one blank after a last field that ends in CR, so
  * that the printed line reads back to the same tram. */
 void viper_tram_print (const ViperTram *t, gboolean use_adjusted, GString *out);
+/* The same with TIME written as time_text (any text, "" for none): a
+ * caller that writes the time itself spares its formatting. */
+void viper_tram_print_time_as (const ViperTram *t, const char *time_text, GString *out);
 /* Format a double with the fewest significant digits (<= 17) that read back
  * exactly; buf must hold 32 bytes.  Returns buf. */
 char *viper_format_double (double v, char *buf);

@@ -72,8 +72,8 @@ picl_paragraph (ViperExporter *e, const ViperTram *t, const ViperModel *m)
   if (!x->line)
     x->line = g_string_new (NULL);
   g_string_truncate (x->line, 0);
-  viper_tram_print (t, TRUE, x->line);
-  /* the printed line is "REC EV TIME rest" with single blanks */
+  /* the time is written by the exporter: the line is "REC EV  rest" */
+  viper_tram_print_time_as (t, "", x->line);
   char *s = x->line->str;
   char *sp1 = strchr (s, ' ');
   char *sp2 = sp1 ? strchr (sp1 + 1, ' ') : NULL;

@@ -227,9 +227,12 @@ format_reference (double v, char *buf)
   return buf;
 }
 
-/* The fast path writes exactly what printf did: decimals of every length and
+/* The fast paths write exactly what printf did: decimals of every length and
  * magnitude (the common case), their neighbours one ulp away, the edges of
- * its range, and arbitrary bit patterns. */
+ * its range, arbitrary bit patterns, arbitrary doubles across the exact
+ * path's range [1e-4, 1e15) (times after clock corrections, 16-17 digits),
+ * powers of two and of ten and their neighbours (a lower neighbour nearer,
+ * a rounding that gains a digit), and exact ties at the 15th digit. */
 static void
 test_format_double_same (void)
 {
@@ -243,11 +246,38 @@ test_format_double_same (void)
         double v = sign * edges[i];
         g_assert_cmpstr (viper_format_double (v, got), ==, format_reference (v, want));
       }
-  for (guint i = 0; i < 400000; i++)
+  for (guint i = 0; i < 800000; i++)
     {
       double v;
-      switch (i % 4)
+      switch (i % 8)
         {
+        case 4:
+          v = pow (10, g_rand_double_range (r, -4.2, 15.2));
+          break;
+        case 5:
+          {
+            v = ldexp (1.0, g_rand_int_range (r, -15, 51));
+            for (int k = g_rand_int_range (r, -3, 4); k; k += k < 0 ? 1 : -1)
+              v = nextafter (v, k < 0 ? 0 : INFINITY);
+            break;
+          }
+        case 6:
+          {
+            /* 10^j, 10^j - 0.5 ulp of 15 digits and their neighbours */
+            int j = g_rand_int_range (r, -4, 16);
+            v = pow (10, j);
+            if (g_rand_boolean (r))
+              v -= 0.5 * pow (10, j - 15);
+            for (int k = g_rand_int_range (r, -3, 4); k; k += k < 0 ? 1 : -1)
+              v = nextafter (v, k < 0 ? 0 : INFINITY);
+            break;
+          }
+        case 7:
+          /* n + 0.5 with 15 digits before the point, or an integer of 16
+           * digits ending in 5: a tie at %.15g, rounded to even */
+          v = g_rand_boolean (r) ? floor (g_rand_double_range (r, 1e14, 1e15)) + 0.5
+                                 : floor (g_rand_double_range (r, 1e14, 9e14)) * 10 + 5;
+          break;
         case 0:
         case 1:
           {
