@@ -105,6 +105,8 @@ struct _ViperExporter {
   guint heap_len, heap_cap;
   guint64 serial;
   GHashTable *sources;      /* gint64* -> Source* */
+  double src_low;           /* the smallest last time of the live sources, when src_low_known */
+  gboolean src_low_known;   /* (recomputed only when the source holding it moves or ends) */
   GTree *holds;             /* Hold* -> Hold* ordered by (time, id) */
   GHashTable *hold_ids;     /* guint64* id -> Hold* */
   guint64 next_hold;

@@ -394,19 +394,45 @@ write_next (ViperExporter *e)
   write_rec (e, viper_exp_heap_pop (e));
 }
 
+/* The smallest last time over the live sources is kept: looking at every
+ * source for every record was a twentieth of a 64-processor export.  A
+ * source joining lowers it at once; one that moves on from it, or ends,
+ * makes it unknown until the next watermark asks. */
+static void
+source_moved (ViperExporter *e, const Source *s, gboolean was_done, double was_last)
+{
+  if (!e->src_low_known)
+    return;
+  if (s->done)
+    {
+      if (!was_done && was_last <= e->src_low)
+        e->src_low_known = FALSE;
+    }
+  else if (was_done)
+    e->src_low = MIN (e->src_low, s->last);
+  else if (s->last != was_last && was_last <= e->src_low)
+    e->src_low_known = FALSE;
+}
+
 static double
 watermark (ViperExporter *e)
 {
-  double w = INFINITY;
-  GHashTableIter it;
-  gpointer v;
-  g_hash_table_iter_init (&it, e->sources);
-  while (g_hash_table_iter_next (&it, NULL, &v))
+  if (!e->src_low_known)
     {
-      const Source *s = v;
-      if (!s->done && s->last < w)
-        w = s->last;
+      double w = INFINITY;
+      GHashTableIter it;
+      gpointer v;
+      g_hash_table_iter_init (&it, e->sources);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        {
+          const Source *s = v;
+          if (!s->done && s->last < w)
+            w = s->last;
+        }
+      e->src_low = w;
+      e->src_low_known = TRUE;
     }
+  double w = e->src_low;
   GTreeNode *first = g_tree_node_first (e->holds);
   if (first)
     {
@@ -463,6 +489,7 @@ source_get (ViperExporter *e, gint64 id)
       s->id = id;
       s->last = -INFINITY;
       g_hash_table_insert (e->sources, &s->id, s);
+      e->src_low = -INFINITY;     /* known or not, nothing is lower */
     }
   return s;
 }
@@ -527,9 +554,12 @@ void
 viper_exp_heap_insert (ViperExporter *e, gint64 source, Rec *r)
 {
   Source *s = source_get (e, source);
+  gboolean was_done = s->done;
+  double was_last = s->last;
   s->done = FALSE;
   if (r->time > s->last)
     s->last = r->time;
+  source_moved (e, s, was_done, was_last);
   if (r->time > e->max_time)
     e->max_time = r->time;
   r->serial = e->serial++;
@@ -672,7 +702,10 @@ viper_export_push_definition_of (ViperExporter *e, gint64 key, const char *head,
 void
 viper_export_expect_source (ViperExporter *e, gint64 source)
 {
-  source_get (e, source)->done = FALSE;
+  Source *s = source_get (e, source);
+  gboolean was_done = s->done;
+  s->done = FALSE;
+  source_moved (e, s, was_done, s->last);
 }
 
 void
@@ -680,7 +713,11 @@ viper_export_source_done (ViperExporter *e, gint64 source)
 {
   Source *s = g_hash_table_lookup (e->sources, &source);
   if (s)
-    s->done = TRUE;
+    {
+      gboolean was_done = s->done;
+      s->done = TRUE;
+      source_moved (e, s, was_done, s->last);
+    }
 }
 
 double
