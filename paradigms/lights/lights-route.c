@@ -101,7 +101,7 @@ add_link (LightsTopo *t, guint a, guint b, guint line)
 {
   if (a == b || adj_link (t, a, b) >= 0)
     return;
-  ViperViewLink l = { t->ids[a], t->ids[b], line };
+  ViperViewLink l = { .from = t->ids[a], .to = t->ids[b], .line = line };
   g_array_append_val (t->links, l);
   Adj x = { b, t->links->len - 1 };
   g_array_append_val (t->adj[a], x);

@@ -24,6 +24,16 @@ test_cluster_lines (void)
   g_assert_cmpuint (c->links->len, ==, 4);   /* 1-2, 2-3, both ways */
   g_assert_cmpint (g_array_index (c->links, ViperViewLink, 2).from, ==, 2);
   g_assert_cmpint (g_array_index (c->links, ViperViewLink, 2).to, ==, 3);
+  /* where each id stands, for the paradigm's errors */
+  g_assert_cmpuint (vs->paradigm_col, ==, 10);
+  g_assert_cmpuint (c->topology_line, ==, 2);
+  g_assert_cmpuint (c->topology_col, ==, 1);
+  g_assert_cmpuint (g_array_index (c->links, ViperViewLink, 2).from_col, ==, 8);
+  g_assert_cmpuint (g_array_index (c->links, ViperViewLink, 2).to_col, ==, 10);
+  g_assert_cmpuint (g_array_index (c->links, ViperViewLink, 3).from_col, ==, 10);
+  g_assert_cmpuint (c->route_cols->len, ==, 3);
+  g_assert_cmpuint (g_array_index (c->route_cols, guint, 0), ==, 7);
+  g_assert_cmpuint (g_array_index (c->route_cols, guint, 2), ==, 11);
   g_assert_cmpuint (c->routes->len, ==, 1);
   g_assert_cmpint (g_array_index (c->routes, ViperViewRoute, 0).src, ==, 1);
   g_assert_cmpint (g_array_index (c->routes, ViperViewRoute, 0).dst, ==, 3);
@@ -46,18 +56,31 @@ test_cluster_errors (void)
   static const struct {
     const char *text, *error;
   } cases[] = {
-    { "topology cube\n", "c.view:1: expected a topology (mesh ROWS COLS, torus ROWS COLS, ring, physical, none), got 'cube'" },
-    { "topology mesh 2\n", "c.view:1: expected mesh ROWS COLS (integers 1..65536)" },
-    { "topology ring\ntopology ring\n", "c.view:2: expected one topology line (the first is line 1)" },
-    { "link 1\n", "c.view:1: expected two or more node ids after link" },
-    { "link 1 1\n", "c.view:1: expected a link between two nodes, got 1 to itself" },
-    { "link 1 x\n", "c.view:1: expected a node id (an integer >= 0), got 'x'" },
-    { "route 1\n", "c.view:1: expected SRC [HOP...] DST (node ids) after route" },
-    { "route 1 2\nroute 1 3 2\n", "c.view:2: expected one route from 1 to 2 (the first is line 1)" },
-    { "range 5\n", "c.view:1: expected MIN MAX (bytes per second, >= 0, optional k, M or G) after range" },
-    { "range 5 5\n", "c.view:1: expected MAX greater than MIN" },
-    { "range 1 5 over red\n", "c.view:1: expected 'below COLOUR', 'above COLOUR' or end of line, got 'over'" },
-    { "range 1 5 below\n", "c.view:1: expected a colour (a name or 0xRRGGBB) after below" },
+    { "topology cube\n", "c.view:1:10: expected a topology (mesh ROWS COLS, torus ROWS COLS, ring, physical, none), got 'cube'" },
+    { "topology mesh 2\n", "c.view:1:16: expected mesh ROWS COLS (integers 1..65536)" },
+    { "topology ring\ntopology ring\n", "c.view:2:1: expected one topology line (the first is line 1)" },
+    { "link 1\n", "c.view:1:7: expected two or more node ids after link" },
+    { "link 1 1\n", "c.view:1:8: expected a link between two nodes, got 1 to itself" },
+    { "link 1 x\n", "c.view:1:8: expected a node id (an integer >= 0), got 'x'" },
+    { "route 1\n", "c.view:1:8: expected SRC [HOP...] DST (node ids) after route" },
+    { "route 1 2\nroute 1 3 2\n", "c.view:2:1: expected one route from 1 to 2 (the first is line 1)" },
+    { "range 5\n", "c.view:1:8: expected MIN MAX (bytes per second, >= 0, optional k, M or G) after range" },
+    { "range 5 5\n", "c.view:1:9: expected MAX greater than MIN" },
+    { "range 1 5 over red\n", "c.view:1:11: expected 'below COLOUR', 'above COLOUR' or end of line, got 'over'" },
+    { "range 1 5 below\n", "c.view:1:16: expected a colour (a name or 0xRRGGBB) after below" },
+    /* the word at fault, or just after the line's last byte when one is missing */
+    { "topology mesh 2 x\n", "c.view:1:17: expected mesh ROWS COLS (integers 1..65536)" },
+    { "topology torus 2 3 4\n", "c.view:1:20: expected torus ROWS COLS (integers 1..65536)" },
+    { "topology ring x # y\n", "c.view:1:15: expected end of line after ring" },
+    { "topology\n", "c.view:1:9: expected a topology (mesh ROWS COLS, torus ROWS COLS, ring, physical, none)" },
+    { "link 1 2 3 3\n", "c.view:1:12: expected a link between two nodes, got 3 to itself" },
+    { "   link\t1\t2\t2\n", "c.view:1:13: expected a link between two nodes, got 2 to itself" },
+    { "route 4 x 2\n", "c.view:1:9: expected a node id (an integer >= 0), got 'x'" },
+    { "route 4 5 4\n", "c.view:1:11: expected a route between two nodes, got 4 to itself" },
+    { "range 1k zz\n", "c.view:1:10: expected MIN MAX (bytes per second, >= 0, optional k, M or G) after range" },
+    { "range 5M 1k\n", "c.view:1:10: expected MAX greater than MIN" },
+    { "range 1 5 below red above mauve\n", "c.view:1:27: expected a colour (a name or 0xRRGGBB) after above" },
+    { "range 1 2\n  range 1 2\n", "c.view:2:3: expected one range line (the first is line 1)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
