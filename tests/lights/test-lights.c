@@ -5,6 +5,7 @@
  * view setup swapped mid-run) and bad input decided before transfer.  The
  * views drawn to pixels are in test-lights-render.c.
  */
+#include <glib/gstdio.h>
 #include "lights-fx.h"
 
 /* ---- view setup ------------------------------------------------------------- */
@@ -100,11 +101,17 @@ test_topology_errors (void)
   static const struct {
     const char *text, *error;
   } cases[] = {
-    { "topology mesh 2 2\nmodule 0 bar 0 0 1 1\n", "c.view:1: expected 2 x 2 = 4 modules for the mesh, the file has 1" },
-    { "module 0 bar 0 0 1 1\nlink 0 7\n", "c.view:2: expected a module for node 7 of the link" },
+    /* at the topology keyword, or at the node id of the link or route */
+    { "topology mesh 2 2\nmodule 0 bar 0 0 1 1\n", "c.view:1:1: expected 2 x 2 = 4 modules for the mesh, the file has 1" },
+    { "module 0 bar 0 0 1 1\n  topology torus 1 2\n", "c.view:2:3: expected 1 x 2 = 2 modules for the torus, the file has 1" },
+    { "module 0 bar 0 0 1 1\nlink 0 7\n", "c.view:2:8: expected a module for node 7 of the link" },
+    { "module 0 bar 0 0 1 1\nlink 17 0\n", "c.view:2:6: expected a module for node 17 of the link" },
+    { "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nlink 0 1\t9 # x\n", "c.view:3:10: expected a module for node 9 of the link" },
     { "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nmodule 2 bar 0 0 1 1\nlink 0 1\nroute 0 1 2\n",
-      "c.view:5: expected a link from 1 to 2 for the route" },
-    { "topology ring\nmodule 0 bar 0 0 1 1\n", "c.view:1: expected two or more modules for the ring, the file has 1" },
+      "c.view:5:9: expected a link from 1 to 2 for the route" },
+    { "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nlink 0 1\nroute 0  33 1\n",
+      "c.view:4:10: expected a module for node 33 of the route" },
+    { "topology ring\nmodule 0 bar 0 0 1 1\n", "c.view:1:1: expected two or more modules for the ring, the file has 1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -116,6 +123,37 @@ test_topology_errors (void)
       g_assert_cmpstr (error->message, ==, cases[i].error);
       g_clear_error (&error);
       viper_view_setup_free (vs);
+    }
+}
+
+/* A file loaded as the paradigm's setup: its own words (paradigm,
+ * representations) and the topology are checked, at their columns. */
+static void
+test_setup_load_errors (void)
+{
+  static const struct {
+    const char *text, *error;
+  } cases[] = {
+    { "size 10 10\nparadigm\tmacrame\n", ":2:10: expected paradigm lights, got macrame" },
+    { "module 0 bar 0 0 1 1\nmodule 1   circle 0 0 1 1\n", ":2:12: expected representation bar or node, got circle" },
+    { "module 0 bar 0 0 1 1\nlink 0 5\n", ":2:8: expected a module for node 5 of the link" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GError *error = NULL;
+      char *path = NULL;
+      gint fd = g_file_open_tmp ("lights-XXXXXX.view", &path, &error);
+      g_assert_no_error (error);
+      g_close (fd, NULL);
+      g_assert_true (g_file_set_contents (path, cases[i].text, -1, NULL));
+      g_assert_null (lights_setup_load (path, &error));
+      char *want = g_strconcat (path, cases[i].error, NULL);
+      g_assert_nonnull (error);
+      g_assert_cmpstr (error->message, ==, want);
+      g_clear_error (&error);
+      g_free (want);
+      g_unlink (path);
+      g_free (path);
     }
 }
 
@@ -488,6 +526,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/viewsetup/cluster-lines", test_cluster_lines);
   g_test_add_func ("/lights/viewsetup/cluster-errors", test_cluster_errors);
   g_test_add_func ("/lights/viewsetup/topology-errors", test_topology_errors);
+  g_test_add_func ("/lights/viewsetup/setup-load-errors", test_setup_load_errors);
   g_test_add_func ("/lights/routes", test_routes);
   g_test_add_func ("/lights/model/traffic", test_model_traffic);
   g_test_add_func ("/lights/model/bad-input", test_model_bad_input);

@@ -203,8 +203,11 @@ test_macrame_setup (void)
   static const struct {
     const char *text, *msg;
   } cases[] = {
-    { "# x\nparadigm monalisa\n", ":2: expected paradigm macrame, got monalisa" },
-    { "module 0 switch 0 0 1 1\nmodule 1 circle 0 0 1 1\n", ":2: expected representation node or switch, got circle" },
+    { "# x\nparadigm monalisa\n", ":2:10: expected paradigm macrame, got monalisa" },
+    { "# x\n  paradigm\tmonalisa # y\n", ":2:12: expected paradigm macrame, got monalisa" },
+    { "module 0 switch 0 0 1 1\nmodule 1 circle 0 0 1 1\n", ":2:10: expected representation node or switch, got circle" },
+    { "module 0 switch 0 0 1 1\nmodule  12\tcircle 0 0 1 1\n",
+      ":2:12: expected representation node or switch, got circle" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
