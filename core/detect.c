@@ -84,9 +84,10 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
               if (!out->bad)
                 {
                   char *base = g_path_get_basename (*t);
-                  if (memchr (buf + pos, '\0', end - pos))
-                    g_snprintf (first_bad, sizeof first_bad, "%s:%" G_GUINT64_FORMAT ": line contains a NUL byte",
-                                base, lineno);
+                  const char *nul = memchr (buf + pos, '\0', end - pos);
+                  if (nul)
+                    g_snprintf (first_bad, sizeof first_bad, "%s:%" G_GUINT64_FORMAT ":%u: line contains a NUL byte",
+                                base, lineno, (guint) (nul - (buf + pos)) + 1);
                   else
                     g_snprintf (first_bad, sizeof first_bad, "%s:%" G_GUINT64_FORMAT ":%u: %s", base, lineno,
                                 err.column, err.reason);

@@ -79,7 +79,8 @@ load_own (const ViperSession *s, const char *path, GError **error)
   if (vs && vs->paradigm && !g_str_equal (vs->paradigm, s->paradigm->name))
     {
       g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX,
-                   "%s:%u: expected paradigm %s, got %s", path, vs->paradigm_line, s->paradigm->name, vs->paradigm);
+                   "%s:%u:%u: expected paradigm %s, got %s", path, vs->paradigm_line, vs->paradigm_col,
+                   s->paradigm->name, vs->paradigm);
       viper_view_setup_free (vs);
       return NULL;
     }

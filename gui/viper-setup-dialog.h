@@ -22,7 +22,7 @@ void viper_view_setup_ctl_free (ViperViewSetupCtl *c);
 gboolean viper_view_setup_ctl_attach (ViperViewSetupCtl *c, ViperSession *s, const char *view_path, GError **error);
 
 /* Replace the view setup, keeping the replay position and every state;
- * on error ("FILE:LINE: expected ...") the current one stays. */
+ * on error ("FILE:LINE:COLUMN: expected ...") the current one stays. */
 gboolean viper_view_setup_ctl_load (ViperViewSetupCtl *c, const char *path, GError **error);
 
 /* Setup...: choose a file and load it; errors go to a dialog and the status window. */

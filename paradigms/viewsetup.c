@@ -7,10 +7,15 @@
  * rest of their line, so they need no quoting.
  *
  * The reader walks each line with a cursor: word() takes the next word,
- * rest() takes whatever is left (trimmed).  Every failure becomes one
- * error of the form "FILE:LINE: expected ..." (or a duplicate definition
- * naming the line of the first one) and stops the read: a half-read view
- * would draw something other than what the file says.  Modules are kept in
+ * rest() takes whatever is left (trimmed), and each remembers where it
+ * looked last - the word it took, or the end of the line when nothing was
+ * left - which is the column most errors are about.  Every failure becomes
+ * one error of the form "FILE:LINE:COLUMN: expected ..." (or a duplicate
+ * definition naming the line of the first one) and stops the read: a
+ * half-read view would draw something other than what the file says.
+ * Columns are counted as the trace reader counts them (docs/formats.md):
+ * 1-based bytes, a tab is one; the word at fault, or just after the line's
+ * last byte before its comment when a word is missing.  Modules are kept in
  * file order with an id index for the views' per-module lookups.
  */
 #include <math.h>
@@ -20,8 +25,16 @@
 G_DEFINE_QUARK (viper-view-setup-error-quark, viper_view_setup_error)
 
 typedef struct {
+  const char *line;         /* the line's first byte: column 1 */
   const char *p, *end;      /* the unread part of the line (comment removed) */
+  const char *last;         /* where word(), rest() or at_end() looked last: the word, or end */
 } Cursor;
+
+static guint
+col_of (const Cursor *c, const char *at)
+{
+  return (guint) (at - c->line) + 1;
+}
 
 static gboolean
 is_blank (char c)
@@ -35,6 +48,7 @@ word (Cursor *c)
 {
   while (c->p < c->end && is_blank (*c->p))
     c->p++;
+  c->last = c->p;
   if (c->p >= c->end)
     return NULL;
   const char *s = c->p;
@@ -43,12 +57,22 @@ word (Cursor *c)
   return g_strndup (s, (gsize) (c->p - s));
 }
 
+/* word(), and its column (or the end's) in *col. */
+static char *
+word_col (Cursor *c, guint *col)
+{
+  char *w = word (c);
+  *col = col_of (c, c->last);
+  return w;
+}
+
 /* The rest of the line, trimmed, or NULL when nothing is left. */
 static char *
 rest (Cursor *c)
 {
   while (c->p < c->end && is_blank (*c->p))
     c->p++;
+  c->last = c->p;
   const char *e = c->end;
   while (e > c->p && is_blank (e[-1]))
     e--;
@@ -64,6 +88,7 @@ at_end (Cursor *c)
 {
   while (c->p < c->end && is_blank (*c->p))
     c->p++;
+  c->last = c->p;
   return c->p >= c->end;
 }
 
@@ -186,13 +211,16 @@ viper_view_setup_free (ViperViewSetup *vs)
   g_free (vs);
 }
 
-/* Read n numbers; FALSE when one is missing or not a number. */
+/* Read n numbers, at[i] (when asked) where each stands; FALSE when one is
+ * missing or not a number (c->last: that word, or the end of the line). */
 static gboolean
-numbers (Cursor *c, double *out, guint n)
+numbers (Cursor *c, double *out, const char **at, guint n)
 {
   for (guint i = 0; i < n; i++)
     {
       char *w = word (c);
+      if (at)
+        at[i] = c->last;
       gboolean ok = parse_number (w, &out[i]);
       g_free (w);
       if (!ok)
@@ -202,17 +230,20 @@ numbers (Cursor *c, double *out, guint n)
 }
 
 /* Parse one non-comment line.  Returns NULL or the error text (without the
- * FILE:LINE prefix). */
+ * FILE:LINE:COLUMN prefix) and *col, the column it is about. */
 static char *
-parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
+parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen, guint *col)
 {
   char *kw = word (c);
+  const char *kw_at = c->last;
+  const char *at = NULL;    /* the column of the error, when not c->last */
   char *err = NULL;
   if (g_str_equal (kw, "paradigm"))
     {
       char *name = word (c);
+      const char *name_at = c->last;
       if (vs->paradigm_line)
-        err = g_strdup_printf ("expected one paradigm line (the first is line %u)", vs->paradigm_line);
+        err = g_strdup_printf ("expected one paradigm line (the first is line %u)", vs->paradigm_line), at = kw_at;
       else if (!is_identifier (name))
         err = g_strdup ("expected a paradigm name");
       else if (!at_end (c))
@@ -221,6 +252,7 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
         {
           vs->paradigm = name;
           vs->paradigm_line = lineno;
+          vs->paradigm_col = col_of (c, name_at);
           name = NULL;
         }
       g_free (name);
@@ -230,7 +262,7 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
       char *w = word (c);
       guint64 v = 0;
       if (vs->has_maxrate)
-        err = g_strdup ("expected one maxrate line");
+        err = g_strdup ("expected one maxrate line"), at = kw_at;
       else if (!w || !g_ascii_string_to_unsigned (w, 10, 1, G_MAXINT32, &v, NULL))
         err = g_strdup ("expected a positive integer MAXRATE");
       else if (!at_end (c))
@@ -245,8 +277,11 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
   else if (g_str_equal (kw, "size"))
     {
       double wh[2];
-      if (!numbers (c, wh, 2) || wh[0] <= 0 || wh[1] <= 0)
+      const char *wh_at[2];
+      if (!numbers (c, wh, wh_at, 2))
         err = g_strdup ("expected a positive width and height");
+      else if (wh[0] <= 0 || wh[1] <= 0)
+        err = g_strdup ("expected a positive width and height"), at = wh_at[wh[0] <= 0 ? 0 : 1];
       else if (!at_end (c))
         err = g_strdup ("expected end of line after the size");
       else
@@ -259,6 +294,7 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
       gboolean ok = parse_id (w, &m.id);
       g_free (w);
       double xywh[4];
+      const char *xywh_at[4];
       gpointer prev;
       if (!ok)
         err = g_strdup ("expected a module id (an integer >= 0)");
@@ -266,12 +302,12 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
         err = g_strdup_printf ("expected each module once: module %" G_GINT64_FORMAT " is already at line %u",
                                m.id, g_array_index (vs->modules, ViperViewModule,
                                                     GPOINTER_TO_UINT (prev) - 1).line);
-      else if (!is_identifier (m.repr = word (c)))
+      else if (!is_identifier (m.repr = word_col (c, &m.repr_col)))
         err = g_strdup ("expected a representation (node, switch, circle, ...)");
-      else if (!numbers (c, xywh, 4))
+      else if (!numbers (c, xywh, xywh_at, 4))
         err = g_strdup ("expected X Y W H (numbers) after the representation");
       else if (xywh[2] <= 0 || xywh[3] <= 0)
-        err = g_strdup ("expected a positive width and height");
+        err = g_strdup ("expected a positive width and height"), at = xywh_at[xywh[2] <= 0 ? 2 : 3];
       else
         {
           m.x = xywh[0], m.y = xywh[1], m.w = xywh[2], m.h = xywh[3];
@@ -285,7 +321,7 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
   else if (g_str_equal (kw, "line"))
     {
       double v[4];
-      if (!numbers (c, v, 4))
+      if (!numbers (c, v, NULL, 4))
         err = g_strdup ("expected X1 Y1 X2 Y2 (numbers)");
       else if (!at_end (c))
         err = g_strdup ("expected end of line after X1 Y1 X2 Y2");
@@ -298,11 +334,12 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
   else if (g_str_equal (kw, "rect"))
     {
       double v[4];
+      const char *v_at[4];
       ViperViewElement e = { .kind = VIPER_VIEW_ELEMENT_RECT, .line = lineno };
-      if (!numbers (c, v, 4))
+      if (!numbers (c, v, v_at, 4))
         err = g_strdup ("expected X Y W H (numbers)");
       else if (v[2] <= 0 || v[3] <= 0)
-        err = g_strdup ("expected a positive width and height");
+        err = g_strdup ("expected a positive width and height"), at = v_at[v[2] <= 0 ? 2 : 3];
       else if (!at_end (c))
         {
           char *f = word (c);
@@ -328,7 +365,7 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
     {
       double v[2];
       char *t = NULL;
-      if (!numbers (c, v, 2))
+      if (!numbers (c, v, NULL, 2))
         err = g_strdup ("expected X Y (numbers) and a text");
       else if (!(t = rest (c)))
         err = g_strdup ("expected a text after X Y");
@@ -362,14 +399,17 @@ parse_line (ViperViewSetup *vs, Cursor *c, guint lineno, GHashTable *st_seen)
     }
   else if (viper_view_cluster_keyword (kw))
     {
-      char *args = rest (c);
-      err = viper_view_cluster_parse_line (vs, kw, args, lineno);
-      g_free (args);
+      guint ccol = 0;
+      err = viper_view_cluster_parse_line (vs, kw, c->line, c->p, c->end, lineno, &ccol);
+      if (err)
+        at = c->line + ccol - 1;
     }
   else
     err = g_strdup_printf ("expected a keyword (paradigm, maxrate, size, module, line, rect, text, spacetime, "
                            "topology, link, route, range), got '%s'", kw);
   g_free (kw);
+  if (err)
+    *col = col_of (c, at ? at : c->last);
   return err;
 }
 
@@ -384,20 +424,26 @@ viper_view_setup_parse (const char *text, gsize len, const char *name, GError **
     {
       const char *nl = memchr (p, '\n', (gsize) (end - p));
       const char *le = nl ? nl : end;
+      /* a \r\n end is no part of the line: a missing word is reported just after its last byte */
+      if (nl && le > p && le[-1] == '\r')
+        le--;
       lineno++;
       const char *hash = memchr (p, '#', (gsize) (le - p));
-      Cursor c = { p, hash ? hash : le };
+      Cursor c = { p, p, hash ? hash : le, p };
       p = nl ? nl + 1 : end;
       char *err = NULL;
-      if (memchr (c.p, '\0', (gsize) (c.end - c.p)))
-        err = g_strdup ("expected text (the line holds a NUL byte)");
+      guint col = 1;
+      const char *nul = memchr (c.p, '\0', (gsize) (c.end - c.p));
+      if (nul)
+        err = g_strdup ("expected text (the line holds a NUL byte)"), col = col_of (&c, nul);
       else if (at_end (&c))
         continue;
       else
-        err = parse_line (vs, &c, lineno, st_seen);
+        err = parse_line (vs, &c, lineno, st_seen, &col);
       if (err)
         {
-          g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX, "%s:%u: %s", name, lineno, err);
+          g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX, "%s:%u:%u: %s", name, lineno,
+                       col, err);
           g_free (err);
           g_hash_table_destroy (st_seen);
           viper_view_setup_free (vs);

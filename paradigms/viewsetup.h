@@ -19,7 +19,7 @@ GQuark viper_view_setup_error_quark (void);
 
 typedef enum {
   VIPER_VIEW_SETUP_ERROR_READ,    /* the file cannot be read */
-  VIPER_VIEW_SETUP_ERROR_SYNTAX,  /* "FILE:LINE: expected ..." */
+  VIPER_VIEW_SETUP_ERROR_SYNTAX,  /* "FILE:LINE:COLUMN: expected ..." */
 } ViperViewSetupError;
 
 #define VIPER_VIEW_SETUP_DEFAULT_MAXRATE 100
@@ -35,6 +35,7 @@ typedef struct {
   double x, y, w, h;        /* top-left corner and size */
   char *label;              /* NULL when the line gives none */
   guint line;               /* where it was defined, for the paradigm's own errors */
+  guint repr_col;           /* the column of repr in that line */
 } ViperViewModule;
 
 typedef enum {
@@ -70,11 +71,12 @@ typedef enum {
 typedef struct {
   gint64 from, to;          /* one direction: a `link A B` line gives both */
   guint line;
+  guint from_col, to_col;   /* the columns of the two ids in that line (0: a topology's own link) */
 } ViperViewLink;
 
 typedef struct {
   gint64 src, dst;
-  guint first, n;           /* hops (node ids, src .. dst) in route_nodes */
+  guint first, n;           /* hops (node ids, src .. dst) in route_nodes, their columns in route_cols */
   guint line;
 } ViperViewRoute;
 
@@ -82,9 +84,11 @@ typedef struct {
   ViperViewTopology topology;
   guint rows, cols;         /* mesh, torus */
   guint topology_line;
+  guint topology_col;       /* the column of its keyword */
   GArray *links;            /* ViperViewLink in file order (empty: the topology's own) */
   GArray *routes;           /* ViperViewRoute */
   GArray *route_nodes;      /* gint64 */
+  GArray *route_cols;       /* guint: the column of each of route_nodes in its route's line */
   gboolean has_range;       /* range of interest given */
   double range_min, range_max;  /* bytes per second */
   gboolean has_below, has_above;
@@ -98,6 +102,7 @@ typedef struct {
   gint64 maxrate;           /* VIPER_VIEW_SETUP_DEFAULT_MAXRATE unless given */
   gboolean has_maxrate;
   guint paradigm_line;      /* 0 when not given */
+  guint paradigm_col;       /* the column of the paradigm's name in that line */
   double width, height;     /* coordinate space */
   GArray *modules;          /* of ViperViewModule, in file order */
   GArray *elements;         /* of ViperViewElement, in file order */
@@ -106,14 +111,22 @@ typedef struct {
   ViperViewCluster *cluster;    /* topology, link, route, range lines; NULL when none */
 } ViperViewSetup;
 
+/* Columns, in every message and field above, are 1-based byte columns of
+ * the line, as in the trace reader's messages (docs/formats.md): a tab is
+ * one column; a missing word is reported just after the line's last byte
+ * before any comment (not counting a \r\n end). */
+
 /* The cluster lines (viewsetup-cluster.c): parse one line whose keyword is
- * kw and whose words follow in args (may be NULL); NULL or the error text.
- * FALSE from viper_view_cluster_keyword: not a cluster keyword. */
+ * kw; line is the line's first byte (column 1), args the byte just after the
+ * keyword and end the end of the line (its comment's '#' or its end).  NULL,
+ * or the error text with *col the column it is about.  FALSE from
+ * viper_view_cluster_keyword: not a cluster keyword. */
 gboolean viper_view_cluster_keyword (const char *kw);
-char *viper_view_cluster_parse_line (ViperViewSetup *vs, const char *kw, const char *args, guint lineno);
+char *viper_view_cluster_parse_line (ViperViewSetup *vs, const char *kw, const char *line, const char *args,
+                                     const char *end, guint lineno, guint *col);
 void viper_view_cluster_free (ViperViewCluster *c);
 
-/* Read a file; NULL and an error "FILE:LINE: expected ..." on bad syntax. */
+/* Read a file; NULL and an error "FILE:LINE:COLUMN: expected ..." on bad syntax. */
 ViperViewSetup *viper_view_setup_load (const char *path, GError **error);
 /* Parse text; name is what errors cite. */
 ViperViewSetup *viper_view_setup_parse (const char *text, gsize len, const char *name, GError **error);

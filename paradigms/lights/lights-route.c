@@ -101,7 +101,7 @@ add_link (LightsTopo *t, guint a, guint b, guint line)
 {
   if (a == b || adj_link (t, a, b) >= 0)
     return;
-  ViperViewLink l = { t->ids[a], t->ids[b], line };
+  ViperViewLink l = { .from = t->ids[a], .to = t->ids[b], .line = line };
   g_array_append_val (t->links, l);
   Adj x = { b, t->links->len - 1 };
   g_array_append_val (t->adj[a], x);
@@ -183,14 +183,19 @@ build_steps (LightsTopo *t)
     }
 }
 
+/* An error about the file's line and column (a keyword's or a node id's). */
 static gboolean
-fail (GError **error, const ViperViewSetup *vs, guint line, const char *fmt, ...)
+fail (GError **error, const ViperViewSetup *vs, guint line, guint col, const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+
+static gboolean
+fail (GError **error, const ViperViewSetup *vs, guint line, guint col, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
   char *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX, "%s:%u: %s", vs->name, line, msg);
+  g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX, "%s:%u:%u: %s", vs->name, line, col,
+               msg);
   g_free (msg);
   return FALSE;
 }
@@ -220,17 +225,18 @@ lights_topo_new (const ViperViewSetup *vs, GError **error)
     return t;
   gboolean ok = TRUE;
   if ((t->topo == VIPER_VIEW_TOPO_MESH || t->topo == VIPER_VIEW_TOPO_TORUS) && (guint64) t->rows * t->cols != t->n)
-    ok = fail (error, vs, cl->topology_line, "expected %u x %u = %u modules for the %s, the file has %u", t->rows,
-               t->cols, t->rows * t->cols, lights_topology_name (t->topo), t->n);
+    ok = fail (error, vs, cl->topology_line, cl->topology_col, "expected %u x %u = %u modules for the %s, the file has %u",
+               t->rows, t->cols, t->rows * t->cols, lights_topology_name (t->topo), t->n);
   else if (t->topo == VIPER_VIEW_TOPO_RING && t->n < 2)
-    ok = fail (error, vs, cl->topology_line, "expected two or more modules for the ring, the file has %u", t->n);
+    ok = fail (error, vs, cl->topology_line, cl->topology_col, "expected two or more modules for the ring, the file has %u",
+               t->n);
   for (guint i = 0; ok && i < cl->links->len; i++)
     {
       const ViperViewLink *l = &g_array_index (cl->links, ViperViewLink, i);
       gint a = idx_of (t, l->from), b = idx_of (t, l->to);
       if (a < 0 || b < 0)
-        ok = fail (error, vs, l->line, "expected a module for node %" G_GINT64_FORMAT " of the link",
-                   a < 0 ? l->from : l->to);
+        ok = fail (error, vs, l->line, a < 0 ? l->from_col : l->to_col,
+                   "expected a module for node %" G_GINT64_FORMAT " of the link", a < 0 ? l->from : l->to);
       else
         add_link (t, (guint) a, (guint) b, l->line);
     }
@@ -240,12 +246,15 @@ lights_topo_new (const ViperViewSetup *vs, GError **error)
     {
       const ViperViewRoute *r = &g_array_index (cl->routes, ViperViewRoute, i);
       const gint64 *hops = &g_array_index (cl->route_nodes, gint64, r->first);
+      const guint *cols = &g_array_index (cl->route_cols, guint, r->first);
       for (guint k = 0; ok && k < r->n; k++)
         if (idx_of (t, hops[k]) < 0)
-          ok = fail (error, vs, r->line, "expected a module for node %" G_GINT64_FORMAT " of the route", hops[k]);
+          ok = fail (error, vs, r->line, cols[k], "expected a module for node %" G_GINT64_FORMAT " of the route",
+                     hops[k]);
+      /* a missing hop: at the node it should leave */
       for (guint k = 0; ok && k + 1 < r->n; k++)
         if (adj_link (t, (guint) idx_of (t, hops[k]), (guint) idx_of (t, hops[k + 1])) < 0)
-          ok = fail (error, vs, r->line, "expected a link from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
+          ok = fail (error, vs, r->line, cols[k], "expected a link from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT
                      " for the route", hops[k], hops[k + 1]);
       if (ok)
         {

@@ -118,7 +118,8 @@ lights_setup_load (const char *path, GError **error)
   if (vs->paradigm && !g_str_equal (vs->paradigm, "lights"))
     {
       g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX,
-                   "%s:%u: expected paradigm lights, got %s", path, vs->paradigm_line, vs->paradigm);
+                   "%s:%u:%u: expected paradigm lights, got %s", path, vs->paradigm_line, vs->paradigm_col,
+                   vs->paradigm);
       viper_view_setup_free (vs);
       return NULL;
     }
@@ -128,7 +129,7 @@ lights_setup_load (const char *path, GError **error)
       if (!g_str_equal (m->repr, "bar") && !g_str_equal (m->repr, "node"))
         {
           g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX,
-                       "%s:%u: expected representation bar or node, got %s", path, m->line, m->repr);
+                       "%s:%u:%u: expected representation bar or node, got %s", path, m->line, m->repr_col, m->repr);
           viper_view_setup_free (vs);
           return NULL;
         }

@@ -88,7 +88,7 @@ typedef struct {
 
 typedef struct _LightsTopo LightsTopo;
 
-/* The links and routing of a view setup; NULL + "FILE:LINE: expected ..."
+/* The links and routing of a view setup; NULL + "FILE:LINE:COLUMN: expected ..."
  * when a link or route names a node the file has no module for, a route
  * hop is not a link, or the topology does not fit the modules. */
 LightsTopo *lights_topo_new (const ViperViewSetup *vs, GError **error);

@@ -118,7 +118,8 @@ macrame_setup_load (const char *path, GError **error)
   if (vs->paradigm && !g_str_equal (vs->paradigm, "macrame"))
     {
       g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX,
-                   "%s:%u: expected paradigm macrame, got %s", path, vs->paradigm_line, vs->paradigm);
+                   "%s:%u:%u: expected paradigm macrame, got %s", path, vs->paradigm_line, vs->paradigm_col,
+                   vs->paradigm);
       viper_view_setup_free (vs);
       return NULL;
     }
@@ -128,7 +129,8 @@ macrame_setup_load (const char *path, GError **error)
       if (!g_str_equal (m->repr, "node") && !g_str_equal (m->repr, "switch"))
         {
           g_set_error (error, VIPER_VIEW_SETUP_ERROR, VIPER_VIEW_SETUP_ERROR_SYNTAX,
-                       "%s:%u: expected representation node or switch, got %s", path, m->line, m->repr);
+                       "%s:%u:%u: expected representation node or switch, got %s", path, m->line, m->repr_col,
+                       m->repr);
           viper_view_setup_free (vs);
           return NULL;
         }

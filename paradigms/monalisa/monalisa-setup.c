@@ -16,9 +16,14 @@
  * group; a group's attributes go to each of its instances.  Attribute ids of
  * a module run 0, 1, 2 ... in the order the file gives them.
  *
- * Every error is one GError "FILE:LINE: expected ...", naming the first line
- * that does not fit (at the end of the file: its last line, ", found the end
- * of the file").  Nothing is guessed: a setup file drives the matching of
+ * Every error is one GError "FILE:LINE:COLUMN: expected ...", naming the
+ * first line that does not fit (at the end of the file: its last line, ",
+ * found the end of the file") and in it where the reader was: the first word
+ * that is not what its place wants (read from the left, the longest reading
+ * of the forms a line may take), the word a check rejects (an id, a name),
+ * or just after the line's last byte when a word is missing.  Columns are
+ * counted as the trace reader counts them (docs/formats.md): 1-based bytes,
+ * a tab is one.  Nothing is guessed: a setup file drives the matching of
  * group primitives, and a wrong member list would stall replays silently.
  */
 #include <string.h>
@@ -119,29 +124,68 @@ typedef struct {
   guint lineno;             /* 1-based number of the line last taken */
   char **tok;               /* its words */
   guint n_tok;
+  GArray *cols;             /* guint: the column of each of its words */
+  guint end_col;            /* just after its last byte (not counting a \r\n end) */
   GError **error;
 } Reader;
 
+static void
+vfail (Reader *r, guint line, guint col, const char *fmt, va_list ap)
+{
+  char *what = g_strdup_vprintf (fmt, ap);
+  g_set_error (r->error, VIPER_ML_SETUP_ERROR, VIPER_ML_SETUP_ERROR_PARSE, "%s:%u:%u: expected %s",
+               r->filename, line, col, what);
+  g_free (what);
+}
+
+/* An error about the line last taken, at column col; FALSE. */
 static gboolean
-fail (Reader *r, guint line, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+fail (Reader *r, guint col, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 
 static gboolean
-fail (Reader *r, guint line, const char *fmt, ...)
+fail (Reader *r, guint col, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  char *what = g_strdup_vprintf (fmt, ap);
+  vfail (r, r->lineno, col, fmt, ap);
   va_end (ap);
-  g_set_error (r->error, VIPER_ML_SETUP_ERROR, VIPER_ML_SETUP_ERROR_PARSE, "%s:%u: expected %s",
-               r->filename, line, what);
-  g_free (what);
+  return FALSE;
+}
+
+/* At the end of the file: its last line, just after its last byte. */
+static gboolean
+fail_eof_v (Reader *r, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+fail_eof_v (Reader *r, const char *fmt, ...)
+{
+  guint col = 1;
+  if (r->n_lines > 0)
+    {
+      gsize len = strlen (r->lines[r->n_lines - 1]);
+      if (len && r->lines[r->n_lines - 1][len - 1] == '\r')
+        len--;
+      col = (guint) len + 1;
+    }
+  va_list ap;
+  va_start (ap, fmt);
+  vfail (r, MAX (r->n_lines, 1u), col, fmt, ap);
+  va_end (ap);
   return FALSE;
 }
 
 static gboolean
 fail_eof (Reader *r, const char *what)
 {
-  return fail (r, MAX (r->n_lines, 1u), "%s, found the end of the file", what);
+  return fail_eof_v (r, "%s, found the end of the file", what);
+}
+
+/* The column of word i of the line last taken, or just after its end when
+ * it has fewer words. */
+static guint
+col_at (const Reader *r, guint i)
+{
+  return i < r->n_tok ? g_array_index (r->cols, guint, i) : r->end_col;
 }
 
 /* Lower-case words of a line joined by one space, for header comparisons. */
@@ -188,13 +232,23 @@ take (Reader *r, gboolean skip_headers)
       char *line = r->lines[i];
       gsize len = strlen (line);
       if (len && line[len - 1] == '\r')
-        line[len - 1] = '\0';
-      char **parts = g_strsplit_set (line, " \t", -1);
+        line[--len] = '\0';
+      r->end_col = (guint) len + 1;
+      g_array_set_size (r->cols, 0);
       GPtrArray *words = g_ptr_array_new ();
-      for (char **p = parts; *p; p++)
-        if (**p)
-          g_ptr_array_add (words, g_strdup (*p));
-      g_strfreev (parts);
+      for (const char *p = line; *p;)
+        {
+          while (*p == ' ' || *p == '\t')
+            p++;
+          if (!*p)
+            break;
+          const char *w = p;
+          while (*p && *p != ' ' && *p != '\t')
+            p++;
+          g_ptr_array_add (words, g_strndup (w, (gsize) (p - w)));
+          guint col = (guint) (w - line) + 1;
+          g_array_append_val (r->cols, col);
+        }
       g_ptr_array_add (words, NULL);
       r->n_tok = words->len - 1;
       r->tok = (char **) g_ptr_array_free (words, FALSE);
@@ -219,13 +273,55 @@ line_is (Reader *r, const char *header)
   return yes;
 }
 
+/* The column of the first word of the line that is not the header's word
+ * in its place (case aside), of a surplus word, or the end. */
+static guint
+header_col (Reader *r, const char *header)
+{
+  char **hw = g_strsplit (header, " ", -1);
+  guint i = 0;
+  while (hw[i] && i < r->n_tok && g_ascii_strcasecmp (hw[i], r->tok[i]) == 0)
+    i++;
+  g_strfreev (hw);
+  return col_at (r, i);
+}
+
 static gboolean
 expect_header (Reader *r, const char *header)
 {
   char *what = g_strdup_printf ("\"%s\"", header);
-  gboolean ok = take (r, FALSE) ? (line_is (r, header) || fail (r, r->lineno, "%s", what)) : fail_eof (r, what);
+  gboolean ok = take (r, FALSE) ? (line_is (r, header) || fail (r, header_col (r, header), "%s", what))
+                                : fail_eof (r, what);
   g_free (what);
   return ok;
+}
+
+/* Where a line stops fitting the forms it may take, read from the left:
+ * the first word that no form wants in its place (the longest reading
+ * wins), a surplus word, or the end of the line when a word is missing.  A
+ * form is a NULL-terminated list of word kinds: "*" any word, "0" an
+ * integer, "=WORD" that word, "~WORD" that word in any case. */
+static guint
+stop_col (Reader *r, const char *const *const *forms, guint n_forms)
+{
+  guint best = 0;
+  for (guint f = 0; f < n_forms; f++)
+    {
+      const char *const *form = forms[f];
+      guint i = 0;
+      for (; form[i] && i < r->n_tok; i++)
+        {
+          const char *k = form[i], *w = r->tok[i];
+          gint64 v;
+          gboolean fits = k[0] == '*' || (k[0] == '0' && g_ascii_string_to_signed (w, 10, G_MININT64, G_MAXINT64, &v, NULL))
+                          || (k[0] == '=' && g_str_equal (w, k + 1))
+                          || (k[0] == '~' && g_ascii_strcasecmp (w, k + 1) == 0);
+          if (!fits)
+            break;
+        }
+      best = MAX (best, i);
+    }
+  return col_at (r, best);
 }
 
 static gboolean
@@ -242,8 +338,10 @@ expect_count (Reader *r, const char *what, gint64 min, gint64 max, gint64 *out)
   gboolean ok;
   if (!take (r, FALSE))
     ok = fail_eof (r, desc);
-  else if (r->n_tok != 1 || !parse_int (r->tok[0], min, max, out))
-    ok = fail (r, r->lineno, "%s", desc);
+  else if (!parse_int (r->tok[0], min, max, out))
+    ok = fail (r, col_at (r, 0), "%s", desc);
+  else if (r->n_tok != 1)
+    ok = fail (r, col_at (r, 1), "%s", desc);
   else
     ok = TRUE;
   g_free (desc);
@@ -321,6 +419,29 @@ close_section (ViperMonalisaSetup *s, const Section *sec, guint first, guint cou
       s->modules[k].n_attrs += sec->attrs->len;
 }
 
+/* Where "- # all_modules # ID" stops fitting: "-", then words that spell
+ * "#all_modules#" however the blanks fall, then the id, then the end. */
+static guint
+all_modules_col (Reader *r)
+{
+  if (!g_str_equal (r->tok[0], "-"))
+    return col_at (r, 0);
+  const char *want = "#all_modules#";
+  gsize have = 0, n = strlen (want);
+  guint i = 1;
+  for (; i < r->n_tok && have < n; i++)
+    {
+      gsize l = strlen (r->tok[i]);
+      if (l > n - have || strncmp (r->tok[i], want + have, l) != 0)
+        return col_at (r, i);
+      have += l;
+    }
+  gint64 id;
+  if (have < n || i >= r->n_tok || !parse_int (r->tok[i], G_MININT64, G_MAXINT64, &id))
+    return col_at (r, i);
+  return col_at (r, i + 1);
+}
+
 static gboolean
 parse (Reader *r, ViperMonalisaSetup *s)
 {
@@ -344,7 +465,8 @@ parse (Reader *r, ViperMonalisaSetup *s)
   if (!got || !line_is (r, "RANGE FOR GROUPS:"))
     {
       if (s->n_groups > 0)
-        return got ? fail (r, r->lineno, "\"RANGE FOR GROUPS:\"") : fail_eof (r, "\"RANGE FOR GROUPS:\"");
+        return got ? fail (r, header_col (r, "RANGE FOR GROUPS:"), "\"RANGE FOR GROUPS:\"")
+                   : fail_eof (r, "\"RANGE FOR GROUPS:\"");
       r->next = save;           /* give the line back */
     }
   for (guint i = 0; i < s->n_groups; i++)
@@ -354,11 +476,15 @@ parse (Reader *r, ViperMonalisaSetup *s)
       gboolean ok;
       if (!take (r, FALSE))
         ok = fail_eof (r, what);
-      else if (r->n_tok != 2 || !parse_int (r->tok[0], G_MININT64, G_MAXINT64, &first)
-               || !parse_int (r->tok[1], G_MININT64, G_MAXINT64, &size))
-        ok = fail (r, r->lineno, "%s", what);
+      else if (!parse_int (r->tok[0], G_MININT64, G_MAXINT64, &first))
+        ok = fail (r, col_at (r, 0), "%s", what);
+      else if (r->n_tok < 2 || !parse_int (r->tok[1], G_MININT64, G_MAXINT64, &size))
+        ok = fail (r, col_at (r, 1), "%s", what);
+      else if (r->n_tok > 2)
+        ok = fail (r, col_at (r, 2), "%s", what);
       else if (first < 0 || size < 1 || first >= (gint64) s->n_modules || size > (gint64) s->n_modules - first)
-        ok = fail (r, r->lineno, "a group range inside the modules 0..%u (FIRST >= 0, SIZE >= 1)", s->n_modules - 1);
+        ok = fail (r, col_at (r, first < 0 || first >= (gint64) s->n_modules ? 0 : 1),
+                   "a group range inside the modules 0..%u (FIRST >= 0, SIZE >= 1)", s->n_modules - 1);
       else
         {
           s->groups[i].first = (guint) first;
@@ -375,28 +501,31 @@ parse (Reader *r, ViperMonalisaSetup *s)
   for (guint i = 0; i < s->n_modules; i++)
     {
       char *what = g_strdup_printf ("a module definition \"FILE NAME ID\" (module %u of %u)", i + 1, s->n_modules);
+      static const char *const plain[] = { "*", "*", "0", NULL }, *const thesis[] = { "*", "=module", "*", "0", NULL };
+      static const char *const *const forms[] = { plain, thesis };
       gint64 id;
       gboolean ok = TRUE;
       const char *name = NULL;
+      guint name_i = 1;         /* where the name is; the id follows it */
       if (!take (r, TRUE))
         ok = fail_eof (r, what);
       else if (r->n_tok == 3 && parse_int (r->tok[2], G_MININT64, G_MAXINT64, &id))
         name = r->tok[1];
       else if (r->n_tok == 4 && g_str_equal (r->tok[1], "module") && parse_int (r->tok[3], G_MININT64, G_MAXINT64, &id))
-        name = r->tok[2];
+        name = r->tok[name_i = 2];
       else
-        ok = fail (r, r->lineno, "%s", what);
+        ok = fail (r, stop_col (r, forms, G_N_ELEMENTS (forms)), "%s", what);
       g_free (what);
       if (!ok)
         return FALSE;
       if (id < 0 || id >= (gint64) s->n_modules)
-        return fail (r, r->lineno, "a module id from 0 to %u", s->n_modules - 1);
+        return fail (r, col_at (r, name_i + 1), "a module id from 0 to %u", s->n_modules - 1);
       Module *m = &s->modules[id];
       if (m->name)
-        return fail (r, r->lineno, "a module id not defined before (%" G_GINT64_FORMAT " is defined on line %u)",
-                     id, m->line);
+        return fail (r, col_at (r, name_i + 1),
+                     "a module id not defined before (%" G_GINT64_FORMAT " is defined on line %u)", id, m->line);
       if (module_by_name (s, name) >= 0)
-        return fail (r, r->lineno, "a module name not defined before (%s is defined on line %u)",
+        return fail (r, col_at (r, name_i), "a module name not defined before (%s is defined on line %u)",
                      name, s->modules[module_by_name (s, name)].line);
       m->file = g_strdup (r->tok[0]);
       m->name = g_strdup (name);
@@ -422,16 +551,21 @@ parse (Reader *r, ViperMonalisaSetup *s)
         g_string_free (mid, TRUE);
       }
     if (!ok)
-      return fail (r, r->lineno, "%s", what);
+      return fail (r, all_modules_col (r), "%s", what);
     if (id >= 0 && id < (gint64) s->n_modules)
-      return fail (r, r->lineno, "an all_modules id that is not a module id (0..%u)", s->n_modules - 1);
+      return fail (r, col_at (r, r->n_tok - 1), "an all_modules id that is not a module id (0..%u)",
+                   s->n_modules - 1);
     s->all_id = id;
   }
   for (guint i = 0; i < s->n_groups; i++)
     {
       char *what = g_strdup_printf ("a group definition \"- NAME ID\" (group %u of %u)", i + 1, s->n_groups);
+      static const char *const plain[] = { "=-", "*", "0", NULL },
+                               *const thesis[] = { "=-", "~replication", "=group", "*", "0", NULL };
+      static const char *const *const forms[] = { plain, thesis };
       gint64 id;
       const char *name = NULL;
+      guint name_i = 1;
       gboolean ok = TRUE;
       if (!take (r, TRUE))
         ok = fail_eof (r, what);
@@ -439,16 +573,17 @@ parse (Reader *r, ViperMonalisaSetup *s)
         name = r->tok[1];
       else if (r->n_tok == 5 && g_str_equal (r->tok[0], "-") && g_ascii_strcasecmp (r->tok[1], "replication") == 0
                && g_str_equal (r->tok[2], "group") && parse_int (r->tok[4], G_MININT64, G_MAXINT64, &id))
-        name = r->tok[3];
+        name = r->tok[name_i = 3];
       else
-        ok = fail (r, r->lineno, "%s", what);
+        ok = fail (r, stop_col (r, forms, G_N_ELEMENTS (forms)), "%s", what);
       g_free (what);
       if (!ok)
         return FALSE;
       if (id_taken (s, id))
-        return fail (r, r->lineno, "a group id that no module or group has (%" G_GINT64_FORMAT " is taken)", id);
+        return fail (r, col_at (r, name_i + 1), "a group id that no module or group has (%" G_GINT64_FORMAT " is taken)",
+                     id);
       if (module_by_name (s, name) >= 0 || group_by_name (s, name) >= 0)
-        return fail (r, r->lineno, "a group name that no module or group has (%s is taken)", name);
+        return fail (r, col_at (r, name_i), "a group name that no module or group has (%s is taken)", name);
       s->groups[i].name = g_strdup (name);
       s->groups[i].id = id;
       g_hash_table_insert (s->names, s->groups[i].name, (gpointer) (-(gintptr) i - 1));
@@ -477,7 +612,8 @@ parse (Reader *r, ViperMonalisaSetup *s)
             first = s->groups[gi].first, count = s->groups[gi].size;
           else
             {
-              fail (r, r->lineno, "a module or group name of the DEFINITION TABLE (not %s)", name);
+              /* the name is the fourth word: "#ATTRIBUTES for module NAME#" */
+              fail (r, col_at (r, 3), "a module or group name of the DEFINITION TABLE (not %s)", name);
               g_free (name);
               ok = FALSE;
               break;
@@ -502,20 +638,21 @@ parse (Reader *r, ViperMonalisaSetup *s)
         }
       if (!in_section)
         {
-          ok = fail (r, r->lineno, "\"#ATTRIBUTES for module NAME#\"");
+          ok = fail (r, col_at (r, 0), "\"#ATTRIBUTES for module NAME#\"");
           break;
         }
       gint64 id;
       if (r->n_tok < 2 || r->tok[0][0] == '#' || !parse_int (r->tok[1], G_MININT64, G_MAXINT64, &id))
         {
-          ok = fail (r, r->lineno, "an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"");
+          ok = fail (r, col_at (r, r->tok[0][0] == '#' ? 0 : 1),
+                     "an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"");
           break;
         }
       guint expect = base + sec->attrs->len;
       if (id != (gint64) expect || odd >= 0)
         {
           guint k = id != (gint64) expect ? first : (guint) odd;
-          ok = fail (r, r->lineno, "attribute id %u of module %s (ids run 0, 1, ... per module)",
+          ok = fail (r, col_at (r, 1), "attribute id %u of module %s (ids run 0, 1, ... per module)",
                      s->modules[k].n_attrs + sec->attrs->len, s->modules[k].name);
           break;
         }
@@ -541,15 +678,21 @@ ViperMonalisaSetup *
 viper_monalisa_setup_parse (const char *text, gssize len, const char *filename, GError **error)
 {
   g_return_val_if_fail (text != NULL, NULL);
-  char *copy = len < 0 ? g_strdup (text) : g_strndup (text, (gsize) len);
-  if (len >= 0 && memchr (text, '\0', (gsize) len))
+  const char *nul = len >= 0 ? memchr (text, '\0', (gsize) len) : NULL;
+  if (nul)
     {
+      guint line = 1;
+      const char *start = text;
+      for (const char *q = text; q < nul; q++)
+        if (*q == '\n')
+          line++, start = q + 1;
       g_set_error (error, VIPER_ML_SETUP_ERROR, VIPER_ML_SETUP_ERROR_PARSE,
-                   "%s: expected a text file (it contains a NUL byte)", filename);
-      g_free (copy);
+                   "%s:%u:%u: expected a text file (it contains a NUL byte)", filename, line,
+                   (guint) (nul - start) + 1);
       return NULL;
     }
-  Reader r = { .filename = filename, .error = error };
+  char *copy = len < 0 ? g_strdup (text) : g_strndup (text, (gsize) len);
+  Reader r = { .filename = filename, .error = error, .cols = g_array_new (FALSE, FALSE, sizeof (guint)) };
   r.lines = g_strsplit (copy, "\n", -1);
   g_free (copy);
   r.n_lines = g_strv_length (r.lines);
@@ -558,6 +701,7 @@ viper_monalisa_setup_parse (const char *text, gssize len, const char *filename, 
   ViperMonalisaSetup *s = g_new0 (ViperMonalisaSetup, 1);
   gboolean ok = parse (&r, s);
   g_strfreev (r.tok);
+  g_array_unref (r.cols);
   g_strfreev (r.lines);
   if (!ok)
     {

@@ -101,7 +101,7 @@ gboolean viper_monalisa_tram_decode (const ViperTram *t, ViperMonalisaTram *out)
 #define VIPER_ML_SETUP_ERROR (viper_monalisa_setup_error_quark ())
 GQuark viper_monalisa_setup_error_quark (void);
 typedef enum {
-  VIPER_ML_SETUP_ERROR_PARSE,  /* message: "FILE:LINE: expected ..." */
+  VIPER_ML_SETUP_ERROR_PARSE,  /* message: "FILE:LINE:COLUMN: expected ..." */
   VIPER_ML_SETUP_ERROR_READ,
 } ViperMonalisaSetupError;
 

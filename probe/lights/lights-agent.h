@@ -55,7 +55,7 @@ typedef struct {
   long long *nodes;         /* the subtree: PROCs of the lines it sent */
   size_t n_nodes, cap_nodes;
   int ending;               /* it said it ends (AGENT_BYE): its close is no loss */
-  char name[64];
+  char name[64 + 1 + 16];   /* "HOST:PORT" of accept_child's host[64] and port[16] */
 } Child;
 
 /* The last line an agent sends before it closes on purpose (--count done,

@@ -465,40 +465,97 @@ open_listen (void)
 
 /* ---- options -------------------------------------------------------------------- */
 
+static int
+hosts_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* The hosts file: lines "ADDRESS NODE", '#' to the end of a line a comment.
+ * A bad line stops the agent with FILE:LINE:COLUMN: reason, the column
+ * counted as Viper's readers count it (docs/formats.md: bytes + 1, a tab is
+ * one): the word at fault, or just after the line's last byte before its
+ * comment (not counting a \r\n end) when the node is missing. */
 static void
 load_hosts (void)
 {
   FILE *f = fopen (A.hosts_path, "r");
   if (!f)
     die ("%s: %s", A.hosts_path, strerror (errno));
-  char line[512];
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t got;
   unsigned lineno = 0;
-  while (fgets (line, sizeof line, f))
+  while ((got = getline (&line, &cap, f)) >= 0)
     {
       lineno++;
-      char *hash = strchr (line, '#');
+      size_t len = (size_t) got;
+      if (len && line[len - 1] == '\n')
+        {
+          len--;
+          if (len && line[len - 1] == '\r')
+            len--;
+        }
+      char *hash = memchr (line, '#', len);
       if (hash)
-        *hash = 0;
-      char addr[256];
-      long long node;
-      char extra[8];
-      int n = sscanf (line, "%255s %lld %7s", addr, &node, extra);
-      if (n <= 0)
+        len = (size_t) (hash - line);
+      /* the first three words and where they start */
+      size_t at[3] = { 0 }, wlen[3] = { 0 };
+      int n = 0;
+      for (size_t p = 0; p < len && n < 3;)
+        {
+          while (p < len && hosts_blank (line[p]))
+            p++;
+          if (p >= len)
+            break;
+          at[n] = p;
+          while (p < len && !hosts_blank (line[p]))
+            p++;
+          wlen[n] = p - at[n];
+          n++;
+        }
+      if (n == 0)
         continue;
+      if (n < 2)
+        die ("%s:%u:%zu: expected ADDRESS NODE", A.hosts_path, lineno, len + 1);
+      if (n > 2)
+        die ("%s:%u:%zu: expected ADDRESS NODE", A.hosts_path, lineno, at[2] + 1);
+      char word[256];
+      long long node = -1;
+      if (wlen[1] < sizeof word)
+        {
+          memcpy (word, line + at[1], wlen[1]);
+          word[wlen[1]] = 0;
+          char *e = NULL;
+          errno = 0;
+          node = strtoll (word, &e, 10);
+          if (*e || errno || e == word)
+            node = -1;
+        }
+      if (node < 0)
+        die ("%s:%u:%zu: expected ADDRESS NODE", A.hosts_path, lineno, at[1] + 1);
       HostEntry h = { .node = node };
-      if (n != 2 || node < 0)
-        die ("%s:%u: expected ADDRESS NODE", A.hosts_path, lineno);
-      if (inet_pton (AF_INET, addr, h.addr) == 1)
-        h.family = AF_INET;
-      else if (inet_pton (AF_INET6, addr, h.addr) == 1)
-        h.family = AF_INET6;
-      else
-        die ("%s:%u: '%s' is not an IPv4 or IPv6 address", A.hosts_path, lineno, addr);
+      int ok = wlen[0] < sizeof word;
+      if (ok)
+        {
+          memcpy (word, line + at[0], wlen[0]);
+          word[wlen[0]] = 0;
+          if (inet_pton (AF_INET, word, h.addr) == 1)
+            h.family = AF_INET;
+          else if (inet_pton (AF_INET6, word, h.addr) == 1)
+            h.family = AF_INET6;
+          else
+            ok = 0;
+        }
+      if (!ok)
+        die ("%s:%u:%zu: '%.*s' is not an IPv4 or IPv6 address", A.hosts_path, lineno, at[0] + 1, (int) wlen[0],
+             line + at[0]);
       A.hosts = realloc (A.hosts, (A.n_hosts + 1) * sizeof *A.hosts);
       if (!A.hosts)
         die ("out of memory");
       A.hosts[A.n_hosts++] = h;
     }
+  free (line);
   fclose (f);
 }
 

@@ -1,6 +1,7 @@
 /* fuzz-ml-setup.c - the Mona Lisa Module Setup parser: any text either
  * parses (and every accessor then answers within its bounds) or fails with
- * an error message; never a crash, a hang or a leak. */
+ * an error message naming its line and column; never a crash, a hang or a
+ * leak. */
 #include "paradigms/monalisa/monalisa.h"
 #include "fuzz.h"
 
@@ -21,6 +22,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       if (!error || !error->message[0])
         g_error ("setup rejected without a message");
+      fuzz_check_where (error->message, "fuzz.setup", data, size);
       g_error_free (error);
       return 0;
     }

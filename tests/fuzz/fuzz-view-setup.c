@@ -1,6 +1,6 @@
 /* fuzz-view-setup.c - the view-setup parser (docs/view-setup.md): any text
  * either parses, with every module findable by its id, or fails with an
- * error message; never a crash, a hang or a leak. */
+ * error message naming its line and column; never a crash, a hang or a leak. */
 #include "paradigms/viewsetup.h"
 #include "fuzz.h"
 
@@ -21,6 +21,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       if (!error || !error->message[0])
         g_error ("view setup rejected without a message");
+      fuzz_check_where (error->message, "fuzz.view", data, size);
       g_error_free (error);
       return 0;
     }

@@ -7,6 +7,8 @@ Each scenario is one a new user hit, with what the window must show:
   bad-lines   a Farm with bad lines: the count and the first FILE:LINE:COLUMN reason
   wrong-setup farm.trc with deadlock.setup: the pending count viper-replay prints,
               its first reason, and the inconsistencies
+  bad-view    a --view file naming another paradigm: the replay runs, the bar names the
+              file's FILE:LINE:COLUMN (the column of the paradigm's name)
   picl-after-macrame  File > Open of a PICL trace after a Macrame session opens it as PICL
   rerun       the program run twice against a listening viper: a new session, no
               duplicate errors, the state of one run
@@ -159,6 +161,27 @@ def picl_trace(args, tmp):
     with open(path, "wb") as f:
         f.write(out)
     return path
+
+
+def scenario_bad_view(args, display, tmp, shots):
+    trace = os.path.join(args.source_root, "traces", "farm.trc")
+    setup = os.path.join(args.source_root, "setup", "farm.setup")
+    view = os.path.join(tmp, "farm-macrame.view")
+    with open(view, "w") as f:
+        f.write("# the Farm's layout, said to be Macrame's\nsize 100 100\n  paradigm\tmacrame\n"
+                "module 0 circle 40 40 20 20 MASTER\n")
+    want = "%s:3:12: expected paradigm monalisa, got macrame" % view
+    app = X.App(args, display, [trace, "--setup=" + setup, "--paradigm=monalisa", "--view=" + view,
+                                "--breakpoint=1e30"], tmp, "view")
+    try:
+        d = wait_why(app, "end")
+        ib = d["ui"]["infobar"]
+        check(ib["visible"] and want in (ib["text"] or ""),
+              "bad view: the bar names the file's line and column: %s (%s)" % (want, ib["text"]))
+        check(d["state"]["counts"]["rejected"] == 0 and d["state"]["counts"]["read"] == 337,
+              "bad view: the replay itself runs (%s)" % d["state"]["counts"])
+    finally:
+        app.close()
 
 
 def scenario_picl_after_macrame(args, display, tmp, shots):
@@ -407,7 +430,8 @@ def main():
     os.makedirs(shots, exist_ok=True)
     xvfb, display = X.start_xvfb()
     scenarios = [("binary", scenario_binary), ("bad-lines", scenario_bad_lines),
-                 ("wrong-setup", scenario_wrong_setup), ("picl-after-macrame", scenario_picl_after_macrame),
+                 ("wrong-setup", scenario_wrong_setup), ("bad-view", scenario_bad_view),
+                 ("picl-after-macrame", scenario_picl_after_macrame),
                  ("rerun", scenario_rerun), ("reset-live", scenario_reset_live_and_killed),
                  ("hidden", scenario_hidden), ("deadlock", scenario_deadlock),
                  ("settings", scenario_settings)]

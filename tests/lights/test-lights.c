@@ -5,6 +5,7 @@
  * view setup swapped mid-run) and bad input decided before transfer.  The
  * views drawn to pixels are in test-lights-render.c.
  */
+#include <glib/gstdio.h>
 #include "lights-fx.h"
 
 /* ---- view setup ------------------------------------------------------------- */
@@ -24,6 +25,16 @@ test_cluster_lines (void)
   g_assert_cmpuint (c->links->len, ==, 4);   /* 1-2, 2-3, both ways */
   g_assert_cmpint (g_array_index (c->links, ViperViewLink, 2).from, ==, 2);
   g_assert_cmpint (g_array_index (c->links, ViperViewLink, 2).to, ==, 3);
+  /* where each id stands, for the paradigm's errors */
+  g_assert_cmpuint (vs->paradigm_col, ==, 10);
+  g_assert_cmpuint (c->topology_line, ==, 2);
+  g_assert_cmpuint (c->topology_col, ==, 1);
+  g_assert_cmpuint (g_array_index (c->links, ViperViewLink, 2).from_col, ==, 8);
+  g_assert_cmpuint (g_array_index (c->links, ViperViewLink, 2).to_col, ==, 10);
+  g_assert_cmpuint (g_array_index (c->links, ViperViewLink, 3).from_col, ==, 10);
+  g_assert_cmpuint (c->route_cols->len, ==, 3);
+  g_assert_cmpuint (g_array_index (c->route_cols, guint, 0), ==, 7);
+  g_assert_cmpuint (g_array_index (c->route_cols, guint, 2), ==, 11);
   g_assert_cmpuint (c->routes->len, ==, 1);
   g_assert_cmpint (g_array_index (c->routes, ViperViewRoute, 0).src, ==, 1);
   g_assert_cmpint (g_array_index (c->routes, ViperViewRoute, 0).dst, ==, 3);
@@ -46,18 +57,31 @@ test_cluster_errors (void)
   static const struct {
     const char *text, *error;
   } cases[] = {
-    { "topology cube\n", "c.view:1: expected a topology (mesh ROWS COLS, torus ROWS COLS, ring, physical, none), got 'cube'" },
-    { "topology mesh 2\n", "c.view:1: expected mesh ROWS COLS (integers 1..65536)" },
-    { "topology ring\ntopology ring\n", "c.view:2: expected one topology line (the first is line 1)" },
-    { "link 1\n", "c.view:1: expected two or more node ids after link" },
-    { "link 1 1\n", "c.view:1: expected a link between two nodes, got 1 to itself" },
-    { "link 1 x\n", "c.view:1: expected a node id (an integer >= 0), got 'x'" },
-    { "route 1\n", "c.view:1: expected SRC [HOP...] DST (node ids) after route" },
-    { "route 1 2\nroute 1 3 2\n", "c.view:2: expected one route from 1 to 2 (the first is line 1)" },
-    { "range 5\n", "c.view:1: expected MIN MAX (bytes per second, >= 0, optional k, M or G) after range" },
-    { "range 5 5\n", "c.view:1: expected MAX greater than MIN" },
-    { "range 1 5 over red\n", "c.view:1: expected 'below COLOUR', 'above COLOUR' or end of line, got 'over'" },
-    { "range 1 5 below\n", "c.view:1: expected a colour (a name or 0xRRGGBB) after below" },
+    { "topology cube\n", "c.view:1:10: expected a topology (mesh ROWS COLS, torus ROWS COLS, ring, physical, none), got 'cube'" },
+    { "topology mesh 2\n", "c.view:1:16: expected mesh ROWS COLS (integers 1..65536)" },
+    { "topology ring\ntopology ring\n", "c.view:2:1: expected one topology line (the first is line 1)" },
+    { "link 1\n", "c.view:1:7: expected two or more node ids after link" },
+    { "link 1 1\n", "c.view:1:8: expected a link between two nodes, got 1 to itself" },
+    { "link 1 x\n", "c.view:1:8: expected a node id (an integer >= 0), got 'x'" },
+    { "route 1\n", "c.view:1:8: expected SRC [HOP...] DST (node ids) after route" },
+    { "route 1 2\nroute 1 3 2\n", "c.view:2:1: expected one route from 1 to 2 (the first is line 1)" },
+    { "range 5\n", "c.view:1:8: expected MIN MAX (bytes per second, >= 0, optional k, M or G) after range" },
+    { "range 5 5\n", "c.view:1:9: expected MAX greater than MIN" },
+    { "range 1 5 over red\n", "c.view:1:11: expected 'below COLOUR', 'above COLOUR' or end of line, got 'over'" },
+    { "range 1 5 below\n", "c.view:1:16: expected a colour (a name or 0xRRGGBB) after below" },
+    /* the word at fault, or just after the line's last byte when one is missing */
+    { "topology mesh 2 x\n", "c.view:1:17: expected mesh ROWS COLS (integers 1..65536)" },
+    { "topology torus 2 3 4\n", "c.view:1:20: expected torus ROWS COLS (integers 1..65536)" },
+    { "topology ring x # y\n", "c.view:1:15: expected end of line after ring" },
+    { "topology\n", "c.view:1:9: expected a topology (mesh ROWS COLS, torus ROWS COLS, ring, physical, none)" },
+    { "link 1 2 3 3\n", "c.view:1:12: expected a link between two nodes, got 3 to itself" },
+    { "   link\t1\t2\t2\n", "c.view:1:13: expected a link between two nodes, got 2 to itself" },
+    { "route 4 x 2\n", "c.view:1:9: expected a node id (an integer >= 0), got 'x'" },
+    { "route 4 5 4\n", "c.view:1:11: expected a route between two nodes, got 4 to itself" },
+    { "range 1k zz\n", "c.view:1:10: expected MIN MAX (bytes per second, >= 0, optional k, M or G) after range" },
+    { "range 5M 1k\n", "c.view:1:10: expected MAX greater than MIN" },
+    { "range 1 5 below red above mauve\n", "c.view:1:27: expected a colour (a name or 0xRRGGBB) after above" },
+    { "range 1 2\n  range 1 2\n", "c.view:2:3: expected one range line (the first is line 1)" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -77,11 +101,17 @@ test_topology_errors (void)
   static const struct {
     const char *text, *error;
   } cases[] = {
-    { "topology mesh 2 2\nmodule 0 bar 0 0 1 1\n", "c.view:1: expected 2 x 2 = 4 modules for the mesh, the file has 1" },
-    { "module 0 bar 0 0 1 1\nlink 0 7\n", "c.view:2: expected a module for node 7 of the link" },
+    /* at the topology keyword, or at the node id of the link or route */
+    { "topology mesh 2 2\nmodule 0 bar 0 0 1 1\n", "c.view:1:1: expected 2 x 2 = 4 modules for the mesh, the file has 1" },
+    { "module 0 bar 0 0 1 1\n  topology torus 1 2\n", "c.view:2:3: expected 1 x 2 = 2 modules for the torus, the file has 1" },
+    { "module 0 bar 0 0 1 1\nlink 0 7\n", "c.view:2:8: expected a module for node 7 of the link" },
+    { "module 0 bar 0 0 1 1\nlink 17 0\n", "c.view:2:6: expected a module for node 17 of the link" },
+    { "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nlink 0 1\t9 # x\n", "c.view:3:10: expected a module for node 9 of the link" },
     { "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nmodule 2 bar 0 0 1 1\nlink 0 1\nroute 0 1 2\n",
-      "c.view:5: expected a link from 1 to 2 for the route" },
-    { "topology ring\nmodule 0 bar 0 0 1 1\n", "c.view:1: expected two or more modules for the ring, the file has 1" },
+      "c.view:5:9: expected a link from 1 to 2 for the route" },
+    { "module 0 bar 0 0 1 1\nmodule 1 bar 0 0 1 1\nlink 0 1\nroute 0  33 1\n",
+      "c.view:4:10: expected a module for node 33 of the route" },
+    { "topology ring\nmodule 0 bar 0 0 1 1\n", "c.view:1:1: expected two or more modules for the ring, the file has 1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -93,6 +123,37 @@ test_topology_errors (void)
       g_assert_cmpstr (error->message, ==, cases[i].error);
       g_clear_error (&error);
       viper_view_setup_free (vs);
+    }
+}
+
+/* A file loaded as the paradigm's setup: its own words (paradigm,
+ * representations) and the topology are checked, at their columns. */
+static void
+test_setup_load_errors (void)
+{
+  static const struct {
+    const char *text, *error;
+  } cases[] = {
+    { "size 10 10\nparadigm\tmacrame\n", ":2:10: expected paradigm lights, got macrame" },
+    { "module 0 bar 0 0 1 1\nmodule 1   circle 0 0 1 1\n", ":2:12: expected representation bar or node, got circle" },
+    { "module 0 bar 0 0 1 1\nlink 0 5\n", ":2:8: expected a module for node 5 of the link" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GError *error = NULL;
+      char *path = NULL;
+      gint fd = g_file_open_tmp ("lights-XXXXXX.view", &path, &error);
+      g_assert_no_error (error);
+      g_close (fd, NULL);
+      g_assert_true (g_file_set_contents (path, cases[i].text, -1, NULL));
+      g_assert_null (lights_setup_load (path, &error));
+      char *want = g_strconcat (path, cases[i].error, NULL);
+      g_assert_nonnull (error);
+      g_assert_cmpstr (error->message, ==, want);
+      g_clear_error (&error);
+      g_free (want);
+      g_unlink (path);
+      g_free (path);
     }
 }
 
@@ -465,6 +526,7 @@ main (int argc, char **argv)
   g_test_add_func ("/lights/viewsetup/cluster-lines", test_cluster_lines);
   g_test_add_func ("/lights/viewsetup/cluster-errors", test_cluster_errors);
   g_test_add_func ("/lights/viewsetup/topology-errors", test_topology_errors);
+  g_test_add_func ("/lights/viewsetup/setup-load-errors", test_setup_load_errors);
   g_test_add_func ("/lights/routes", test_routes);
   g_test_add_func ("/lights/model/traffic", test_model_traffic);
   g_test_add_func ("/lights/model/bad-input", test_model_bad_input);

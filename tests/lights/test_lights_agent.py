@@ -171,8 +171,21 @@ def main():
     with open(hosts, "w") as f:
         f.write("# peers\n10.0.0.1 1\n10.0.0.300 2\n")
     r = run(["-n", "0", "-o", "-", "-H", hosts, "--count", "1"])
-    check(r.returncode == 1 and "%s:3: '10.0.0.300' is not an IPv4 or IPv6 address" % hosts in r.stderr,
-          "bad hosts line named FILE:LINE (%s)" % r.stderr.strip())
+    check(r.returncode == 1 and r.stderr == "viper-lights-agent: %s:3:1: '10.0.0.300' is not an IPv4 or IPv6 "
+          "address\n" % hosts, "bad hosts line named FILE:LINE:COLUMN (%s)" % r.stderr.strip())
+    # the column of the word at fault, or just after the line (before a comment, a \r\n end) when
+    # the node is missing; a tab is one column, as in every Viper reader's messages
+    for text, where, why in (("10.0.0.1 1\n  fe80::zz 4\n", "2:3", "'fe80::zz' is not an IPv4 or IPv6 address"),
+                             ("10.0.0.2\t# no node\n", "1:10", "expected ADDRESS NODE"),
+                             ("10.0.0.2\r\n", "1:9", "expected ADDRESS NODE"),
+                             ("10.0.0.2 3 4\n", "1:12", "expected ADDRESS NODE"),
+                             ("::1\tseven\n", "1:5", "expected ADDRESS NODE"),
+                             ("# x\n\n10.0.0.2  -3\n", "3:11", "expected ADDRESS NODE")):
+        with open(hosts, "w") as f:
+            f.write(text)
+        r = run(["-n", "0", "-o", "-", "-H", hosts, "--count", "1"])
+        want = "viper-lights-agent: %s:%s: %s\n" % (hosts, where, why)
+        check(r.returncode == 1 and r.stderr == want, "hosts %r: %r (%r)" % (text, want, r.stderr))
 
     # a fake cgroup: the test writes the usage the agent reads
     cg = os.path.join(tmp, "cg")

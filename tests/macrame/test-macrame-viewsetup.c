@@ -38,6 +38,7 @@ test_good (void)
   g_assert_no_error (error);
   g_assert_cmpstr (vs->paradigm, ==, "macrame");
   g_assert_cmpuint (vs->paradigm_line, ==, 3);
+  g_assert_cmpuint (vs->paradigm_col, ==, 10);
   g_assert_cmpint (vs->maxrate, ==, 250);
   g_assert_true (vs->has_maxrate);
   g_assert_cmpfloat (vs->width, ==, 640);
@@ -52,6 +53,7 @@ test_good (void)
   g_assert_cmpfloat (m->h, ==, 40);
   g_assert_cmpstr (m->label, ==, "C104 (0,1)");
   g_assert_cmpuint (m->line, ==, 6);
+  g_assert_cmpuint (m->repr_col, ==, 10);
   m = viper_view_setup_module (vs, 3);
   g_assert_nonnull (m);
   g_assert_cmpstr (m->repr, ==, "node");
@@ -109,45 +111,58 @@ test_errors (void)
   static const struct {
     const char *text, *msg;
   } cases[] = {
-    { "bogus 1 2\n", "v.view:1: expected a keyword (paradigm, maxrate, size, module, line, rect, text, spacetime, topology, link, route, range), got 'bogus'" },
-    { "paradigm\n", "v.view:1: expected a paradigm name" },
-    { "paradigm 9x\n", "v.view:1: expected a paradigm name" },
-    { "paradigm a b\n", "v.view:1: expected end of line after the paradigm name" },
-    { "paradigm a\n\nparadigm b\n", "v.view:3: expected one paradigm line (the first is line 1)" },
-    { "maxrate 0\n", "v.view:1: expected a positive integer MAXRATE" },
-    { "maxrate x\n", "v.view:1: expected a positive integer MAXRATE" },
-    { "maxrate\n", "v.view:1: expected a positive integer MAXRATE" },
-    { "maxrate 5 6\n", "v.view:1: expected end of line after MAXRATE" },
-    { "maxrate 5\nmaxrate 6\n", "v.view:2: expected one maxrate line" },
-    { "size 10\n", "v.view:1: expected a positive width and height" },
-    { "size 10 -1\n", "v.view:1: expected a positive width and height" },
-    { "size 10 10 10\n", "v.view:1: expected end of line after the size" },
-    { "module\n", "v.view:1: expected a module id (an integer >= 0)" },
-    { "module -1 node 0 0 1 1\n", "v.view:1: expected a module id (an integer >= 0)" },
-    { "module 1\n", "v.view:1: expected a representation (node, switch, circle, ...)" },
-    { "module 1 2 0 0 1 1\n", "v.view:1: expected a representation (node, switch, circle, ...)" },
-    { "module 1 node 0 0 1\n", "v.view:1: expected X Y W H (numbers) after the representation" },
-    { "module 1 node 0 zero 1 1\n", "v.view:1: expected X Y W H (numbers) after the representation" },
-    { "module 1 node 0 0 inf 1\n", "v.view:1: expected X Y W H (numbers) after the representation" },
-    { "module 1 node 0 0 0x10 1\n", "v.view:1: expected X Y W H (numbers) after the representation" },
-    { "module 1 node 0 0 0 1\n", "v.view:1: expected a positive width and height" },
+    { "bogus 1 2\n", "v.view:1:1: expected a keyword (paradigm, maxrate, size, module, line, rect, text, spacetime, topology, link, route, range), got 'bogus'" },
+    { "paradigm\n", "v.view:1:9: expected a paradigm name" },
+    { "paradigm 9x\n", "v.view:1:10: expected a paradigm name" },
+    { "paradigm a b\n", "v.view:1:12: expected end of line after the paradigm name" },
+    { "paradigm a\n\nparadigm b\n", "v.view:3:1: expected one paradigm line (the first is line 1)" },
+    { "maxrate 0\n", "v.view:1:9: expected a positive integer MAXRATE" },
+    { "maxrate x\n", "v.view:1:9: expected a positive integer MAXRATE" },
+    { "maxrate\n", "v.view:1:8: expected a positive integer MAXRATE" },
+    { "maxrate 5 6\n", "v.view:1:11: expected end of line after MAXRATE" },
+    { "maxrate 5\nmaxrate 6\n", "v.view:2:1: expected one maxrate line" },
+    { "size 10\n", "v.view:1:8: expected a positive width and height" },
+    { "size 10 -1\n", "v.view:1:9: expected a positive width and height" },
+    { "size 10 10 10\n", "v.view:1:12: expected end of line after the size" },
+    { "module\n", "v.view:1:7: expected a module id (an integer >= 0)" },
+    { "module -1 node 0 0 1 1\n", "v.view:1:8: expected a module id (an integer >= 0)" },
+    { "module 1\n", "v.view:1:9: expected a representation (node, switch, circle, ...)" },
+    { "module 1 2 0 0 1 1\n", "v.view:1:10: expected a representation (node, switch, circle, ...)" },
+    { "module 1 node 0 0 1\n", "v.view:1:20: expected X Y W H (numbers) after the representation" },
+    { "module 1 node 0 zero 1 1\n", "v.view:1:17: expected X Y W H (numbers) after the representation" },
+    { "module 1 node 0 0 inf 1\n", "v.view:1:19: expected X Y W H (numbers) after the representation" },
+    { "module 1 node 0 0 0x10 1\n", "v.view:1:19: expected X Y W H (numbers) after the representation" },
+    { "module 1 node 0 0 0 1\n", "v.view:1:19: expected a positive width and height" },
     { "# x\nmodule 1 node 0 0 1 1\nmodule 1 switch 0 0 1 1\n",
-      "v.view:3: expected each module once: module 1 is already at line 2" },
-    { "line 0 0 1\n", "v.view:1: expected X1 Y1 X2 Y2 (numbers)" },
-    { "line 0 0 1 1 1\n", "v.view:1: expected end of line after X1 Y1 X2 Y2" },
-    { "rect 0 0 1\n", "v.view:1: expected X Y W H (numbers)" },
-    { "rect 0 0 1 -1\n", "v.view:1: expected a positive width and height" },
-    { "rect 0 0 1 1 red\n", "v.view:1: expected 'fill COLOUR' or end of line, got 'red'" },
-    { "rect 0 0 1 1 fill\n", "v.view:1: expected a colour (a name or 0xRRGGBB) after fill" },
-    { "rect 0 0 1 1 fill mauve\n", "v.view:1: expected a colour (a name or 0xRRGGBB), got 'mauve'" },
-    { "rect 0 0 1 1 fill 0xfff\n", "v.view:1: expected a colour (a name or 0xRRGGBB), got '0xfff'" },
-    { "rect 0 0 1 1 fill red blue\n", "v.view:1: expected end of line after the colour" },
-    { "text 1\n", "v.view:1: expected X Y (numbers) and a text" },
-    { "text 1 2\n", "v.view:1: expected a text after X Y" },
-    { "text 1 2   # only a comment\n", "v.view:1: expected a text after X Y" },
-    { "spacetime\n", "v.view:1: expected module ids after spacetime" },
-    { "spacetime 1 x\n", "v.view:1: expected a module id (an integer >= 0), got 'x'" },
-    { "spacetime 1 2\nspacetime 3 2\n", "v.view:2: expected each space-time module once: 2 is already at line 1" },
+      "v.view:3:8: expected each module once: module 1 is already at line 2" },
+    { "line 0 0 1\n", "v.view:1:11: expected X1 Y1 X2 Y2 (numbers)" },
+    { "line 0 0 1 1 1\n", "v.view:1:14: expected end of line after X1 Y1 X2 Y2" },
+    { "rect 0 0 1\n", "v.view:1:11: expected X Y W H (numbers)" },
+    { "rect 0 0 1 -1\n", "v.view:1:12: expected a positive width and height" },
+    { "rect 0 0 1 1 red\n", "v.view:1:14: expected 'fill COLOUR' or end of line, got 'red'" },
+    { "rect 0 0 1 1 fill\n", "v.view:1:18: expected a colour (a name or 0xRRGGBB) after fill" },
+    { "rect 0 0 1 1 fill mauve\n", "v.view:1:19: expected a colour (a name or 0xRRGGBB), got 'mauve'" },
+    { "rect 0 0 1 1 fill 0xfff\n", "v.view:1:19: expected a colour (a name or 0xRRGGBB), got '0xfff'" },
+    { "rect 0 0 1 1 fill red blue\n", "v.view:1:23: expected end of line after the colour" },
+    { "text 1\n", "v.view:1:7: expected X Y (numbers) and a text" },
+    { "text 1 2\n", "v.view:1:9: expected a text after X Y" },
+    { "text 1 2   # only a comment\n", "v.view:1:12: expected a text after X Y" },
+    { "spacetime\n", "v.view:1:10: expected module ids after spacetime" },
+    { "spacetime 1 x\n", "v.view:1:13: expected a module id (an integer >= 0), got 'x'" },
+    { "spacetime 1 2\nspacetime 3 2\n", "v.view:2:13: expected each space-time module once: 2 is already at line 1" },
+    /* columns are bytes + 1 as in the trace reader's messages: a tab is one, a missing word is
+     * reported just after the line's last byte before a comment or a \r\n end */
+    { "size\t10\tx\n", "v.view:1:9: expected a positive width and height" },
+    { "size 10\r\n", "v.view:1:8: expected a positive width and height" },
+    { "size -5 10\n", "v.view:1:6: expected a positive width and height" },
+    { "maxrate   # none\n", "v.view:1:11: expected a positive integer MAXRATE" },
+    { "module 3 node 10 20 abc 40 label\n", "v.view:1:21: expected X Y W H (numbers) after the representation" },
+    { "module 3 node 10 20 30 -1 label\n", "v.view:1:24: expected a positive width and height" },
+    { "line 0 0 1 1\textra\n", "v.view:1:14: expected end of line after X1 Y1 X2 Y2" },
+    { "paradigm a\n   paradigm b\n", "v.view:2:4: expected one paradigm line (the first is line 1)" },
+    { "module 5 node 0 0 1 1\n\t module 5 node 0 0 1 1\n",
+      "v.view:2:10: expected each module once: module 5 is already at line 1" },
+    { "rect 0 0 1 1 fill red   blue # x\n", "v.view:1:25: expected end of line after the colour" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -162,7 +177,7 @@ test_errors (void)
   /* a NUL byte in a line */
   GError *error = NULL;
   g_assert_null (viper_view_setup_parse ("size 1 1\nmod\0e\n", 15, "v.view", &error));
-  g_assert_cmpstr (error->message, ==, "v.view:2: expected text (the line holds a NUL byte)");
+  g_assert_cmpstr (error->message, ==, "v.view:2:4: expected text (the line holds a NUL byte)");
   g_clear_error (&error);
   /* a file that cannot be read */
   g_assert_null (viper_view_setup_load ("/nonexistent/x.view", &error));
@@ -188,8 +203,11 @@ test_macrame_setup (void)
   static const struct {
     const char *text, *msg;
   } cases[] = {
-    { "# x\nparadigm monalisa\n", ":2: expected paradigm macrame, got monalisa" },
-    { "module 0 switch 0 0 1 1\nmodule 1 circle 0 0 1 1\n", ":2: expected representation node or switch, got circle" },
+    { "# x\nparadigm monalisa\n", ":2:10: expected paradigm macrame, got monalisa" },
+    { "# x\n  paradigm\tmonalisa # y\n", ":2:12: expected paradigm macrame, got monalisa" },
+    { "module 0 switch 0 0 1 1\nmodule 1 circle 0 0 1 1\n", ":2:10: expected representation node or switch, got circle" },
+    { "module 0 switch 0 0 1 1\nmodule  12\tcircle 0 0 1 1\n",
+      ":2:12: expected representation node or switch, got circle" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -173,34 +173,50 @@ typedef struct {
 } ErrorCase;
 
 static const ErrorCase errors[] = {
-  { 1, "MODULE:", FALSE, "e.setup:1: expected \"MODULES:\"" },
-  { 2, "five", FALSE, "e.setup:2: expected the number of modules (an integer from 1 to 1000000)" },
-  { 2, "0", FALSE, "e.setup:2: expected the number of modules (an integer from 1 to 1000000)" },
-  { 1, NULL, TRUE, "e.setup:1: expected the number of modules (an integer from 1 to 1000000), found the end of the file" },
-  { 3, "GROUP:", FALSE, "e.setup:3: expected \"GROUPS:\"" },
-  { 4, "-1", FALSE, "e.setup:4: expected the number of groups (an integer from 0 to 100000)" },
-  { 5, NULL, FALSE, "e.setup:5: expected \"RANGE FOR GROUPS:\"" },
-  { 4, NULL, TRUE, "e.setup:4: expected \"RANGE FOR GROUPS:\", found the end of the file" },
-  { 6, "1", FALSE, "e.setup:6: expected a group range \"FIRST SIZE\" (group 1 of 1)" },
-  { 6, "3 4", FALSE, "e.setup:6: expected a group range inside the modules 0..4 (FIRST >= 0, SIZE >= 1)" },
-  { 6, "1 0", FALSE, "e.setup:6: expected a group range inside the modules 0..4 (FIRST >= 0, SIZE >= 1)" },
-  { 7, "DEFINITIONS:", FALSE, "e.setup:7: expected \"DEFINITION TABLE:\"" },
-  { 8, "farm.MASTER MASTER", FALSE, "e.setup:8: expected a module definition \"FILE NAME ID\" (module 1 of 5)" },
-  { 10, "farm.SLAVE2 SLAVE[2] two", FALSE, "e.setup:10: expected a module definition \"FILE NAME ID\" (module 3 of 5)" },
-  { 9, "farm.SLAVE1 SLAVE[1] 5", FALSE, "e.setup:9: expected a module id from 0 to 4" },
-  { 9, "farm.SLAVE1 SLAVE[1] 0", FALSE, "e.setup:9: expected a module id not defined before (0 is defined on line 8)" },
-  { 9, "farm.SLAVE1 MASTER 1", FALSE, "e.setup:9: expected a module name not defined before (MASTER is defined on line 8)" },
-  { 10, NULL, TRUE, "e.setup:10: expected a module definition \"FILE NAME ID\" (module 4 of 5), found the end of the file" },
-  { 13, "- # all modules # 5", FALSE, "e.setup:13: expected \"- # all_modules # ID\"" },
-  { 13, "- # all_modules # 3", FALSE, "e.setup:13: expected an all_modules id that is not a module id (0..4)" },
-  { 14, "- SLAVE", FALSE, "e.setup:14: expected a group definition \"- NAME ID\" (group 1 of 1)" },
-  { 14, "- SLAVE 5", FALSE, "e.setup:14: expected a group id that no module or group has (5 is taken)" },
-  { 14, "- SLAVE 2", FALSE, "e.setup:14: expected a group id that no module or group has (2 is taken)" },
-  { 14, "- MASTER 6", FALSE, "e.setup:14: expected a group name that no module or group has (MASTER is taken)" },
-  { 15, "JOB 0 INTEGER(400)", FALSE, "e.setup:15: expected \"#ATTRIBUTES for module NAME#\"" },
-  { 15, "#ATTRIBUTES for module BOSS#", FALSE, "e.setup:15: expected a module or group name of the DEFINITION TABLE (not BOSS)" },
-  { 16, "JOB zero INTEGER(400)", FALSE, "e.setup:16: expected an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"" },
-  { 16, "JOB 1 INTEGER(400)", FALSE, "e.setup:16: expected attribute id 0 of module MASTER (ids run 0, 1, ... per module)" },
+  { 1, "MODULE:", FALSE, "e.setup:1:1: expected \"MODULES:\"" },
+  { 2, "five", FALSE, "e.setup:2:1: expected the number of modules (an integer from 1 to 1000000)" },
+  { 2, "0", FALSE, "e.setup:2:1: expected the number of modules (an integer from 1 to 1000000)" },
+  { 1, NULL, TRUE, "e.setup:1:9: expected the number of modules (an integer from 1 to 1000000), found the end of the file" },
+  { 3, "GROUP:", FALSE, "e.setup:3:1: expected \"GROUPS:\"" },
+  { 4, "-1", FALSE, "e.setup:4:1: expected the number of groups (an integer from 0 to 100000)" },
+  { 5, NULL, FALSE, "e.setup:5:1: expected \"RANGE FOR GROUPS:\"" },
+  { 4, NULL, TRUE, "e.setup:4:2: expected \"RANGE FOR GROUPS:\", found the end of the file" },
+  { 6, "1", FALSE, "e.setup:6:2: expected a group range \"FIRST SIZE\" (group 1 of 1)" },
+  { 6, "3 4", FALSE, "e.setup:6:3: expected a group range inside the modules 0..4 (FIRST >= 0, SIZE >= 1)" },
+  { 6, "1 0", FALSE, "e.setup:6:3: expected a group range inside the modules 0..4 (FIRST >= 0, SIZE >= 1)" },
+  { 7, "DEFINITIONS:", FALSE, "e.setup:7:1: expected \"DEFINITION TABLE:\"" },
+  { 8, "farm.MASTER MASTER", FALSE, "e.setup:8:19: expected a module definition \"FILE NAME ID\" (module 1 of 5)" },
+  { 10, "farm.SLAVE2 SLAVE[2] two", FALSE, "e.setup:10:22: expected a module definition \"FILE NAME ID\" (module 3 of 5)" },
+  { 9, "farm.SLAVE1 SLAVE[1] 5", FALSE, "e.setup:9:22: expected a module id from 0 to 4" },
+  { 9, "farm.SLAVE1 SLAVE[1] 0", FALSE, "e.setup:9:22: expected a module id not defined before (0 is defined on line 8)" },
+  { 9, "farm.SLAVE1 MASTER 1", FALSE, "e.setup:9:13: expected a module name not defined before (MASTER is defined on line 8)" },
+  { 10, NULL, TRUE, "e.setup:10:25: expected a module definition \"FILE NAME ID\" (module 4 of 5), found the end of the file" },
+  { 13, "- # all modules # 5", FALSE, "e.setup:13:9: expected \"- # all_modules # ID\"" },
+  { 13, "- # all_modules # 3", FALSE, "e.setup:13:19: expected an all_modules id that is not a module id (0..4)" },
+  { 14, "- SLAVE", FALSE, "e.setup:14:8: expected a group definition \"- NAME ID\" (group 1 of 1)" },
+  { 14, "- SLAVE 5", FALSE, "e.setup:14:9: expected a group id that no module or group has (5 is taken)" },
+  { 14, "- SLAVE 2", FALSE, "e.setup:14:9: expected a group id that no module or group has (2 is taken)" },
+  { 14, "- MASTER 6", FALSE, "e.setup:14:3: expected a group name that no module or group has (MASTER is taken)" },
+  { 15, "JOB 0 INTEGER(400)", FALSE, "e.setup:15:1: expected \"#ATTRIBUTES for module NAME#\"" },
+  { 15, "#ATTRIBUTES for module BOSS#", FALSE, "e.setup:15:24: expected a module or group name of the DEFINITION TABLE (not BOSS)" },
+  { 16, "JOB zero INTEGER(400)", FALSE, "e.setup:16:5: expected an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"" },
+  { 16, "JOB 1 INTEGER(400)", FALSE, "e.setup:16:5: expected attribute id 0 of module MASTER (ids run 0, 1, ... per module)" },
+  /* where the reader was: the first word that is not what its place wants (the longest reading of
+   * the forms a line may take), a surplus word, or just after the line when one is missing */
+  { 2, "5 6", FALSE, "e.setup:2:3: expected the number of modules (an integer from 1 to 1000000)" },
+  { 5, "RANGE FOR GROUP:", FALSE, "e.setup:5:11: expected \"RANGE FOR GROUPS:\"" },
+  { 6, "1 4 9", FALSE, "e.setup:6:5: expected a group range \"FIRST SIZE\" (group 1 of 1)" },
+  { 6, "-1 4", FALSE, "e.setup:6:1: expected a group range inside the modules 0..4 (FIRST >= 0, SIZE >= 1)" },
+  { 8, "farm.MASTER module MASTER", FALSE, "e.setup:8:26: expected a module definition \"FILE NAME ID\" (module 1 of 5)" },
+  { 8, "farm.MASTER  MASTER    0  extra", FALSE,
+    "e.setup:8:27: expected a module definition \"FILE NAME ID\" (module 1 of 5)" },
+  { 8, "farm.MASTER MASTER\r", FALSE, "e.setup:8:19: expected a module definition \"FILE NAME ID\" (module 1 of 5)" },
+  { 13, "+ # all_modules # 5", FALSE, "e.setup:13:1: expected \"- # all_modules # ID\"" },
+  { 13, "- # all_modules #", FALSE, "e.setup:13:18: expected \"- # all_modules # ID\"" },
+  { 13, "- #all_modules# 5 6", FALSE, "e.setup:13:19: expected \"- # all_modules # ID\"" },
+  { 14, "- replication group SLAVE x", FALSE, "e.setup:14:27: expected a group definition \"- NAME ID\" (group 1 of 1)" },
+  { 14, "-\tSLAVE\t6\tx", FALSE, "e.setup:14:11: expected a group definition \"- NAME ID\" (group 1 of 1)" },
+  { 16, "#JOB 0 INTEGER", FALSE, "e.setup:16:1: expected an attribute \"NAME ID TYPE\" or \"#ATTRIBUTES for module NAME#\"" },
 };
 
 static void
@@ -222,15 +238,15 @@ test_errors (void)
   /* an empty file; a second group attribute id that does not continue the list */
   GError *error = NULL;
   g_assert_null (viper_monalisa_setup_parse ("", -1, "empty.setup", &error));
-  g_assert_cmpstr (error->message, ==, "empty.setup:1: expected \"MODULES:\", found the end of the file");
+  g_assert_cmpstr (error->message, ==, "empty.setup:1:1: expected \"MODULES:\", found the end of the file");
   g_clear_error (&error);
   g_assert_null (viper_monalisa_setup_parse ("MODULES:\n1\nGROUPS:\n0\nDEFINITION TABLE:\nx X 0\n"
                                              "- # all_modules # 1\n#ATTRIBUTES for module X#\nA 0 I\nB 0 I\n",
                                              -1, "dup.setup", &error));
-  g_assert_cmpstr (error->message, ==, "dup.setup:10: expected attribute id 1 of module X (ids run 0, 1, ... per module)");
+  g_assert_cmpstr (error->message, ==, "dup.setup:10:3: expected attribute id 1 of module X (ids run 0, 1, ... per module)");
   g_clear_error (&error);
   g_assert_null (viper_monalisa_setup_parse ("MODULES:\n1\0x", 12, "nul.setup", &error));
-  g_assert_cmpstr (error->message, ==, "nul.setup: expected a text file (it contains a NUL byte)");
+  g_assert_cmpstr (error->message, ==, "nul.setup:2:2: expected a text file (it contains a NUL byte)");
   g_clear_error (&error);
 }
 
