@@ -423,12 +423,13 @@ viper_view_setup_parse (const char *text, gsize len, const char *name, GError **
   while (p < end)
     {
       const char *nl = memchr (p, '\n', (gsize) (end - p));
-      const char *le = nl ? nl : end;
+      gsize n = (gsize) ((nl ? nl : end) - p);
       /* a \r\n end is no part of the line: a missing word is reported just after its last byte */
-      if (nl && le > p && le[-1] == '\r')
-        le--;
+      if (nl && n > 0 && p[n - 1] == '\r')
+        n--;
+      const char *le = p + n;
       lineno++;
-      const char *hash = memchr (p, '#', (gsize) (le - p));
+      const char *hash = memchr (p, '#', n);
       Cursor c = { p, p, hash ? hash : le, p };
       p = nl ? nl + 1 : end;
       char *err = NULL;
