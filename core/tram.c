@@ -698,9 +698,10 @@ viper_format_double (double v, char *buf)
   return g_ascii_formatd (buf, 32, "%.17g", v);
 }
 
-/* Append v in decimal: printf's cost was most of a ParaGraph export's. */
+/* Append v in decimal, after a blank unless first: printf's cost was most
+ * of a ParaGraph export's. */
 static void
-append_int (GString *out, gint64 v)
+append_int (GString *out, gint64 v, gboolean first)
 {
   char buf[24], *p = buf + sizeof buf;
   guint64 u = v < 0 ? 0 - (guint64) v : (guint64) v;
@@ -709,32 +710,27 @@ append_int (GString *out, gint64 v)
   while (u /= 10);
   if (v < 0)
     *--p = '-';
+  if (!first)
+    *--p = ' ';
   g_string_append_len (out, p, buf + sizeof buf - p);
 }
 
 static void
 print_from_fields (const ViperTram *t, const char *time_text, GString *out)
 {
-  append_int (out, t->rec);
-  g_string_append_c (out, ' ');
-  append_int (out, t->ev);
+  append_int (out, t->rec, TRUE);
+  append_int (out, t->ev, FALSE);
   g_string_append_c (out, ' ');
   g_string_append (out, time_text);
-  g_string_append_c (out, ' ');
-  append_int (out, t->proc);
-  g_string_append_c (out, ' ');
-  append_int (out, t->process);
-  g_string_append_c (out, ' ');
-  append_int (out, t->ndata);
+  append_int (out, t->proc, FALSE);
+  append_int (out, t->process, FALSE);
+  append_int (out, t->ndata, FALSE);
   const gint64 *data = viper_tram_data (t);
   if (t->ndata && data)
     {
       g_string_append (out, " 2");
       for (guint32 i = 0; i < t->ndata; i++)
-        {
-          g_string_append_c (out, ' ');
-          append_int (out, data[i]);
-        }
+        append_int (out, data[i], FALSE);
     }
 }
 
