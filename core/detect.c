@@ -11,6 +11,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 #include "detect.h"
 #include "tramparse.h"
 
@@ -40,7 +42,10 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   guint sampled = 0;
   for (const char *const *t = traces; t && *t; t++)
     {
-      if (g_str_equal (*t, "-"))
+      /* standard input, a FIFO, a device: read once, by the replay (a
+       * sample would take its first lines, and a FIFO's open waits) */
+      GStatBuf st;
+      if (g_str_equal (*t, "-") || g_stat (*t, &st) != 0 || !S_ISREG (st.st_mode))
         continue;
       FILE *fp = fopen (*t, "rb");
       if (!fp)
@@ -151,7 +156,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
       if (r->len)
         g_string_append (r, "; ");
       if (sampled == 0)
-        g_string_append (r, "no trace file to sample");
+        g_string_append (r, "no trace file to sample (standard input and FIFOs are not sampled: they are read once)");
       else if (out->trams == 0)
         {
           out->no_tram = TRUE;
