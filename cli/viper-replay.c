@@ -760,8 +760,19 @@ main (int argc, char **argv)
   if (has_until_tram)
     viper_scheduler_set_tram_stop (app.sched, &until_tram);
 
+  /* from here to the end of the replay: the inputs were opened without
+   * blocking (a FIFO waits for its writer in the replay's poll, where the
+   * signal is heard too) */
   guint sigint = g_unix_signal_add (SIGINT, on_sigint, &app);
   guint sigterm = g_unix_signal_add (SIGTERM, on_sigterm, &app);
+  /* said once the signals are heard, as an output FIFO says it waits for a
+   * reader (core/outfile.c), also with --quiet */
+  for (guint i = 0; i < viper_scheduler_n_sources (app.sched); i++)
+    {
+      ViperTramSource *src = viper_scheduler_source (app.sched, i);
+      if (viper_file_source_awaits_writer (src))
+        fprintf (stderr, "viper-replay: waiting for a writer on FIFO %s\n", src->name);
+    }
   const char *when = app.opt.progress ? app.opt.progress : "auto";
   gboolean tty = isatty (STDERR_FILENO);
   if (g_str_equal (when, "always") || (g_str_equal (when, "auto") && tty))
