@@ -51,9 +51,6 @@ typedef struct {
   char **exports;
   char *render_size;
   char **traces;
-  gint max_connections;     /* -1: the default */
-  gint64 max_partial;       /* -1: the default */
-  gint64 max_queued;        /* -1: the default */
   char *progress;           /* auto (default), always, never */
 } Options;
 
