@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 #include <locale.h>
 #include "core/outfile.h"
+#include "core/options.h"
 #include "core/scheduler.h"
 #include "core/clocksync.h"
 #include "core/stateout.h"

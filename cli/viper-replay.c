@@ -280,7 +280,7 @@ main (int argc, char **argv)
   g_option_context_set_help_enabled (ctx, FALSE);
   g_option_context_add_main_entries (ctx, help_entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, help_entries, NULL }, &argc, &argv, &error))
     {
       int rc = usage_error (ctx, error->message);
       g_error_free (error);
