@@ -85,7 +85,7 @@ void replay_progress_update (App *app);
 
 /* cli/replay-outputs.c */
 void replay_run_out_hook (const ViperTram *t, gboolean changed, gpointer data);
-void replay_report_export (App *app, const char *spec, const ViperExporter *ex);
+void replay_report_export (App *app, const char *spec, const ViperExporter *ex, gboolean failed);
 void replay_print_stats (App *app, double seconds, GString *out);
 char *replay_outputs_clash (const Options *o);
 int replay_render_format (const char *path);

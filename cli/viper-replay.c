@@ -817,13 +817,14 @@ main (int argc, char **argv)
   for (guint i = 0; app.exporters && i < app.exporters->len; i++)
     {
       ViperExporter *ex = app.exporters->pdata[i];
-      if (!viper_exporter_finish (ex, &error))
+      gboolean failed = !viper_exporter_finish (ex, &error);
+      if (failed)
         {
           fprintf (stderr, "viper-replay: --export=%s: %s\n", app.opt.exports[i], error->message);
           g_clear_error (&error);
           app.io_error = TRUE;
         }
-      replay_report_export (&app, app.opt.exports[i], ex);
+      replay_report_export (&app, app.opt.exports[i], ex, failed);
       viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), NULL);
     }
 
