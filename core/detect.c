@@ -181,3 +181,39 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   g_free (votes);
   g_free (reads_setup);
 }
+
+char *
+viper_propose_setup (const char *trace)
+{
+  if (!trace)
+    return NULL;
+  char *dir = g_path_get_dirname (trace);
+  char *base = g_path_get_basename (trace);
+  char *dot = strrchr (base, '.');
+  if (dot && dot != base)
+    *dot = '\0';
+  /* "setup/farm.setup" for "traces/farm.trc" (not "./setup/..."), and
+   * "../setup/farm.setup" for "farm.trc" read in traces/ */
+  gboolean here = g_str_equal (dir, ".");
+  char *parent = here ? g_strdup ("..") : g_path_get_dirname (dir);
+  char *sibling = g_str_equal (parent, ".") ? g_strdup ("setup") : g_build_filename (parent, "setup", NULL);
+  const char *exts[] = { ".setup", ".view" };
+  char *found = NULL;
+  for (int where = 0; where < 2 && !found; where++)
+    for (guint e = 0; e < G_N_ELEMENTS (exts) && !found; e++)
+      {
+        char *name = g_strconcat (base, exts[e], NULL);
+        char *p = where == 1 ? g_build_filename (sibling, name, NULL) : here ? g_strdup (name)
+                                                                             : g_build_filename (dir, name, NULL);
+        if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+          found = p;
+        else
+          g_free (p);
+        g_free (name);
+      }
+  g_free (sibling);
+  g_free (parent);
+  g_free (dir);
+  g_free (base);
+  return found;
+}

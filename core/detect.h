@@ -28,4 +28,10 @@ typedef struct {
 void viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect *out);
 void viper_detect_clear (ViperDetect *d);
 
+/* A setup file with the trace's stem: beside it (STEM.setup, STEM.view), or
+ * in a sibling setup/ folder (the bundled traces/ and setup/ layout).  NULL if
+ * none; g_free() it.  The GUI takes it for a trace opened alone; viper-replay
+ * names it in its hint when Mona Lisa ran without one. */
+char *viper_propose_setup (const char *trace);
+
 G_END_DECLS
