@@ -163,6 +163,29 @@ inputs_size (const App *app)
   return total;
 }
 
+/* Mona Lisa without its Module Setup file: a group is taken for a module,
+ * so group primitives wait for ever (docs/paradigm-monalisa.md).  Said
+ * after the trams pending, with the file the GUI would take for the trace
+ * (core/detect.h) when there is one. */
+static void
+replay_setup_hint (const App *app)
+{
+  if (app->opt.setup || !g_str_equal (app->paradigm->name, "monalisa"))
+    return;
+  char *proposed = NULL;
+  for (char **t = app->opt.traces; t && *t && !proposed; t++)
+    if (!g_str_equal (*t, "-"))
+      {
+        proposed = viper_propose_setup (*t);
+        if (proposed && !g_str_has_suffix (proposed, ".setup"))
+          g_clear_pointer (&proposed, g_free);
+      }
+  fprintf (stderr, "viper-replay: hint: no setup file was given: without the Module Setup file's groups, a group "
+           "primitive waits for a module with the group's id; give it with --setup=FILE%s%s%s\n",
+           proposed ? " (" : "", proposed ? proposed : "", proposed ? " has the trace's name: viper would take it)" : "");
+  g_free (proposed);
+}
+
 static int
 usage_error (GOptionContext *ctx, const char *msg)
 {
@@ -928,6 +951,7 @@ main (int argc, char **argv)
                    s->trams == 1 ? "tram waits" : "trams wait", s->waiting_for);
         }
       viper_stuck_array_free (stuck);
+      replay_setup_hint (&app);
       rc = EXIT_PENDING;
     }
   if (!app.io_error && why == VIPER_STOP_END && c.pending == 0 && !app.interrupted && !app.opt.quiet)
