@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 #include <locale.h>
 #include "core/outfile.h"
+#include "core/options.h"
 #include "core/scheduler.h"
 #include "core/clocksync.h"
 #include "core/stateout.h"
@@ -51,9 +52,6 @@ typedef struct {
   char **exports;
   char *render_size;
   char **traces;
-  gint max_connections;     /* -1: the default */
-  gint64 max_partial;       /* -1: the default */
-  gint64 max_queued;        /* -1: the default */
   char *progress;           /* auto (default), always, never */
 } Options;
 
@@ -87,7 +85,7 @@ void replay_progress_update (App *app);
 
 /* cli/replay-outputs.c */
 void replay_run_out_hook (const ViperTram *t, gboolean changed, gpointer data);
-void replay_report_export (App *app, const char *spec, const ViperExporter *ex);
+void replay_report_export (App *app, const char *spec, const ViperExporter *ex, gboolean failed);
 void replay_print_stats (App *app, double seconds, GString *out);
 char *replay_outputs_clash (const Options *o);
 int replay_render_format (const char *path);

@@ -16,30 +16,32 @@ replay_run_out_hook (const ViperTram *t, gboolean changed, gpointer data)
 
 /* Whatever an exporter had to change to meet its format (a shift to start
  * at 0, records raised to keep the time order) is said, never silent: on
- * standard error (unless --quiet) and in --stats. */
+ * standard error (unless --quiet, or the export failed: its error is what
+ * counts, notes on a file not written would mislead) and in --stats. */
 void
-replay_report_export (App *app, const char *spec, const ViperExporter *ex)
+replay_report_export (App *app, const char *spec, const ViperExporter *ex, gboolean failed)
 {
   ViperExportStats st;
   viper_exporter_stats (ex, &st);
   char shift[32], moved[32];
   viper_format_double (st.shift, shift);
   viper_format_double (st.max_clamp, moved);
-  if (!app->opt.quiet && st.shift != 0)
+  gboolean quiet = app->opt.quiet || failed;
+  if (!quiet && st.shift != 0)
     fprintf (stderr, "viper-replay: --export=%s: times shifted by +%s s so that the run starts at 0\n", spec, shift);
   guint64 raised = st.clamped - st.out_of_range;
   if (!app->opt.quiet && raised)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written up to %s s later than "
              "their time, to keep the file in time order\n", spec, raised, raised == 1 ? "" : "s", moved);
-  if (!app->opt.quiet && st.out_of_range)
+  if (!quiet && st.out_of_range)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " event%s with a time or duration beyond "
              "the range of a double in microseconds, written as +-1.7976931348623157e+308\n", spec, st.out_of_range,
              st.out_of_range == 1 ? "" : "s");
-  if (!app->opt.quiet && st.left_out)
+  if (!quiet && st.left_out)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " clock-synchronisation sample%s left out: "
              "they hold the original clocks' readings, which the adjusted times replaced\n", spec, st.left_out,
              st.left_out == 1 ? "" : "s");
-  if (!app->opt.quiet && st.undefined_use)
+  if (!quiet && st.undefined_use)
     fprintf (stderr, "viper-replay: --export=%s: %" G_GUINT64_FORMAT " record%s written before the definition of "
              "the subset %s, which came more than the merge's limit of records later, or never\n", spec,
              st.undefined_use, st.undefined_use == 1 ? "" : "s", st.undefined_use == 1 ? "it uses" : "they use");

@@ -54,10 +54,11 @@ parse_double_arg (const char *name, const char *text, double *out, GError **erro
     }
 }
 
-/* --steps=N: a decimal integer, as every count (GOption's own INT64 would
- * take "0x3" and read "010" as 8). */
+/* A count (--steps, the bounds): a decimal whole number from 0 to max, one
+ * rule for all (GOption's own INT and INT64 would take "0x3", read "010" as
+ * 8, and leave -1 to mean "not given"). */
 static gboolean
-parse_steps (const char *text, gint64 *out, GError **error)
+parse_count (const char *name, const char *text, gint64 max, gint64 *out, GError **error)
 {
   const char *p = text + (text[0] == '-');
   gboolean digits = p[0] != '\0';
@@ -66,17 +67,20 @@ parse_steps (const char *text, gint64 *out, GError **error)
   gint64 v = 0;
   if (!digits)
     {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps: '%s' is not a decimal whole number",
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is not a decimal whole number", name,
                    text);
       return FALSE;
     }
-  if (!g_ascii_string_to_signed (text, 10, G_MININT64 + 1, G_MAXINT64, &v, NULL))
+  gboolean in_range = g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, &v, NULL);
+  if (text[0] == '-' && (!in_range || v < 0))
     {
-      if (text[0] == '-')
-        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps must not be negative");
-      else
-        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--steps: '%s' is too large (at most %"
-                     G_GINT64_FORMAT ")", text, G_MAXINT64);
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s must not be negative", name);
+      return FALSE;
+    }
+  if (!in_range || v > max)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is too large (at most %"
+                   G_GINT64_FORMAT ")", name, text, max);
       return FALSE;
     }
   *out = v;
@@ -159,6 +163,29 @@ inputs_size (const App *app)
   return total;
 }
 
+/* Mona Lisa without its Module Setup file: a group is taken for a module,
+ * so group primitives wait for ever (docs/paradigm-monalisa.md).  Said
+ * after the trams pending, with the file the GUI would take for the trace
+ * (core/detect.h) when there is one. */
+static void
+replay_setup_hint (const App *app)
+{
+  if (app->opt.setup || !g_str_equal (app->paradigm->name, "monalisa"))
+    return;
+  char *proposed = NULL;
+  for (char **t = app->opt.traces; t && *t && !proposed; t++)
+    if (!g_str_equal (*t, "-"))
+      {
+        proposed = viper_propose_setup (*t);
+        if (proposed && !g_str_has_suffix (proposed, ".setup"))
+          g_clear_pointer (&proposed, g_free);
+      }
+  fprintf (stderr, "viper-replay: hint: no setup file was given: without the Module Setup file's groups, a group "
+           "primitive waits for a module with the group's id; give it with --setup=FILE%s%s%s\n",
+           proposed ? " (" : "", proposed ? proposed : "", proposed ? " has the trace's name: viper would take it)" : "");
+  g_free (proposed);
+}
+
 static int
 usage_error (GOptionContext *ctx, const char *msg)
 {
@@ -172,8 +199,9 @@ main (int argc, char **argv)
 {
   App app;
   memset (&app, 0, sizeof app);
-  gint seek_test = 0, seek_bench = 0;     /* --seek-test, --seek-bench (seek-test.c) */
+  gint64 seek_test = 0, seek_bench = 0;     /* --seek-test, --seek-bench (seek-test.c) */
   gint64 seek_every = 0;
+  char *seek_test_s = NULL, *seek_bench_s = NULL, *seek_every_s = NULL;
   app.opt.decay = 0.5;
   app.opt.idle_exit = 1.0;
   app.opt.steps = G_MININT64;   /* not given */
@@ -183,26 +211,26 @@ main (int argc, char **argv)
   gboolean has_until_tram = FALSE;
   app.opt.stuck_after = 10.0;
   ViperClockMode clock_mode = VIPER_CLOCK_DECAY;
-  app.opt.max_connections = -1;
-  app.opt.max_partial = -1;
-  app.opt.max_queued = -1;
   gint64 max_pending = VIPER_RUN_DEFAULT_MAX_PENDING, max_procs = VIPER_RUN_DEFAULT_MAX_PROCS;
   gint64 clock_memory = (gint64) VIPER_CLOCK_KEEP_DEFAULT;
+  gint64 max_connections = 0, max_partial = 0, max_queued = 0;   /* when given */
+  char *max_connections_s = NULL, *max_partial_s = NULL, *max_queued_s = NULL;
+  char *max_pending_s = NULL, *max_procs_s = NULL, *clock_memory_s = NULL;
 
   GOptionEntry entries[] = {
     { "listen", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.listen,
       "Accept trams on ADDR: tcp:HOST:PORT, tcp:PORT or unix:PATH (default port 7405, host 127.0.0.1); repeatable", "ADDR" },
     { "idle-exit", 0, 0, G_OPTION_ARG_STRING, &idle_s,
       "With --listen: finish once every sender has closed and nothing arrived for SECONDS (default 1)", "SECONDS" },
-    { "max-connections", 0, 0, G_OPTION_ARG_INT, &app.opt.max_connections,
+    { "max-connections", 0, 0, G_OPTION_ARG_STRING, &max_connections_s,
       "With --listen: connections open at once (default 1024; more are closed with a warning; 0 = no cap)", "N" },
     { "stuck-after", 0, 0, G_OPTION_ARG_STRING, &stuck_s,
       "With --listen: warn when trams have pended for SECONDS with no progress, saying what they wait for (default 10; 0 = never)", "SECONDS" },
     { "conn-timeout", 0, 0, G_OPTION_ARG_STRING, &conn_timeout_s,
       "With --listen: close a connection silent for SECONDS (default 3600; 0 = never)", "SECONDS" },
-    { "max-partial", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_partial,
+    { "max-partial", 0, 0, G_OPTION_ARG_STRING, &max_partial_s,
       "With --listen: bytes that unfinished lines of all connections may hold together (default 67108864; 0 = no bound)", "BYTES" },
-    { "max-queued", 0, 0, G_OPTION_ARG_INT64, &app.opt.max_queued,
+    { "max-queued", 0, 0, G_OPTION_ARG_STRING, &max_queued_s,
       "With --listen: trams received and not yet replayed; at the bound reading pauses (the senders wait) until half are replayed (default 1000000; 0 = no bound)", "N" },
     { "paradigm", 'p', 0, G_OPTION_ARG_STRING, &app.opt.paradigm, "Paradigm: picl (default), monalisa, macrame, switchnet, lights, or auto = from the content (see --list-paradigms)", "NAME" },
     { "setup", 's', 0, G_OPTION_ARG_FILENAME, &app.opt.setup, "The paradigm's setup file (Mona Lisa: the Module Setup file; Macrame, lights: a view setup; switchnet: a .swm model or .init file)", "FILE" },
@@ -211,7 +239,7 @@ main (int argc, char **argv)
       "Global time: decay (default, live), drift (estimate each clock's offset and drift first) or clc "
       "(drift, then the controlled logical clock); drift and clc read the trace files first and replay the "
       "trams kept in memory (see --clock-memory)", "MODE" },
-    { "clock-memory", 0, 0, G_OPTION_ARG_INT64, &clock_memory,
+    { "clock-memory", 0, 0, G_OPTION_ARG_STRING, &clock_memory_s,
       "With --clock=drift|clc: bytes the trams may take in memory between the analysis and the replay "
       "(default 536870912; past it, or with 0, the files are read again)", "BYTES" },
     { "until", 'u', 0, G_OPTION_ARG_STRING, &app.opt.until, "Stop at the trams whose adjusted time is at most CLOCK (whatever the line order)", "CLOCK" },
@@ -219,9 +247,9 @@ main (int argc, char **argv)
       "Stop right after the tram PROC:SEQ (its module and sequence number) or FILE:LINE (the line it was read "
       "from) is transferred; when the end comes first that is said, with the end's exit status", "TRAM" },
     { "steps", 'n', 0, G_OPTION_ARG_STRING, &steps_s, "Stop after N steps (trams that changed the state); 0 = at the start, nothing transferred", "N" },
-    { "max-pending", 0, 0, G_OPTION_ARG_INT64, &max_pending,
+    { "max-pending", 0, 0, G_OPTION_ARG_STRING, &max_pending_s,
       "Refuse (and report) trams that would wait once N are pending; 0 = no bound (default 10000000)", "N" },
-    { "max-procs", 0, 0, G_OPTION_ARG_INT64, &max_procs,
+    { "max-procs", 0, 0, G_OPTION_ARG_STRING, &max_procs_s,
       "Refuse (and report) lines of a new PROC once N are known; 0 = no bound (default 1000000)", "N" },
     { "run-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.run_out, "Write the consistent run, with adjusted times, to FILE ('-' = stdout)", "FILE" },
     { "state-out", 0, 0, G_OPTION_ARG_FILENAME, &app.opt.state_out, "Write the state at the stop point as JSON to FILE ('-' = stdout)", "FILE" },
@@ -231,10 +259,10 @@ main (int argc, char **argv)
     { "export", 0, 0, G_OPTION_ARG_STRING_ARRAY, &app.opt.exports,
       "Write the run as FORMAT (paragraph, paje, chrome) to FILE ('-' = stdout); repeatable", "FORMAT:FILE" },
     { "render-size", 0, 0, G_OPTION_ARG_STRING, &app.opt.render_size, "Size of rendered views (default 1024x768)", "WxH" },
-    { "seek-test", 0, 0, G_OPTION_ARG_INT, &seek_test,
+    { "seek-test", 0, 0, G_OPTION_ARG_STRING, &seek_test_s,
       "Replay to the end, then seek (as the GUI does) to N points and compare each state with a replay from the start; exit 1 on a difference", "N" },
-    { "seek-bench", 0, 0, G_OPTION_ARG_INT, &seek_bench, "Replay to the end, then time N seeks to random points", "N" },
-    { "seek-every", 0, 0, G_OPTION_ARG_INT64, &seek_every,
+    { "seek-bench", 0, 0, G_OPTION_ARG_STRING, &seek_bench_s, "Replay to the end, then time N seeks to random points", "N" },
+    { "seek-every", 0, 0, G_OPTION_ARG_STRING, &seek_every_s,
       "With --seek-test/--seek-bench: a model checkpoint every N trams at first (default 4096; the spacing doubles as 64 fill up)", "N" },
     { "stats", 0, 0, G_OPTION_ARG_NONE, &app.opt.stats, "Print counts, per-processor counts and throughput", NULL },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &app.opt.strict, "Stop at the first bad line (exit status 1)", NULL },
@@ -275,7 +303,7 @@ main (int argc, char **argv)
   g_option_context_set_help_enabled (ctx, FALSE);
   g_option_context_add_main_entries (ctx, help_entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, help_entries, NULL }, &argc, &argv, &error))
     {
       int rc = usage_error (ctx, error->message);
       g_error_free (error);
@@ -325,12 +353,25 @@ main (int argc, char **argv)
         }
       goto out_ctx;
     }
-  if (max_pending < 0 || max_procs < 0 || clock_memory < 0)
-    {
-      rc = usage_error (ctx, max_pending < 0 ? "--max-pending must be 0 or more"
-                             : max_procs < 0 ? "--max-procs must be 0 or more" : "--clock-memory must be 0 or more");
-      goto out_ctx;
-    }
+  /* the counts: one rule for all (parse_count), a value given is given */
+  const struct { const char *name; const char *text; gint64 max; gint64 *out; } counts[] = {
+    { "--max-pending", max_pending_s, G_MAXINT64, &max_pending },
+    { "--max-procs", max_procs_s, G_MAXINT64, &max_procs },
+    { "--clock-memory", clock_memory_s, G_MAXINT64, &clock_memory },
+    { "--max-connections", max_connections_s, G_MAXUINT, &max_connections },
+    { "--max-partial", max_partial_s, G_MAXINT64, &max_partial },
+    { "--max-queued", max_queued_s, G_MAXINT64, &max_queued },
+    { "--steps", steps_s, G_MAXINT64, &app.opt.steps },
+    { "--seek-test", seek_test_s, G_MAXINT, &seek_test },
+    { "--seek-bench", seek_bench_s, G_MAXINT, &seek_bench },
+    { "--seek-every", seek_every_s, G_MAXINT64, &seek_every },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+    if (counts[i].text && !parse_count (counts[i].name, counts[i].text, counts[i].max, counts[i].out, &error))
+      {
+        rc = usage_error (ctx, error->message);
+        goto out_ctx;
+      }
   if (decay_s && (!parse_double_arg ("--decay", decay_s, &app.opt.decay, &error) || app.opt.decay < 0 || app.opt.decay > 1))
     {
       rc = usage_error (ctx, error ? error->message : "--decay must be between 0 and 1");
@@ -391,15 +432,14 @@ main (int argc, char **argv)
   /* options that only act with others: say so rather than ignore them */
   if (!app.opt.quiet)
     {
-      if (clock_mode == VIPER_CLOCK_DECAY && clock_memory != (gint64) VIPER_CLOCK_KEEP_DEFAULT)
+      if (clock_mode == VIPER_CLOCK_DECAY && clock_memory_s)
         fprintf (stderr, "viper-replay: warning: --clock-memory has no effect without --clock=drift or --clock=clc\n");
       if (!app.opt.listen)
         {
           const char *live[] = { idle_s ? "--idle-exit" : NULL, stuck_s ? "--stuck-after" : NULL,
                                  conn_timeout_s ? "--conn-timeout" : NULL,
-                                 app.opt.max_connections != -1 ? "--max-connections" : NULL,
-                                 app.opt.max_partial != -1 ? "--max-partial" : NULL,
-                                 app.opt.max_queued != -1 ? "--max-queued" : NULL };
+                                 max_connections_s ? "--max-connections" : NULL,
+                                 max_partial_s ? "--max-partial" : NULL, max_queued_s ? "--max-queued" : NULL };
           for (guint i = 0; i < G_N_ELEMENTS (live); i++)
             if (live[i])
               fprintf (stderr, "viper-replay: warning: %s has no effect without --listen\n", live[i]);
@@ -453,29 +493,12 @@ main (int argc, char **argv)
       if (v > 0 && limits.conn_timeout_ms == 0)
         limits.conn_timeout_ms = 1;
     }
-  if (app.opt.max_connections < -1 || app.opt.max_partial < -1 || app.opt.max_queued < -1)
-    {
-      rc = usage_error (ctx, app.opt.max_connections < -1 ? "--max-connections must not be negative"
-                             : app.opt.max_partial < -1   ? "--max-partial must not be negative"
-                                                          : "--max-queued must not be negative");
-      goto out_ctx;
-    }
-  if (app.opt.max_connections >= 0)
-    limits.max_connections = (guint) app.opt.max_connections;
-  if (app.opt.max_partial >= 0)
-    limits.max_partial_bytes = (gsize) app.opt.max_partial;
-  if (app.opt.max_queued >= 0)
-    limits.max_queued = (guint64) app.opt.max_queued;
-  if (steps_s && !parse_steps (steps_s, &app.opt.steps, &error))
-    {
-      rc = usage_error (ctx, error->message);
-      goto out_ctx;
-    }
-  if (app.opt.steps < 0 && app.opt.steps != G_MININT64)
-    {
-      rc = usage_error (ctx, "--steps must not be negative");
-      goto out_ctx;
-    }
+  if (max_connections_s)
+    limits.max_connections = (guint) max_connections;
+  if (max_partial_s)
+    limits.max_partial_bytes = (gsize) max_partial;
+  if (max_queued_s)
+    limits.max_queued = (guint64) max_queued;
   int render_w = 1024, render_h = 768;
   if (app.opt.render_size && (sscanf (app.opt.render_size, "%dx%d", &render_w, &render_h) != 2 || render_w < 16
                               || render_h < 16 || render_w > 20000 || render_h > 20000))
@@ -760,8 +783,19 @@ main (int argc, char **argv)
   if (has_until_tram)
     viper_scheduler_set_tram_stop (app.sched, &until_tram);
 
+  /* from here to the end of the replay: the inputs were opened without
+   * blocking (a FIFO waits for its writer in the replay's poll, where the
+   * signal is heard too) */
   guint sigint = g_unix_signal_add (SIGINT, on_sigint, &app);
   guint sigterm = g_unix_signal_add (SIGTERM, on_sigterm, &app);
+  /* said once the signals are heard, as an output FIFO says it waits for a
+   * reader (core/outfile.c), also with --quiet */
+  for (guint i = 0; i < viper_scheduler_n_sources (app.sched); i++)
+    {
+      ViperTramSource *src = viper_scheduler_source (app.sched, i);
+      if (viper_file_source_awaits_writer (src))
+        fprintf (stderr, "viper-replay: waiting for a writer on FIFO %s\n", src->name);
+    }
   const char *when = app.opt.progress ? app.opt.progress : "auto";
   gboolean tty = isatty (STDERR_FILENO);
   if (g_str_equal (when, "always") || (g_str_equal (when, "auto") && tty))
@@ -806,13 +840,14 @@ main (int argc, char **argv)
   for (guint i = 0; app.exporters && i < app.exporters->len; i++)
     {
       ViperExporter *ex = app.exporters->pdata[i];
-      if (!viper_exporter_finish (ex, &error))
+      gboolean failed = !viper_exporter_finish (ex, &error);
+      if (failed)
         {
           fprintf (stderr, "viper-replay: --export=%s: %s\n", app.opt.exports[i], error->message);
           g_clear_error (&error);
           app.io_error = TRUE;
         }
-      replay_report_export (&app, app.opt.exports[i], ex);
+      replay_report_export (&app, app.opt.exports[i], ex, failed);
       viper_exporter_close (g_steal_pointer (&app.exporters->pdata[i]), NULL);
     }
 
@@ -916,6 +951,7 @@ main (int argc, char **argv)
                    s->trams == 1 ? "tram waits" : "trams wait", s->waiting_for);
         }
       viper_stuck_array_free (stuck);
+      replay_setup_hint (&app);
       rc = EXIT_PENDING;
     }
   if (!app.io_error && why == VIPER_STOP_END && c.pending == 0 && !app.interrupted && !app.opt.quiet)
@@ -973,6 +1009,15 @@ out_ctx:
   g_free (conn_timeout_s);
   g_free (stuck_s);
   g_free (steps_s);
+  g_free (max_connections_s);
+  g_free (max_partial_s);
+  g_free (max_queued_s);
+  g_free (max_pending_s);
+  g_free (max_procs_s);
+  g_free (clock_memory_s);
+  g_free (seek_test_s);
+  g_free (seek_bench_s);
+  g_free (seek_every_s);
   g_free (history_s);
   g_free (clock_s);
   g_free (until_tram_s);

@@ -11,6 +11,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 #include "detect.h"
 #include "tramparse.h"
 
@@ -40,7 +42,10 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   guint sampled = 0;
   for (const char *const *t = traces; t && *t; t++)
     {
-      if (g_str_equal (*t, "-"))
+      /* standard input, a FIFO, a device: read once, by the replay (a
+       * sample would take its first lines, and a FIFO's open waits) */
+      GStatBuf st;
+      if (g_str_equal (*t, "-") || g_stat (*t, &st) != 0 || !S_ISREG (st.st_mode))
         continue;
       FILE *fp = fopen (*t, "rb");
       if (!fp)
@@ -151,7 +156,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
       if (r->len)
         g_string_append (r, "; ");
       if (sampled == 0)
-        g_string_append (r, "no trace file to sample");
+        g_string_append (r, "no trace file to sample (standard input and FIFOs are not sampled: they are read once)");
       else if (out->trams == 0)
         {
           out->no_tram = TRUE;
@@ -175,4 +180,40 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   viper_tram_fields_free (f);
   g_free (votes);
   g_free (reads_setup);
+}
+
+char *
+viper_propose_setup (const char *trace)
+{
+  if (!trace)
+    return NULL;
+  char *dir = g_path_get_dirname (trace);
+  char *base = g_path_get_basename (trace);
+  char *dot = strrchr (base, '.');
+  if (dot && dot != base)
+    *dot = '\0';
+  /* "setup/farm.setup" for "traces/farm.trc" (not "./setup/..."), and
+   * "../setup/farm.setup" for "farm.trc" read in traces/ */
+  gboolean here = g_str_equal (dir, ".");
+  char *parent = here ? g_strdup ("..") : g_path_get_dirname (dir);
+  char *sibling = g_str_equal (parent, ".") ? g_strdup ("setup") : g_build_filename (parent, "setup", NULL);
+  const char *exts[] = { ".setup", ".view" };
+  char *found = NULL;
+  for (int where = 0; where < 2 && !found; where++)
+    for (guint e = 0; e < G_N_ELEMENTS (exts) && !found; e++)
+      {
+        char *name = g_strconcat (base, exts[e], NULL);
+        char *p = where == 1 ? g_build_filename (sibling, name, NULL) : here ? g_strdup (name)
+                                                                             : g_build_filename (dir, name, NULL);
+        if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+          found = p;
+        else
+          g_free (p);
+        g_free (name);
+      }
+  g_free (sibling);
+  g_free (parent);
+  g_free (dir);
+  g_free (base);
+  return found;
 }

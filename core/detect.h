@@ -20,12 +20,18 @@ typedef struct {
   guint64 lines, trams, bad;      /* what the sample held */
 } ViperDetect;
 
-/* Sample the first lines of each trace file (`-` and unreadable files are
- * skipped) and, when setup is given, which paradigms read it.  The paradigm
+/* Sample the first lines of each regular trace file (`-`, FIFOs, devices and
+ * unreadable files are skipped: what is read once is the replay's) and, when setup is given, which paradigms read it.  The paradigm
  * whose tram table knows the most sampled trams wins; ties go to the one that
  * reads the setup, then to registration order.  Never fails: out->paradigm is
  * NULL when nothing decides.  Free with viper_detect_clear(). */
 void viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect *out);
 void viper_detect_clear (ViperDetect *d);
+
+/* A setup file with the trace's stem: beside it (STEM.setup, STEM.view), or
+ * in a sibling setup/ folder (the bundled traces/ and setup/ layout).  NULL if
+ * none; g_free() it.  The GUI takes it for a trace opened alone; viper-replay
+ * names it in its hint when Mona Lisa ran without one. */
+char *viper_propose_setup (const char *trace);
 
 G_END_DECLS

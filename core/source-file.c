@@ -26,6 +26,15 @@
  * of the pipe simply waits.  Without a main context the reads block, which is
  * what a headless "viper-replay - < pipe" wants anyway.
  *
+ * A FIFO named by path is opened without blocking: open() for reading waits
+ * for a writer, and a signal cannot cut that wait short (its handler
+ * restarts the call).  Until a writer has shown itself (data to read, or its
+ * close) the descriptor stays non-blocking - a read then would say end of
+ * file - and the source waits on poll(): the main context's watch when
+ * attached, so that anything else the loop serves (a signal) is heard, else
+ * a blocking poll().  viper_file_source_awaits_writer() tells the caller
+ * that such a wait is ahead, to say so.
+ *
  * Only regular files can be rewound: reset() seeks to 0 and forgets the
  * splitter state, so line numbers restart at 1.  The implicit per-PROC
  * sequence counters are the engine's to reset (viper_channels_reset_seq).
@@ -37,6 +46,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +77,7 @@ typedef struct {
   gboolean finished;        /* splitter finished and TRACE_END reported */
   gboolean started;         /* TRACE_START reported */
   gboolean sniffed;         /* looked at the start for the PICL 1 layout */
+  gboolean await_writer;    /* a FIFO no writer has shown itself on yet: fd is O_NONBLOCK */
 
   ViperLineSplitter *split;
   ViperTramFields *scratch;
@@ -198,6 +209,18 @@ file_start (FileSource *fs)
     viper_diag_event (fs->base.diag, VIPER_DIAG_TRACE_START, "%s: start of trace", fs->where);
 }
 
+/* A writer has shown itself on the FIFO: reads block again, as on a pipe. */
+static void
+file_writer_seen (FileSource *fs)
+{
+  if (!fs->await_writer)
+    return;
+  fs->await_writer = FALSE;
+  int flags = fcntl (fs->fd, F_GETFL);
+  if (flags >= 0)
+    fcntl (fs->fd, F_SETFL, flags & ~O_NONBLOCK);
+}
+
 /* One read() into the (empty) buffer.  Returns FALSE when nothing was read. */
 static gboolean
 file_read_block (FileSource *fs)
@@ -205,6 +228,17 @@ file_read_block (FileSource *fs)
   gssize n;
 
   file_start (fs);
+  if (fs->await_writer)
+    {
+      /* read synchronously (no main context): wait as the blocking open()
+       * did, until a writer writes or closes */
+      struct pollfd p = { fs->fd, POLLIN, 0 };
+      int r;
+      do
+        r = poll (&p, 1, -1);
+      while (r < 0 && errno == EINTR);
+      file_writer_seen (fs);
+    }
   fs->pos = fs->len = 0;
   do
     n = read (fs->fd, fs->buf, READ_BLOCK);
@@ -265,6 +299,7 @@ file_watch_cb (gint fd, GIOCondition cond, gpointer user_data)
   (void) fd;
   (void) cond;
 
+  file_writer_seen (fs);   /* the watch fires on data or on a writer's close */
   if (file_read_block (fs) || fs->eof)
     {
       /* Disarm until the engine has consumed this block (back-pressure). */
@@ -689,8 +724,10 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
     fd = STDIN_FILENO;
   else
     {
+      /* O_NONBLOCK: a FIFO's open() returns at once, writer or not (see
+       * the top); cleared below for anything else */
       do
-        fd = open (path, O_RDONLY | O_CLOEXEC);
+        fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
       while (fd < 0 && errno == EINTR);
       if (fd < 0)
         {
@@ -708,6 +745,13 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
       if (!is_stdin)
         close (fd);
       return NULL;
+    }
+
+  if (!is_stdin && !S_ISFIFO (st.st_mode))
+    {
+      int flags = fcntl (fd, F_GETFL);
+      if (flags >= 0)
+        fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
     }
 
   const char *packed = S_ISREG (st.st_mode) ? compressed_kind (fd) : NULL;
@@ -730,6 +774,7 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
   fs->fd = fd;
   fs->is_stdin = is_stdin;
   fs->seekable = !is_stdin && S_ISREG (st.st_mode);
+  fs->await_writer = !is_stdin && S_ISFIFO (st.st_mode);
   if (!is_stdin)
     viper_tram_source_set_file (&fs->base, &st);
   /* VIPER_READAHEAD=0 keeps reading and parsing on the engine's thread */
@@ -740,6 +785,22 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
   fs->scratch = viper_tram_fields_new ();
   file_new_splitter (fs);
   return &fs->base;
+}
+
+gboolean
+viper_file_source_awaits_writer (const ViperTramSource *s)
+{
+  if (s->klass != &file_class)
+    return FALSE;
+  const FileSource *fs = (const FileSource *) s;
+  if (!fs->await_writer)
+    return FALSE;
+  struct pollfd p = { fs->fd, POLLIN, 0 };
+  int r;
+  do
+    r = poll (&p, 1, 0);
+  while (r < 0 && errno == EINTR);
+  return r == 0;
 }
 
 gboolean

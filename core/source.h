@@ -135,6 +135,11 @@ ViperTramSource *viper_file_source_new (const char *path, ViperTramPool *pool, V
 /* Read a regular file on a second thread or not (tests; before the first
  * pending/get; no effect on other inputs). */
 void viper_file_source_set_read_ahead (ViperTramSource *s, gboolean on);
+/* A FIFO source with nothing to read yet and no writer seen: no writer has
+ * opened it, or its writer has written nothing so far.  Reading it waits (a
+ * source attached to a main context waits in its poll, so a signal source
+ * of the same context is heard meanwhile). */
+gboolean viper_file_source_awaits_writer (const ViperTramSource *s);
 /* A file source with a read-ahead thread now.  At most 4 files are read on
  * threads of their own at once in a process; the others are read on the
  * thread that takes their trams (tests). */

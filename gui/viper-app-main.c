@@ -1,6 +1,7 @@
 /* viper-app-main.c - viper's start-up: the options, the demo trace, the
  * window and the first session (gui/viper-app.c has the rest). */
 #include "viper-app-private.h"
+#include "core/options.h"
 
 static App app;
 
@@ -138,7 +139,7 @@ main (int argc, char **argv)
   g_option_context_add_group (ctx, gtk_get_option_group (FALSE));
   GError *error = NULL;
   int rc = 0;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, NULL }, &argc, &argv, &error))
     {
       g_printerr ("viper: %s\nTry 'viper --help' for more information.\n", error->message);
       g_error_free (error);

@@ -32,36 +32,6 @@ viper_is_setup_file (const char *path)
   return g_str_has_suffix (path, ".setup") || g_str_has_suffix (path, ".view");
 }
 
-char *
-viper_propose_setup (const char *trace)
-{
-  if (!trace)
-    return NULL;
-  char *dir = g_path_get_dirname (trace);
-  char *base = g_path_get_basename (trace);
-  char *dot = strrchr (base, '.');
-  if (dot && dot != base)
-    *dot = '\0';
-  char *parent = g_path_get_dirname (dir);
-  const char *exts[] = { ".setup", ".view" };
-  char *found = NULL;
-  for (int where = 0; where < 2 && !found; where++)
-    for (guint e = 0; e < G_N_ELEMENTS (exts) && !found; e++)
-      {
-        char *name = g_strconcat (base, exts[e], NULL);
-        char *p = where == 0 ? g_build_filename (dir, name, NULL) : g_build_filename (parent, "setup", name, NULL);
-        if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
-          found = p;
-        else
-          g_free (p);
-        g_free (name);
-      }
-  g_free (parent);
-  g_free (dir);
-  g_free (base);
-  return found;
-}
-
 static void
 add_filter (GtkFileChooser *fc, const char *name, const char *const *patterns, const char *mime)
 {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include "core/detect.h"
 
 G_BEGIN_DECLS
 
@@ -21,9 +22,7 @@ gboolean viper_open_dialog_run (GtkWindow *parent, const char *folder, const cha
 gboolean viper_listen_dialog_run (GtkWindow *parent, const char *address, const char *setup, const char *paradigm,
                                   const char *setup_folder, ViperOpenChoice *out);
 
-/* A setup file with the trace's stem: beside it (STEM.setup, STEM.view), or
- * in a sibling setup/ folder (the bundled traces/ and setup/ layout).  NULL if none. */
-char *viper_propose_setup (const char *trace);
+/* viper_propose_setup (): core/detect.h, shared with viper-replay's hint */
 /* Is this a setup file (by name: .setup, .view) rather than a trace? */
 gboolean viper_is_setup_file (const char *path);
 /* Filters for traces (.trc, .trf, .txt) and setups (.setup, .view), then all files. */

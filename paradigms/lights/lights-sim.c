@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <glib.h>
 #include <locale.h>
+#include "core/options.h"
 
 typedef struct {
   int nodes, rows, cols, samples, interval_ms;
@@ -373,7 +374,7 @@ main (int argc, char **argv)
                                          "is one), 2 a usage error.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, NULL }, &argc, &argv, &error))
     {
       fprintf (stderr, "viper-lights-sim: %s\n", error->message);
       g_error_free (error);

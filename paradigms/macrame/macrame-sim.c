@@ -11,6 +11,7 @@
 #include <locale.h>
 #include "macrame-sim-lib.h"
 #include "core/outfile.h"
+#include "core/options.h"
 
 static gboolean
 write_text (const char *path, const char *text, gsize len)
@@ -61,7 +62,7 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   GError *error = NULL;
   int rc = 0;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc > 1)
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, NULL }, &argc, &argv, &error) || argc > 1)
     {
       fprintf (stderr, "viper-macrame-sim: %s\n", error ? error->message : "unexpected argument");
       rc = 2;

@@ -10,6 +10,7 @@
 #include <locale.h>
 
 #include "core/outfile.h"
+#include "core/options.h"
 #include "picl-gen-lib.h"
 
 static gboolean
@@ -71,7 +72,7 @@ main (int argc, char **argv)
     "Every chance P is 0..1; seconds S are 0 to below 1e6, the drift D 0 to below 0.5.\n"
     "Exit status: 0 done, 1 a file could not be written, 2 a usage error (a value out of range).\n");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, NULL }, &argc, &argv, &error))
     {
       g_printerr ("viper-picl-gen: %s\n", error->message);
       g_error_free (error);

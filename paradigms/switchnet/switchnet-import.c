@@ -19,6 +19,7 @@
 #include <locale.h>
 #include "switchnet.h"
 #include "core/outfile.h"
+#include "core/options.h"
 
 static gboolean
 write_out (const char *line, gsize len, gpointer data)
@@ -135,7 +136,7 @@ main (int argc, char **argv)
     "Formats: docs/paradigm-switchnet.md; man viper-switchnet-import.\n"
     "Exit status: 0 done, 1 I/O error, an unreadable file or a bad line under --strict, 2 usage error.");
   GError *error = NULL;
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, NULL }, &argc, &argv, &error))
     {
       fprintf (stderr, "viper-switchnet-import: %s\n", error->message);
       g_error_free (error);

@@ -671,6 +671,19 @@ main (int argc, char **argv)
         fprintf (stderr, "Try '%s --help'.\n", prog);
         return 2;
       default:
+        {
+          /* --verbose=1: getopt refuses it, but names it by its short
+           * letter (or none): said as the value it is */
+          const char *arg = optind > 1 ? argv[optind - 1] : "";
+          const char *eq = strncmp (arg, "--", 2) == 0 ? strchr (arg, '=') : NULL;
+          for (const struct option *o = opts; eq && o->name; o++)
+            if (o->has_arg == no_argument && strlen (o->name) == (size_t) (eq - arg - 2)
+                && strncmp (o->name, arg + 2, (size_t) (eq - arg - 2)) == 0)
+              {
+                fprintf (stderr, "%s: --%s takes no value\nTry '%s --help'.\n", prog, o->name, prog);
+                return 2;
+              }
+        }
         if (optopt)
           fprintf (stderr, "%s: invalid option -- '%c'\n", prog, optopt);
         else

@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import select
+import shutil
 import stat
 import subprocess
 import sys
@@ -154,11 +155,14 @@ def render_png_real_reason(tmp, problems):
 
 @case
 def export_to_full_device_names_path(tmp, problems):
+    """The failed export's error, and none of its notes (the Farm starts before
+    0: a file written would be shifted); an export that succeeds keeps its."""
     full = dev_full(tmp)
-    rc, _, err = run([f"--export=chrome:{full}"] + farm_args(), tmp)
+    rc, _, err = run([f"--export=chrome:{full}", "--export=chrome:ok.json"] + farm_args(), tmp)
     expect(rc == 1, f"exit {rc}", problems)
-    expect(f"viper-replay: --export=chrome:{full}: {full}: No space left on device" in err.splitlines(),
-           f"stderr: {err!r}", problems)
+    expect(err.splitlines() == [f"viper-replay: --export=chrome:{full}: {full}: No space left on device",
+                                "viper-replay: --export=chrome:ok.json: times shifted by +0.002508 s so that the "
+                                "run starts at 0"], f"stderr: {err!r}", problems)
 
 
 def wait_for_line(stream, text, deadline):
@@ -545,6 +549,43 @@ def demo_headless_prints_final_state(tmp, problems):
     expect('"clock": 123.166' in out, "not the Farm's final clock", problems)
 
 
+@case
+def demo_build_output_goes_to_stderr(tmp, problems):
+    """scripts/demo | jq: what the installation and the build print goes to
+    standard error, and so do the counts: standard output is the state.  A copy of the
+    script runs beside stand-ins for scripts/install-deps and scripts/build
+    that print as meson does."""
+    src = ARGS.source_root
+    tree = os.path.join(tmp, "tree")
+    os.makedirs(os.path.join(tree, "scripts"))
+    shutil.copy(os.path.join(src, "scripts", "demo"), os.path.join(tree, "scripts", "demo"))
+    for name in ("install-deps", "build"):
+        path = os.path.join(tree, "scripts", name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\necho 'INFO: autodetecting backend as ninja (%s)'\n" % name)
+        os.chmod(path, 0o755)
+    for d in ("traces", "setup"):
+        os.symlink(os.path.join(src, d), os.path.join(tree, d))
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    env.pop("VIPER_DEMO_NO_BUILD", None)
+    env["VIPER_REPLAY"] = ARGS.viper_replay
+    p = subprocess.run([os.path.join(tree, "scripts", "demo")], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    expect(p.returncode == 0, f"exit {p.returncode}, stderr {err!r}", problems)
+    try:
+        state = json.loads(out)      # what jq would take: one JSON document, nothing else
+    except ValueError:
+        state = None
+    expect(is_state(out) and state["clock"] == 123.166,
+           f"standard output is not the Farm's final state alone: {out[:200]!r} ... {out[-100:]!r}", problems)
+    expect("read: 337" in err.splitlines(), f"the counts are not on standard error: {err!r}", problems)
+    for name in ("install-deps", "build"):
+        expect(f"INFO: autodetecting backend as ninja ({name})" in err.splitlines(),
+               f"{name}'s output is not on standard error: {err!r}", problems)
+
+
 def grouped(text, key):
     """The same trams in another valid delivery order: comments dropped,
     lines stably sorted by key(fields) (each PROC's own order kept)."""
@@ -610,7 +651,8 @@ def main():
                render_bad_path_fails_before_replay, render_to_standard_output_is_png,
                state_out_missing_directory_fails_before_replay,
                unwritable_proc_file_real_reason,
-               demo_headless_prints_final_state, until_does_not_depend_on_line_order]:
+               demo_headless_prints_final_state, demo_build_output_goes_to_stderr,
+               until_does_not_depend_on_line_order]:
         fn()
     failed = [n for n, p in RESULTS if p]
     print(f"{len(RESULTS) - len(failed)} passed, {len(failed)} failed")

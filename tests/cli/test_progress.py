@@ -8,7 +8,8 @@
   erase to the end of line) and erased at the end.
 - SIGINT (SIGTERM) stops a file replay where it is: exit 130 (143), the
   message says so, --state-out and --stats hold the state reached, and a
-  replay waiting on standard input is stopped as well.
+  replay waiting on standard input is stopped as well, and so is one whose
+  input FIFO still waits for a writer (the wait said once, also with -q).
 
 No sleeps: the test waits for the replay's first progress line (printed at
 its first batch with VIPER_PROGRESS_INTERVAL=0) before it signals.
@@ -17,11 +18,13 @@ import argparse
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 failures = []
 
@@ -38,6 +41,76 @@ LINE = re.compile(r"viper-replay: (?:(?:(\d+)% of )?[0-9.]+ [MG]B read, )?([0-9,
 
 def num(s):
     return int(s.replace(",", ""))
+
+
+def read_until(p, text, seconds):
+    """p's standard error (bytes) until text shows, at most `seconds`: what
+    was read, and whether it showed."""
+    fd = p.stderr.fileno()
+    got = b""
+    deadline = time.monotonic() + seconds
+    while text.encode() not in got and time.monotonic() < deadline:
+        r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not r:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        got += chunk
+    return got.decode("utf-8", "replace"), text in got.decode("utf-8", "replace")
+
+
+def fifo_cases(replay, tmp, small, n_small):
+    fifo = os.path.join(tmp, "in.fifo")
+    wait = "viper-replay: waiting for a writer on FIFO " + fifo + "\n"
+    for sig, code, name, quiet in ((signal.SIGTERM, 143, "SIGTERM", []), (signal.SIGINT, 130, "SIGINT", ["-q"])):
+        os.mkfifo(fifo)
+        state = os.path.join(tmp, "fifo-state.json")
+        if os.path.exists(state):
+            os.unlink(state)
+        p = subprocess.Popen([replay, *quiet, "--stats", "--state-out=" + state, fifo], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            said, seen = read_until(p, wait, 30)
+            check(seen, f"FIFO{' -q' if quiet else ''}: 'waiting for a writer on FIFO' said (stderr {said!r})")
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        err = said + err.decode("utf-8", "replace")
+        out = out.decode("utf-8", "replace")
+        check(p.returncode == code, f"FIFO without a writer, {name}: exit {code} (got {p.returncode})")
+        check(err.count("waiting for a writer") == 1, f"FIFO, {name}: the wait is said once ({err!r})")
+        check(f"viper-replay: interrupted by {name} after 0 trams read and 0 transferred; the outputs hold the state "
+              "reached" in err, f"FIFO, {name}: the message says the replay was interrupted ({err!r})")
+        try:
+            check(json.load(open(state))["counts"]["read"] == 0, f"FIFO, {name}: --state-out written")
+        except (OSError, ValueError, KeyError) as e:
+            check(False, f"FIFO, {name}: --state-out written ({e})")
+        check(re.search(r"^read: 0$", out, re.M) is not None, f"FIFO, {name}: --stats written ({out!r})")
+        os.unlink(fifo)
+
+    # the writer comes after the wait was said: the whole trace is read, also
+    # under -p auto (which samples no FIFO: its lines are the replay's)
+    os.mkfifo(fifo)
+    p = subprocess.Popen([replay, "-p", "auto", "--stats", fifo], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        said, seen = read_until(p, wait, 30)
+        if seen:
+            with open(fifo, "wb") as w, open(small, "rb") as f:
+                w.write(f.read())
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    check("paradigm picl: no trace file to sample" in said, f"FIFO, -p auto: the FIFO is not sampled ({said!r})")
+    check(seen and p.returncode == 0 and re.search(r"^transferred: %d$" % n_small, out.decode(), re.M) is not None,
+          f"FIFO: a writer after the wait is read whole (exit {p.returncode}, {out[:60]!r})")
+    os.unlink(fifo)
 
 
 def main():
@@ -122,6 +195,11 @@ def main():
         os.close(w)
         check(p.returncode == 130 and "interrupted by SIGINT after 1 tram read and" in err,
               "SIGINT while waiting on standard input: exit 130 at once")
+
+        # a FIFO without a writer: the wait is said once (also with -q, as
+        # for an output FIFO), a signal meanwhile stops the replay like any
+        # other, and a writer that comes later is read whole
+        fifo_cases(replay, tmp, small, n_small)
 
         # SIGINT ends a live session the same way, its waiting trams said
         sock = os.path.join(tmp, "live.sock")

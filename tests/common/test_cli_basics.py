@@ -4,7 +4,9 @@
 Usage: test_cli_basics.py EXE NAME VERSION [ARG...]
 
 --version exits 0 and prints "NAME VERSION" (the project's version) and
-nothing else; --help lists --version.  With ARGs (a command line whose value
+nothing else; --help lists --version; --version=1 is a usage error (2),
+"NAME: --version takes no value" (GLib's parser took a value of an option
+that takes none, and dropped it).  With ARGs (a command line whose value
 'abc' is refused with one of GLib's messages): under LANG=C.UTF-8 the value
 is quoted “abc”, not ?abc? (the binary calls setlocale, so GLib knows the
 charset is UTF-8).
@@ -31,6 +33,9 @@ check(r.returncode == 0 and r.stdout == "%s %s\n" % (name, version) and r.stderr
       "%s --version: exit 0, '%s %s' (%d, %r, %r)" % (name, name, version, r.returncode, r.stdout, r.stderr))
 r = subprocess.run([exe, "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
 check(r.returncode == 0 and "--version" in r.stdout, "%s --help lists --version" % name)
+r = subprocess.run([exe, "--version=1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+check(r.returncode == 2 and r.stdout == "" and r.stderr.startswith("%s: --version takes no value\n" % name),
+      "%s --version=1: exit 2, '--version takes no value' (%d, %r, %r)" % (name, r.returncode, r.stdout, r.stderr))
 if bad:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k != "LANGUAGE"}
     env["LANG"] = "C.UTF-8"

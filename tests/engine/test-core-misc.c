@@ -3,7 +3,9 @@
  * in-memory tram source. */
 #include <math.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include "core/damage.h"
+#include "core/detect.h"
 #include "core/jsonout.h"
 #include "core/model.h"
 #include "core/scheduler.h"
@@ -488,10 +490,65 @@ test_history_index (void)
   g_free (m);
 }
 
+/* The setup file the GUI takes for a trace opened alone, and viper-replay's
+ * hint names: beside it, else in a sibling setup/ folder, as a path that
+ * works from where the trace was named (no "./", "../" from inside traces/). */
+static void
+test_propose_setup (void)
+{
+  char *root = g_dir_make_tmp ("viper-propose-XXXXXX", NULL);
+  g_assert_nonnull (root);
+  char *traces = g_build_filename (root, "traces", NULL), *setup = g_build_filename (root, "setup", NULL);
+  g_assert_cmpint (g_mkdir (traces, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (setup, 0700), ==, 0);
+  char *trc = g_build_filename (traces, "farm.trc", NULL), *stp = g_build_filename (setup, "farm.setup", NULL);
+  char *beside = g_build_filename (traces, "farm.setup", NULL);
+  g_assert_true (g_file_set_contents (trc, "", 0, NULL));
+  g_assert_true (g_file_set_contents (stp, "", 0, NULL));
+  char *cwd = g_get_current_dir ();
+  struct { const char *dir, *trace, *want; } cases[] = {
+    { root, "traces/farm.trc", "setup/farm.setup" },
+    { root, "./traces/farm.trc", "setup/farm.setup" },
+    { traces, "farm.trc", "../setup/farm.setup" },
+    { setup, "../traces/farm.trc", "../setup/farm.setup" },
+    { root, "traces/none.trc", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_cmpint (g_chdir (cases[i].dir), ==, 0);
+      char *got = viper_propose_setup (cases[i].trace);
+      g_assert_cmpstr (got, ==, cases[i].want);
+      g_free (got);
+    }
+  char *got = viper_propose_setup (trc);
+  g_assert_cmpstr (got, ==, stp);
+  g_free (got);
+  /* one beside the trace comes first */
+  g_assert_true (g_file_set_contents (beside, "", 0, NULL));
+  got = viper_propose_setup (trc);
+  g_assert_cmpstr (got, ==, beside);
+  g_free (got);
+  g_assert_cmpint (g_chdir (cwd), ==, 0);
+  g_unlink (beside);
+  g_unlink (stp);
+  g_unlink (trc);
+  g_rmdir (setup);
+  g_rmdir (traces);
+  g_rmdir (root);
+  g_free (cwd);
+  g_free (beside);
+  g_free (stp);
+  g_free (trc);
+  g_free (setup);
+  g_free (traces);
+  g_free (root);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/detect/propose-setup", test_propose_setup);
   g_test_add_func ("/damage/coalesces", test_damage_coalesces);
   g_test_add_func ("/json/writer", test_json_writer);
   g_test_add_func ("/scheduler/run-to-end", test_scheduler_run_to_end);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <locale.h>
+#include "core/options.h"
 
 static char *
 canonical_cmdline (const SimOptions *o, const char *delivery)
@@ -80,7 +81,7 @@ main (int argc, char **argv)
   int status = 0;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+  if (!viper_options_parse (ctx, (const GOptionEntry *const[]) { entries, NULL }, &argc, &argv, &error)) {
     fprintf (stderr, "viper-monalisa-sim: %s\n", error->message);
     g_error_free (error);
     g_option_context_free (ctx);
