@@ -19,7 +19,8 @@ that Open MPI gives one shared completed request: a wait for each), coll (own C 
 MPI_Abort, a fatal signal), hpcc, mpi4py, live (the same programs streamed
 to viper-replay --listen give the same counts as the files), teardown (a
 rank hung in MPI_Recv keeps its lines when the job is killed as Open MPI
-does it).  The options and VIPER_MPI_* values are test_mpi_options.py's.
+does it), killed (the same rank ended by SIGTERM alone: the replay says
+where it hung).  The options and VIPER_MPI_* values are test_mpi_options.py's.
 Every wait is bounded; nothing sleeps to synchronise.
 """
 import argparse
@@ -644,54 +645,73 @@ def case_robust(args):
             print(f"robust/{mode}: files of {sorted(t)} ranks, rank 1 ends {failing[-1][:3]}")
 
 
+def hang_until_blocked(args, tmp, label):
+    """Start mpi-hang traced to TMP and SIGCONT its rank 0 (which makes it write
+    what it recorded, as Open MPI's teardown begins) until its file ends with
+    the begin of the receive it hangs in, 30 s at most.  Returns (process,
+    rank 0's pid or None, whether the begin was seen)."""
+    import select
+    import signal
+    p = subprocess.Popen([args.viper_trace, f"--out={tmp}", "--"] + mpirun(args, 2) +
+                         [os.path.join(args.prog_dir, "mpi-hang")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=mpi_env(), start_new_session=True)
+    path = os.path.join(tmp, "rank-0000.trc")
+    got = False
+    deadline = time.monotonic() + 60
+    line = ""
+    while not line.endswith("\n") and time.monotonic() < deadline and p.poll() is None:
+        ready, _, _ = select.select([p.stdout], [], [], 0.5)
+        if ready:
+            line = p.stdout.readline()
+    m = re.match(r"rank 0 pid (\d+)", line)
+    if not m:
+        fail(f"{label}: rank 0 never said its pid: {line!r}")
+        return p, None, False
+    pid = int(m.group(1))
+    # rank 0 is in (or about to enter) its last MPI_Recv: SIGCONT until the receive's begin is written
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not got:
+        os.kill(pid, signal.SIGCONT)
+        try:
+            p.wait(timeout=0.05)   # bounded poll of the file, not a synchronisation
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        with open(path, "rb") as f:
+            kept = f.read()
+        got = b"\n-3 -52 " in kept and kept.rstrip(b"\n").rsplit(b"\n", 1)[-1].startswith(b"-3 -52 ")
+    return p, pid, got
+
+
+def end_job(p):
+    import signal
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+    try:
+        return p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        return p.communicate(timeout=30)
+
+
 def case_teardown(args):
     """A rank blocked forever in MPI_Recv, torn down as Open MPI does it:
     SIGCONT, then SIGTERM and SIGKILL at once (on a busy machine the SIGTERM
     handler does not get to run before the SIGKILL).  What the rank recorded,
     up to the begin of the receive it hangs in, must be in its file."""
-    import select
     import signal
     with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
-        p = subprocess.Popen([args.viper_trace, f"--out={tmp}", "--"] + mpirun(args, 2) +
-                             [os.path.join(args.prog_dir, "mpi-hang")], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=mpi_env(), start_new_session=True)
         path = os.path.join(tmp, "rank-0000.trc")
-        got, pid, kept = False, None, b""
+        p, pid, got = None, None, False
         try:
-            deadline = time.monotonic() + 60
-            line = ""
-            while not line.endswith("\n") and time.monotonic() < deadline and p.poll() is None:
-                ready, _, _ = select.select([p.stdout], [], [], 0.5)
-                if ready:
-                    line = p.stdout.readline()
-            m = re.match(r"rank 0 pid (\d+)", line)
-            if not m:
-                fail(f"teardown: rank 0 never said its pid: {line!r}")
+            p, pid, got = hang_until_blocked(args, tmp, "teardown")
+            if pid is None:
                 return
-            pid = int(m.group(1))
-            # rank 0 is in (or about to enter) its last MPI_Recv: SIGCONT, as
-            # Open MPI's teardown begins, until the receive's begin is written
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not got:
-                os.kill(pid, signal.SIGCONT)
-                try:
-                    p.wait(timeout=0.05)   # bounded poll of the file, not a synchronisation
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                with open(path, "rb") as f:
-                    kept = f.read()
-                got = b"\n-3 -52 " in kept and kept.rstrip(b"\n").rsplit(b"\n", 1)[-1].startswith(b"-3 -52 ")
             os.kill(pid, signal.SIGTERM)
             os.kill(pid, signal.SIGKILL)
         finally:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-            try:
-                p.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.communicate(timeout=30)
+            if p:
+                end_job(p)
         with open(path, "rb") as f:
             kept = f.read()
         if not got:
@@ -708,6 +728,47 @@ def case_teardown(args):
         if r0 and r0[-1][:2] != (-3, -52):
             fail(f"teardown: rank 0's file does not end with the receive it hangs in: {r0[-1]}")
         print(f"teardown: rank 0's file holds {len(r0)} records, the last {r0[-1][:3] if r0 else None}")
+
+
+def case_killed(args):
+    """A rank blocked forever in MPI_Recv, killed with SIGTERM alone: its
+    handler ends the trace (a comment naming the signal, -4 -901) right after
+    the begin of the receive it hangs in, and the replay still says where it
+    hung: "P0 stopped tracing inside receive from P1 tag 2".  (Before, a
+    trace ended by the handler replayed with no word of the hang: both ranks
+    idle, "running", exit 0.)  Whatever became of rank 1 when mpirun tore
+    the job down (stopped in its barrier, or not), the warning names rank 0."""
+    import signal
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+        p, pid, got = None, None, False
+        try:
+            p, pid, got = hang_until_blocked(args, tmp, "killed")
+            if pid is None:
+                return
+            if got:
+                os.kill(pid, signal.SIGTERM)
+        finally:
+            if p:
+                end_job(p)
+        if not got:
+            fail("killed: rank 0's file never showed the begin of the receive it hangs in")
+            return
+        with open(os.path.join(tmp, "rank-0000.trc")) as f:
+            text = f.read()
+        tail = [ln for ln in text.splitlines() if ln.strip()][-3:]
+        if len(tail) != 3 or not tail[0].startswith("-3 -52 ") or \
+                tail[1] != "# viper-mpi: rank 0: tracing ended by signal 15" or not tail[2].startswith("-4 -901 "):
+            fail(f"killed: rank 0's file does not end with its receive's begin, the signal said and -4 -901: {tail}")
+        files = [os.path.join(tmp, f) for f in sorted(os.listdir(tmp)) if f.endswith(".trc")]
+        st = os.path.join(tmp, "state.json")
+        r = subprocess.run([args.viper_replay, f"--state-out={st}", *files], capture_output=True, text=True,
+                           timeout=120)
+        want = "P0 stopped tracing inside receive from P1 tag 2 begun at "
+        warn = [ln for ln in r.stderr.splitlines() if ln.startswith("viper-replay: warning: the input ended with")]
+        if r.returncode != 0 or len(warn) != 1 or want not in warn[0]:
+            fail(f"killed: the replay (exit {r.returncode}) does not say where rank 0 hung: {r.stderr[-800:]}")
+        else:
+            print(f"killed: {warn[0]}")
 
 
 def write_hpccinf(d):
@@ -1011,7 +1072,8 @@ def main():
             args.python = py
             break
     {"p2p": case_p2p, "coll": case_coll, "robust": case_robust, "hpcc": case_hpcc,
-     "mpi4py": case_mpi4py, "order": case_order, "shared": case_shared, "live": case_live, "teardown": case_teardown}[args.case](args)
+     "mpi4py": case_mpi4py, "order": case_order, "shared": case_shared, "live": case_live, "teardown": case_teardown,
+     "killed": case_killed}[args.case](args)
     if problems:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         sys.exit(1)
