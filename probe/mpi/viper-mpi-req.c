@@ -40,18 +40,18 @@ _Static_assert (sizeof (MPI_Request) <= sizeof (uintptr_t), "MPI_Request fits a 
 
 /* Handles.  MPI handles are not unique among live requests.  Open MPI 4.1
  * (pml ob1 and ucx) gives a send that completed at once one shared, already
- * completed request (ompi_request_empty): three MPI_Isend of one int may all
- * return the same handle value, and so may MPICH's built-in completed
- * requests.  Each such posting is still a request of the program's, and
- * gets its own wait.  So the table maps a handle to every posting made with
- * it and not completed yet, in post order (a multimap): a completion call
- * that names handle H completes the oldest of them, and a call whose array
- * names H k times completes k of them, the oldest first (the first
- * occurrence of H the oldest posting).  Before its MPI call, a completion
- * call takes its postings (claim(): per array position the oldest one of
- * the handle that no call in flight has taken yet), so that under
- * MPI_THREAD_MULTIPLE a handle MPI gives to another thread's next request
- * meanwhile is a new posting of its own, not one of ours.
+ * completed request (ompi_request_empty): three MPI_Isend of one int may
+ * all return the same handle value (nothing in the standard forbids it, and
+ * other MPIs may do the same).  Each such posting is still a request of the
+ * program's, and gets its own wait.  So the table maps a handle to every
+ * posting made with it and not completed yet, in post order (a multimap): a
+ * completion call that names handle H completes the oldest of them, and a
+ * call whose array names H k times completes k of them, the oldest first
+ * (the first occurrence of H the oldest posting).  Before its MPI call, a
+ * completion call takes its postings (claim(): per array position the
+ * oldest one of the handle that no call in flight has taken yet), so that
+ * under MPI_THREAD_MULTIPLE a handle MPI gives to another thread's next
+ * request meanwhile is a new posting of its own, not one of ours.
  *
  * Postings are records in chunks that never move (a record is named by its
  * number, which pend[] and the claims keep along with the request id, ids
