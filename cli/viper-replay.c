@@ -960,8 +960,7 @@ main (int argc, char **argv)
        * short shows here, not only as "running" (trial 2, finding 6) */
       char *blocked = viper_model_all_blocked (app.model);
       if (blocked)
-        fprintf (stderr, "viper-replay: warning: the input ended with every processor still tracing blocked: %s\n",
-                 blocked);
+        fprintf (stderr, "viper-replay: warning: %s\n", blocked);
       g_free (blocked);
     }
   if (app.interrupted && !app.io_error && why != VIPER_STOP_STRICT)

@@ -48,8 +48,10 @@ typedef struct {
   void (*modules_known) (ViperModel *m);
   /* Optional: at the end of the input, with nothing pending, why the
    * program is not over when every module still running waits for
-   * something that never came (a hung program cut short: "P0 in receive
-   * from P2 tag 2 since 0.0012; ..."); NULL when not so.  To free. */
+   * something that never came (a hung program cut short, or killed: "the
+   * input ended with every processor still tracing blocked: P0 in receive
+   * from P2 tag 2 since 0.0012; ..."), the whole sentence; NULL when not
+   * so.  To free. */
   char *(*all_blocked) (const ViperModel *m);
 } ViperModelClass;
 

@@ -856,23 +856,30 @@ picl_program_state (const ViperModel *base)
 /* Every processor still tracing idle in a call that waits for what never
  * came (a receive whose message was not sent, a collective missing begins):
  * said at the end of the input, since "running" alone does not tell a hung
- * program cut short from one that was still working. */
+ * program cut short from one that was still working.  A processor whose
+ * tracing stopped (-4 -901) inside such a call counts as blocked too, and is
+ * named as stopped there: a program killed while it hung (the library's
+ * signal handler ends the trace with -4 -901 wherever the rank was) gets
+ * the same diagnosis as one whose files were simply cut short.  One that
+ * stopped out of any waiting call is left out (it ended, or stopped while
+ * working). */
 static char *
 picl_all_blocked (const ViperModel *base)
 {
   const PiclModel *m = picl (base);
   GString *s = NULL;
   guint n = 0;
+  gboolean stopped = FALSE;
   for (guint i = 0; i < m->procs->len; i++)
     {
       const Proc *p = &g_array_index (m->procs, Proc, i);
-      if (!p->tracing)
-        continue;
       const Call *w = NULL;
       for (guint k = 0; k < p->calls.len && !w; k++)
         if (p->calls.v[k].kind != CALL_PLAIN && isnan (p->calls.v[k].ready))
           w = &p->calls.v[k];
-      if (p->state != VIPER_PICL_IDLE || !w)
+      if (!p->tracing && !w)
+        continue;
+      if (p->tracing && (p->state != VIPER_PICL_IDLE || !w))
         {
           if (s)
             g_string_free (s, TRUE);
@@ -880,10 +887,12 @@ picl_all_blocked (const ViperModel *base)
         }
       if (!s)
         s = g_string_new (NULL);
+      stopped |= !p->tracing;
       if (++n > 8)
         continue;
       char t[32];
-      g_string_append_printf (s, "%sP%" G_GINT64_FORMAT " in %s", n > 1 ? "; " : "", p->id, picl_ev_name (w->ev));
+      g_string_append_printf (s, "%sP%" G_GINT64_FORMAT " %s %s", n > 1 ? "; " : "", p->id,
+                              p->tracing ? "in" : "stopped tracing inside", picl_ev_name (w->ev));
       if (w->kind == CALL_RECV)
         {
           if (w->want_src >= 0)
@@ -901,11 +910,15 @@ picl_all_blocked (const ViperModel *base)
           else
             g_string_append_printf (s, " over subset %" G_GINT64_FORMAT, w->subset);
         }
-      g_string_append_printf (s, " since %s", viper_format_double (w->begin, t));
+      g_string_append_printf (s, " %s %s", p->tracing ? "since" : "begun at", viper_format_double (w->begin, t));
     }
-  if (s && n > 8)
+  if (!s)
+    return NULL;
+  if (n > 8)
     g_string_append_printf (s, "; and %u more", n - 8);
-  return s ? g_string_free (s, FALSE) : NULL;
+  g_string_prepend (s, stopped ? "the input ended with every processor blocked, or stopped tracing while blocked: "
+                               : "the input ended with every processor still tracing blocked: ");
+  return g_string_free (s, FALSE);
 }
 
 static void

@@ -660,10 +660,19 @@ on_fatal (int sig)
 {
   int saved = errno;
   /* In the middle of an append (or holding the lock) the buffer is still
-   * consistent up to len; only then is adding the end record unsafe. */
-  if (vm.on && buf && !appending && !flushing && !vm.mt && len + 64 <= cap)
+   * consistent up to len; only then is adding the end record unsafe.  A
+   * comment says why the trace ends here, for whoever reads the file (a
+   * reader skips it: the replay tells a rank that stopped inside a blocking
+   * call by the call left open, docs/paradigm-picl.md). */
+  if (vm.on && buf && !appending && !flushing && !vm.mt && len + 128 <= cap)
     {
       char *p = buf + len;
+      static const char said[] = "# viper-mpi: rank ", by[] = ": tracing ended by signal ";
+      memcpy (p, said, sizeof said - 1);
+      p = put_i64 (p + sizeof said - 1, vm.rank);
+      memcpy (p, by, sizeof by - 1);
+      p = put_i64 (p + sizeof by - 1, sig);
+      *p++ = '\n';
       p = put_i64 (p, VM_END);
       *p++ = ' ';
       p = put_i64 (p, VM_EV_TRACING);

@@ -489,9 +489,9 @@ started (const MPI_Request *reqs, int n, int64_t t0, int64_t t1)
     {
       int64_t tb = t0 + (t1 - t0) * i / n, te = t0 + (t1 - t0) * (i + 1) / n;
       vm_rlock ();
-      VmReq *e = vm_req_find (vm_rkey (reqs[i]));
+      VmReq *e = vm_req_persistent (vm_rkey (reqs[i]));
       VmReq copy = { 0 };
-      if (e && (e->kind & K_PERSISTENT))
+      if (e)
         {
           vm_unpend (e);
           e->active = 1;

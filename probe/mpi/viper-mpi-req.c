@@ -2,9 +2,10 @@
  *
  * A blocking call writes its begin line before it calls PMPI (a rank that
  * hangs or dies inside shows where) and its end line after.  Non-blocking
- * calls get a request id of the library's own (per rank, from 1), kept in an
- * open-addressing table keyed by the MPI_Request handle together with what
- * the completion needs (kind, peer, tag, communicator).
+ * calls get a request id of the library's own (per rank, from 1), kept with
+ * what the completion needs (kind, peer, tag, communicator) under the
+ * MPI_Request handle they were posted with; one handle may stand for several
+ * postings at once ("Handles" below).
  *
  * Completions (Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany,
  * Testsome) are written after the call returns, because only then is it
@@ -37,8 +38,43 @@ _Static_assert (sizeof (MPI_Request) <= sizeof (uintptr_t), "MPI_Request fits a 
 
 
 
-static VmReq *table;
+/* Handles.  MPI handles are not unique among live requests.  Open MPI 4.1
+ * (pml ob1 and ucx) gives a send that completed at once one shared, already
+ * completed request (ompi_request_empty): three MPI_Isend of one int may
+ * all return the same handle value (nothing in the standard forbids it, and
+ * other MPIs may do the same).  Each such posting is still a request of the
+ * program's, and gets its own wait.  So the table maps a handle to every
+ * posting made with it and not completed yet, in post order (a multimap): a
+ * completion call that names handle H completes the oldest of them, and a
+ * call whose array names H k times completes k of them, the oldest first
+ * (the first occurrence of H the oldest posting).  Before its MPI call, a
+ * completion call takes its postings (claim(): per array position the
+ * oldest one of the handle that no call in flight has taken yet), so that
+ * under MPI_THREAD_MULTIPLE a handle MPI gives to another thread's next
+ * request meanwhile is a new posting of its own, not one of ours.
+ *
+ * Postings are records in chunks that never move (a record is named by its
+ * number, which pend[] and the claims keep along with the request id, ids
+ * never being reused); the handles are an open-addressing table of heads
+ * (the first and last posting of each handle). */
+#define NONE UINT32_MAX
+#define CHUNK 256
+
+typedef struct {
+  uintptr_t key;          /* 0 = free slot */
+  uint32_t first, last;   /* its postings, oldest first */
+} Head;
+
+static Head *table;
 static size_t tcap, tcount;
+static VmReq **chunks;
+static uint32_t nchunks, nrecs, free_rec = NONE;
+
+static inline VmReq *
+rec (uint32_t i)
+{
+  return &chunks[i / CHUNK][i % CHUNK];
+}
 
 /* Post order.  MPI matches the messages of one channel to the receives in
  * the order the receives were posted (the standard's non-overtaking rule,
@@ -60,7 +96,7 @@ static size_t tcap, tcount;
  * program's own later completion of such a request writes nothing. */
 typedef struct {
   int64_t id;
-  uintptr_t key;
+  uint32_t at;            /* its record */
 } Pend;
 
 static Pend *pend;
@@ -93,8 +129,8 @@ slot_of (uintptr_t k)
   return (size_t) ((k * (uintptr_t) 0x9E3779B97F4A7C15ull) >> 7) & (tcap - 1);
 }
 
-VmReq *
-vm_req_find (uintptr_t k)
+static Head *
+head_find (uintptr_t k)
 {
   if (!tcap || !k)
     return NULL;
@@ -111,10 +147,10 @@ static int
 grow (void)
 {
   size_t ncap = tcap ? tcap * 2 : 256;
-  VmReq *nt = calloc (ncap, sizeof *nt);
+  Head *nt = calloc (ncap, sizeof *nt);
   if (!nt)
     return -1;
-  VmReq *old = table;
+  Head *old = table;
   size_t ocap = tcap;
   table = nt;
   tcap = ncap;
@@ -130,13 +166,28 @@ grow (void)
   return 0;
 }
 
+/* the head of handle K, made (with no postings) if it has none; NULL without memory */
+static Head *
+head_get (uintptr_t k)
+{
+  Head *h = head_find (k);
+  if (h)
+    return h;
+  if ((tcount + 1) * 2 > tcap && grow () != 0)
+    return NULL;
+  size_t i = slot_of (k);
+  while (table[i].key)
+    i = (i + 1) & (tcap - 1);
+  table[i] = (Head) { .key = k, .first = NONE, .last = NONE };
+  tcount++;
+  return &table[i];
+}
+
 /* remove slot i, shifting later entries of its cluster back (no tombstones) */
 static void
-erase (VmReq *e)
+head_erase (Head *h)
 {
-  size_t i = (size_t) (e - table);
-  vm_unpend (e);
-  vm_comm_unref (table[i].comm);
+  size_t i = (size_t) (h - table);
   table[i].key = 0;
   tcount--;
   for (size_t j = (i + 1) & (tcap - 1); table[j].key; j = (j + 1) & (tcap - 1))
@@ -150,6 +201,93 @@ erase (VmReq *e)
           i = j;
         }
     }
+}
+
+/* a free record's number, NONE without memory */
+static uint32_t
+rec_alloc (void)
+{
+  if (free_rec == NONE)
+    {
+      if (nrecs / CHUNK == nchunks)
+        {
+          if (nchunks == NONE / CHUNK)
+            return NONE;
+          VmReq **nc = realloc (chunks, sizeof *nc * (nchunks + 1));
+          if (!nc)
+            return NONE;
+          chunks = nc;
+          if (!(chunks[nchunks] = calloc (CHUNK, sizeof (VmReq))))
+            return NONE;
+          nchunks++;
+        }
+      return nrecs++;
+    }
+  uint32_t i = free_rec;
+  free_rec = rec (i)->next;
+  return i;
+}
+
+/* E leaves its handle's postings and the table */
+static void
+erase (VmReq *e)
+{
+  vm_unpend (e);
+  vm_comm_unref (e->comm);
+  Head *h = head_find (e->key);
+  if (h)
+    {
+      uint32_t prev = NONE;
+      for (uint32_t i = h->first; i != NONE; prev = i, i = rec (i)->next)
+        if (i == e->self)
+          {
+            if (prev == NONE)
+              h->first = e->next;
+            else
+              rec (prev)->next = e->next;
+            if (h->last == i)
+              h->last = prev;
+            break;
+          }
+      if (h->first == NONE)
+        head_erase (h);
+    }
+  e->key = 0;
+  e->id = 0;
+  e->next = free_rec;
+  free_rec = e->self;
+}
+
+/* the posting that a completion call naming handle K takes: the oldest
+ * active one that no call in flight took (or, when every one is taken, the
+ * oldest active one: a program that completes one request twice at once) */
+static VmReq *
+oldest_of (uintptr_t k)
+{
+  Head *h = head_find (k);
+  VmReq *taken = NULL;
+  for (uint32_t i = h ? h->first : NONE; i != NONE; i = rec (i)->next)
+    {
+      VmReq *e = rec (i);
+      if (!e->active)
+        continue;
+      if (!e->waiters)
+        return e;
+      if (!taken)
+        taken = e;
+    }
+  return taken;
+}
+
+/* the persistent request of handle K (Start, Startall), NULL when not known.  Under the lock. */
+VmReq *
+vm_req_persistent (uintptr_t k)
+{
+  Head *h = head_find (k);
+  for (uint32_t i = h ? h->first : NONE; i != NONE; i = rec (i)->next)
+    if (rec (i)->kind & K_PERSISTENT)
+      return rec (i);
+  return NULL;
 }
 
 /* list the receive E (just posted or started, with its new id) */
@@ -174,7 +312,7 @@ vm_pend_add (VmReq *e)
           pcap = ncap;
         }
     }
-  pend[pcount++] = (Pend) { .id = e->id, .key = e->key };
+  pend[pcount++] = (Pend) { .id = e->id, .at = e->self };
   e->pending = 1;
   plive++;
 }
@@ -182,8 +320,8 @@ vm_pend_add (VmReq *e)
 static VmReq *
 pend_entry (const Pend *p)
 {
-  VmReq *e = vm_req_find (p->key);
-  return e && e->id == p->id && e->pending ? e : NULL;
+  VmReq *e = rec (p->at);
+  return e->key && e->id == p->id && e->pending ? e : NULL;
 }
 
 /* drop the listed receives that are no longer pending: from the front, and
@@ -212,7 +350,8 @@ vm_req_new_id (void)
   return __atomic_add_fetch (&vm.next_req, 1, __ATOMIC_RELAXED);
 }
 
-/* remember a request; returns its id (0 when it could not be kept) */
+/* remember a posting made with handle R, after the others of R; returns its
+ * id (0 when it could not be kept) */
 int64_t
 vm_req_track (MPI_Request r, int kind, int peer, int src, int tag, int64_t bytes, VmComm *comm, MPI_Comm mcomm,
        int active)
@@ -221,24 +360,39 @@ vm_req_track (MPI_Request r, int kind, int peer, int src, int tag, int64_t bytes
   if (!k || r == MPI_REQUEST_NULL)
     return 0;
   vm_rlock ();
-  VmReq *e = vm_req_find (k);
-  if (e)
-    erase (e);   /* a handle MPI recycled behind our back (freed by an unwrapped path) */
-  if ((tcount + 1) * 2 > tcap && grow () != 0)
+  /* postings named by a call that went unrecorded: a handle MPI gives out
+   * again was freed by it, and they with it */
+  Head *h = head_find (k);
+  for (uint32_t i = h ? h->first : NONE, n; i != NONE; i = n)
     {
+      n = rec (i)->next;
+      if (rec (i)->orphan)
+        erase (rec (i));
+    }
+  uint32_t at = rec_alloc ();
+  h = at == NONE ? NULL : head_get (k);
+  if (!h)
+    {
+      if (at != NONE)
+        {
+          rec (at)->next = free_rec;
+          free_rec = at;
+        }
       vm_runlock ();
       return 0;
     }
-  size_t i = slot_of (k);
-  while (table[i].key)
-    i = (i + 1) & (tcap - 1);
+  VmReq *e = rec (at);
   vm_comm_ref (comm);
-  table[i] = (VmReq) { .key = k, .kind = kind, .active = active, .peer = peer, .src = src, .tag = tag,
-                       .id = active ? vm_req_new_id () : 0, .bytes = bytes, .comm = comm, .mcomm = mcomm };
-  tcount++;
+  *e = (VmReq) { .key = k, .self = at, .next = NONE, .kind = kind, .active = active, .peer = peer, .src = src,
+                 .tag = tag, .id = active ? vm_req_new_id () : 0, .bytes = bytes, .comm = comm, .mcomm = mcomm };
+  if (h->last == NONE)
+    h->first = at;
+  else
+    rec (h->last)->next = at;
+  h->last = at;
   if (active && (kind & K_RECV))
-    vm_pend_add (&table[i]);
-  int64_t id = table[i].id;
+    vm_pend_add (e);
+  int64_t id = e->id;
   vm_runlock ();
   return id;
 }
@@ -246,9 +400,15 @@ vm_req_track (MPI_Request r, int kind, int peer, int src, int tag, int64_t bytes
 void
 vm_req_fini (void)
 {
-  for (size_t i = 0; i < tcap; i++)
-    if (table[i].key)
-      vm_comm_unref (table[i].comm);
+  for (uint32_t i = 0; i < nrecs; i++)
+    if (rec (i)->key)
+      vm_comm_unref (rec (i)->comm);
+  for (uint32_t c = 0; c < nchunks; c++)
+    free (chunks[c]);
+  free (chunks);
+  chunks = NULL;
+  nchunks = nrecs = 0;
+  free_rec = NONE;
   free (table);
   table = NULL;
   tcap = tcount = 0;
@@ -401,59 +561,52 @@ vm_pending_overlap (VmComm *c, MPI_Comm mc, int source, int tag)
   return found;
 }
 
-/* Under MPI_THREAD_MULTIPLE, MPI may hand a completed request's handle to
- * another thread's new request between our completion call and collect():
- * that thread's track() then replaces our entry, and collect() would take
- * its request for ours (a wait written for the wrong request, the other
- * thread's own wait lost).  So with threads the entries are copied before
- * the call, while the handles are still ours (snap), and an entry leaves the
- * table after it only when it is still the one copied (the same id). */
+/* A completion call's postings, one per position of its array, taken before
+ * the call (see "Handles"): the record and its id (at NONE: none). */
+typedef struct {
+  uint32_t at;
+  int64_t id;
+} Claim;
+
 static void
-snapshot (int n, const MPI_Request *reqs, VmReq *snap)
+claim (int n, const MPI_Request *reqs, Claim *c)
 {
   vm_rlock ();
   for (int i = 0; i < n; i++)
     {
-      VmReq *e = vm_req_find (vm_rkey (reqs[i]));
-      if (e && e->active)
+      VmReq *e = vm_rkey (reqs[i]) ? oldest_of (vm_rkey (reqs[i])) : NULL;
+      if (e)
         {
           e->waiters++;
-          snap[i] = *e;
-          vm_comm_ref (e->comm);
+          c[i] = (Claim) { .at = e->self, .id = e->id };
         }
       else
-        snap[i].key = 0;
+        c[i] = (Claim) { .at = NONE, .id = 0 };
     }
   vm_runlock ();
 }
 
+/* the posting a claim took, while it is still that one (the same id) */
+static VmReq *
+claimed (Claim c)
+{
+  if (c.at == NONE)
+    return NULL;
+  VmReq *e = rec (c.at);
+  return e->key && e->id == c.id ? e : NULL;
+}
+
 static void
-snapshot_release (int n, VmReq *snap)
+unclaim (int n, const Claim *c)
 {
   vm_rlock ();
   for (int i = 0; i < n; i++)
-    if (snap[i].key)
-      {
-        VmReq *e = vm_req_find (snap[i].key);
-        if (e && e->id == snap[i].id && e->waiters > 0)
-          e->waiters--;
-        vm_comm_unref (snap[i].comm);
-      }
+    {
+      VmReq *e = claimed (c[i]);
+      if (e && e->waiters > 0)
+        e->waiters--;
+    }
   vm_runlock ();
-}
-
-/* The live entry of request i of a completion call: in the table; with
- * threads, the one copied before the call if it is still there (MPI may have
- * handed the handle to another thread's request since). */
-static VmReq *
-live_of (const MPI_Request *saved, int i, VmReq *snap)
-{
-  if (!snap)
-    return vm_req_find (vm_rkey (saved[i]));
-  if (!snap[i].key)
-    return NULL;
-  VmReq *t = vm_req_find (snap[i].key);
-  return t && t->id == snap[i].id ? t : NULL;
 }
 
 /* a request's completion is written (or was, early): it leaves the table,
@@ -474,35 +627,32 @@ retire (VmReq *e)
  * or the first N) out of the table and describe them, each receive after
  * the pending ones posted before it that took an earlier message of its
  * channel (see "Post order"); requests already written early give nothing.
- * snap: the entries copied before the call (threads), or NULL. */
+ * c: the postings the call took before it ran, per position. */
 static void
-collect (int count, const MPI_Request *saved, int n, const int *index, MPI_Status *st, DoneBuf *out, VmReq *snap)
+collect (int count, int n, const int *index, MPI_Status *st, DoneBuf *out, const Claim *c)
 {
   vm_rlock ();
   /* statuses of this call's completions: their handles are freed already */
   for (int j = 0; j < n; j++)
     {
-      VmReq *e = live_of (saved, index ? index[j] : j, snap);
+      VmReq *e = claimed (c[index ? index[j] : j]);
       if (e && e->active)
         e->now = &st[j];
     }
-  if (snap)
-    for (int i = 0; i < count; i++)
-      {
-        VmReq *e = live_of (saved, i, snap);
-        if (e)
-          e->ours = 1;
-      }
+  for (int i = 0; i < count; i++)
+    {
+      VmReq *e = claimed (c[i]);
+      if (e)
+        e->ours = 1;
+    }
   for (int j = 0; j < n; j++)
     {
-      int i = index ? index[j] : j;
-      VmReq *e = snap ? (snap[i].key ? &snap[i] : NULL) : vm_req_find (vm_rkey (saved[i]));
+      VmReq *e = claimed (c[index ? index[j] : j]);
       if (!e || !e->active)
         continue;
-      VmReq *live = snap ? live_of (saved, i, snap) : e;
-      if (live && live->written)
+      if (e->written)
         {
-          retire (live);
+          retire (e);
           continue;
         }
       Done d = { .id = e->id, .kind = e->kind & (K_SEND | K_RECV) };
@@ -514,21 +664,18 @@ collect (int count, const MPI_Request *saved, int n, const int *index, MPI_Statu
           d.bytes = vm_status_bytes (&st[j]);
           d.tag = st[j].MPI_TAG;
           d.src = vm_world_src (e->comm, st[j].MPI_SOURCE);
-          if (live)
-            vm_unpend (live);
+          vm_unpend (e);
           vm_earlier_first (e->comm, e->mcomm, st[j].MPI_SOURCE, st[j].MPI_TAG, e->id, out);
         }
       done_push (out, d);
-      if (live)
-        retire (live);
+      retire (e);
     }
-  if (snap)
-    for (int i = 0; i < count; i++)
-      {
-        VmReq *e = live_of (saved, i, snap);
-        if (e)
-          e->ours = 0;
-      }
+  for (int i = 0; i < count; i++)
+    {
+      VmReq *e = claimed (c[i]);
+      if (e)
+        e->ours = 0;
+    }
   vm_pend_tidy ();
   vm_runlock ();
 }
@@ -559,10 +706,10 @@ emit_done (const Done *d, int n, int64_t t0, int64_t t1)
 typedef struct {
   MPI_Request req[SMALL];
   MPI_Status st[SMALL];
-  VmReq snap[SMALL];
+  Claim claim[SMALL];
   MPI_Request *reqp;
   MPI_Status *stp;
-  VmReq *snapp;           /* NULL without threads */
+  Claim *claimp;
 } Scratch;
 
 static int
@@ -572,17 +719,17 @@ scratch_get (Scratch *s, int n)
     {
       s->reqp = s->req;
       s->stp = s->st;
-      s->snapp = vm.mt ? s->snap : NULL;
+      s->claimp = s->claim;
       return 0;
     }
   s->reqp = malloc (sizeof (MPI_Request) * (size_t) n);
   s->stp = malloc (sizeof (MPI_Status) * (size_t) n);
-  s->snapp = vm.mt ? malloc (sizeof (VmReq) * (size_t) n) : NULL;
-  if (!s->reqp || !s->stp || (vm.mt && !s->snapp))
+  s->claimp = malloc (sizeof (Claim) * (size_t) n);
+  if (!s->reqp || !s->stp || !s->claimp)
     {
       free (s->reqp);
       free (s->stp);
-      free (s->snapp);
+      free (s->claimp);
       return -1;
     }
   return 0;
@@ -595,32 +742,49 @@ scratch_put (Scratch *s)
     {
       free (s->reqp);
       free (s->stp);
-      free (s->snapp);
+      free (s->claimp);
     }
 }
 
+/* before a completion call over COUNT requests: copy the handles, take their postings */
 static void
-finish (int count, const MPI_Request *saved, int n, const int *index, MPI_Status *st, int64_t t0, VmReq *snap)
+scratch_claim (Scratch *s, int count, const MPI_Request *requests)
+{
+  memcpy (s->reqp, requests, sizeof (MPI_Request) * (size_t) count);
+  claim (count, s->reqp, s->claimp);
+}
+
+static void
+finish (int count, int n, const int *index, MPI_Status *st, int64_t t0, const Claim *c)
 {
   int64_t t1 = vm_now ();
   DoneBuf b;
   vm_done_init (&b);
-  collect (count, saved, n, index, st, &b, snap);
+  collect (count, n, index, st, &b, c);
   emit_done (b.v, b.n, t0, t1);
   vm_done_free (&b);
 }
 
 /* Without scratch memory a call is passed through unrecorded: its requests
- * stop being listed as pending (their handles may be freed by it). */
+ * stop being listed as pending, and the postings it names are marked, since
+ * it may free their handles: a posting with such a handle drops them. */
 static void
 unlist (int count, const MPI_Request *reqs)
 {
   vm_rlock ();
   for (int i = 0; i < count; i++)
     {
-      VmReq *e = vm_req_find (vm_rkey (reqs[i]));
-      if (e)
-        vm_unpend (e);
+      Head *h = vm_rkey (reqs[i]) ? head_find (vm_rkey (reqs[i])) : NULL;
+      for (uint32_t k = h ? h->first : NONE; k != NONE; k = rec (k)->next)
+        {
+          VmReq *e = rec (k);
+          if (e->active && !e->waiters && !e->orphan)
+            {
+              e->orphan = 1;
+              vm_unpend (e);
+              break;
+            }
+        }
     }
   vm_runlock ();
 }
@@ -632,16 +796,13 @@ MPI_Wait (MPI_Request *request, MPI_Status *status)
     return PMPI_Wait (request, status);
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  MPI_Request saved = *request;
-  VmReq one, *snap = vm.mt ? &one : NULL;
-  if (snap)
-    snapshot (1, &saved, snap);
+  Claim c;
+  claim (1, request, &c);
   int64_t t0 = vm_now ();
   int rc = PMPI_Wait (request, st);
   if (rc == MPI_SUCCESS)
-    finish (1, &saved, 1, NULL, st, t0, snap);
-  if (snap)
-    snapshot_release (1, snap);
+    finish (1, 1, NULL, st, t0, &c);
+  unclaim (1, &c);
   return rc;
 }
 
@@ -652,18 +813,15 @@ MPI_Test (MPI_Request *request, int *flag, MPI_Status *status)
     return PMPI_Test (request, flag, status);
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  MPI_Request saved = *request;
-  VmReq one, *snap = vm.mt ? &one : NULL;
-  if (snap)
-    snapshot (1, &saved, snap);
+  Claim c;
+  claim (1, request, &c);
   int64_t t0 = vm_now ();
   int rc = PMPI_Test (request, flag, st);
   if (rc == MPI_SUCCESS && *flag)
-    finish (1, &saved, 1, NULL, st, t0, snap);
+    finish (1, 1, NULL, st, t0, &c);
   else
     vm.polls++;
-  if (snap)
-    snapshot_release (1, snap);
+  unclaim (1, &c);
   return rc;
 }
 
@@ -679,15 +837,12 @@ MPI_Waitall (int count, MPI_Request requests[], MPI_Status statuses[])
       return PMPI_Waitall (count, requests, statuses);
     }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
-  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
-  if (s.snapp)
-    snapshot (count, s.reqp, s.snapp);
+  scratch_claim (&s, count, requests);
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitall (count, requests, st);
   if (rc == MPI_SUCCESS)
-    finish (count, s.reqp, count, NULL, st, t0, s.snapp);
-  if (s.snapp)
-    snapshot_release (count, s.snapp);
+    finish (count, count, NULL, st, t0, s.claimp);
+  unclaim (count, s.claimp);
   scratch_put (&s);
   return rc;
 }
@@ -704,17 +859,14 @@ MPI_Testall (int count, MPI_Request requests[], int *flag, MPI_Status statuses[]
       return PMPI_Testall (count, requests, flag, statuses);
     }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
-  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
-  if (s.snapp)
-    snapshot (count, s.reqp, s.snapp);
+  scratch_claim (&s, count, requests);
   int64_t t0 = vm_now ();
   int rc = PMPI_Testall (count, requests, flag, st);
   if (rc == MPI_SUCCESS && *flag)
-    finish (count, s.reqp, count, NULL, st, t0, s.snapp);
+    finish (count, count, NULL, st, t0, s.claimp);
   else
     vm.polls++;
-  if (s.snapp)
-    snapshot_release (count, s.snapp);
+  unclaim (count, s.claimp);
   scratch_put (&s);
   return rc;
 }
@@ -732,15 +884,12 @@ MPI_Waitany (int count, MPI_Request requests[], int *index, MPI_Status *status)
     }
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
-  if (s.snapp)
-    snapshot (count, s.reqp, s.snapp);
+  scratch_claim (&s, count, requests);
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitany (count, requests, index, st);
   if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
-    finish (count, s.reqp, 1, index, st, t0, s.snapp);
-  if (s.snapp)
-    snapshot_release (count, s.snapp);
+    finish (count, 1, index, st, t0, s.claimp);
+  unclaim (count, s.claimp);
   scratch_put (&s);
   return rc;
 }
@@ -758,17 +907,14 @@ MPI_Testany (int count, MPI_Request requests[], int *index, int *flag, MPI_Statu
     }
   MPI_Status own;
   MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) count);
-  if (s.snapp)
-    snapshot (count, s.reqp, s.snapp);
+  scratch_claim (&s, count, requests);
   int64_t t0 = vm_now ();
   int rc = PMPI_Testany (count, requests, index, flag, st);
   if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
-    finish (count, s.reqp, 1, index, st, t0, s.snapp);
+    finish (count, 1, index, st, t0, s.claimp);
   else
     vm.polls++;
-  if (s.snapp)
-    snapshot_release (count, s.snapp);
+  unclaim (count, s.claimp);
   scratch_put (&s);
   return rc;
 }
@@ -785,15 +931,12 @@ MPI_Waitsome (int incount, MPI_Request requests[], int *outcount, int indices[],
       return PMPI_Waitsome (incount, requests, outcount, indices, statuses);
     }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
-  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
-  if (s.snapp)
-    snapshot (incount, s.reqp, s.snapp);
+  scratch_claim (&s, incount, requests);
   int64_t t0 = vm_now ();
   int rc = PMPI_Waitsome (incount, requests, outcount, indices, st);
   if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
-    finish (incount, s.reqp, *outcount, indices, st, t0, s.snapp);
-  if (s.snapp)
-    snapshot_release (incount, s.snapp);
+    finish (incount, *outcount, indices, st, t0, s.claimp);
+  unclaim (incount, s.claimp);
   scratch_put (&s);
   return rc;
 }
@@ -810,32 +953,36 @@ MPI_Testsome (int incount, MPI_Request requests[], int *outcount, int indices[],
       return PMPI_Testsome (incount, requests, outcount, indices, statuses);
     }
   MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? s.stp : statuses;
-  memcpy (s.reqp, requests, sizeof (MPI_Request) * (size_t) incount);
-  if (s.snapp)
-    snapshot (incount, s.reqp, s.snapp);
+  scratch_claim (&s, incount, requests);
   int64_t t0 = vm_now ();
   int rc = PMPI_Testsome (incount, requests, outcount, indices, st);
   if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0)
-    finish (incount, s.reqp, *outcount, indices, st, t0, s.snapp);
+    finish (incount, *outcount, indices, st, t0, s.claimp);
   else
     vm.polls++;
-  if (s.snapp)
-    snapshot_release (incount, s.snapp);
+  unclaim (incount, s.claimp);
   scratch_put (&s);
   return rc;
 }
 
+/* frees one posting of the handle: the oldest active one no call in flight
+ * took, else (an inactive persistent request) the first */
 int
 MPI_Request_free (MPI_Request *request)
 {
   if (vm.on && request)
     {
       vm_rlock ();
-      VmReq *e = vm_req_find (vm_rkey (*request));
+      uintptr_t k = vm_rkey (*request);
+      VmReq *e = k ? oldest_of (k) : NULL;
+      if (!e)
+        {
+          Head *h = k ? head_find (k) : NULL;
+          e = h ? rec (h->first) : NULL;
+        }
       if (e)
         erase (e);
       vm_runlock ();
     }
   return PMPI_Request_free (request);
 }
-

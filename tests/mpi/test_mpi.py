@@ -14,11 +14,13 @@ Each case runs an unmodified MPI program twice, without and with the library
   - what the case expects of its own trace (any-source resolved, Waitany,
     Testsome, cancelled requests, subsets of split communicators, ...).
 Cases: p2p, order (receives of one channel completed out of post order:
-every receive end pairs with the send of its size), coll (own C programs), robust (unreachable directory or viewer,
+every receive end pairs with the send of its size), shared (small sends
+that Open MPI gives one shared completed request: a wait for each), coll (own C programs), robust (unreachable directory or viewer,
 MPI_Abort, a fatal signal), hpcc, mpi4py, live (the same programs streamed
 to viper-replay --listen give the same counts as the files), teardown (a
 rank hung in MPI_Recv keeps its lines when the job is killed as Open MPI
-does it).  The options and VIPER_MPI_* values are test_mpi_options.py's.
+does it), killed (the same rank ended by SIGTERM alone: the replay says
+where it hung).  The options and VIPER_MPI_* values are test_mpi_options.py's.
 Every wait is bounded; nothing sleeps to synchronise.
 """
 import argparse
@@ -257,7 +259,10 @@ def traced_case(args, label, cmd, nranks, expect=None, compare_output=True, sort
         files = [os.path.join(out, f) for f in sorted(os.listdir(out)) if f.endswith(".trc")]
         state = replay(args, label, files, messages, counts, traces)
         if expect:
-            expect(label, traces)
+            if getattr(expect, "wants_stdout", False):
+                expect(label, traces, traced.stdout)
+            else:
+                expect(label, traces)
         total = {k: sum(c[k] for c in counts.values()) for k in ("sent", "received", "collectives", "records")}
         print(f"{label}: {nranks} ranks, {total}")
         texts = [open(f).read() for f in files]
@@ -428,6 +433,34 @@ def expect_order(label, t):
              f"{len(recs(t, 0, -4, -954))} cancelled (want 1)")
 
 
+def expect_shared(label, t, stdout):
+    """mpi-shared: as many wait pairs per rank as requests the program completed
+    with a completion call, each for a request posted once.  Open MPI shares
+    one completed request among small sends: their waits were lost."""
+    said = {int(m.group(1)): tuple(map(int, m.groups()[1:]))
+            for m in re.finditer(r"^rank (\d+): waited sends (\d+) receives (\d+) shared (\d+)", stdout, re.M)}
+    if sorted(said) != sorted(t):
+        fail(f"{label}: the program spoke for ranks {sorted(said)}, traces of {sorted(t)}")
+    for rank in sorted(t):
+        sends, recvs, shared = said.get(rank, (None, None, None))
+        for ev, want, what in ((-31, sends, "send"), (-61, recvs, "receive")):
+            b, e = len(recs(t, rank, -3, ev)), len(recs(t, rank, -4, ev))
+            if b != want or e != want:
+                fail(f"{label}: rank {rank}: {b} {what} wait begins and {e} ends, the program completed {want}")
+        posted = [data(r)[0] for r in recs(t, rank, -4, -27) + recs(t, rank, -4, -57)]
+        waited = [data(r)[0] for r in recs(t, rank, -3, -31) + recs(t, rank, -3, -61)]
+        if len(posted) != len(set(posted)) or not set(waited) <= set(posted) or len(waited) != len(set(waited)):
+            fail(f"{label}: rank {rank}: requests posted {posted}, waited for {waited} (each at most once)")
+        # 3 x 5 phases + 2 + 2 sends posted; the one freed and the one never completed get no wait
+        if len(recs(t, rank, -4, -27)) != 19:
+            fail(f"{label}: rank {rank}: {len(recs(t, rank, -4, -27))} sends posted, want 19")
+        if not shared:
+            print(f"NOTE: {label}: rank {rank}: this MPI gave every send its own handle, so the shared "
+                  f"handle was not exercised here (test-mpi-req covers it with a fake MPI)", file=sys.stderr)
+    print(f"{label}: every completed request has its own wait; shared handles: "
+          f"{[said.get(r, (0, 0, 0))[2] for r in sorted(t)]}")
+
+
 # ---- the cases ----
 
 def case_p2p(args):
@@ -479,6 +512,11 @@ def threads_case(args):
 
 def case_order(args):
     traced_case(args, "mpi-order", [os.path.join(args.prog_dir, "mpi-order")], 2, expect_order)
+
+
+def case_shared(args):
+    expect_shared.wants_stdout = True
+    traced_case(args, "mpi-shared", [os.path.join(args.prog_dir, "mpi-shared")], 2, expect_shared, sort_output=True)
 
 
 def case_coll(args):
@@ -607,54 +645,73 @@ def case_robust(args):
             print(f"robust/{mode}: files of {sorted(t)} ranks, rank 1 ends {failing[-1][:3]}")
 
 
+def hang_until_blocked(args, tmp, label):
+    """Start mpi-hang traced to TMP and SIGCONT its rank 0 (which makes it write
+    what it recorded, as Open MPI's teardown begins) until its file ends with
+    the begin of the receive it hangs in, 30 s at most.  Returns (process,
+    rank 0's pid or None, whether the begin was seen)."""
+    import select
+    import signal
+    p = subprocess.Popen([args.viper_trace, f"--out={tmp}", "--"] + mpirun(args, 2) +
+                         [os.path.join(args.prog_dir, "mpi-hang")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=mpi_env(), start_new_session=True)
+    path = os.path.join(tmp, "rank-0000.trc")
+    got = False
+    deadline = time.monotonic() + 60
+    line = ""
+    while not line.endswith("\n") and time.monotonic() < deadline and p.poll() is None:
+        ready, _, _ = select.select([p.stdout], [], [], 0.5)
+        if ready:
+            line = p.stdout.readline()
+    m = re.match(r"rank 0 pid (\d+)", line)
+    if not m:
+        fail(f"{label}: rank 0 never said its pid: {line!r}")
+        return p, None, False
+    pid = int(m.group(1))
+    # rank 0 is in (or about to enter) its last MPI_Recv: SIGCONT until the receive's begin is written
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not got:
+        os.kill(pid, signal.SIGCONT)
+        try:
+            p.wait(timeout=0.05)   # bounded poll of the file, not a synchronisation
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        with open(path, "rb") as f:
+            kept = f.read()
+        got = b"\n-3 -52 " in kept and kept.rstrip(b"\n").rsplit(b"\n", 1)[-1].startswith(b"-3 -52 ")
+    return p, pid, got
+
+
+def end_job(p):
+    import signal
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+    try:
+        return p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        return p.communicate(timeout=30)
+
+
 def case_teardown(args):
     """A rank blocked forever in MPI_Recv, torn down as Open MPI does it:
     SIGCONT, then SIGTERM and SIGKILL at once (on a busy machine the SIGTERM
     handler does not get to run before the SIGKILL).  What the rank recorded,
     up to the begin of the receive it hangs in, must be in its file."""
-    import select
     import signal
     with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
-        p = subprocess.Popen([args.viper_trace, f"--out={tmp}", "--"] + mpirun(args, 2) +
-                             [os.path.join(args.prog_dir, "mpi-hang")], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=mpi_env(), start_new_session=True)
         path = os.path.join(tmp, "rank-0000.trc")
-        got, pid, kept = False, None, b""
+        p, pid, got = None, None, False
         try:
-            deadline = time.monotonic() + 60
-            line = ""
-            while not line.endswith("\n") and time.monotonic() < deadline and p.poll() is None:
-                ready, _, _ = select.select([p.stdout], [], [], 0.5)
-                if ready:
-                    line = p.stdout.readline()
-            m = re.match(r"rank 0 pid (\d+)", line)
-            if not m:
-                fail(f"teardown: rank 0 never said its pid: {line!r}")
+            p, pid, got = hang_until_blocked(args, tmp, "teardown")
+            if pid is None:
                 return
-            pid = int(m.group(1))
-            # rank 0 is in (or about to enter) its last MPI_Recv: SIGCONT, as
-            # Open MPI's teardown begins, until the receive's begin is written
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not got:
-                os.kill(pid, signal.SIGCONT)
-                try:
-                    p.wait(timeout=0.05)   # bounded poll of the file, not a synchronisation
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                with open(path, "rb") as f:
-                    kept = f.read()
-                got = b"\n-3 -52 " in kept and kept.rstrip(b"\n").rsplit(b"\n", 1)[-1].startswith(b"-3 -52 ")
             os.kill(pid, signal.SIGTERM)
             os.kill(pid, signal.SIGKILL)
         finally:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-            try:
-                p.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.communicate(timeout=30)
+            if p:
+                end_job(p)
         with open(path, "rb") as f:
             kept = f.read()
         if not got:
@@ -671,6 +728,47 @@ def case_teardown(args):
         if r0 and r0[-1][:2] != (-3, -52):
             fail(f"teardown: rank 0's file does not end with the receive it hangs in: {r0[-1]}")
         print(f"teardown: rank 0's file holds {len(r0)} records, the last {r0[-1][:3] if r0 else None}")
+
+
+def case_killed(args):
+    """A rank blocked forever in MPI_Recv, killed with SIGTERM alone: its
+    handler ends the trace (a comment naming the signal, -4 -901) right after
+    the begin of the receive it hangs in, and the replay still says where it
+    hung: "P0 stopped tracing inside receive from P1 tag 2".  (Before, a
+    trace ended by the handler replayed with no word of the hang: both ranks
+    idle, "running", exit 0.)  Whatever became of rank 1 when mpirun tore
+    the job down (stopped in its barrier, or not), the warning names rank 0."""
+    import signal
+    with tempfile.TemporaryDirectory(prefix="viper-mpi-") as tmp:
+        p, pid, got = None, None, False
+        try:
+            p, pid, got = hang_until_blocked(args, tmp, "killed")
+            if pid is None:
+                return
+            if got:
+                os.kill(pid, signal.SIGTERM)
+        finally:
+            if p:
+                end_job(p)
+        if not got:
+            fail("killed: rank 0's file never showed the begin of the receive it hangs in")
+            return
+        with open(os.path.join(tmp, "rank-0000.trc")) as f:
+            text = f.read()
+        tail = [ln for ln in text.splitlines() if ln.strip()][-3:]
+        if len(tail) != 3 or not tail[0].startswith("-3 -52 ") or \
+                tail[1] != "# viper-mpi: rank 0: tracing ended by signal 15" or not tail[2].startswith("-4 -901 "):
+            fail(f"killed: rank 0's file does not end with its receive's begin, the signal said and -4 -901: {tail}")
+        files = [os.path.join(tmp, f) for f in sorted(os.listdir(tmp)) if f.endswith(".trc")]
+        st = os.path.join(tmp, "state.json")
+        r = subprocess.run([args.viper_replay, f"--state-out={st}", *files], capture_output=True, text=True,
+                           timeout=120)
+        want = "P0 stopped tracing inside receive from P1 tag 2 begun at "
+        warn = [ln for ln in r.stderr.splitlines() if ln.startswith("viper-replay: warning: the input ended with")]
+        if r.returncode != 0 or len(warn) != 1 or want not in warn[0]:
+            fail(f"killed: the replay (exit {r.returncode}) does not say where rank 0 hung: {r.stderr[-800:]}")
+        else:
+            print(f"killed: {warn[0]}")
 
 
 def write_hpccinf(d):
@@ -974,7 +1072,8 @@ def main():
             args.python = py
             break
     {"p2p": case_p2p, "coll": case_coll, "robust": case_robust, "hpcc": case_hpcc,
-     "mpi4py": case_mpi4py, "order": case_order, "live": case_live, "teardown": case_teardown}[args.case](args)
+     "mpi4py": case_mpi4py, "order": case_order, "shared": case_shared, "live": case_live, "teardown": case_teardown,
+     "killed": case_killed}[args.case](args)
     if problems:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         sys.exit(1)
