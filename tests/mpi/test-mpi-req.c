@@ -769,7 +769,7 @@ persistent (void)
 {
   begin ("a persistent send started twice, with a shared send in the same Waitall");
   MPI_Request r[2];
-  int big[100];
+  int big[100] = { 0 };
   MPI_Send_init (big, 100, MPI_INT, 1, 6, MPI_COMM_WORLD, &r[0]);
   for (int k = 0; k < 2; k++)
     {
