@@ -55,7 +55,7 @@ typedef struct {
   long long *nodes;         /* the subtree: PROCs of the lines it sent */
   size_t n_nodes, cap_nodes;
   int ending;               /* it said it ends (AGENT_BYE): its close is no loss */
-  char name[64];
+  char name[96];           /* "host:port": a numeric host of up to 63 characters, a port of up to 15 */
 } Child;
 
 /* The last line an agent sends before it closes on purpose (--count done,
