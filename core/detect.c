@@ -13,9 +13,20 @@
 #include <string.h>
 #include "detect.h"
 #include "tramparse.h"
+#include "stdin-keep.h"
 
 #define SAMPLE_BYTES (256 * 1024)
 #define SAMPLE_LINES 4000
+/* standard input as a stream: what comes in this first moment is the
+ * sample (a live program may say nothing for a while) */
+#define STDIN_WAIT_MS 500
+
+/* A trace as the reason names it. */
+static char *
+trace_name (const char *path)
+{
+  return g_str_equal (path, "-") ? g_strdup ("standard input") : g_path_get_basename (path);
+}
 
 void
 viper_detect_clear (ViperDetect *d)
@@ -40,15 +51,25 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   guint sampled = 0;
   for (const char *const *t = traces; t && *t; t++)
     {
+      size_t len;
+      gboolean whole;
       if (g_str_equal (*t, "-"))
-        continue;
-      FILE *fp = fopen (*t, "rb");
-      if (!fp)
-        continue;
-      size_t len = fread (buf, 1, SAMPLE_BYTES, fp);
+        {
+          /* read once: what the sample takes stays for the replay */
+          if (!viper_stdin_keeping ())
+            continue;
+          len = viper_stdin_sample (buf, SAMPLE_BYTES, STDIN_WAIT_MS, &whole);
+        }
+      else
+        {
+          FILE *fp = fopen (*t, "rb");
+          if (!fp)
+            continue;
+          len = fread (buf, 1, SAMPLE_BYTES, fp);
+          whole = feof (fp);
+          fclose (fp);
+        }
       sampled++;
-      gboolean whole = feof (fp);
-      fclose (fp);
       buf[len] = '\0';
       guint64 z = 0;
       for (size_t i = 0; i < len; i++)
@@ -83,7 +104,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
             {
               if (!out->bad)
                 {
-                  char *base = g_path_get_basename (*t);
+                  char *base = trace_name (*t);
                   if (memchr (buf + pos, '\0', end - pos))
                     g_snprintf (first_bad, sizeof first_bad, "%s:%" G_GUINT64_FORMAT ": line contains a NUL byte",
                                 base, lineno);
@@ -121,7 +142,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   GString *r = g_string_new (NULL);
   if (binary_file)
     {
-      char *base = g_path_get_basename (binary_file);
+      char *base = trace_name (binary_file);
       out->binary = TRUE;
       g_string_printf (r, "%s is a binary file (%" G_GUINT64_FORMAT " NUL byte%s in its first %u KB), not a text trace",
                        base, nuls, nuls == 1 ? "" : "s", SAMPLE_BYTES / 1024);

@@ -20,8 +20,8 @@ typedef struct {
   guint64 lines, trams, bad;      /* what the sample held */
 } ViperDetect;
 
-/* Sample the first lines of each trace file (`-` and unreadable files are
- * skipped) and, when setup is given, which paradigms read it.  The paradigm
+/* Sample the first lines of each trace file (unreadable files are skipped;
+ * `-` too unless standard input is kept, core/stdin-keep.h) and, when setup is given, which paradigms read it.  The paradigm
  * whose tram table knows the most sampled trams wins; ties go to the one that
  * reads the setup, then to registration order.  Never fails: out->paradigm is
  * NULL when nothing decides.  Free with viper_detect_clear(). */

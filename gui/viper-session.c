@@ -148,9 +148,11 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
         goto fail;
       viper_scheduler_add_source (s->sched, src);
       GStatBuf st;
-      if (g_stat (*t, &st) == 0)
+      if (g_str_equal (*t, "-"))
+        s->file_bytes += src->file_size;   /* a file behind standard input: its size, else 0 */
+      else if (g_stat (*t, &st) == 0)
         s->file_bytes += (guint64) st.st_size;
-      char *base = g_path_get_basename (*t);
+      char *base = g_str_equal (*t, "-") ? g_strdup ("standard input") : g_path_get_basename (*t);
       g_string_append_printf (title, "%s%s", title->len ? ", " : "", base);
       g_free (base);
     }

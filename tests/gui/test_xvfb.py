@@ -200,14 +200,15 @@ def sanitized_app_env(env):
 
 
 class App:
-    def __init__(self, args, display, argv, tmp, name):
+    def __init__(self, args, display, argv, tmp, name, stdin=None, env_extra=None):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=self.dir, GDK_BACKEND="x11",
                    NO_AT_BRIDGE="1", GTK_A11Y="none")
         env.pop("G_DEBUG", None)   # GTK under a bare X server may warn; the app's own checks are the test
+        env.update(env_extra or {})
         sanitized_app_env(env)
-        self.proc = subprocess.Popen([args.viper] + argv, env=env)
+        self.proc = subprocess.Popen([args.viper] + argv, env=env, stdin=stdin)
         self.display = display
         self.dumps = 0
 
