@@ -5,9 +5,13 @@
  * line with the real scanner, and count, per registered paradigm, the trams
  * its table knows.  The most votes wins.  A setup file decides ties (only the
  * paradigm that reads it can use it) and decides alone when the sample holds
- * no known tram.  Files with NUL bytes are called binary, not traces: the user
- * should hear that rather than see 494 "line contains a NUL byte" reports and
- * an empty window.
+ * no known tram.  Files with NUL bytes whose sample yields no tram are called
+ * binary, not traces: the user should hear that rather than see 494 "line
+ * contains a NUL byte" reports and an empty window.  A file whose sample
+ * yields trams as well is a trace with binary data in it (a disk error, a
+ * program that wrote a buffer raw): its lines are reported and skipped, and
+ * the user hears that instead - calling it "not a trace" and then replaying
+ * its thousand trams says two things at once.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +36,7 @@ void
 viper_detect_clear (ViperDetect *d)
 {
   g_free (d->reason);
+  g_free (d->binary_lines);
   memset (d, 0, sizeof *d);
 }
 
@@ -46,8 +51,8 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   ViperTramFields *f = viper_tram_fields_new ();
   char *buf = g_malloc (SAMPLE_BYTES + 1);
   char first_bad[200] = "";
-  const char *binary_file = NULL;
-  guint64 nuls = 0;
+  const char *binary_file = NULL, *mixed_file = NULL;
+  guint64 nuls = 0, mixed_nuls = 0;
   guint sampled = 0;
   for (const char *const *t = traces; t && *t; t++)
     {
@@ -74,11 +79,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
       guint64 z = 0;
       for (size_t i = 0; i < len; i++)
         z += buf[i] == '\0';
-      if (z && !binary_file)
-        {
-          binary_file = *t;
-          nuls = z;
-        }
+      guint64 trams_before = out->trams;
       /* a UTF-8 byte order mark at the start is skipped, as the reader does */
       size_t pos = len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
       guint64 lineno = 0;
@@ -117,6 +118,16 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
             }
           pos = end + 1;
         }
+      if (z && out->trams == trams_before && !binary_file)
+        {
+          binary_file = *t;
+          nuls = z;
+        }
+      else if (z && out->trams > trams_before && !mixed_file)
+        {
+          mixed_file = *t;
+          mixed_nuls = z;
+        }
     }
   guint n_reading = 0, reader = 0;
   if (setup && *setup)
@@ -146,6 +157,17 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
       out->binary = TRUE;
       g_string_printf (r, "%s is a binary file (%" G_GUINT64_FORMAT " NUL byte%s in its first %u KB), not a text trace",
                        base, nuls, nuls == 1 ? "" : "s", SAMPLE_BYTES / 1024);
+      g_free (base);
+    }
+  if (mixed_file)
+    {
+      char *base = trace_name (mixed_file);
+      out->binary_lines = g_strdup_printf ("%s holds binary data among its trams (%" G_GUINT64_FORMAT " NUL byte%s in "
+                                           "its first %u KB): the lines that are not trams are reported and skipped",
+                                           base, mixed_nuls, mixed_nuls == 1 ? "" : "s", SAMPLE_BYTES / 1024);
+      if (r->len)
+        g_string_append (r, "; ");
+      g_string_append (r, out->binary_lines);
       g_free (base);
     }
   if (best >= 0)

@@ -14,7 +14,9 @@ G_BEGIN_DECLS
 typedef struct {
   const ViperParadigm *paradigm;  /* NULL: nothing recognisable (reason says why) */
   char *reason;                   /* one sentence, e.g. "412 of 500 sampled trams are monalisa tram types" */
-  gboolean binary;                /* the file holds NUL bytes: not a text trace */
+  gboolean binary;                /* a file holds NUL bytes and its sample no tram: not a text trace */
+  char *binary_lines;             /* a file holds NUL bytes among its trams: a trace with binary lines,
+                                   * said in one sentence (also in reason); else NULL */
   gboolean no_tram;               /* not one line of the sample is a tram */
   gboolean setup_decided;         /* the setup file's kind decided (only one paradigm reads it) */
   guint64 lines, trams, bad;      /* what the sample held */

@@ -107,6 +107,7 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
   s->setup = setup;
   s->detect_reason = det.reason;
   s->detect_binary = det.binary;
+  s->detect_binary_lines = det.binary_lines;
   s->detect_no_tram = det.no_tram;
   GPtrArray *repeats = g_ptr_array_new_with_free_func (g_free);
   s->traces = viper_traces_unique (traces, repeats);
@@ -207,6 +208,7 @@ viper_session_free (ViperSession *s)
   g_strfreev (s->traces);
   g_free (s->setup_path);
   g_free (s->detect_reason);
+  g_free (s->detect_binary_lines);
   g_free (s);
 }
 
