@@ -114,6 +114,29 @@ G_GNUC_INTERNAL void vv_place_spacetime (ViperViewGeometry *g, const ViperModel 
 G_GNUC_INTERNAL void vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run,
                                         const ViperTimeWindow *window);
 G_GNUC_INTERNAL double vv_st_x (const ViperViewGeometry *g, double t);
+
+/* the space-time view's time axis (views-axis.c) */
+typedef struct {
+  double v;                 /* the tick's time in the axis's unit (after the base when relative) */
+  double x;                 /* where the tick is drawn */
+  double lx, w;             /* its label's left edge and width */
+  gboolean shown;           /* the label is drawn (it fits, apart from its neighbours) */
+  char text[40];
+} VvAxisTick;
+typedef struct {
+  const char *unit;         /* the axis's unit (viper_view_axis_unit) */
+  double scale;             /* trace time -> the axis's unit */
+  double step;              /* between ticks, in the axis's unit */
+  gboolean relative;        /* labelled after base (large times next to the span) */
+  double base;              /* trace time */
+  char base_text[64];       /* "t0 = 1795897580 s" */
+  double base_w;
+  GArray *ticks;            /* VvAxisTick */
+} VvAxis;
+G_GNUC_INTERNAL void vv_axis_layout (cairo_t *cr, const ViperViewGeometry *g, VvAxis *ax);
+G_GNUC_INTERNAL void vv_axis_draw (cairo_t *cr, const ViperViewGeometry *g, const VvAxis *ax);
+G_GNUC_INTERNAL void vv_axis_unit_text (const VvAxis *ax, char *buf, gsize len);
+G_GNUC_INTERNAL void vv_axis_clear (VvAxis *ax);
 G_GNUC_INTERNAL void vv_place_variables (ViperViewGeometry *g, const ViperModel *m);
 G_GNUC_INTERNAL void vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m);
 G_GNUC_INTERNAL void vv_place_program (ViperViewGeometry *g);

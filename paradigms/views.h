@@ -269,6 +269,19 @@ char *viper_view_format_clock (double t, double resolution, char *buf, gsize len
  * none (NULL) gives "" (an axis without a unit is a bug in its renderer). */
 const char *viper_view_axis_unit (const char *trace_unit, double span, double *scale);
 
+/* One label of the space-time view's time axis as the view draws it at
+ * width x height (views-axis.c): its box (x, y the top left) and text, and
+ * the time it stands for (NAN for the base "t0 = ..." of labels relative
+ * to it, which comes first).  For tests: labels never overlap nor leave the view. */
+typedef struct {
+  double x, y, width, height;
+  double t;
+  gboolean base;
+  char text[64];
+} ViperAxisLabel;
+GArray *viper_view_spacetime_axis_labels (const ViperModel *m, const ViperRun *run, const ViperTimeWindow *window,
+                                          int width, int height);
+
 /* ---- drawing -------------------------------------------------------------- */
 
 /* Draw the view into [0, width) x [0, height) of cr.  run, layout and window may be NULL. */
