@@ -98,12 +98,15 @@ G_GNUC_INTERNAL void vv_font (cairo_t *cr, double size, gboolean bold);
 /* align: 0 left, 0.5 centre, 1 right; y is the baseline; returns the advance */
 G_GNUC_INTERNAL double vv_text (cairo_t *cr, double x, double y, double align, const char *s);
 G_GNUC_INTERNAL void vv_format_time (double t, char *buf, gsize len);
-/* the legend's swatches and state names from x, baseline y (11 pt, boxes
- * from y - 9 to y + 1); returns its width */
-G_GNUC_INTERNAL double vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y);
+/* the legend of a view of this kind (viper_view_legend: a swatch and its
+ * text per entry) from x, baseline y (11 pt, boxes from y - 9 to y + 1),
+ * fitted into [x, right] as vv_draw_legend_fit; returns its width */
+G_GNUC_INTERNAL double vv_draw_legend (cairo_t *cr, const ViperRenderer *r, ViperViewKind kind, double x, double y,
+                                       double right);
 /* The same within [x, right]: moved left, then set smaller (down to 8 pt),
  * then only the entries that fit whole; returns where the next mark may go. */
-G_GNUC_INTERNAL double vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, double x, double y, double right);
+G_GNUC_INTERNAL double vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, ViperViewKind kind, double x, double y,
+                                           double right);
 
 /* each view's placing and drawing (views-<view>.c) */
 G_GNUC_INTERNAL void vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout);

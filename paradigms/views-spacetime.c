@@ -1030,7 +1030,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   if (g->no_run)
     {
       st_draw_no_run (cr, g, run);
-      vv_draw_legend_fit (cr, r, g->plot_x, g->height - 6, g->width - 4);
+      vv_draw_legend_fit (cr, r, VIPER_VIEW_SPACETIME, g->plot_x, g->height - 6, g->width - 4);
       return;
     }
 
@@ -1111,7 +1111,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   vv_text (cr, g->width - 4, bottom + 28, 1, unit);
   double unit_w = st_text_width (cr, unit);
   st_draw_ink_note (cr, g, &ink, drawn, g->width - 4 - unit_w - 12);
-  double lx = vv_draw_legend_fit (cr, r, g->plot_x, g->height - 6, g->width - 4);
+  double lx = vv_draw_legend_fit (cr, r, VIPER_VIEW_SPACETIME, g->plot_x, g->height - 6, g->width - 4);
   /* marks: after the states, on the same line when there is room */
   st_draw_marks_legend (cr, lx, g->height - 6, g->width, &ink);
 }
