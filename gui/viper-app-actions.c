@@ -369,6 +369,7 @@ act_export (GSimpleAction *action, GVariant *param, gpointer data)
   GtkWidget *d = gtk_file_chooser_dialog_new ("Export a view", GTK_WINDOW (a->window), GTK_FILE_CHOOSER_ACTION_SAVE,
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Export", GTK_RESPONSE_ACCEPT, NULL);
   gtk_file_chooser_set_do_overwrite_confirmation (GTK_FILE_CHOOSER (d), TRUE);
+  viper_dialog_fit_screen (d);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (d), "animation.png");
   if (a->export_folder)
     gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (d), a->export_folder);

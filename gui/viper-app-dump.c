@@ -142,6 +142,8 @@ ui_json (App *a)
   viper_json_append_string (j, gtk_header_bar_get_title (GTK_HEADER_BAR (a->header)));
   g_string_append (j, ", \"subtitle\": ");
   viper_json_append_string (j, gtk_header_bar_get_subtitle (GTK_HEADER_BAR (a->header)));
+  g_string_append (j, ", \"subtitle_shown\": ");
+  viper_title_to_json (a->title, j);
   g_string_append (j, ", \"infobar\": ");
   viper_infobar_to_json (a->infobar, j);
   int ix = 0, iy = 0;

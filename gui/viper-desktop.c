@@ -124,6 +124,48 @@ viper_desktop_enable_drop (GtkWidget *w, ViperDropFunc open, gpointer data)
   g_signal_connect_data (w, "drag-data-received", G_CALLBACK (on_drop), d, (GClosureNotify) (void (*) (void)) g_free, 0);
 }
 
+/* ---- dialogs that fit the screen ------------------------------------------------------- */
+
+/* The work area of the monitor the dialog will be on: its parent's, else
+ * the display's first.  FALSE when there is none. */
+static gboolean
+dialog_workarea (GtkWindow *d, GdkRectangle *area)
+{
+  GdkDisplay *dpy = gtk_widget_get_display (GTK_WIDGET (d));
+  GtkWindow *parent = gtk_window_get_transient_for (d);
+  GdkWindow *pw = parent ? gtk_widget_get_window (GTK_WIDGET (parent)) : NULL;
+  GdkMonitor *mon = pw ? gdk_display_get_monitor_at_window (dpy, pw) : NULL;
+  if (!mon)
+    mon = gdk_display_get_primary_monitor (dpy);
+  if (!mon && gdk_display_get_n_monitors (dpy) > 0)
+    mon = gdk_display_get_monitor (dpy, 0);
+  if (!mon)
+    return FALSE;
+  gdk_monitor_get_workarea (mon, area);
+  return area->width > 0 && area->height > 0;
+}
+
+/* No bigger than the work area, less a margin: GTK keeps a window centred
+ * on its parent inside the work area, so all of it is on the screen,
+ * buttons included.  A size hint, not a size: GtkFileChooserDialog sizes
+ * itself after it is mapped (45 lines of its font: 959 px high on a
+ * 900 px screen, its Open button off the screen without a window manager
+ * to move it), and GTK bounds every size it asks for by the hints. */
+void
+viper_dialog_fit_screen (GtkWidget *dialog)
+{
+  GtkWindow *d = GTK_WINDOW (dialog);
+  gtk_window_set_position (d, GTK_WIN_POS_CENTER_ON_PARENT);
+  GdkRectangle area;
+  if (!dialog_workarea (d, &area))
+    return;
+  int margin = MIN (48, MIN (area.width, area.height) / 20);
+  GdkGeometry geo = { 0 };
+  geo.max_width = area.width - 2 * margin;
+  geo.max_height = area.height - 2 * margin;
+  gtk_window_set_geometry_hints (d, NULL, &geo, GDK_HINT_MAX_SIZE);
+}
+
 /* ---- shortcuts, about, help ------------------------------------------------------------ */
 
 #define SC_GROUP(title) \

@@ -97,6 +97,9 @@ G_GNUC_INTERNAL void vv_stroke_arrows (cairo_t *cr, GArray *arrows, double head,
 G_GNUC_INTERNAL void vv_font (cairo_t *cr, double size, gboolean bold);
 /* align: 0 left, 0.5 centre, 1 right; y is the baseline; returns the advance */
 G_GNUC_INTERNAL double vv_text (cairo_t *cr, double x, double y, double align, const char *s);
+/* The same cut to max_w with an ellipsis ("rx commu…") when it is wider:
+ * text cut by a clip instead reads as whole ("rx communic") */
+G_GNUC_INTERNAL double vv_text_fit (cairo_t *cr, double x, double y, double align, const char *s, double max_w);
 G_GNUC_INTERNAL void vv_format_time (double t, char *buf, gsize len);
 /* the legend of a view of this kind (viper_view_legend: a swatch and its
  * text per entry) from x, baseline y (11 pt, boxes from y - 9 to y + 1),

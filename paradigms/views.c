@@ -622,6 +622,42 @@ vv_text (cairo_t *cr, double x, double y, double align, const char *s)
   return e.x_advance;
 }
 
+double
+vv_text_fit (cairo_t *cr, double x, double y, double align, const char *s, double max_w)
+{
+  cairo_text_extents_t e;
+  cairo_text_extents (cr, s, &e);
+  if (e.x_advance <= max_w || !g_utf8_validate (s, -1, NULL))
+    return vv_text (cr, x, y, align, s);
+  if (max_w <= 0)
+    return 0;
+  /* the longest start of s that fits with an ellipsis after it */
+  glong n = g_utf8_strlen (s, -1), lo = 0, hi = n;
+  char *best = g_strdup ("\u2026");
+  while (lo < hi)
+    {
+      glong mid = (lo + hi + 1) / 2;
+      char *head = g_utf8_substring (s, 0, mid);
+      char *try = g_strconcat (g_strchomp (head), "\u2026", NULL);
+      cairo_text_extents (cr, try, &e);
+      g_free (head);
+      if (e.x_advance <= max_w)
+        {
+          g_free (best);
+          best = try;
+          lo = mid;
+        }
+      else
+        {
+          g_free (try);
+          hi = mid - 1;
+        }
+    }
+  double w = vv_text (cr, x, y, align, best);
+  g_free (best);
+  return w;
+}
+
 char *
 viper_view_format_clock (double t, double resolution, char *buf, gsize len)
 {

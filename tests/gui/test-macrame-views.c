@@ -372,11 +372,85 @@ test_legend (void)
   g_free (trace);
 }
 
+/* A narrow variables view (the window at its smallest): a device's line
+ * that does not fit ends in an ellipsis inside its block, not cut by the
+ * block's edge ("rx communic", outside trial 3, finding 7).  No text ink
+ * in the block's last columns, on the header and the activity line. */
+static gboolean
+dark_ink (guint32 c)
+{
+  return ((c >> 16) & 0xff) < 0x90 && ((c >> 8) & 0xff) < 0x90 && (c & 0xff) < 0x90;
+}
+
+static void
+test_variables_cut (void)
+{
+  char *topo = src_path ("setup", "mesh3x3-topology.view"), *trace = src_path ("traces", "mesh3x3.trc");
+  Bed b;
+  bed_open (&b, topo, trace);
+  g_assert_cmpint (bed_run (&b, NAN), ==, VIPER_STOP_END);
+  ViperLayout *layout = viper_layout_new ();
+  layout->setup = macrame_model_view_setup (b.model);
+  const int w = 250, h = 3000;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+  cairo_t *cr = cairo_create (s);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  viper_view_draw (VIPER_VIEW_VARIABLES, cr, b.model, b.run, layout, NULL, w, h);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  if (g_getenv ("VIPER_KEEP_PNG"))
+    {
+      char *png = g_build_filename (g_get_tmp_dir (), "macrame-variables-narrow.png", NULL);
+      cairo_surface_write_to_png (s, png);
+      g_test_message ("picture %s", png);
+      g_free (png);
+    }
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_VARIABLES, b.model, b.run, layout, NULL, w, h);
+  guint checked = 0, long_lines = 0;
+  for (guint i = 0; i < viper_view_geometry_n_modules (g); i++)
+    {
+      gint64 id = viper_view_geometry_module (g, i);
+      ViperArea area = { .kind = VIPER_AREA_MODULE, .a = id };
+      cairo_rectangle_int_t r;
+      if (!viper_view_area_rect (g, &area, &r) || r.y + r.height > h - 1)
+        continue;
+      checked++;
+      /* the block's last 5 columns inside its frame, over its text rows */
+      for (int y = r.y + 2; y < r.y + r.height - 1; y++)
+        for (int x = r.x + r.width - 6; x < r.x + r.width - 1; x++)
+          if (dark_ink (test_pixel (s, x, y)))
+            g_error ("module %" G_GINT64_FORMAT ": text reaches its block's edge at (%d, %d): cut, not ellipsized",
+                     id, x, y);
+      char *act = macrame_renderer.module_activity (b.model, id);
+      cairo_surface_t *m = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 1, 1);
+      cairo_t *mc = cairo_create (m);
+      cairo_select_font_face (mc, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+      cairo_set_font_size (mc, 11);
+      cairo_text_extents_t e;
+      cairo_text_extents (mc, act, &e);
+      long_lines += e.x_advance > r.width - 18;
+      cairo_destroy (mc);
+      cairo_surface_destroy (m);
+      g_free (act);
+    }
+  g_test_message ("%u blocks checked, %u with a line longer than the block", checked, long_lines);
+  g_assert_cmpuint (checked, >=, 20);
+  g_assert_cmpuint (long_lines, >=, 5);   /* the case in point is there */
+  viper_view_geometry_free (g);
+  cairo_surface_destroy (s);
+  viper_layout_free (layout);
+  bed_close (&b);
+  g_free (topo);
+  g_free (trace);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/macrame-views/topology-then-hardware", test_topology_then_hardware);
   g_test_add_func ("/macrame-views/legend", test_legend);
+  g_test_add_func ("/macrame-views/variables-cut", test_variables_cut);
   return g_test_run ();
 }

@@ -94,11 +94,11 @@ def read_json(path):
         return None
 
 
-def start_xvfb():
+def start_xvfb(screen="1280x1024x24"):
     r, w = os.pipe()
     # -noreset: by default the server resets when its last client leaves,
     # which would put the pointer parked below back in the centre
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", screen, "-nolisten", "tcp",
                              "-noreset"],
                             pass_fds=[w], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(w)
@@ -114,7 +114,8 @@ def start_xvfb():
     # tooltip would cover probed pixels once the hover delay passes (a slow,
     # sanitised build is slow enough).  Park it outside the app's window.
     if shutil.which("xdotool"):
-        subprocess.run(["xdotool", "mousemove", "1279", "1023"], env=dict(os.environ, DISPLAY=display),
+        sw, sh = (int(v) for v in screen.split("x")[:2])
+        subprocess.run(["xdotool", "mousemove", str(sw - 1), str(sh - 1)], env=dict(os.environ, DISPLAY=display),
                        check=True, timeout=TIMEOUT)
     return xvfb, display
 
