@@ -5,9 +5,13 @@
  * line with the real scanner, and count, per registered paradigm, the trams
  * its table knows.  The most votes wins.  A setup file decides ties (only the
  * paradigm that reads it can use it) and decides alone when the sample holds
- * no known tram.  Files with NUL bytes are called binary, not traces: the user
- * should hear that rather than see 494 "line contains a NUL byte" reports and
- * an empty window.
+ * no known tram.  Files with NUL bytes whose sample yields no tram are called
+ * binary, not traces: the user should hear that rather than see 494 "line
+ * contains a NUL byte" reports and an empty window.  A file whose sample
+ * yields trams as well is a trace with binary data in it (a disk error, a
+ * program that wrote a buffer raw): its lines are reported and skipped, and
+ * the user hears that instead - calling it "not a trace" and then replaying
+ * its thousand trams says two things at once.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,14 +19,26 @@
 #include <glib/gstdio.h>
 #include "detect.h"
 #include "tramparse.h"
+#include "stdin-keep.h"
 
 #define SAMPLE_BYTES (256 * 1024)
 #define SAMPLE_LINES 4000
+/* standard input as a stream: what comes in this first moment is the
+ * sample (a live program may say nothing for a while) */
+#define STDIN_WAIT_MS 500
+
+/* A trace as the reason names it. */
+static char *
+trace_name (const char *path)
+{
+  return g_str_equal (path, "-") ? g_strdup ("standard input") : g_path_get_basename (path);
+}
 
 void
 viper_detect_clear (ViperDetect *d)
 {
   g_free (d->reason);
+  g_free (d->binary_lines);
   memset (d, 0, sizeof *d);
 }
 
@@ -37,32 +53,40 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   ViperTramFields *f = viper_tram_fields_new ();
   char *buf = g_malloc (SAMPLE_BYTES + 1);
   char first_bad[200] = "";
-  const char *binary_file = NULL;
-  guint64 nuls = 0;
+  const char *binary_file = NULL, *mixed_file = NULL;
+  guint64 nuls = 0, mixed_nuls = 0;
   guint sampled = 0;
   for (const char *const *t = traces; t && *t; t++)
     {
-      /* standard input, a FIFO, a device: read once, by the replay (a
-       * sample would take its first lines, and a FIFO's open waits) */
-      GStatBuf st;
-      if (g_str_equal (*t, "-") || g_stat (*t, &st) != 0 || !S_ISREG (st.st_mode))
-        continue;
-      FILE *fp = fopen (*t, "rb");
-      if (!fp)
-        continue;
-      size_t len = fread (buf, 1, SAMPLE_BYTES, fp);
+      size_t len;
+      gboolean whole;
+      if (g_str_equal (*t, "-"))
+        {
+          /* read once: what the sample takes stays for the replay */
+          if (!viper_stdin_keeping ())
+            continue;
+          len = viper_stdin_sample (buf, SAMPLE_BYTES, STDIN_WAIT_MS, &whole);
+        }
+      else
+        {
+          /* a FIFO, a device: read once, by the replay (a sample would take
+           * its first lines, and a FIFO's open waits) */
+          GStatBuf st;
+          if (g_stat (*t, &st) != 0 || !S_ISREG (st.st_mode))
+            continue;
+          FILE *fp = fopen (*t, "rb");
+          if (!fp)
+            continue;
+          len = fread (buf, 1, SAMPLE_BYTES, fp);
+          whole = feof (fp);
+          fclose (fp);
+        }
       sampled++;
-      gboolean whole = feof (fp);
-      fclose (fp);
       buf[len] = '\0';
       guint64 z = 0;
       for (size_t i = 0; i < len; i++)
         z += buf[i] == '\0';
-      if (z && !binary_file)
-        {
-          binary_file = *t;
-          nuls = z;
-        }
+      guint64 trams_before = out->trams;
       /* a UTF-8 byte order mark at the start is skipped, as the reader does */
       size_t pos = len >= 3 && memcmp (buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
       guint64 lineno = 0;
@@ -88,7 +112,7 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
             {
               if (!out->bad)
                 {
-                  char *base = g_path_get_basename (*t);
+                  char *base = trace_name (*t);
                   const char *nul = memchr (buf + pos, '\0', end - pos);
                   if (nul)
                     g_snprintf (first_bad, sizeof first_bad, "%s:%" G_GUINT64_FORMAT ":%u: line contains a NUL byte",
@@ -101,6 +125,16 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
               out->bad++;
             }
           pos = end + 1;
+        }
+      if (z && out->trams == trams_before && !binary_file)
+        {
+          binary_file = *t;
+          nuls = z;
+        }
+      else if (z && out->trams > trams_before && !mixed_file)
+        {
+          mixed_file = *t;
+          mixed_nuls = z;
         }
     }
   guint n_reading = 0, reader = 0;
@@ -127,10 +161,21 @@ viper_paradigm_detect (const char *const *traces, const char *setup, ViperDetect
   GString *r = g_string_new (NULL);
   if (binary_file)
     {
-      char *base = g_path_get_basename (binary_file);
+      char *base = trace_name (binary_file);
       out->binary = TRUE;
       g_string_printf (r, "%s is a binary file (%" G_GUINT64_FORMAT " NUL byte%s in its first %u KB), not a text trace",
                        base, nuls, nuls == 1 ? "" : "s", SAMPLE_BYTES / 1024);
+      g_free (base);
+    }
+  if (mixed_file)
+    {
+      char *base = trace_name (mixed_file);
+      out->binary_lines = g_strdup_printf ("%s holds binary data among its trams (%" G_GUINT64_FORMAT " NUL byte%s in "
+                                           "its first %u KB): the lines that are not trams are reported and skipped",
+                                           base, mixed_nuls, mixed_nuls == 1 ? "" : "s", SAMPLE_BYTES / 1024);
+      if (r->len)
+        g_string_append (r, "; ");
+      g_string_append (r, out->binary_lines);
       g_free (base);
     }
   if (best >= 0)

@@ -14,14 +14,17 @@ G_BEGIN_DECLS
 typedef struct {
   const ViperParadigm *paradigm;  /* NULL: nothing recognisable (reason says why) */
   char *reason;                   /* one sentence, e.g. "412 of 500 sampled trams are monalisa tram types" */
-  gboolean binary;                /* the file holds NUL bytes: not a text trace */
+  gboolean binary;                /* a file holds NUL bytes and its sample no tram: not a text trace */
+  char *binary_lines;             /* a file holds NUL bytes among its trams: a trace with binary lines,
+                                   * said in one sentence (also in reason); else NULL */
   gboolean no_tram;               /* not one line of the sample is a tram */
   gboolean setup_decided;         /* the setup file's kind decided (only one paradigm reads it) */
   guint64 lines, trams, bad;      /* what the sample held */
 } ViperDetect;
 
-/* Sample the first lines of each regular trace file (`-`, FIFOs, devices and
- * unreadable files are skipped: what is read once is the replay's) and, when setup is given, which paradigms read it.  The paradigm
+/* Sample the first lines of each regular trace file (FIFOs, devices and
+ * unreadable files are skipped: what is read once is the replay's; `-` too
+ * unless standard input is kept, core/stdin-keep.h) and, when setup is given, which paradigms read it.  The paradigm
  * whose tram table knows the most sampled trams wins; ties go to the one that
  * reads the setup, then to registration order.  Never fails: out->paradigm is
  * NULL when nothing decides.  Free with viper_detect_clear(). */

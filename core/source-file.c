@@ -38,11 +38,17 @@
  * Only regular files can be rewound: reset() seeks to 0 and forgets the
  * splitter state, so line numbers restart at 1.  The implicit per-PROC
  * sequence counters are the engine's to reset (viper_channels_reset_seq).
+ *
+ * Standard input kept for several readers (core/stdin-keep.h, the GUI): a
+ * regular file behind it is opened again and read as the file it is; a
+ * stream is read through the keeper's spool at this source's own offset,
+ * which a reset sets back to 0.
  */
 #include "core/source.h"
 #include "core/tramparse.h"
 #include "core/readahead.h"
 #include "core/picl1.h"
+#include "core/stdin-keep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +74,10 @@ typedef struct {
   int fd;
   gboolean is_stdin;
   gboolean seekable;        /* a regular file: reset() allowed, reads never wait */
+  gboolean owns_fd;         /* fd is ours to close */
+  gboolean kept;            /* standard input read through the keeper's spool */
+  guint64 koff;             /* that reader's offset in standard input */
+  gint64 origin;            /* where the file starts (standard input opened again: its offset) */
   guint32 channel;
   char *where;              /* name in diagnostics: the path, or "<stdin>" */
 
@@ -240,9 +250,12 @@ file_read_block (FileSource *fs)
       file_writer_seen (fs);
     }
   fs->pos = fs->len = 0;
-  do
-    n = read (fs->fd, fs->buf, READ_BLOCK);
-  while (n < 0 && errno == EINTR);
+  if (fs->kept)
+    n = viper_stdin_read (fs, &fs->koff, fs->buf, READ_BLOCK);
+  else
+    do
+      n = read (fs->fd, fs->buf, READ_BLOCK);
+    while (n < 0 && errno == EINTR);
 
   if (n > 0)
     {
@@ -506,7 +519,7 @@ file_fill (FileSource *fs)
       file_fill_ahead (fs);
       return;
     }
-  gboolean may_read = fs->seekable || fs->ctx == NULL;
+  gboolean may_read = fs->seekable || fs->ctx == NULL || (fs->kept && viper_stdin_ready (fs->koff));
 
   while (fs->head == NULL && !fs->finished && !viper_tram_source_stopping (&fs->base))
     {
@@ -524,6 +537,8 @@ file_fill (FileSource *fs)
         {
           if (!file_read_block (fs) && !fs->eof)
             return;
+          /* the spool ran out: the stream is waited for by the watch */
+          may_read = fs->seekable || fs->ctx == NULL || (fs->kept && viper_stdin_ready (fs->koff));
         }
       else
         {
@@ -576,7 +591,25 @@ file_reset (ViperTramSource *src, GError **error)
 {
   FileSource *fs = (FileSource *) src;
 
-  if (!fs->seekable)
+  if (fs->kept)
+    {
+      const char *why = NULL;
+      if (!viper_stdin_rewindable ())
+        {
+          viper_stdin_complete (&why);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "%s: cannot be rewound: %s", fs->where,
+                       why ? why : "standard input was not kept");
+          return FALSE;
+        }
+      if (fs->watch)
+        {
+          g_source_destroy (fs->watch);
+          g_source_unref (fs->watch);
+          fs->watch = NULL;
+        }
+      fs->koff = 0;
+    }
+  else if (!fs->seekable)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                    fs->is_stdin ? "%s: standard input cannot be rewound"
@@ -585,7 +618,7 @@ file_reset (ViperTramSource *src, GError **error)
     }
   viper_read_ahead_free (fs->ahead);   /* stop the thread before the fd moves */
   fs->ahead = NULL;
-  if (lseek (fs->fd, 0, SEEK_SET) != 0)
+  if (!fs->kept && lseek (fs->fd, fs->origin, SEEK_SET) != fs->origin)
     {
       int e = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
@@ -627,7 +660,7 @@ file_attach (ViperTramSource *src, GMainContext *ctx)
 
   if (fs->seekable)
     file_kick (fs);           /* trams are there to be taken from the start */
-  else if (fs->pos < fs->len || fs->eof)
+  else if (fs->pos < fs->len || fs->eof || (fs->kept && viper_stdin_ready (fs->koff)))
     file_kick (fs);
   else
     {
@@ -661,8 +694,10 @@ file_destroy (ViperTramSource *src)
     viper_line_splitter_free (fs->split);
   if (fs->scratch)
     viper_tram_fields_free (fs->scratch);
-  if (!fs->is_stdin && fs->fd >= 0)
+  if (fs->owns_fd && fs->fd >= 0)
     close (fs->fd);
+  if (fs->kept)
+    viper_stdin_release (fs);
   g_free (fs->buf);
   g_free (fs->where);
 }
@@ -720,7 +755,24 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
   g_return_val_if_fail (path != NULL && pool != NULL && channels != NULL, NULL);
 
   is_stdin = strcmp (path, "-") == 0;
-  if (is_stdin)
+  gboolean kept = FALSE, owns_fd = !is_stdin;
+  gint64 origin = 0;
+  if (is_stdin && viper_stdin_keeping ())
+    {
+      /* a file behind standard input: read as that file, with an offset of
+       * this source's own; a stream: through the spool */
+      kept = viper_stdin_is_stream ();
+      fd = kept ? STDIN_FILENO : viper_stdin_reopen (&origin);
+      if (fd < 0)
+        {
+          int e = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e), "standard input: cannot open it again: %s",
+                       g_strerror (e));
+          return NULL;
+        }
+      owns_fd = !kept;
+    }
+  else if (is_stdin)
     fd = STDIN_FILENO;
   else
     {
@@ -742,7 +794,7 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
       int e = S_ISDIR (st.st_mode) ? EISDIR : errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (e),
                    "%s: %s", path, g_strerror (e));
-      if (!is_stdin)
+      if (owns_fd)
         close (fd);
       return NULL;
     }
@@ -761,11 +813,17 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
                    "%s: %s-compressed data, not a text trace: decompress it first (for example `%s %s | viper-replay -`)",
                    path, packed, g_str_equal (packed, "gzip") ? "zcat" : g_str_equal (packed, "bzip2") ? "bzcat"
                    : g_str_equal (packed, "xz") ? "xzcat" : "zstdcat", path);
-      close (fd);
+      if (owns_fd)
+        close (fd);
       return NULL;
     }
 
   fs = g_new0 (FileSource, 1);
+  if (kept && !viper_stdin_claim (fs, error))
+    {
+      g_free (fs);
+      return NULL;
+    }
   fs->base.klass = is_stdin ? &stdin_class : &file_class;
   fs->base.name = g_strdup (path);
   fs->base.pool = pool;
@@ -773,12 +831,15 @@ viper_file_source_new (const char *path, ViperTramPool *pool, ViperDiag *diag,
   fs->base.channels = channels;
   fs->fd = fd;
   fs->is_stdin = is_stdin;
-  fs->seekable = !is_stdin && S_ISREG (st.st_mode);
+  fs->owns_fd = owns_fd;
+  fs->kept = kept;
+  fs->origin = origin;
+  fs->seekable = owns_fd && S_ISREG (st.st_mode);
   fs->await_writer = !is_stdin && S_ISFIFO (st.st_mode);
-  if (!is_stdin)
+  if (owns_fd)
     viper_tram_source_set_file (&fs->base, &st);
   /* VIPER_READAHEAD=0 keeps reading and parsing on the engine's thread */
-  fs->use_ahead = S_ISREG (st.st_mode) && g_strcmp0 (g_getenv ("VIPER_READAHEAD"), "0") != 0;
+  fs->use_ahead = !kept && S_ISREG (st.st_mode) && g_strcmp0 (g_getenv ("VIPER_READAHEAD"), "0") != 0;
   fs->where = g_strdup (is_stdin ? "<stdin>" : path);
   fs->channel = viper_channels_add (channels, fs->where);
   fs->buf = g_malloc (READ_BLOCK);

@@ -81,19 +81,20 @@ act_reset (GSimpleAction *action, GVariant *param, gpointer data)
       viper_session_disconnect (a->s);
     }
   gboolean live = viper_session_has_listener (a->s);
+  GError *error = NULL;
   if (live)
     viper_session_start_over (a->s);
   else
-    {
-      GError *error = NULL;
-      if (!viper_scheduler_reset (a->s->sched, &error))
-        {
-          viper_app_diag_sink (VIPER_DIAG_WARNING, error->message, a);
-          g_error_free (error);
-        }
-    }
+    viper_scheduler_reset (a->s->sched, &error);
   viper_scheduler_set_breakpoint (a->s->sched, a->breakpoint);
   viper_app_forget_run (a);
+  /* said after the old run's messages are cleared, or it would go with them
+   * (standard input that cannot be read again) */
+  if (error)
+    {
+      viper_app_diag_sink (VIPER_DIAG_WARNING, error->message, a);
+      g_error_free (error);
+    }
   /* a listening session goes on listening */
   if (live && viper_scheduler_state (a->s->sched) == VIPER_SCHED_IDLE)
     viper_scheduler_go (a->s->sched);
@@ -328,7 +329,8 @@ viper_app_open_files (char **traces, const char *setup, gpointer data)
     }
   else
     viper_app_open_session (a, NULL, proposed, traces, NULL);
-  remember_folder (&a->open_folder, traces[0], FALSE);
+  if (!g_str_equal (traces[0], "-"))
+    remember_folder (&a->open_folder, traces[0], FALSE);
   g_free (proposed);
 }
 
@@ -367,6 +369,7 @@ act_export (GSimpleAction *action, GVariant *param, gpointer data)
   GtkWidget *d = gtk_file_chooser_dialog_new ("Export a view", GTK_WINDOW (a->window), GTK_FILE_CHOOSER_ACTION_SAVE,
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Export", GTK_RESPONSE_ACCEPT, NULL);
   gtk_file_chooser_set_do_overwrite_confirmation (GTK_FILE_CHOOSER (d), TRUE);
+  viper_dialog_fit_screen (d);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (d), "animation.png");
   if (a->export_folder)
     gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (d), a->export_folder);

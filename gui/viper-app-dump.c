@@ -86,6 +86,16 @@ viper_app_write_layout (App *a)
         }
       g_string_append (j, "]");
     }
+  /* each view's rectangle on the screen (its legend's row is its bottom) */
+  g_string_append (j, "}, \"view_boxes\": {");
+  for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
+    {
+      int ox = 0, oy = 0;
+      gboolean placed = gtk_widget_get_mapped (a->views[k]) && root_origin (a->views[k], &ox, &oy);
+      g_string_append_printf (j, "%s\"%s\": [%d, %d, %d, %d]", k ? ", " : "", viper_view_kind_name (k), ox, oy,
+                              placed ? gtk_widget_get_allocated_width (a->views[k]) : 0,
+                              placed ? gtk_widget_get_allocated_height (a->views[k]) : 0);
+    }
   GdkWindow *gw = gtk_widget_get_window (a->window);
   int wx = 0, wy = 0;
   if (gw)
@@ -132,6 +142,8 @@ ui_json (App *a)
   viper_json_append_string (j, gtk_header_bar_get_title (GTK_HEADER_BAR (a->header)));
   g_string_append (j, ", \"subtitle\": ");
   viper_json_append_string (j, gtk_header_bar_get_subtitle (GTK_HEADER_BAR (a->header)));
+  g_string_append (j, ", \"subtitle_shown\": ");
+  viper_title_to_json (a->title, j);
   g_string_append (j, ", \"infobar\": ");
   viper_infobar_to_json (a->infobar, j);
   int ix = 0, iy = 0;

@@ -2,8 +2,13 @@
  * window and the first session (gui/viper-app.c has the rest). */
 #include "viper-app-private.h"
 #include "core/options.h"
+#include "core/stdin-keep.h"
 
 static App app;
+
+/* A pipe into viper is kept up to this many bytes (a temporary file) for the
+ * timeline and Reset; past it the replay goes on, but only once. */
+#define STDIN_KEEP_BYTES (G_GUINT64_CONSTANT (2) << 30)
 
 /* ---- start-up ------------------------------------------------------------------------------ */
 
@@ -218,6 +223,12 @@ main (int argc, char **argv)
     }
   viper_session_set_clock_mode (clock_mode);
   g_free (clock_s);
+  /* a trace on standard input is read by the detection, the replay, the
+   * timeline's index and every reset: it is read once and kept for them
+   * (core/stdin-keep.h; VIPER_STDIN_KEEP: the spool's bound in bytes) */
+  const char *keep_s = g_getenv ("VIPER_STDIN_KEEP");
+  guint64 keep = keep_s && *keep_s ? g_ascii_strtoull (keep_s, NULL, 10) : STDIN_KEEP_BYTES;
+  viper_stdin_keep (keep ? keep : 1);
   /* setup files among the files (a desktop's %F): the setup, not a trace */
   for (guint i = 0; a->traces && a->traces[i];)
     if (!a->setup && viper_is_setup_file (a->traces[i]))

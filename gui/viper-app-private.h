@@ -29,6 +29,7 @@
 #include "viper-inspect.h"
 #include "viper-keys.h"
 #include "viper-ticker.h"
+#include "viper-title.h"
 
 typedef struct {
   /* options */
@@ -77,6 +78,7 @@ typedef struct {
   guint64 go_frames[VIPER_VIEW_N_KINDS];  /* each view's paints by then: frames/s counts the run's own */
   gint64 go_draw_us[VIPER_VIEW_N_KINDS];   /* and their drawing CPU time by then */
   int go_shows;             /* what the Go button shows: 0 not set yet, 1 Go, 2 Stop */
+  ViperTitle *title;        /* the header bar's title and subtitle (viper-title.c) */
   char last_sub[160];       /* the subtitle shown, and when it was set */
   gint64 sub_t;
 

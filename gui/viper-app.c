@@ -120,9 +120,12 @@ viper_app_update_controls (App *a)
   gboolean hit = a->s && !running && viper_scheduler_tram_stop_hit (a->s->sched, &hit_proc, &hit_seq, &hit_time);
   for (int k = 0; k < VIPER_VIEW_N_KINDS; k++)
     viper_view_widget_set_tram_mark (VIPER_VIEW_WIDGET (a->views[k]), hit, hit_proc, hit_seq, hit_time);
-  char sub[160], tb[32];
+  char sub[160], compact[160], tb[32];
   if (!a->s)
-    g_strlcpy (sub, "no trace", sizeof sub);
+    {
+      g_strlcpy (sub, "no trace", sizeof sub);
+      g_strlcpy (compact, sub, sizeof compact);
+    }
   else
     {
       double clock = viper_run_clock (a->s->run);
@@ -162,6 +165,8 @@ viper_app_update_controls (App *a)
         }
       g_snprintf (sub, sizeof sub, "%s \u00b7 %s \u00b7 clock %s", a->s->paradigm->name, what,
                   viper_view_format_clock (clock, 0, tb, sizeof tb));
+      /* what shows in a narrow window: what it does and the clock */
+      g_snprintf (compact, sizeof compact, "%s \u00b7 %s", what, tb);
     }
   /* a new subtitle makes GTK measure the header bar (and the window) again:
    * while replaying, the running clock in it changes at most five times a
@@ -175,6 +180,7 @@ viper_app_update_controls (App *a)
       g_strlcpy (a->last_sub, sub, sizeof a->last_sub);
       a->sub_t = now;
       gtk_header_bar_set_subtitle (GTK_HEADER_BAR (a->header), sub);
+      viper_title_set_subtitle (a->title, sub, compact);
     }
   if (a->infobar)
     viper_infobar_update (a->infobar, a->s);
@@ -293,6 +299,7 @@ viper_app_set_session (App *a, ViperSession *s)
         }
       char *title = g_strdup_printf ("Viper \u2014 %s", s->title && *s->title ? s->title : "(nothing)");
       gtk_header_bar_set_title (GTK_HEADER_BAR (a->header), title);
+      viper_title_set (a->title, title);
       g_free (title);
     }
   if (a->lights)
@@ -694,6 +701,9 @@ viper_app_build_window (App *a)
   a->header = gtk_header_bar_new ();
   gtk_header_bar_set_show_close_button (GTK_HEADER_BAR (a->header), TRUE);
   gtk_header_bar_set_title (GTK_HEADER_BAR (a->header), "Viper");
+  /* shown by a title of ours: the subtitle keeps what changes when narrow */
+  gtk_header_bar_set_custom_title (GTK_HEADER_BAR (a->header), viper_title_new (&a->title));
+  viper_title_set (a->title, "Viper");
   a->go_button = tool_button ("media-playback-start-symbolic", "app.go", "Go (Space)");
   gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header), a->go_button);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (a->header),

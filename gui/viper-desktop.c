@@ -6,6 +6,7 @@
 #include <string.h>
 #include "viper-desktop.h"
 #include "viper-open-dialog.h"
+#include "core/jsonout.h"
 
 #define MAX_RECENT 8
 
@@ -121,6 +122,48 @@ viper_desktop_enable_drop (GtkWidget *w, ViperDropFunc open, gpointer data)
   gtk_drag_dest_set (w, GTK_DEST_DEFAULT_ALL, NULL, 0, GDK_ACTION_COPY);
   gtk_drag_dest_add_uri_targets (w);
   g_signal_connect_data (w, "drag-data-received", G_CALLBACK (on_drop), d, (GClosureNotify) (void (*) (void)) g_free, 0);
+}
+
+/* ---- dialogs that fit the screen ------------------------------------------------------- */
+
+/* The work area of the monitor the dialog will be on: its parent's, else
+ * the display's first.  FALSE when there is none. */
+static gboolean
+dialog_workarea (GtkWindow *d, GdkRectangle *area)
+{
+  GdkDisplay *dpy = gtk_widget_get_display (GTK_WIDGET (d));
+  GtkWindow *parent = gtk_window_get_transient_for (d);
+  GdkWindow *pw = parent ? gtk_widget_get_window (GTK_WIDGET (parent)) : NULL;
+  GdkMonitor *mon = pw ? gdk_display_get_monitor_at_window (dpy, pw) : NULL;
+  if (!mon)
+    mon = gdk_display_get_primary_monitor (dpy);
+  if (!mon && gdk_display_get_n_monitors (dpy) > 0)
+    mon = gdk_display_get_monitor (dpy, 0);
+  if (!mon)
+    return FALSE;
+  gdk_monitor_get_workarea (mon, area);
+  return area->width > 0 && area->height > 0;
+}
+
+/* No bigger than the work area, less a margin: GTK keeps a window centred
+ * on its parent inside the work area, so all of it is on the screen,
+ * buttons included.  A size hint, not a size: GtkFileChooserDialog sizes
+ * itself after it is mapped (45 lines of its font: 959 px high on a
+ * 900 px screen, its Open button off the screen without a window manager
+ * to move it), and GTK bounds every size it asks for by the hints. */
+void
+viper_dialog_fit_screen (GtkWidget *dialog)
+{
+  GtkWindow *d = GTK_WINDOW (dialog);
+  gtk_window_set_position (d, GTK_WIN_POS_CENTER_ON_PARENT);
+  GdkRectangle area;
+  if (!dialog_workarea (d, &area))
+    return;
+  int margin = MIN (48, MIN (area.width, area.height) / 20);
+  GdkGeometry geo = { 0 };
+  geo.max_width = area.width - 2 * margin;
+  geo.max_height = area.height - 2 * margin;
+  gtk_window_set_geometry_hints (d, NULL, &geo, GDK_HINT_MAX_SIZE);
 }
 
 /* ---- shortcuts, about, help ------------------------------------------------------------ */
@@ -267,22 +310,119 @@ viper_desktop_user_guide (void)
   return NULL;
 }
 
+/* The guide in a window of its own: the text as written (Markdown reads
+ * well as it is), wrapped, searchable with the text view's own keys. */
+static void
+help_show_here (GtkWindow *parent, const char *guide)
+{
+  char *text = NULL;
+  GError *e = NULL;
+  if (!g_file_get_contents (guide, &text, NULL, &e))
+    {
+      text = g_strdup_printf ("%s", e->message);
+      g_error_free (e);
+    }
+  GtkWidget *w = gtk_window_new (GTK_WINDOW_TOPLEVEL);
+  gtk_window_set_title (GTK_WINDOW (w), "Viper User Guide");
+  gtk_window_set_transient_for (GTK_WINDOW (w), parent);
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (w), TRUE);
+  gtk_window_set_default_size (GTK_WINDOW (w), 760, 600);
+  gtk_window_set_position (GTK_WINDOW (w), GTK_WIN_POS_CENTER_ON_PARENT);
+  GtkWidget *sw = gtk_scrolled_window_new (NULL, NULL);
+  GtkWidget *tv = gtk_text_view_new ();
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (tv), FALSE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (tv), GTK_WRAP_WORD_CHAR);
+  gtk_text_view_set_left_margin (GTK_TEXT_VIEW (tv), 12);
+  gtk_text_view_set_right_margin (GTK_TEXT_VIEW (tv), 12);
+  gtk_text_view_set_top_margin (GTK_TEXT_VIEW (tv), 8);
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (tv)), text, -1);
+  g_free (text);
+  gtk_container_add (GTK_CONTAINER (sw), tv);
+  gtk_container_add (GTK_CONTAINER (w), sw);
+  gtk_widget_show_all (w);
+}
+
+/* For the tests (VIPER_DEBUG_DIR): what the fallback said, once it is shown. */
+static void
+help_dump (GtkWidget *dialog, gpointer data)
+{
+  (void) data;
+  const char *dir = g_getenv ("VIPER_DEBUG_DIR");
+  if (!dir || !*dir)
+    return;
+  char *primary = NULL, *secondary = NULL;
+  g_object_get (dialog, "text", &primary, "secondary-text", &secondary, NULL);
+  GString *j = g_string_new ("{\"shown\": true, \"text\": ");
+  viper_json_append_string (j, primary);
+  g_string_append (j, ", \"secondary\": ");
+  viper_json_append_string (j, secondary);
+  g_string_append (j, "}\n");
+  char *path = g_build_filename (dir, "help.json", NULL);
+  g_file_set_contents (path, j->str, -1, NULL);
+  g_free (path);
+  g_string_free (j, TRUE);
+  g_free (primary);
+  g_free (secondary);
+}
+
+/* Open the guide with the application the desktop has for it, else say
+ * where it is and offer to show it here.  Not gtk_show_uri_on_window: with
+ * no application registered for text/markdown, GLib then asks the desktop
+ * portal over D-Bus (even outside a sandbox), and GTK 3 returns TRUE before
+ * the answer comes - the failure was never shown, F1 did nothing.  The
+ * handler is looked up here and launched synchronously, so every failure
+ * reaches the fallback. */
 void
 viper_desktop_help (GtkWindow *parent)
 {
   char *guide = viper_desktop_user_guide ();
   GError *e = NULL;
-  char *uri = guide ? g_filename_to_uri (guide, NULL, NULL) : NULL;
-  if (!uri || !gtk_show_uri_on_window (parent, uri, GDK_CURRENT_TIME, &e))
+  gboolean opened = FALSE;
+  if (guide)
     {
-      GtkWidget *m = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL, GTK_MESSAGE_INFO, GTK_BUTTONS_CLOSE,
-                                             "The user guide is at %s", guide ? guide : "docs/user-guide.md");
-      if (e)
-        gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (m), "It could not be opened: %s", e->message);
-      gtk_dialog_run (GTK_DIALOG (m));
+      GFile *f = g_file_new_for_path (guide);
+      GAppInfo *app = g_file_query_default_handler (f, NULL, &e);
+      if (app)
+        {
+          GList files = { f, NULL, NULL };
+          GdkAppLaunchContext *ctx = gdk_display_get_app_launch_context (
+            parent ? gtk_widget_get_display (GTK_WIDGET (parent)) : gdk_display_get_default ());
+          opened = g_app_info_launch (app, &files, G_APP_LAUNCH_CONTEXT (ctx), &e);
+          g_object_unref (ctx);
+          g_object_unref (app);
+        }
+      g_object_unref (f);
+    }
+  if (!opened)
+    {
+      GtkWidget *m = gtk_message_dialog_new (parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                             GTK_MESSAGE_INFO, GTK_BUTTONS_NONE, "%s",
+                                             guide ? "No application here opens the user guide"
+                                                   : "The user guide is not installed");
+      gtk_window_set_title (GTK_WINDOW (m), "Viper Help");
+      if (guide)
+        gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (m), "It is at %s\n(%s)", guide,
+                                                  e ? e->message : "no application for it");
+      else
+        gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (m),
+                                                  "It is docs/user-guide.md in Viper's source tree.");
+      /* the path can be copied */
+      GtkWidget *area = gtk_message_dialog_get_message_area (GTK_MESSAGE_DIALOG (m));
+      GList *labels = gtk_container_get_children (GTK_CONTAINER (area));
+      for (GList *l = labels; l; l = l->next)
+        if (GTK_IS_LABEL (l->data))
+          gtk_label_set_selectable (GTK_LABEL (l->data), TRUE);
+      g_list_free (labels);
+      if (guide)
+        gtk_dialog_add_button (GTK_DIALOG (m), "_Show It Here", GTK_RESPONSE_ACCEPT);
+      gtk_dialog_add_button (GTK_DIALOG (m), "_Close", GTK_RESPONSE_CLOSE);
+      gtk_dialog_set_default_response (GTK_DIALOG (m), guide ? GTK_RESPONSE_ACCEPT : GTK_RESPONSE_CLOSE);
+      g_signal_connect (m, "map", G_CALLBACK (help_dump), NULL);
+      int r = gtk_dialog_run (GTK_DIALOG (m));
       gtk_widget_destroy (m);
+      if (r == GTK_RESPONSE_ACCEPT)
+        help_show_here (parent, guide);
     }
   g_clear_error (&e);
-  g_free (uri);
   g_free (guide);
 }

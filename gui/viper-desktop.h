@@ -19,6 +19,9 @@ void viper_desktop_shortcuts (GtkWindow *parent);
 /* Every key the shortcuts window lists (gtk_accelerator_name spellings), NULL-terminated. */
 char **viper_desktop_shortcuts_accels (void);
 void viper_desktop_about (GtkWindow *parent);
+/* A dialog (a file chooser above all) no bigger than its monitor's work
+ * area and centred on its parent inside it: call before it is shown. */
+void viper_dialog_fit_screen (GtkWidget *dialog);
 /* Open the user guide (installed, else the source tree's docs/user-guide.md). */
 void viper_desktop_help (GtkWindow *parent);
 /* Where Help looks (for tests and the man page); newly allocated, or NULL. */

@@ -10,6 +10,7 @@
  */
 #include "viper-export-trace.h"
 #include "paradigms/export.h"
+#include "viper-desktop.h"
 
 typedef struct {
   char *paradigm, *setup, *format, *path;
@@ -131,6 +132,7 @@ viper_export_trace_dialog (GtkWindow *parent, ViperSession *s, ViperStatus *stat
   GtkWidget *d = gtk_file_chooser_dialog_new ("Export the trace", parent, GTK_FILE_CHOOSER_ACTION_SAVE,
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Export", GTK_RESPONSE_ACCEPT, NULL);
   gtk_file_chooser_set_do_overwrite_confirmation (GTK_FILE_CHOOSER (d), TRUE);
+  viper_dialog_fit_screen (d);
   GtkWidget *extra = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_container_add (GTK_CONTAINER (extra), gtk_label_new ("Format:"));
   GtkWidget *combo = gtk_combo_box_text_new ();

@@ -188,6 +188,13 @@ viper_infobar_update (ViperInfobar *ib, ViperSession *s)
           g_free (why);
           RAISE (GTK_MESSAGE_ERROR);
         }
+      if (s->detect_binary_lines)
+        {
+          /* a trace with binary lines in it: they are skipped, the rest replays */
+          g_ptr_array_add (lines, g_markup_printf_escaped ("<b>Binary data in the trace:</b> %s.",
+                                                           s->detect_binary_lines));
+          RAISE (GTK_MESSAGE_WARNING);
+        }
       if (c.rejected > 0)
         {
           g_ptr_array_add (lines, g_markup_printf_escaped ("<b>%" G_GUINT64_FORMAT " %s rejected.</b> First: %s",

@@ -24,7 +24,8 @@
  * the text of when it arrived ("3 sent, 5 received" over a card saying 202
  * sent).  The view under the pointer and the module its tooltip describes
  * are remembered, and when the damage touches that module the tooltip is
- * queried again (gtk_widget_trigger_tooltip_query).
+ * queried again (gtk_widget_trigger_tooltip_query).  The module whose
+ * description is open has no tooltip: it would say the same on top of it.
  */
 #include <string.h>
 #include <glib/gstdio.h>
@@ -336,6 +337,15 @@ on_query_tooltip (GtkWidget *w, gint x, gint y, gboolean keyboard, GtkTooltip *t
     return FALSE;
   if (!text && (keyboard || !s || !hit (w, x, y, &id)))
     return FALSE;
+  /* the module whose description is open: its text is already on the
+   * screen, a tooltip would only cover it (or the view around it); nor
+   * the view's own shorter one (its class handler, run after this one) */
+  if (in->pop && (custom ? in->custom && g_strcmp0 (text, in->last_text) == 0 : !in->custom && id == in->id))
+    {
+      g_free (text);
+      g_signal_stop_emission_by_name (w, "query-tooltip");
+      return FALSE;
+    }
   if (!text)
     text = viper_inspect_describe (in, s, id);
   if (!keyboard)
@@ -436,6 +446,9 @@ on_button (GtkWidget *w, GdkEventButton *ev, gpointer data)
   gtk_widget_show_all (pop);
   gtk_popover_popup (GTK_POPOVER (pop));
   gtk_label_select_region (GTK_LABEL (label), 0, 0);   /* selectable, not selected */
+  /* a tooltip of this module up (or on its way) when the click came goes:
+   * asked again, it has none (on_query_tooltip) */
+  gtk_widget_trigger_tooltip_query (w);
   g_free (in->last_text);
   in->last_text = text;
   write_debug (in, s);

@@ -14,6 +14,7 @@
 #include "core/detect.h"
 #include "paradigms/paradigms.h"
 #include "viper-session.h"
+#include "viper-desktop.h"
 
 void
 viper_open_choice_clear (ViperOpenChoice *c)
@@ -182,7 +183,12 @@ build_extra (Extra *x, GtkWindow *parent, const char *setup, const char *paradig
   l = gtk_label_new_with_mnemonic ("S_etup file:");
   gtk_widget_set_halign (l, GTK_ALIGN_END);
   gtk_grid_attach (g, l, 0, 1, 1, 1);
-  x->setup = gtk_file_chooser_button_new ("Setup file", GTK_FILE_CHOOSER_ACTION_OPEN);
+  /* the button's own dialog, made here so that it fits the screen too */
+  GtkWidget *sd = gtk_file_chooser_dialog_new ("Setup file", parent, GTK_FILE_CHOOSER_ACTION_OPEN, "_Cancel",
+                                               GTK_RESPONSE_CANCEL, "_Open", GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (sd), GTK_RESPONSE_ACCEPT);
+  viper_dialog_fit_screen (sd);
+  x->setup = gtk_file_chooser_button_new_with_dialog (sd);
   gtk_widget_set_name (x->setup, "setup");
   gtk_label_set_mnemonic_widget (GTK_LABEL (l), x->setup);
   viper_add_setup_filters (GTK_FILE_CHOOSER (x->setup));
@@ -242,6 +248,7 @@ viper_open_dialog_run (GtkWindow *parent, const char *folder, const char *setup_
   GtkWidget *d = gtk_file_chooser_dialog_new ("Open Trace", parent, GTK_FILE_CHOOSER_ACTION_OPEN, "_Cancel",
                                               GTK_RESPONSE_CANCEL, "_Open", GTK_RESPONSE_ACCEPT, NULL);
   gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_ACCEPT);
+  viper_dialog_fit_screen (d);
   GtkFileChooser *fc = GTK_FILE_CHOOSER (d);
   viper_add_trace_filters (fc);
   /* start in a folder, not in "Recent" (File > Open Recent is the menu's) */

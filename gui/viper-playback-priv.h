@@ -30,6 +30,7 @@ struct _ViperPlayback {
 
   /* the index pass */
   ViperSession *index;
+  gboolean index_waits;     /* for standard input to be kept whole (core/stdin-keep.h) */
   guint index_idle;
   gboolean index_done;
   guint64 index_trams;      /* M */
@@ -59,3 +60,6 @@ gboolean pb_is_live (ViperPlayback *pb);
 void pb_seek_clock (ViperPlayback *pb, double t);
 void pb_status_line (ViperPlayback *pb, char *line, gsize len);
 void pb_timeline_range (ViperPlayback *pb, double *t0, double *t1);
+/* The run's trams (M in "tram N of M"); 0 while not known (pb_total_known). */
+gboolean pb_total_known (ViperPlayback *pb);
+guint64 pb_total_trams (ViperPlayback *pb);

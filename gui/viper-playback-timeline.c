@@ -1,6 +1,7 @@
 /* viper-playback-timeline.c - the timeline under the views: the run's
  * extent, the state changes as ticks, the clock, click and drag to seek. */
 #include "viper-playback-priv.h"
+#include "core/stdin-keep.h"
 
 /* Where the run begins: from the file's index, or live (no index) from
  * the earliest adjusted time applied so far; NAN while none is known. */
@@ -9,7 +10,7 @@ run_start (ViperPlayback *pb)
 {
   if (isfinite (pb->run_t0))
     return pb->run_t0;
-  if (pb_is_live (pb) && pb->s->model->applied && isfinite (pb->s->model->start))
+  if ((pb_is_live (pb) || pb->index_waits) && pb->s->model->applied && isfinite (pb->s->model->start))
     return pb->s->model->start;
   return NAN;
 }
@@ -43,6 +44,23 @@ timeline_t (ViperPlayback *pb, double x, int width)
   return t0 + CLAMP ((x - TL_PAD) / (width - 2 * TL_PAD), 0, 1) * (t1 - t0);
 }
 
+/* Without the index (standard input not kept whole, core/stdin-keep.h) the
+ * run's trams are known when the replay on screen has reached the end. */
+gboolean
+pb_total_known (ViperPlayback *pb)
+{
+  return pb->index_done
+         || (pb->s && pb->index_waits && viper_scheduler_last_stop (pb->s->sched) == VIPER_STOP_END);
+}
+
+guint64
+pb_total_trams (ViperPlayback *pb)
+{
+  if (pb->index_done)
+    return pb->index_trams;
+  return pb_total_known (pb) ? pb->s->model->applied : 0;
+}
+
 /* The line under the timeline: trams, clock and the run (none before a
  * tram was read: a file with no trams has no run, not the range 0 - 1 the
  * timeline is drawn over). */
@@ -57,8 +75,16 @@ pb_status_line (ViperPlayback *pb, char *line, gsize len)
     }
   if (pb_is_live (pb))
     g_strlcpy (m, "live", sizeof m);
-  else if (pb->index_done)
-    g_snprintf (m, sizeof m, "%" G_GUINT64_FORMAT, pb->index_trams);
+  else if (pb_total_known (pb))
+    g_snprintf (m, sizeof m, "%" G_GUINT64_FORMAT, pb_total_trams (pb));
+  else if (pb->index_waits)
+    {
+      /* the total of a stream is known at its end */
+      const char *why = NULL;
+      viper_stdin_complete (&why);
+      g_strlcpy (m, why && strstr (why, "not ended") ? "? (standard input still open)" : "? (standard input read once)",
+                 sizeof m);
+    }
   else
     g_strlcpy (m, "? (reading)", sizeof m);
   if (isfinite (run_start (pb)))
@@ -69,7 +95,7 @@ pb_status_line (ViperPlayback *pb, char *line, gsize len)
                   viper_view_format_clock (t1, 0, bb, sizeof bb));
     }
   else
-    g_strlcpy (run, pb->index_done && !pb_is_live (pb) ? "no run (no trams)" : "run not known yet", sizeof run);
+    g_strlcpy (run, pb_total_known (pb) && !pb_is_live (pb) ? "no run (no trams)" : "run not known yet", sizeof run);
   g_snprintf (line, len, "tram %" G_GUINT64_FORMAT " of %s \u00b7 clock %s \u00b7 %s", pb->s->model->applied, m,
               viper_view_format_clock (viper_run_clock (pb->s->run), 0, cb, sizeof cb), run);
 }

@@ -15,7 +15,11 @@
  * views, paused while the replay on screen runs): it learns M, the run's first and last clock, and the clock of
  * every state change - kept as at most INDEX_SAMPLES samples, every k-th
  * change with k doubling when they fill up, so memory stays bounded
- * (INDEX_SAMPLES doubles) whatever the length of the trace.
+ * (INDEX_SAMPLES doubles) whatever the length of the trace.  Standard
+ * input is read once (core/stdin-keep.h): the index reads it when it has
+ * ended and is kept whole; until then M is not known ("of ?"), and if it
+ * never can be read again, M is what the replay on screen applied by its
+ * end.
  *
  * Seek.  A file session logs its run order as the engine replays it
  * (core/trail.h: every transferred tram, compactly, with a model checkpoint
@@ -41,6 +45,7 @@
 #include "core/jsonout.h"
 #include "core/tramparse.h"
 #include "core/trail.h"
+#include "core/stdin-keep.h"
 #include "paradigms/views.h"
 
 #define INDEX_SAMPLES 65536
@@ -223,10 +228,22 @@ index_idle (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The session reads standard input: a second reading must wait until it has
+ * all been read (and kept). */
+static gboolean
+reads_stdin (ViperSession *s)
+{
+  for (char **t = s ? s->traces : NULL; t && *t; t++)
+    if (g_str_equal (*t, "-"))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 index_start (ViperPlayback *pb)
 {
   index_stop (pb);
+  pb->index_waits = FALSE;
   pb->index_done = FALSE;
   pb->index_trams = 0;
   pb->run_t0 = pb->run_t1 = NAN;
@@ -235,6 +252,11 @@ index_start (ViperPlayback *pb)
   pb->since = 0;
   if (!pb->s || pb_is_live (pb) || !pb->s->traces[0])
     return;
+  if (reads_stdin (pb->s) && !viper_stdin_complete (NULL))
+    {
+      pb->index_waits = TRUE;   /* viper_playback_tick starts it once standard input is kept whole */
+      return;
+    }
   GError *error = NULL;
   /* no history (-1) and no diagnostics: the session on screen reports those */
   pb->index = viper_session_new (pb->s->paradigm->name, pb->s->setup_path, (const char *const *) pb->s->traces,
@@ -348,7 +370,7 @@ static GArray *
 stuck_at (gpointer data, guint64 transferred, gboolean peek, double breakpoint)
 {
   ViperPlayback *pb = data;
-  if (!pb->s)
+  if (!pb->s || (reads_stdin (pb->s) && !viper_stdin_complete (NULL)))
     return NULL;
   GError *error = NULL;
   ViperSession *t = viper_session_new (pb->s->paradigm->name, pb->s->setup_path, (const char *const *) pb->s->traces,
@@ -608,7 +630,7 @@ write_dump (ViperPlayback *pb)
     "\"clock\": %s, \"timeline\": {\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, \"x0\": %d, \"x1\": %d}, "
     "\"trail\": %s, \"status\": %s, \"goto\": %s, \"back_seeks\": %" G_GUINT64_FORMAT "}\n",
     pb->speed_i < 0 ? "null" : viper_format_double (ladder (pb->speed_i), sp), pb_is_live (pb) ? "true" : "false",
-    pb->index_done ? "true" : "false", pb->index_trams, viper_format_double (t0, a), viper_format_double (t1, b),
+    pb->index_done ? "true" : "false", pb_total_trams (pb), viper_format_double (t0, a), viper_format_double (t1, b),
     pb->s && isfinite (viper_run_clock (pb->s->run)) ? viper_format_double (viper_run_clock (pb->s->run), c) : "null",
     ox, oy, tw, pb->timeline ? gtk_widget_get_allocated_height (pb->timeline) : 0, ox + (int) TL_PAD,
     ox + tw - (int) TL_PAD, trail, status, go, pb->back_seeks);
@@ -803,6 +825,8 @@ viper_playback_tick (ViperPlayback *pb)
 {
   if (!pb->timeline || !pb->s)
     return;
+  if (pb->index_waits && viper_stdin_complete (NULL))
+    index_start (pb);
   if (pb->index && !pb->index_idle && viper_scheduler_state (pb->s->sched) == VIPER_SCHED_IDLE)
     pb->index_idle = g_idle_add_full (G_PRIORITY_LOW, index_idle, pb, NULL);
   /* the clock marker moves: repaint the strip (44 px high, cheap) */

@@ -107,6 +107,7 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
   s->setup = setup;
   s->detect_reason = det.reason;
   s->detect_binary = det.binary;
+  s->detect_binary_lines = det.binary_lines;
   s->detect_no_tram = det.no_tram;
   GPtrArray *repeats = g_ptr_array_new_with_free_func (g_free);
   s->traces = viper_traces_unique (traces, repeats);
@@ -148,9 +149,11 @@ viper_session_new (const char *paradigm, const char *setup_path, const char *con
         goto fail;
       viper_scheduler_add_source (s->sched, src);
       GStatBuf st;
-      if (g_stat (*t, &st) == 0)
+      if (g_str_equal (*t, "-"))
+        s->file_bytes += src->file_size;   /* a file behind standard input: its size, else 0 */
+      else if (g_stat (*t, &st) == 0)
         s->file_bytes += (guint64) st.st_size;
-      char *base = g_path_get_basename (*t);
+      char *base = g_str_equal (*t, "-") ? g_strdup ("standard input") : g_path_get_basename (*t);
       g_string_append_printf (title, "%s%s", title->len ? ", " : "", base);
       g_free (base);
     }
@@ -205,6 +208,7 @@ viper_session_free (ViperSession *s)
   g_strfreev (s->traces);
   g_free (s->setup_path);
   g_free (s->detect_reason);
+  g_free (s->detect_binary_lines);
   g_free (s);
 }
 

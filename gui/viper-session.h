@@ -24,7 +24,8 @@ typedef struct {
   guint64 file_bytes;       /* total size of the trace files (progress of a fast-forward) */
   ViperClockSync *clock_sync;   /* global time (--clock=drift|clc), or NULL for decay */
   char *detect_reason;      /* why this paradigm (content detection), NULL when chosen by the user */
-  gboolean detect_binary;   /* detection found NUL bytes: not a text trace */
+  gboolean detect_binary;   /* detection found NUL bytes and no tram: not a text trace */
+  char *detect_binary_lines;  /* detection found NUL bytes among trams: what to say of them, or NULL */
   gboolean detect_no_tram;  /* detection found no tram in the sample */
   guint new_runs;           /* times a new run started the session over (live) */
   /* Called when a new run of the program connects and the session starts over. */

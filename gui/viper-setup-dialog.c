@@ -11,6 +11,7 @@
  */
 #include "viper-setup-dialog.h"
 #include "viper-view-widget.h"
+#include "viper-desktop.h"
 #include "paradigms/macrame/macrame.h"
 #include "paradigms/lights/lights.h"
 
@@ -156,6 +157,7 @@ viper_view_setup_ctl_dialog (ViperViewSetupCtl *c, GtkWindow *parent, ViperStatu
   static char *last_dir;    /* the dialog starts where it was last left */
   GtkWidget *d = gtk_file_chooser_dialog_new ("View Setup", parent, GTK_FILE_CHOOSER_ACTION_OPEN,
                                               "_Cancel", GTK_RESPONSE_CANCEL, "_Load", GTK_RESPONSE_ACCEPT, NULL);
+  viper_dialog_fit_screen (d);
   GtkFileFilter *f = gtk_file_filter_new ();
   gtk_file_filter_set_name (f, "View setup files (*.view)");
   gtk_file_filter_add_pattern (f, "*.view");

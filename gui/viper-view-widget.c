@@ -346,16 +346,34 @@ dump_window (ViperViewWidget *self)
   double rh = 0;
   viper_view_geometry_rows (g, &n, &first, &shown, &rh);
   viper_view_geometry_free (g);
+  /* the time axis's labels on the screen: the tests check they never overlap */
+  int vw, vh;
+  view_size (self, &vw, &vh);
+  GArray *labels = viper_view_spacetime_axis_labels (self->model, self->run, &self->window, vw, vh);
+  GString *ax = g_string_new ("[");
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const ViperAxisLabel *l = &g_array_index (labels, ViperAxisLabel, i);
+      g_string_append_printf (ax, "%s{\"x\": %.1f, \"y\": %.1f, \"width\": %.1f, \"height\": %.1f, \"base\": %s, "
+                              "\"text\": ", i ? ", " : "", l->x + ox, l->y + oy, l->width, l->height,
+                              l->base ? "true" : "false");
+      viper_json_append_string (ax, l->text);
+      g_string_append (ax, "}");
+    }
+  g_string_append (ax, "]");
+  g_array_unref (labels);
   char a[32], b[32], c[32], d[32], e[32], f[32], rb[32];
   char *doc = g_strdup_printf ("{\"t0\": %s, \"t1\": %s, \"x0\": %s, \"x1\": %s, \"run\": [%s, %s], "
-                               "\"follow\": %s, \"origin\": [%d, %d], \"height\": %d, \"rows\": %u, "
-                               "\"first_row\": %u, \"rows_shown\": %u, \"row_h\": %s}\n",
+                               "\"follow\": %s, \"origin\": [%d, %d], \"width\": %d, \"height\": %d, \"rows\": %u, "
+                               "\"first_row\": %u, \"rows_shown\": %u, \"row_h\": %s, \"axis\": %s}\n",
                                viper_format_double (t0, a), viper_format_double (t1, b),
                                viper_format_double (x0 + ox, c), viper_format_double (x1 + ox, d),
                                isfinite (lo) ? viper_format_double (lo, e) : "null",
                                isfinite (hi) ? viper_format_double (hi, f) : "null",
-                               self->window.follow ? "true" : "false", ox, oy, gtk_widget_get_allocated_height (w),
-                               n, first, shown, viper_format_double (rh, rb));
+                               self->window.follow ? "true" : "false", ox, oy, gtk_widget_get_allocated_width (w),
+                               gtk_widget_get_allocated_height (w), n, first, shown, viper_format_double (rh, rb),
+                               ax->str);
+  g_string_free (ax, TRUE);
   if (g_strcmp0 (doc, self->last_dump) != 0)
     {
       char *path = g_build_filename (dir, "spacetime.json", NULL);

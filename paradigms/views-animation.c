@@ -682,7 +682,7 @@ vv_draw_animation (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
     }
   /* the legend before the texts, which keep clear of it */
   double legend[4] = { 8 - 1, g->height - 8 - 9 - 1, 0, g->height - 8 + 3 + 1 };
-  legend[2] = 8 + vv_draw_legend (cr, r, 8, g->height - 8) + 1;
+  legend[2] = 8 + vv_draw_legend (cr, r, VIPER_VIEW_ANIMATION, 8, g->height - 8, g->width - 8) + 1;
   for (guint i = 0; i < g->mods->len; i++)
     {
       if (!text[i])

@@ -97,13 +97,19 @@ G_GNUC_INTERNAL void vv_stroke_arrows (cairo_t *cr, GArray *arrows, double head,
 G_GNUC_INTERNAL void vv_font (cairo_t *cr, double size, gboolean bold);
 /* align: 0 left, 0.5 centre, 1 right; y is the baseline; returns the advance */
 G_GNUC_INTERNAL double vv_text (cairo_t *cr, double x, double y, double align, const char *s);
+/* The same cut to max_w with an ellipsis ("rx commu…") when it is wider:
+ * text cut by a clip instead reads as whole ("rx communic") */
+G_GNUC_INTERNAL double vv_text_fit (cairo_t *cr, double x, double y, double align, const char *s, double max_w);
 G_GNUC_INTERNAL void vv_format_time (double t, char *buf, gsize len);
-/* the legend's swatches and state names from x, baseline y (11 pt, boxes
- * from y - 9 to y + 1); returns its width */
-G_GNUC_INTERNAL double vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y);
+/* the legend of a view of this kind (viper_view_legend: a swatch and its
+ * text per entry) from x, baseline y (11 pt, boxes from y - 9 to y + 1),
+ * fitted into [x, right] as vv_draw_legend_fit; returns its width */
+G_GNUC_INTERNAL double vv_draw_legend (cairo_t *cr, const ViperRenderer *r, ViperViewKind kind, double x, double y,
+                                       double right);
 /* The same within [x, right]: moved left, then set smaller (down to 8 pt),
  * then only the entries that fit whole; returns where the next mark may go. */
-G_GNUC_INTERNAL double vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, double x, double y, double right);
+G_GNUC_INTERNAL double vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, ViperViewKind kind, double x, double y,
+                                           double right);
 
 /* each view's placing and drawing (views-<view>.c) */
 G_GNUC_INTERNAL void vv_place_animation (ViperViewGeometry *g, const ViperLayout *layout);
@@ -114,6 +120,29 @@ G_GNUC_INTERNAL void vv_place_spacetime (ViperViewGeometry *g, const ViperModel 
 G_GNUC_INTERNAL void vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m, const ViperRun *run,
                                         const ViperTimeWindow *window);
 G_GNUC_INTERNAL double vv_st_x (const ViperViewGeometry *g, double t);
+
+/* the space-time view's time axis (views-axis.c) */
+typedef struct {
+  double v;                 /* the tick's time in the axis's unit (after the base when relative) */
+  double x;                 /* where the tick is drawn */
+  double lx, w;             /* its label's left edge and width */
+  gboolean shown;           /* the label is drawn (it fits, apart from its neighbours) */
+  char text[40];
+} VvAxisTick;
+typedef struct {
+  const char *unit;         /* the axis's unit (viper_view_axis_unit) */
+  double scale;             /* trace time -> the axis's unit */
+  double step;              /* between ticks, in the axis's unit */
+  gboolean relative;        /* labelled after base (large times next to the span) */
+  double base;              /* trace time */
+  char base_text[64];       /* "t0 = 1795897580 s" */
+  double base_w;
+  GArray *ticks;            /* VvAxisTick */
+} VvAxis;
+G_GNUC_INTERNAL void vv_axis_layout (cairo_t *cr, const ViperViewGeometry *g, VvAxis *ax);
+G_GNUC_INTERNAL void vv_axis_draw (cairo_t *cr, const ViperViewGeometry *g, const VvAxis *ax);
+G_GNUC_INTERNAL void vv_axis_unit_text (const VvAxis *ax, char *buf, gsize len);
+G_GNUC_INTERNAL void vv_axis_clear (VvAxis *ax);
 G_GNUC_INTERNAL void vv_place_variables (ViperViewGeometry *g, const ViperModel *m);
 G_GNUC_INTERNAL void vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m);
 G_GNUC_INTERNAL void vv_place_program (ViperViewGeometry *g);

@@ -137,15 +137,6 @@ st_draw_tram_mark (cairo_t *cr, const ViperViewGeometry *g, const ViperTimeWindo
   cairo_restore (cr);
 }
 
-static double
-nice_step (double span, int target)
-{
-  double raw = span / MAX (target, 1);
-  double p = pow (10, floor (log10 (raw)));
-  double f = raw / p;
-  return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-}
-
 /* A bar to fill: bars are collected, not filled one by one, so a frame sends
  * the (X) server one path per state instead of one request per bar, and
  * their edges sit on whole pixels, which the server fills without
@@ -1039,7 +1030,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   if (g->no_run)
     {
       st_draw_no_run (cr, g, run);
-      vv_draw_legend_fit (cr, r, g->plot_x, g->height - 6, g->width - 4);
+      vv_draw_legend_fit (cr, r, VIPER_VIEW_SPACETIME, g->plot_x, g->height - 6, g->width - 4);
       return;
     }
 
@@ -1090,38 +1081,10 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   g_array_unref (set.all);
   cairo_restore (cr);
 
-  /* axis */
-  cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-  cairo_set_line_width (cr, 1);
-  cairo_move_to (cr, g->plot_x, bottom + 0.5);
-  cairo_line_to (cr, g->plot_x + g->plot_w, bottom + 0.5);
-  cairo_stroke (cr);
-  /* ticks in the unit the axis is labelled in (ms for a short picl run,
-   * s for a long Mona Lisa one): t is in it, t / scale in the trace's */
-  double scale;
-  const char *axis_unit = viper_view_axis_unit (r->time_unit, g->t1 - g->t0, &scale);
-  double step = nice_step ((g->t1 - g->t0) * scale, MAX ((int) (g->plot_w / 90), 2));
-  vv_font (cr, 10, FALSE);
-  /* tick i at first + i step, a bounded count: far from 0 (Unix times
-   * zoomed in to a nanosecond, a clock of 1e16 s) t + step rounds back to t,
-   * and `t += step` never got past the end */
-  double first = ceil (g->t0 * scale / step) * step, last = g->t1 * scale + step * 1e-9, prev = NAN;
-  for (int i = 0; i < 1000; i++)
-    {
-      double t = first + i * step;
-      if (!(t <= last))
-        break;
-      if (t == prev)
-        continue;
-      prev = t;
-      double x = floor (vv_st_x (g, t / scale)) + 0.5;
-      cairo_move_to (cr, x, bottom);
-      cairo_line_to (cr, x, bottom + 4);
-      cairo_stroke (cr);
-      char tb[32];
-      viper_view_format_clock (fabs (t) < step * 1e-9 ? 0 : t, step, tb, sizeof tb);
-      vv_text (cr, x, bottom + 15, 0.5, tb);
-    }
+  /* the time axis, its ticks and their labels (views-axis.c) */
+  VvAxis axis;
+  vv_axis_layout (cr, g, &axis);
+  vv_axis_draw (cr, g, &axis);
   /* the breakpoint marker */
   double bp = window ? window->breakpoint : NAN;
   if (isfinite (bp) && bp >= g->t0 && bp <= g->t1)
@@ -1142,12 +1105,13 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   /* the axis's unit, right of its last label */
   vv_font (cr, 10, TRUE);
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-  char unit[48];
-  g_snprintf (unit, sizeof unit, "clock%s%s%s", *axis_unit ? " (" : "", axis_unit, *axis_unit ? ")" : "");
+  char unit[64];
+  vv_axis_unit_text (&axis, unit, sizeof unit);
+  vv_axis_clear (&axis);
   vv_text (cr, g->width - 4, bottom + 28, 1, unit);
   double unit_w = st_text_width (cr, unit);
   st_draw_ink_note (cr, g, &ink, drawn, g->width - 4 - unit_w - 12);
-  double lx = vv_draw_legend_fit (cr, r, g->plot_x, g->height - 6, g->width - 4);
+  double lx = vv_draw_legend_fit (cr, r, VIPER_VIEW_SPACETIME, g->plot_x, g->height - 6, g->width - 4);
   /* marks: after the states, on the same line when there is room */
   st_draw_marks_legend (cr, lx, g->height - 6, g->width, &ink);
 }

@@ -91,7 +91,7 @@ vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
       char *label = r->module_label (m, b->id);
       cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
       vv_font (cr, 12, TRUE);
-      vv_text (cr, b->x + 12, b->y + 4.5, 0, label);
+      vv_text_fit (cr, b->x + 12, b->y + 4.5, 0, label, b->box.x + b->box.width - 8 - (b->x + 12));
       g_free (label);
       vv_font (cr, 11, FALSE);
       if (!b->n_vars)
@@ -101,7 +101,8 @@ vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
            * queues), else say there are none */
           char *act = r->module_activity && !r->n_variables ? r->module_activity (m, b->id) : NULL;
           cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
-          vv_text (cr, b->box.x + 10, b->box.y + VAR_HEAD + 13, 0, act ? act : "no global variables");
+          vv_text_fit (cr, b->box.x + 10, b->box.y + VAR_HEAD + 13, 0, act ? act : "no global variables",
+                       b->box.width - 18);
           g_free (act);
         }
       for (guint v = 0; v < b->n_vars; v++)
@@ -112,17 +113,24 @@ vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m)
           double base = vb->box.y + 13;
           char fallback[32];
           g_snprintf (fallback, sizeof fallback, "v%u", v);
-          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
-          vv_text (cr, vb->box.x + 10, base, 0, var.name ? var.name : fallback);
-          cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
-          vv_text (cr, vb->box.x + vb->box.width * 0.38, base, 0, var.type ? var.type : "?");
+          /* three columns, each cut with an ellipsis where it would meet
+           * the next: the state (right-aligned) first, then the type */
+          double left = vb->box.x + 10, tx = vb->box.x + vb->box.width * 0.38, right = vb->box.x + vb->box.width - 8;
+          const char *type = var.type ? var.type : "?";
+          cairo_text_extents_t te;
+          cairo_text_extents (cr, type, &te);
           if (var.highlight)
             cairo_set_source_rgb (cr, 0.1, 0.55, 0.2);
           else
             cairo_set_source_rgb (cr, 0.5, 0.5, 0.5);
           vv_font (cr, 11, var.highlight);
-          vv_text (cr, vb->box.x + vb->box.width - 8, base, 1, var.state ? var.state : "");
+          double sw = vv_text_fit (cr, right, base, 1, var.state ? var.state : "",
+                                   right - (tx + MIN (te.x_advance, 40.0) + 8));
           vv_font (cr, 11, FALSE);
+          cairo_set_source_rgb (cr, 0.35, 0.35, 0.35);
+          vv_text_fit (cr, tx, base, 0, type, right - sw - 8 - tx);
+          cairo_set_source_rgb (cr, 0.1, 0.1, 0.1);
+          vv_text_fit (cr, left, base, 0, var.name ? var.name : fallback, tx - 6 - left);
         }
       cairo_restore (cr);
     }

@@ -622,6 +622,42 @@ vv_text (cairo_t *cr, double x, double y, double align, const char *s)
   return e.x_advance;
 }
 
+double
+vv_text_fit (cairo_t *cr, double x, double y, double align, const char *s, double max_w)
+{
+  cairo_text_extents_t e;
+  cairo_text_extents (cr, s, &e);
+  if (e.x_advance <= max_w || !g_utf8_validate (s, -1, NULL))
+    return vv_text (cr, x, y, align, s);
+  if (max_w <= 0)
+    return 0;
+  /* the longest start of s that fits with an ellipsis after it */
+  glong n = g_utf8_strlen (s, -1), lo = 0, hi = n;
+  char *best = g_strdup ("\u2026");
+  while (lo < hi)
+    {
+      glong mid = (lo + hi + 1) / 2;
+      char *head = g_utf8_substring (s, 0, mid);
+      char *try = g_strconcat (g_strchomp (head), "\u2026", NULL);
+      cairo_text_extents (cr, try, &e);
+      g_free (head);
+      if (e.x_advance <= max_w)
+        {
+          g_free (best);
+          best = try;
+          lo = mid;
+        }
+      else
+        {
+          g_free (try);
+          hi = mid - 1;
+        }
+    }
+  double w = vv_text (cr, x, y, align, best);
+  g_free (best);
+  return w;
+}
+
 char *
 viper_view_format_clock (double t, double resolution, char *buf, gsize len)
 {
@@ -675,75 +711,102 @@ vv_format_time (double t, char *buf, gsize len)
   viper_view_format_clock (t, 0, buf, len);
 }
 
+guint
+viper_view_legend (const ViperRenderer *r, ViperViewKind kind, ViperLegendEntry *out, guint max)
+{
+  const ViperLegendEntry *own = NULL;
+  guint n = r->legend ? r->legend (kind, &own) : 0;
+  if (own)
+    {
+      for (guint i = 0; i < MIN (n, max); i++)
+        out[i] = own[i];
+      return MIN (n, max);
+    }
+  n = MIN (r->n_states, max);
+  for (guint s = 0; s < n; s++)
+    {
+      out[s].color = r->state_color ((gint) s);
+      out[s].text = r->state_name ((gint) s);
+    }
+  return n;
+}
+
+#define LEGEND_MAX 32
+
 /* The legend's width at font size FS with GAP between entries. */
 static double
-legend_width (cairo_t *cr, const ViperRenderer *r, double fs, double gap)
+legend_width (cairo_t *cr, const ViperLegendEntry *e, guint n, double fs, double gap)
 {
   double w = 0;
   vv_font (cr, fs, FALSE);
-  for (guint s = 0; s < r->n_states; s++)
+  for (guint s = 0; s < n; s++)
     {
-      cairo_text_extents_t e;
-      cairo_text_extents (cr, r->state_name ((gint) s), &e);
-      w += 14 + e.x_advance + (s + 1 < r->n_states ? gap : 0);
+      cairo_text_extents_t x;
+      cairo_text_extents (cr, e[s].text, &x);
+      w += 14 + x.x_advance + (s + 1 < n ? gap : 0);
     }
   return w;
 }
 
-double
-vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, double x, double y, double right)
+/* The legend from (x, y) within [x, right]; *ink_right: where its last text ends. */
+static double
+legend_draw (cairo_t *cr, const ViperRenderer *r, ViperViewKind kind, double x, double y, double right,
+             double *ink_right)
 {
+  ViperLegendEntry e[LEGEND_MAX];
+  guint n = viper_view_legend (r, kind, e, LEGEND_MAX);
+  *ink_right = x;
   /* as it is where it fits; else further left (down to 4 px), then smaller
    * (down to 8 pt, closer), and past that the entries that fit, whole */
   double fs = 11, gap = 12;
-  double w = legend_width (cr, r, fs, gap);
+  double w = legend_width (cr, e, n, fs, gap);
   if (x + w > right)
     x = MAX (4.0, right - w);
   while (x + w > right && fs > 8)
     {
       fs -= 1;
       gap = MAX (gap - 2, 6.0);
-      w = legend_width (cr, r, fs, gap);
+      w = legend_width (cr, e, n, fs, gap);
     }
-  for (guint s = 0; s < r->n_states; s++)
+  for (guint s = 0; s < n; s++)
     {
-      cairo_text_extents_t e;
+      cairo_text_extents_t te;
       vv_font (cr, fs, FALSE);
-      cairo_text_extents (cr, r->state_name ((gint) s), &e);
-      if (x + 14 + e.x_advance > right)
+      cairo_text_extents (cr, e[s].text, &te);
+      if (x + 14 + te.x_advance > right)
         break;
       cairo_new_path (cr);
-      vv_set_color (cr, r->state_color ((gint) s));
+      vv_set_color (cr, e[s].color);
       cairo_rectangle (cr, x, y - 9, 10, 10);
       cairo_fill (cr);
       cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-      x += 14 + vv_text (cr, x + 14, y, 0, r->state_name ((gint) s)) + gap;
+      x += 14 + vv_text (cr, x + 14, y, 0, e[s].text);
+      *ink_right = x;
+      x += gap;
     }
   vv_font (cr, 11, FALSE);
   return x;
 }
 
 double
-viper_view_draw_state_legend (cairo_t *cr, const ViperRenderer *r, double x, double y, double right)
+vv_draw_legend_fit (cairo_t *cr, const ViperRenderer *r, ViperViewKind kind, double x, double y, double right)
 {
-  return vv_draw_legend_fit (cr, r, x, y, right);
+  double ink;
+  return legend_draw (cr, r, kind, x, y, right, &ink);
 }
 
 double
-vv_draw_legend (cairo_t *cr, const ViperRenderer *r, double x, double y)
+viper_view_draw_state_legend (cairo_t *cr, const ViperRenderer *r, double x, double y, double right)
 {
-  double x0 = x;
-  cairo_new_path (cr);
-  vv_font (cr, 11, FALSE);
-  for (guint s = 0; s < r->n_states; s++)
-    {
-      vv_set_color (cr, r->state_color ((gint) s));
-      cairo_rectangle (cr, x, y - 9, 10, 10);
-      cairo_fill (cr);
-      cairo_set_source_rgb (cr, 0.15, 0.15, 0.15);
-      x += 14 + vv_text (cr, x + 14, y, 0, r->state_name ((gint) s)) + 12;
-    }
-  return r->n_states ? x - 12 - x0 : 0;
+  return vv_draw_legend_fit (cr, r, VIPER_VIEW_ANIMATION, x, y, right);
+}
+
+double
+vv_draw_legend (cairo_t *cr, const ViperRenderer *r, ViperViewKind kind, double x, double y, double right)
+{
+  double ink;
+  legend_draw (cr, r, kind, x, y, right, &ink);
+  return MAX (ink - x, 0);
 }
 
 

@@ -68,6 +68,13 @@ typedef struct {
   gboolean highlight;       /* drawn in the "available" colour (exposed) */
 } ViperViewVariable;
 
+/* One entry of a view's legend: a swatch and what its colour stands for
+ * (ViperRenderer.legend). */
+typedef struct {
+  ViperColor color;
+  const char *text;
+} ViperLegendEntry;
+
 /* A module's state from t on (ViperRenderer.open_states). */
 typedef struct {
   double t;
@@ -136,6 +143,11 @@ typedef struct _ViperRenderer {
    * last history state entry.  The space-time view draws them from that
    * entry to the clock.  May be NULL. */
   void (*open_states) (const ViperModel *m, gint64 id, GArray *out);
+  /* The legend of a view of this kind when one swatch per state would
+   * mislead (states that share a colour, colours drawn that are no state):
+   * *entries points at the renderer's own entries, one per colour drawn;
+   * returns their number.  May be NULL: one entry per state. */
+  guint (*legend) (ViperViewKind kind, const ViperLegendEntry **entries);
 } ViperRenderer;
 
 #define VIPER_VIEW_DECORATION_MARGIN 8.0
@@ -246,10 +258,13 @@ guint viper_view_damage_rects (const ViperViewGeometry *g, const GArray *areas, 
 void viper_view_modules_from_run (const ViperModel *m, const ViperRun *run, GArray *ids);
 char *viper_view_label_p (const ViperModel *m, gint64 id);
 
-/* The renderer's state legend (a swatch and a name per state) from (x, y)
- * within [x, right]: moved left, then set smaller (down to 8 pt), then only
+/* The renderer's legend for its animation view (viper_view_legend: a swatch
+ * per entry, by default one per state) from (x, y) within [x, right]: moved left, then set smaller (down to 8 pt), then only
  * the entries that fit whole.  Returns where the next mark may go. */
 double viper_view_draw_state_legend (cairo_t *cr, const ViperRenderer *r, double x, double y, double right);
+/* The legend's entries for a view of this kind (the renderer's own, else
+ * one per state): returns their number and fills at most max into out. */
+guint viper_view_legend (const ViperRenderer *r, ViperViewKind kind, ViperLegendEntry *out, guint max);
 
 /* ---- clock readouts -------------------------------------------------------- */
 
@@ -268,6 +283,19 @@ char *viper_view_format_clock (double t, double resolution, char *buf, gsize len
  * trace time into it.  Another unit (switchnet's "step") is kept, scale 1;
  * none (NULL) gives "" (an axis without a unit is a bug in its renderer). */
 const char *viper_view_axis_unit (const char *trace_unit, double span, double *scale);
+
+/* One label of the space-time view's time axis as the view draws it at
+ * width x height (views-axis.c): its box (x, y the top left) and text, and
+ * the time it stands for (NAN for the base "t0 = ..." of labels relative
+ * to it, which comes first).  For tests: labels never overlap nor leave the view. */
+typedef struct {
+  double x, y, width, height;
+  double t;
+  gboolean base;
+  char text[64];
+} ViperAxisLabel;
+GArray *viper_view_spacetime_axis_labels (const ViperModel *m, const ViperRun *run, const ViperTimeWindow *window,
+                                          int width, int height);
 
 /* ---- drawing -------------------------------------------------------------- */
 

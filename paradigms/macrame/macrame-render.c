@@ -19,8 +19,15 @@
 #include <string.h>
 #include "macrame-render.h"
 
-static const ViperColor BLACK = { 0, 0, 0 }, RED = { 1, 0, 0 }, YELLOW = { 1, 1, 0 }, GREY = { 0.5, 0.5, 0.5 },
-                        BLUE = { 0, 0, 1 }, GREEN = { 0, 0.8, 0 }, WHITE = { 1, 1, 1 };
+/* the colours, once (the legend's swatches are these) */
+#define RGB_BLACK { 0, 0, 0 }
+#define RGB_RED { 1, 0, 0 }
+#define RGB_YELLOW { 1, 1, 0 }
+#define RGB_GREY { 0.5, 0.5, 0.5 }
+#define RGB_BLUE { 0, 0, 1 }
+#define RGB_GREEN { 0, 0.8, 0 }
+static const ViperColor BLACK = RGB_BLACK, RED = RGB_RED, YELLOW = RGB_YELLOW, GREY = RGB_GREY, BLUE = RGB_BLUE,
+                        GREEN = RGB_GREEN, WHITE = { 1, 1, 1 };
 
 ViperColor
 macrame_setup_color (MacrameSetupClass c)
@@ -424,6 +431,40 @@ r_state_color (gint s)
   return macrame_dynamic_color ((MacrameState) s);
 }
 
+/* One swatch per colour drawn, with every state it stands for (spec
+ * macrame.md section 3): the dynamic states share green (idle/ok and
+ * communicating) and red (overflow and error), and the setup colours of
+ * the switches and node bases - blue, grey, red, yellow, black - are what
+ * a testbed's picture mostly shows.  A swatch per dynamic state gave two
+ * greens and two reds and none of those.  The space-time view's bars are
+ * the dynamic state only. */
+static const ViperLegendEntry LEGEND_DEVICES[] = {
+  { RGB_BLUE, "alive, used" },
+  { RGB_GREY, "alive, used, undefined" },
+  { RGB_GREEN, "idle/ok, communicating" },
+  { RGB_YELLOW, "congested; alive, not used" },
+  { RGB_RED, "overflow, error; used, not alive" },
+  { RGB_BLACK, "undefined; not alive, not used" },
+};
+static const ViperLegendEntry LEGEND_DYNAMIC[] = {
+  { RGB_GREEN, "idle/ok, communicating" },
+  { RGB_YELLOW, "congested" },
+  { RGB_RED, "overflow, error" },
+  { RGB_BLACK, "undefined" },
+};
+
+static guint
+r_legend (ViperViewKind kind, const ViperLegendEntry **entries)
+{
+  if (kind == VIPER_VIEW_SPACETIME)
+    {
+      *entries = LEGEND_DYNAMIC;
+      return G_N_ELEMENTS (LEGEND_DYNAMIC);
+    }
+  *entries = LEGEND_DEVICES;
+  return G_N_ELEMENTS (LEGEND_DEVICES);
+}
+
 /* The device's own shape over the generic disc, in the disc's square. */
 static void
 r_decorate (cairo_t *cr, const ViperModel *m, gint64 id, double x, double y, double radius)
@@ -489,4 +530,5 @@ const ViperRenderer macrame_renderer = {
   .module_activity = r_activity,
   .time_unit = "ms",                /* TIME in milliseconds (formats.md) */
   .draw_module = r_draw_module,
+  .legend = r_legend,
 };

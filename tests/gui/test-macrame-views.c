@@ -9,6 +9,7 @@
  * view mid-replay keeps the clock and every device state, and the nodes are
  * then found at their hardware boxes.  The damage rectangle of a module
  * covers its box, and the space-time view has the file's rows in order.
+ * The legends show each colour drawn once, with every state it stands for.
  */
 #include <math.h>
 #include <string.h>
@@ -259,10 +260,197 @@ test_topology_then_hardware (void)
   g_free (trace);
 }
 
+/* The legend's swatches on the row through their middles, left to right:
+ * 10 px squares of one colour (the texts' ink is never a square). */
+static GArray *
+legend_swatches (cairo_surface_t *s, int w, int y)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (int x = 0; x < w;)
+    {
+      guint32 c = test_pixel (s, x, y);
+      int run = 1;
+      while (x + run < w && test_pixel (s, x + run, y) == c)
+        run++;
+      gboolean square = c != 0xffffff && run >= 9 && run <= 11;
+      for (int dy = -3; square && dy <= 3; dy++)
+        square = test_pixel (s, x + run / 2, y + dy) == c;
+      if (square)
+        g_array_append_val (out, c);
+      x += run;
+    }
+  return out;
+}
+
+/* The legend lists what is drawn, one swatch per colour (outside trial 3,
+ * finding 5): "idle/ok" and "communicating" were two swatches of one green,
+ * "overflow" and "error" two of one red, and the setup colours that fill
+ * the switches and node bases (blue, grey, red, yellow, black) were not
+ * there.  The animation: every colour of Tables 13 and 14, once each; the
+ * space-time view (its bars are the dynamic states): those of Table 14. */
+static void
+test_legend (void)
+{
+  char *topo = src_path ("setup", "mesh3x3-topology.view"), *trace = src_path ("traces", "mesh3x3.trc");
+  Bed b;
+  bed_open (&b, topo, trace);
+  g_assert_cmpint (bed_run (&b, NAN), ==, VIPER_STOP_END);
+  ViperLayout *layout = viper_layout_new ();
+  layout->setup = macrame_model_view_setup (b.model);
+  GArray *setup_colours = g_array_new (FALSE, FALSE, sizeof (guint32));
+  GArray *dynamic_colours = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (int c = MACRAME_SETUP_NONE; c <= MACRAME_SETUP_READY; c++)
+    {
+      guint32 v = rgb (macrame_setup_color ((MacrameSetupClass) c));
+      g_array_append_val (setup_colours, v);
+    }
+  for (int st = 0; st < MACRAME_N_STATES; st++)
+    {
+      guint32 v = rgb (macrame_dynamic_color ((MacrameState) st));
+      g_array_append_val (dynamic_colours, v);
+    }
+  /* the GUI's default animation pane, and a big one */
+  static const struct { ViperViewKind kind; int w, h; } views[] = {
+    { VIPER_VIEW_ANIMATION, 790, 380 }, { VIPER_VIEW_ANIMATION, W, H }, { VIPER_VIEW_SPACETIME, 730, 270 },
+  };
+  for (guint v = 0; v < G_N_ELEMENTS (views); v++)
+    {
+      int w = views[v].w, h = views[v].h;
+      cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+      cairo_t *cr = cairo_create (s);
+      cairo_set_source_rgb (cr, 1, 1, 1);
+      cairo_paint (cr);
+      viper_view_draw (views[v].kind, cr, b.model, b.run, layout, NULL, w, h);
+      cairo_destroy (cr);
+      cairo_surface_flush (s);
+      if (g_getenv ("VIPER_KEEP_PNG"))
+        {
+          char *png = g_strdup_printf ("%s/macrame-legend-%u.png", g_get_tmp_dir (), v);
+          cairo_surface_write_to_png (s, png);
+          g_test_message ("legend picture %s", png);
+          g_free (png);
+        }
+      gboolean anim = views[v].kind == VIPER_VIEW_ANIMATION;
+      /* swatches from baseline - 9 to baseline + 1: the animation's baseline is
+       * 8 px above the bottom, the space-time view's 6 */
+      GArray *sw = legend_swatches (s, w, anim ? h - 12 : h - 10);
+      GString *seen = g_string_new (NULL);
+      for (guint i = 0; i < sw->len; i++)
+        g_string_append_printf (seen, " %06x", g_array_index (sw, guint32, i));
+      g_test_message ("%s %dx%d legend:%s", anim ? "animation" : "space-time", w, h, seen->str);
+      /* each colour once */
+      for (guint i = 0; i < sw->len; i++)
+        for (guint j = i + 1; j < sw->len; j++)
+          if (g_array_index (sw, guint32, i) == g_array_index (sw, guint32, j))
+            g_error ("the %s legend has two swatches of %06x:%s", anim ? "animation" : "space-time",
+                     g_array_index (sw, guint32, i), seen->str);
+      /* every colour the view draws is there */
+      for (guint set = 0; set < (anim ? 2u : 1u); set++)
+        {
+          GArray *want = set ? setup_colours : dynamic_colours;
+          for (guint i = 0; i < want->len; i++)
+            {
+              gboolean found = FALSE;
+              for (guint j = 0; j < sw->len && !found; j++)
+                found = g_array_index (sw, guint32, j) == g_array_index (want, guint32, i);
+              if (!found)
+                g_error ("the %s legend at %dx%d has no swatch of %06x (a %s colour):%s", anim ? "animation" : "space-time",
+                         w, h, g_array_index (want, guint32, i), set ? "setup" : "dynamic", seen->str);
+            }
+        }
+      if (!anim)
+        g_assert_cmpuint (sw->len, ==, 4);   /* the setup colours are not drawn there */
+      g_string_free (seen, TRUE);
+      g_array_unref (sw);
+      cairo_surface_destroy (s);
+    }
+  g_array_unref (setup_colours);
+  g_array_unref (dynamic_colours);
+  viper_layout_free (layout);
+  bed_close (&b);
+  g_free (topo);
+  g_free (trace);
+}
+
+/* A narrow variables view (the window at its smallest): a device's line
+ * that does not fit ends in an ellipsis inside its block, not cut by the
+ * block's edge ("rx communic", outside trial 3, finding 7).  No text ink
+ * in the block's last columns, on the header and the activity line. */
+static gboolean
+dark_ink (guint32 c)
+{
+  return ((c >> 16) & 0xff) < 0x90 && ((c >> 8) & 0xff) < 0x90 && (c & 0xff) < 0x90;
+}
+
+static void
+test_variables_cut (void)
+{
+  char *topo = src_path ("setup", "mesh3x3-topology.view"), *trace = src_path ("traces", "mesh3x3.trc");
+  Bed b;
+  bed_open (&b, topo, trace);
+  g_assert_cmpint (bed_run (&b, NAN), ==, VIPER_STOP_END);
+  ViperLayout *layout = viper_layout_new ();
+  layout->setup = macrame_model_view_setup (b.model);
+  const int w = 250, h = 3000;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+  cairo_t *cr = cairo_create (s);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  viper_view_draw (VIPER_VIEW_VARIABLES, cr, b.model, b.run, layout, NULL, w, h);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  if (g_getenv ("VIPER_KEEP_PNG"))
+    {
+      char *png = g_build_filename (g_get_tmp_dir (), "macrame-variables-narrow.png", NULL);
+      cairo_surface_write_to_png (s, png);
+      g_test_message ("picture %s", png);
+      g_free (png);
+    }
+  ViperViewGeometry *g = viper_view_geometry_new (VIPER_VIEW_VARIABLES, b.model, b.run, layout, NULL, w, h);
+  guint checked = 0, long_lines = 0;
+  for (guint i = 0; i < viper_view_geometry_n_modules (g); i++)
+    {
+      gint64 id = viper_view_geometry_module (g, i);
+      ViperArea area = { .kind = VIPER_AREA_MODULE, .a = id };
+      cairo_rectangle_int_t r;
+      if (!viper_view_area_rect (g, &area, &r) || r.y + r.height > h - 1)
+        continue;
+      checked++;
+      /* the block's last 5 columns inside its frame, over its text rows */
+      for (int y = r.y + 2; y < r.y + r.height - 1; y++)
+        for (int x = r.x + r.width - 6; x < r.x + r.width - 1; x++)
+          if (dark_ink (test_pixel (s, x, y)))
+            g_error ("module %" G_GINT64_FORMAT ": text reaches its block's edge at (%d, %d): cut, not ellipsized",
+                     id, x, y);
+      char *act = macrame_renderer.module_activity (b.model, id);
+      cairo_surface_t *m = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 1, 1);
+      cairo_t *mc = cairo_create (m);
+      cairo_select_font_face (mc, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+      cairo_set_font_size (mc, 11);
+      cairo_text_extents_t e;
+      cairo_text_extents (mc, act, &e);
+      long_lines += e.x_advance > r.width - 18;
+      cairo_destroy (mc);
+      cairo_surface_destroy (m);
+      g_free (act);
+    }
+  g_test_message ("%u blocks checked, %u with a line longer than the block", checked, long_lines);
+  g_assert_cmpuint (checked, >=, 20);
+  g_assert_cmpuint (long_lines, >=, 5);   /* the case in point is there */
+  viper_view_geometry_free (g);
+  cairo_surface_destroy (s);
+  viper_layout_free (layout);
+  bed_close (&b);
+  g_free (topo);
+  g_free (trace);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/macrame-views/topology-then-hardware", test_topology_then_hardware);
+  g_test_add_func ("/macrame-views/legend", test_legend);
+  g_test_add_func ("/macrame-views/variables-cut", test_variables_cut);
   return g_test_run ();
 }

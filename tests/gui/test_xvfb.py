@@ -94,11 +94,11 @@ def read_json(path):
         return None
 
 
-def start_xvfb():
+def start_xvfb(screen="1280x1024x24"):
     r, w = os.pipe()
     # -noreset: by default the server resets when its last client leaves,
     # which would put the pointer parked below back in the centre
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", screen, "-nolisten", "tcp",
                              "-noreset"],
                             pass_fds=[w], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(w)
@@ -114,7 +114,8 @@ def start_xvfb():
     # tooltip would cover probed pixels once the hover delay passes (a slow,
     # sanitised build is slow enough).  Park it outside the app's window.
     if shutil.which("xdotool"):
-        subprocess.run(["xdotool", "mousemove", "1279", "1023"], env=dict(os.environ, DISPLAY=display),
+        sw, sh = (int(v) for v in screen.split("x")[:2])
+        subprocess.run(["xdotool", "mousemove", str(sw - 1), str(sh - 1)], env=dict(os.environ, DISPLAY=display),
                        check=True, timeout=TIMEOUT)
     return xvfb, display
 
@@ -200,14 +201,15 @@ def sanitized_app_env(env):
 
 
 class App:
-    def __init__(self, args, display, argv, tmp, name):
+    def __init__(self, args, display, argv, tmp, name, stdin=None, env_extra=None):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         env = dict(os.environ, DISPLAY=display, VIPER_DEBUG_DIR=self.dir, GDK_BACKEND="x11",
                    NO_AT_BRIDGE="1", GTK_A11Y="none")
         env.pop("G_DEBUG", None)   # GTK under a bare X server may warn; the app's own checks are the test
+        env.update(env_extra or {})
         sanitized_app_env(env)
-        self.proc = subprocess.Popen([args.viper] + argv, env=env)
+        self.proc = subprocess.Popen([args.viper] + argv, env=env, stdin=stdin)
         self.display = display
         self.dumps = 0
 

@@ -4,6 +4,8 @@
 Each scenario is one a new user hit, with what the window must show:
   binary      a binary file: the info bar says "not a trace" (an error bar), the
               status line "no run"
+  binary-lines  binary garbage among a trace's lines: a warning that the file
+              holds binary data whose lines are skipped, not "not a trace"
   bad-lines   a Farm with bad lines: the count and the first FILE:LINE:COLUMN reason
   wrong-setup farm.trc with deadlock.setup: the pending count viper-replay prints,
               its first reason, and the inconsistencies
@@ -91,6 +93,39 @@ def scenario_binary(args, display, tmp, shots):
               "binary: the status line says there is no run (%r)" % pb.get("status"))
         c = bar_colour(display, d, os.path.join(shots, "d1-binary.png"))
         check(is_reddish(c), "binary: the bar is red on screen (%s)" % (c,))
+    finally:
+        app.close()
+
+
+def scenario_binary_lines(args, display, tmp, shots):
+    """Two lines of binary garbage among a PICL trace's good lines (outside
+    trial 3, finding 3): the bar called the file "a binary file ..., not a
+    trace" in red and then replayed its 1057 trams.  It is a trace with
+    binary data in it: a warning that says its bad lines are skipped."""
+    good = subprocess.run([args.picl_gen, "--procs=4", "--messages=200", "--seed=7"], stdout=subprocess.PIPE,
+                          check=True, timeout=60).stdout.splitlines(keepends=True)
+    good.insert(300, b"\x7fELF\x02\x01\x01\x00\x00\x00\n")
+    good.insert(700, b"\x93\xfe\x00\x00\x12 garbage \x01\x00\xff\n")
+    path = os.path.join(tmp, "garbage.trc")
+    with open(path, "wb") as f:
+        f.write(b"".join(good))
+    want = json.loads(subprocess.run([args.viper_replay, "--paradigm=picl", "--state-out=-", "--quiet", path],
+                                     stdout=subprocess.PIPE, timeout=60).stdout)
+    app = X.App(args, display, [path, "--breakpoint=1e30"], tmp, "binary-lines")
+    try:
+        d = wait_why(app, "end")
+        ib = d["ui"]["infobar"]
+        text = ib["text"] or ""
+        check(d["state"]["counts"] == want["counts"] and want["counts"]["transferred"] == 1057,
+              "binary lines: the trams replay as viper-replay replays them (%s)" % d["state"]["counts"])
+        check(ib["visible"] and ib["type"] == "warning", "binary lines: a warning bar, not an error (%s)" % ib["type"])
+        check("not a text trace" not in text and "Not a trace" not in text,
+              "binary lines: the file is not called 'not a trace' (%r)" % text)
+        check("garbage.trc holds binary data among its trams" in text and "reported and skipped" in text,
+              "binary lines: it says the file holds binary data whose lines are skipped (%r)" % text)
+        check("%d lines rejected" % want["counts"]["rejected"] in text, "binary lines: and counts the rejected lines")
+        c = bar_colour(display, d, os.path.join(shots, "d1b-binary-lines.png"))
+        check(is_yellowish(c), "binary lines: the bar is a warning (yellow) on screen (%s)" % (c,))
     finally:
         app.close()
 
@@ -429,7 +464,7 @@ def main():
     shots = args.keep or os.path.join(tmp, "shots")
     os.makedirs(shots, exist_ok=True)
     xvfb, display = X.start_xvfb()
-    scenarios = [("binary", scenario_binary), ("bad-lines", scenario_bad_lines),
+    scenarios = [("binary", scenario_binary), ("binary-lines", scenario_binary_lines), ("bad-lines", scenario_bad_lines),
                  ("wrong-setup", scenario_wrong_setup), ("bad-view", scenario_bad_view),
                  ("picl-after-macrame", scenario_picl_after_macrame),
                  ("rerun", scenario_rerun), ("reset-live", scenario_reset_live_and_killed),

@@ -53,6 +53,18 @@ def main():
             X.read_json(os.path.join(app.dir, "spacetime.json"))), "the space-time view at the end", proc=app.proc)
         check(st["run"] == [FIRST, LAST] and st["t0"] == FIRST,
               "the space-time view spans the processors' run: t0 %s, run %s" % (st["t0"], st["run"]))
+        # its time axis: labels relative to a base written once, apart, inside the view
+        # (epoch labels ran together and the last was clipped: outside trial 3, finding 4)
+        labels = st["axis"]
+        check(labels and labels[0]["base"] and labels[0]["text"].startswith("t0 = 17327808"),
+              "the axis writes the epoch base once: %s" % (labels[0]["text"] if labels else None))
+        check(len(labels) >= 4 and all(l["text"].startswith("+") for l in labels[1:]),
+              "the ticks are labelled after it: %s" % [l["text"] for l in labels])
+        left, right = st["origin"][0], st["origin"][0] + st["width"]
+        check(all(left <= l["x"] and l["x"] + l["width"] <= right for l in labels),
+              "every axis label lies inside the view [%d, %d]" % (left, right))
+        check(all(a["x"] + a["width"] + 4 <= b["x"] for a, b in zip(labels, labels[1:])),
+              "no two axis labels overlap: %s" % [(round(l["x"]), round(l["x"] + l["width"])) for l in labels])
         if os.access(X.IMPORT, os.X_OK) and os.access(X.CONVERT, os.X_OK):
             X.screenshot(display, os.path.join(shots, "epoch-defs-at-0.png"))
     finally:

@@ -8,6 +8,7 @@ at sampled nodes and switches are the colours of the states that
 node's base shows its setup state (Table 13), the bottom of its
 transmitter meter its transmitter's dynamic state (Table 14) when the rate
 fills it, a switch's corner its setup colour (the dynamic colour when in error).
+The legends list every colour drawn, once each.
 
 Then the Setup... shortcut (Shift+Ctrl+O) loads the same testbed's view
 again from a copy with the modules moved: the clock and every state stay,
@@ -53,6 +54,23 @@ def node_parts(box):
     base = (x + w / 2, y + top + (h - top) / 2)
     tx = (x + pad, y + pad, w / 2 - 1.5 * pad, top - pad)
     return base, tx
+
+
+def legend_swatches(pixel, box, baseline_from_bottom):
+    """The legend's swatches (10 px squares of one colour) left to right on
+    the row through their middles, in the view's box on the screen."""
+    x0, y0, w, h = box
+    y = y0 + h - baseline_from_bottom - 4
+    out, x = [], x0
+    while x < x0 + w:
+        c = pixel(x, y)
+        run = 1
+        while x + run < x0 + w and pixel(x + run, y) == c:
+            run += 1
+        if c != (255, 255, 255) and 9 <= run <= 11 and all(pixel(x + run // 2, y + dy) == c for dy in range(-3, 4)):
+            out.append(c)
+        x += run
+    return out
 
 
 def near(a, b, tol=3):
@@ -195,6 +213,16 @@ def main():
         sample = list(range(64)) + [64 + 16 * s + k for s in range(64) for k in (0, 5, 10, 15)]
         n_tx = probe_testbed(pixel, layout, want, "8x8 at the breakpoint", sample)
         gx.check(n_tx >= 5, "transmitter meters probed: %d" % n_tx)
+        # the legends list what is drawn, each colour once (outside trial 3,
+        # finding 5): the animation every colour of Tables 13 and 14 - the
+        # switches' and bases' blue, grey, red, yellow, black and the meters'
+        # green -, the space-time view the dynamic states' colours
+        anim = legend_swatches(pixel, layout["view_boxes"]["animation"], 8)
+        gx.check(sorted(anim) == sorted([BLUE, GREY, GREEN, YELLOW, RED, BLACK]),
+                 "the animation's legend has one swatch of each colour drawn: %s" % anim)
+        st = legend_swatches(pixel, layout["view_boxes"]["spacetime"], 6)
+        gx.check(sorted(st) == sorted([GREEN, YELLOW, RED, BLACK]),
+                 "the space-time legend has one swatch of each dynamic colour: %s" % st)
 
         # Setup...: the same testbed with every module moved 100 units right
         moved = os.path.join(tmp, "mesh8x8-moved.view")
