@@ -309,6 +309,28 @@ viper_stdin_rewindable (void)
   return r;
 }
 
+/* Up to len bytes of fd from off, until the end or an error (*last: what
+ * the read that stopped returned, 0 at the end). */
+static gsize
+pread_upto (int fd, char *buf, gsize len, off_t off, gssize *last)
+{
+  gsize got = 0;
+  *last = 1;
+  while (got < len)
+    {
+      gssize n = pread (fd, buf + got, len - got, off + (off_t) got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          *last = n;
+          break;
+        }
+      got += (gsize) n;
+    }
+  return got;
+}
+
 gsize
 viper_stdin_sample (char *buf, gsize len, guint wait_ms, gboolean *whole)
 {
@@ -318,18 +340,9 @@ viper_stdin_sample (char *buf, gsize len, guint wait_ms, gboolean *whole)
   *whole = FALSE;
   if (K.kind == KIND_FILE)
     {
-      while (got < len)
-        {
-          gssize n = pread (STDIN_FILENO, buf + got, len - got, (off_t) K.origin + (off_t) got);
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n <= 0)
-            {
-              *whole = n == 0;
-              break;
-            }
-          got += (gsize) n;
-        }
+      gssize last = 0;
+      got = pread_upto (STDIN_FILENO, buf, len, (off_t) K.origin, &last);
+      *whole = got < len && last == 0;
       g_mutex_unlock (&lock);
       return got;
     }
@@ -358,15 +371,8 @@ viper_stdin_sample (char *buf, gsize len, guint wait_ms, gboolean *whole)
         break;
     }
   g_free (block);
-  while (got < len && got < K.len)
-    {
-      gssize n = pread (K.spool, buf + got, MIN (len, K.len) - got, (off_t) got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      got += (gsize) n;
-    }
+  gssize last;
+  got = pread_upto (K.spool, buf, MIN (len, K.len), 0, &last);
   *whole = K.ended && !K.overflow && got == K.len;
   g_mutex_unlock (&lock);
   return got;

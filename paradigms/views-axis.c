@@ -43,8 +43,8 @@ nice_next (double step)
   return (f < 1.5 ? 2 : f < 3.5 ? 5 : 10) * p;
 }
 
-static double
-text_w (cairo_t *cr, const char *s)
+double
+vv_text_width (cairo_t *cr, const char *s)
 {
   cairo_text_extents_t e;
   cairo_text_extents (cr, s, &e);
@@ -90,7 +90,7 @@ ticks_for (cairo_t *cr, VvAxis *ax, const ViperViewGeometry *g, double step, dou
       prev = v;
       VvAxisTick t = { .v = v, .x = floor (x) + 0.5 };
       label_text (ax, v, step, t.text, sizeof t.text);
-      t.w = text_w (cr, t.text);
+      t.w = vv_text_width (cr, t.text);
       *widest = MAX (*widest, t.w);
       g_array_append_val (ax->ticks, t);
     }
@@ -138,7 +138,7 @@ vv_axis_layout (cairo_t *cr, const ViperViewGeometry *g, VvAxis *ax)
       const char *tu = g->r->time_unit ? g->r->time_unit : "";
       g_snprintf (ax->base_text, sizeof ax->base_text, "t0 = %s%s%s", num, *tu ? " " : "", tu);
       vv_font (cr, LABEL_SIZE, TRUE);
-      ax->base_w = text_w (cr, ax->base_text);
+      ax->base_w = vv_text_width (cr, ax->base_text);
       vv_font (cr, LABEL_SIZE, FALSE);
     }
   /* the smallest step whose widest label fits between two ticks */

@@ -143,6 +143,8 @@ G_GNUC_INTERNAL void vv_axis_layout (cairo_t *cr, const ViperViewGeometry *g, Vv
 G_GNUC_INTERNAL void vv_axis_draw (cairo_t *cr, const ViperViewGeometry *g, const VvAxis *ax);
 G_GNUC_INTERNAL void vv_axis_unit_text (const VvAxis *ax, char *buf, gsize len);
 G_GNUC_INTERNAL void vv_axis_clear (VvAxis *ax);
+/* how far s advances in cr's font */
+G_GNUC_INTERNAL double vv_text_width (cairo_t *cr, const char *s);
 G_GNUC_INTERNAL void vv_place_variables (ViperViewGeometry *g, const ViperModel *m);
 G_GNUC_INTERNAL void vv_draw_variables (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m);
 G_GNUC_INTERNAL void vv_place_program (ViperViewGeometry *g);

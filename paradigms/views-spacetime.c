@@ -901,14 +901,6 @@ st_count (guint64 n, char out[32])
   out[o] = 0;
 }
 
-static double
-st_text_width (cairo_t *cr, const char *s)
-{
-  cairo_text_extents_t e;
-  cairo_text_extents (cr, s, &e);
-  return e.x_advance;
-}
-
 /* Under the axis, left of its unit: how the messages are drawn when the
  * view cannot show each of them - dense (faint lines) or one per row and
  * pixel column (fewer lines than messages) - with the counts, so the
@@ -936,8 +928,8 @@ st_draw_ink_note (cairo_t *cr, const ViperViewGeometry *g, const StInk *ink, gui
       g_snprintf (brief, sizeof brief, "%s of %s messages drawn", nd, ns);
     }
   vv_font (cr, 9.5, FALSE);
-  const char *say = st_text_width (cr, full) <= right - g->plot_x ? full
-                  : st_text_width (cr, brief) <= right - g->plot_x ? brief : NULL;
+  const char *say = vv_text_width (cr, full) <= right - g->plot_x ? full
+                  : vv_text_width (cr, brief) <= right - g->plot_x ? brief : NULL;
   if (!say)
     return;
   cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
@@ -1109,7 +1101,7 @@ vv_draw_spacetime (cairo_t *cr, const ViperViewGeometry *g, const ViperModel *m,
   vv_axis_unit_text (&axis, unit, sizeof unit);
   vv_axis_clear (&axis);
   vv_text (cr, g->width - 4, bottom + 28, 1, unit);
-  double unit_w = st_text_width (cr, unit);
+  double unit_w = vv_text_width (cr, unit);
   st_draw_ink_note (cr, g, &ink, drawn, g->width - 4 - unit_w - 12);
   double lx = vv_draw_legend_fit (cr, r, VIPER_VIEW_SPACETIME, g->plot_x, g->height - 6, g->width - 4);
   /* marks: after the states, on the same line when there is room */
