@@ -454,7 +454,8 @@ vm_emit_line (int64_t rec, int64_t ev, int64_t t, int64_t proc, int64_t process,
   l->rec = rec;
   l->ev = ev;
   l->n = ndata < 8 ? ndata : 8;
-  memcpy (l->d, data, sizeof *data * (size_t) l->n);
+  if (l->n > 0)
+    memcpy (l->d, data, sizeof *data * (size_t) l->n);
 }
 
 VmComm *
